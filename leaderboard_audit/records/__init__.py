@@ -1,0 +1,30 @@
+"""Records: read, validate and write the correctness tensor (RECORDS.md)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import Problem, RecordsError
+from .grid import DEFAULT_REFERENCE, FORMAT, PAPER_ORDERINGS, Config, Grid
+from .model import PRED_ABSENT, PRED_UNPARSEABLE, Items, Records
+from .reader import InferredLegendWarning, read_records_dir
+from .writer import write_records
+
+TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".tsv")
+
+
+def load_records(path: str | os.PathLike[str], *, intersect: bool = False) -> Records:
+    """Load records from a records-v1 directory or a long CSV/Parquet table."""
+    p = Path(path)
+    if p.is_file() and p.suffix.lower() in TABLE_SUFFIXES:
+        from .table import read_table
+        return read_table(p, intersect=intersect)
+    if p.is_file() and p.suffix.lower() == ".jsonl":
+        raise RecordsError.one(str(p), None, "a single .jsonl file is not a records set",
+                               fix="pass the records directory that holds grid.json")
+    return read_records_dir(p, intersect=intersect)
+
+
+__all__ = ["Config", "DEFAULT_REFERENCE", "FORMAT", "Grid", "InferredLegendWarning", "Items",
+           "PAPER_ORDERINGS", "PRED_ABSENT", "PRED_UNPARSEABLE", "Problem", "Records",
+           "RecordsError", "load_records", "read_records_dir", "write_records"]

@@ -1,0 +1,115 @@
+"""The Records type: the correctness tensor C[model, item, config] and its legend."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Sequence
+
+import numpy as np
+
+from .grid import Grid
+
+PRED_UNPARSEABLE = -1  # `pred: null` in the file: the answer could not be parsed
+PRED_ABSENT = -2       # no prediction recorded for this (model, item, config)
+
+
+@dataclass(frozen=True)
+class Items:
+    """Per-item facts shared by every model. Arrays are aligned with the item axis."""
+
+    benchmark: np.ndarray          # str, object array
+    item_id: np.ndarray            # str, object array
+    gold: list[Any]                # int, letter or None
+    question: list[str | None]
+    options: list[list[str] | None]
+
+    def __len__(self) -> int:
+        return len(self.item_id)
+
+    def take(self, idx: np.ndarray | slice) -> "Items":
+        if isinstance(idx, slice):
+            return Items(self.benchmark[idx], self.item_id[idx], self.gold[idx],
+                         self.question[idx], self.options[idx])
+        idx = np.asarray(idx)
+        return Items(self.benchmark[idx], self.item_id[idx], [self.gold[i] for i in idx],
+                     [self.question[i] for i in idx], [self.options[i] for i in idx])
+
+
+@dataclass(frozen=True)
+class Records:
+    """A records set (RECORDS.md).
+
+    ``correct`` is a boolean array (models x items x configs); items are grouped
+    by benchmark (benchmarks in sorted order), models sorted by name. ``pred``
+    (int16, ``PRED_UNPARSEABLE`` / ``PRED_ABSENT``) and ``margin`` (float64, NaN
+    when absent) are optional arrays of the same shape.
+    """
+
+    correct: np.ndarray
+    models: tuple[str, ...]
+    items: Items
+    grid: Grid
+    pred: np.ndarray | None = None
+    margin: np.ndarray | None = None
+    source: str = ""
+    notes: tuple[str, ...] = ()
+    dropped: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self.correct.shape  # type: ignore[return-value]
+
+    @property
+    def benchmarks(self) -> tuple[str, ...]:
+        return tuple(sorted(set(self.items.benchmark.tolist())))
+
+    @property
+    def configs(self) -> tuple[str, ...]:
+        return self.grid.keys
+
+    def _take_items(self, idx: np.ndarray | slice) -> "Records":
+        def cut(a: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None else a[:, idx, :]
+        return replace(self, correct=cut(self.correct), items=self.items.take(idx),
+                       pred=cut(self.pred), margin=cut(self.margin))
+
+    def scope(self, benchmark: str) -> "Records":
+        """One benchmark's items; a view (no copy) since items are grouped by benchmark."""
+        where = np.flatnonzero(self.items.benchmark == benchmark)
+        if where.size == 0:
+            raise KeyError(f"no benchmark {benchmark!r}; have {list(self.benchmarks)}")
+        lo, hi = int(where[0]), int(where[-1]) + 1
+        if hi - lo == where.size:
+            return self._take_items(slice(lo, hi))
+        return self._take_items(where)
+
+    def select_items(self, idx: Sequence[int] | np.ndarray) -> "Records":
+        """A subset of items (fancy indexing copies only the selected slice)."""
+        return self._take_items(np.asarray(idx, dtype=np.intp))
+
+    def select_models(self, names: Sequence[str]) -> "Records":
+        """A subset of models, in the given order."""
+        pos = {m: i for i, m in enumerate(self.models)}
+        missing = [n for n in names if n not in pos]
+        if missing:
+            raise KeyError(f"unknown model(s) {missing}; have {list(self.models)}")
+        idx = np.array([pos[n] for n in names], dtype=np.intp)
+
+        def cut(a: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None else a[idx]
+        return replace(self, correct=cut(self.correct), models=tuple(names),
+                       pred=cut(self.pred), margin=cut(self.margin))
+
+    def equals(self, other: "Records") -> bool:
+        """Exact equality of content (used by round-trip tests)."""
+        def same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+            if a is None or b is None:
+                return a is None and b is None
+            return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+        return (self.models == other.models and self.grid.to_json() == other.grid.to_json()
+                and same(self.correct, other.correct) and same(self.pred, other.pred)
+                and same(self.margin, other.margin)
+                and self.items.benchmark.tolist() == other.items.benchmark.tolist()
+                and self.items.item_id.tolist() == other.items.item_id.tolist()
+                and self.items.gold == other.items.gold
+                and self.items.question == other.items.question
+                and self.items.options == other.items.options)

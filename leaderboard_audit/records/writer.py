@@ -1,0 +1,94 @@
+"""Write records-v1 with deterministic bytes, atomically."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from .grid import Grid
+from .model import PRED_ABSENT, PRED_UNPARSEABLE, Records
+from .reader import filename_for_model
+
+
+def dumps_line(obj: dict[str, Any]) -> str:
+    """The one serialization every records line uses: sorted keys, compact, UTF-8."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write to a temporary file in the same directory, fsync, then rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def grid_bytes(grid: Grid) -> bytes:
+    return (json.dumps(grid.to_json(), sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode()
+
+
+def write_grid(grid: Grid, root: str | os.PathLike[str]) -> None:
+    atomic_write_bytes(Path(root) / "grid.json", grid_bytes(grid))
+
+
+def write_model_lines(path: str | os.PathLike[str], lines: Iterable[dict[str, Any]]) -> None:
+    """Write one <benchmark>/<model>.jsonl atomically (used by the collector too)."""
+    atomic_write_bytes(path, "".join(dumps_line(obj) + "\n" for obj in lines).encode())
+
+
+def model_lines(records: Records, mi: int, benchmark: str) -> list[dict[str, Any]]:
+    keys = records.grid.keys
+    idx = np.flatnonzero(records.items.benchmark == benchmark)
+    model = records.models[mi]
+    corr = records.correct[mi][idx].astype(np.uint8).tolist()
+    pred = records.pred[mi][idx].tolist() if records.pred is not None else None
+    marg = records.margin[mi][idx].tolist() if records.margin is not None else None
+    it = records.items
+    out = []
+    for r, i in enumerate(idx.tolist()):
+        obj: dict[str, Any] = {"benchmark": benchmark, "model": model,
+                               "item_id": it.item_id[i], "correct": dict(zip(keys, corr[r]))}
+        if it.gold[i] is not None:
+            obj["gold"] = it.gold[i]
+        if it.question[i] is not None:
+            obj["question"] = it.question[i]
+        if it.options[i] is not None:
+            obj["options"] = it.options[i]
+        if pred is not None:
+            p = {k: (None if v == PRED_UNPARSEABLE else v)
+                 for k, v in zip(keys, pred[r]) if v != PRED_ABSENT}
+            if p:
+                obj["pred"] = p
+        if marg is not None:
+            m = {k: v for k, v in zip(keys, marg[r]) if v == v}
+            if m:
+                obj["margin"] = m
+        out.append(obj)
+    return out
+
+
+def write_records(records: Records, root: str | os.PathLike[str]) -> Path:
+    """Write ``records`` as a records-v1 directory; byte-identical for equal records."""
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    write_grid(records.grid, root)
+    for b in records.benchmarks:
+        for mi, m in enumerate(records.models):
+            write_model_lines(root / b / filename_for_model(m), model_lines(records, mi, b))
+    return root
