@@ -1,1 +1,1 @@
-"""metrics."""
+"""Pure, vectorized numpy functions, one per quantity of AUDITS.md (no pytest here)."""

@@ -1,0 +1,50 @@
+"""Axis-robust accuracy: the paper's Table 3 and Figure 4 (section 4.5)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..records.grid import Grid
+from .kendall import kendall_tau_b
+
+SINGLE_AXES = ("ordering", "format", "scoring")
+AXES = SINGLE_AXES + ("joint",)
+
+
+def axis_groups(grid: Grid) -> dict[str, list[int]]:
+    """Config indices per axis, relative to the reference config.
+
+    ordering: the reference's scoring and template; format: the reference's scoring
+    and ordering; scoring: the reference plus every config whose scoring differs;
+    joint: all configs.
+    """
+    r = grid.configs[grid.reference_index]
+    cs = grid.configs
+    return {
+        "ordering": [k for k, c in enumerate(cs) if c.scoring == r.scoring and c.template == r.template],
+        "format": [k for k, c in enumerate(cs) if c.scoring == r.scoring and c.ordering == r.ordering],
+        "scoring": [k for k, c in enumerate(cs) if c.key == r.key or c.scoring != r.scoring],
+        "joint": list(range(len(cs))),
+    }
+
+
+def axis_robust(C: np.ndarray, groups: dict[str, list[int]]) -> dict[str, np.ndarray]:
+    """``axis_robust[m, a] = mean_i (C[m,i,k] = 1 for all k in group a)``."""
+    return {a: C[:, :, g].all(axis=2).mean(axis=1) for a, g in groups.items()}
+
+
+def most_destructive(robust: dict[str, np.ndarray]) -> np.ndarray:
+    """Per model, the single axis with the lowest axis-robust accuracy (first on ties)."""
+    stack = np.stack([robust[a] for a in SINGLE_AXES], axis=1)
+    return np.argmin(stack, axis=1)
+
+
+def axis_kendall_min(acc: np.ndarray, ref: int, groups: dict[str, list[int]]) -> dict[str, float | None]:
+    """Min Kendall tau-b between the reference and the group's other configs
+    (None when the axis has no other config or every tau is undefined)."""
+    out: dict[str, float | None] = {}
+    for a, g in groups.items():
+        others = [k for k in g if k != ref]
+        tau = kendall_tau_b(acc[:, ref], acc[:, others]) if others else np.array([])
+        tau = tau[np.isfinite(tau)]
+        out[a] = float(tau.min()) if tau.size else None
+    return out

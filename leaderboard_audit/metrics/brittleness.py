@@ -1,0 +1,25 @@
+"""Variance decomposition: Brittlebench section 3 (item difficulty vs prompt sensitivity)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def variance_parts(C: np.ndarray) -> dict[str, np.ndarray]:
+    """Per model: ``V_item = Var_i(mean_k Y)``, ``V_prompt = mean_i Var_k(Y)``
+    (population variances), ``brittleness = V_prompt / (V_item + V_prompt)`` (0 when V = 0)."""
+    Y = C.astype(float)
+    v_item = Y.mean(axis=2).var(axis=1)
+    v_prompt = Y.var(axis=2).mean(axis=1)
+    v = v_item + v_prompt
+    with np.errstate(invalid="ignore", divide="ignore"):
+        b = np.where(v > 0, v_prompt / np.where(v > 0, v, 1.0), 0.0)
+    return {"v_item": v_item, "v_prompt": v_prompt, "brittleness": b}
+
+
+def pooled_shares(v_prompt: np.ndarray, v_total: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Brittlebench's aggregates from per (model, benchmark) parts (models x benchmarks):
+    ``pi_model[m] = sum_b Vp / sum_b V``, ``pi_benchmark[b] = sum_m Vp / sum_m V``."""
+    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+    return ratio(v_prompt.sum(axis=1), v_total.sum(axis=1)), ratio(v_prompt.sum(axis=0), v_total.sum(axis=0))

@@ -1,0 +1,66 @@
+"""Champions: the paper's Figure 3 and Table 8 (section 4.3)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .kendall import kendall_tau_b
+from .per_model import competition_rank
+
+
+def winners_per_config(acc: np.ndarray) -> np.ndarray:
+    """Boolean models x configs: the models with the maximum accuracy (ties all win)."""
+    return acc == acc.max(axis=0, keepdims=True)
+
+
+def champions(acc: np.ndarray, ref: int) -> dict:
+    """Per-config winners, runner-up margins, champion set, top-3, rank ranges, Kendall tau.
+
+    Exact ties: every tied model wins (competition ranking); the paper broke
+    exact ties by sort order. ``runner_up`` = best model outside the winners;
+    ``margin = acc[winner] - acc[runner_up]`` (None when every model ties).
+    ``kendall_tau``: tau-b between the reference and each other config.
+    """
+    M, K = acc.shape
+    win = winners_per_config(acc)
+    best = acc.max(axis=0)
+    outside = np.where(win, -np.inf, acc)
+    second = outside.max(axis=0)
+    has_runner = np.isfinite(second)
+    runner_idx = np.argmax(outside, axis=0)
+    margin = np.where(has_runner, best - np.where(has_runner, second, 0.0), np.nan)
+    ranks = competition_rank(acc)
+    n_win = win.sum(axis=0)
+    others = [k for k in range(K) if k != ref]
+    tau = kendall_tau_b(acc[:, ref], acc[:, others]) if others else np.array([])
+    finite = tau[np.isfinite(tau)]
+    return {
+        "win": win,
+        "winners": [np.flatnonzero(win[:, k]).tolist() for k in range(K)],
+        "best": best,
+        "runner_up": [int(runner_idx[k]) if has_runner[k] else None for k in range(K)],
+        "margin": margin,
+        "champion_set": np.flatnonzero(win.any(axis=1)).tolist(),
+        "outright": np.flatnonzero((win & (n_win == 1)[None, :]).any(axis=1)).tolist(),
+        "top3": np.flatnonzero((ranks <= 3).any(axis=1)).tolist(),
+        "ranks": ranks,
+        "rank_range": np.stack([ranks.min(axis=1), ranks.max(axis=1)], axis=1),
+        "tau": tau,
+        "tau_mean": float(finite.mean()) if finite.size else None,
+        "tau_min": float(finite.min()) if finite.size else None,
+    }
+
+
+def champion_count(C_sub: np.ndarray) -> int:
+    """Number of distinct models that win some config on the given items."""
+    acc = C_sub.sum(axis=1)
+    return int(winners_per_config(acc).any(axis=1).sum())
+
+
+def champion_counts_many(C: np.ndarray, subsets: np.ndarray) -> np.ndarray:
+    """Champion count on each item subset; ``subsets`` is draws x k item indices.
+
+    Vectorized: per-draw correct counts come from one gather and a sum.
+    """
+    counts = C[:, subsets, :].sum(axis=2, dtype=np.int32)        # models x draws x configs
+    win = counts == counts.max(axis=0, keepdims=True)
+    return win.any(axis=2).sum(axis=0)

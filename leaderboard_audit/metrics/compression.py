@@ -1,0 +1,100 @@
+"""Benchmark compression keeps the fragile items: the paper's section 4.4 and Table 7."""
+from __future__ import annotations
+
+import numpy as np
+
+from .bootstrap import percentile_ci
+from .champions import champion_count, champion_counts_many
+from .per_model import robust_masks
+from .rng import rng_for
+
+
+def discrimination(C: np.ndarray, ref: int) -> np.ndarray:
+    """``disc[i]``: point-biserial (Pearson) over models of ``C[m,i,r]`` vs ``reference[m]``.
+
+    NaN where either side is constant; rounded to 12 decimals so ties compare equal.
+    """
+    y = C[:, :, ref].astype(float)                       # models x items
+    x = y.mean(axis=1)                                   # reference accuracy per model
+    xc = x - x.mean()
+    yc = y - y.mean(axis=0, keepdims=True)
+    num = (xc[:, None] * yc).sum(axis=0)
+    den = np.sqrt((xc ** 2).sum() * (yc ** 2).sum(axis=0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+    return np.round(r, 12)
+
+
+def fragility(C: np.ndarray) -> np.ndarray:
+    """``fragility[i]``: fraction of models for which item i is config-fragile."""
+    return robust_masks(C)[2].mean(axis=0)
+
+
+def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson correlation per row of equally shaped 2-D arrays (NaN if constant)."""
+    xc = x - x.mean(axis=-1, keepdims=True)
+    yc = y - y.mean(axis=-1, keepdims=True)
+    den = np.sqrt((xc ** 2).sum(axis=-1) * (yc ** 2).sum(axis=-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (xc * yc).sum(axis=-1) / np.where(den > 0, den, 1.0), np.nan)
+
+
+def compression(C: np.ndarray, ref: int, *, seed: int, scope: str, k: int = 100,
+                n_boot: int = 2_000, n_draws: int = 200) -> dict:
+    """Does a top-k-by-discrimination subset keep the config-fragile items?
+
+    * ``corr`` = Pearson(disc, fragility) over items with defined disc, 95% percentile
+      bootstrap CI over those items (``n_boot`` resamples).
+    * Top-k: cutoff ``v`` = k-th largest disc; items with disc > v kept, the ties at v
+      fill the remaining slots by a seeded random tie-break (``n_draws`` draws).
+    * Random baseline: ``n_draws`` subsets of k items without replacement.
+    * Fewer than 2k items in the scope: k becomes N // 2 (``k_reduced``).
+    """
+    N = C.shape[1]
+    k_requested = k
+    if N < 2 * k:
+        k = N // 2
+    disc = discrimination(C, ref)
+    frag = fragility(C)
+    defined = np.flatnonzero(~np.isnan(disc))
+    out: dict = {"k": int(k), "k_requested": int(k_requested), "k_reduced": bool(k != k_requested),
+                 "items": int(N), "disc_defined": int(defined.size),
+                 "disc_undefined": int(N - defined.size),
+                 "mean_fragility_all": float(frag.mean()) if N else None,
+                 "champions_full": champion_count(C)}
+    d, f = disc[defined], frag[defined]
+    corr = float(pearson_rows(d, f)) if defined.size >= 2 else float("nan")
+    out["corr"] = None if np.isnan(corr) else corr
+    if defined.size >= 2 and out["corr"] is not None:
+        rng = rng_for(seed, "compression", "corr", scope)
+        idx = rng.integers(0, defined.size, size=(n_boot, defined.size))
+        boots = pearson_rows(d[idx], f[idx])
+        boots = boots[~np.isnan(boots)]
+        out["ci"] = list(percentile_ci(boots)) if boots.size else None
+    else:
+        out["ci"] = None
+    out["distinct_disc_values"] = int(np.unique(d).size)
+    kk = min(k, int(defined.size))
+    if kk > 0:
+        v = np.sort(d)[::-1][kk - 1]
+        above = defined[d > v]
+        ties = defined[d == v]
+        need = kk - above.size
+        rng = rng_for(seed, "compression", "topk", scope)
+        picks = np.argsort(rng.random((n_draws, ties.size)), axis=1)[:, :need]
+        subsets = np.concatenate([np.broadcast_to(above, (n_draws, above.size)), ties[picks]], axis=1)
+        champs = champion_counts_many(C, subsets)
+        out.update(cutoff=float(v), cutoff_above=int(above.size), cutoff_ties=int(ties.size),
+                   champions_topk_mean=float(champs.mean()), champions_topk_min=int(champs.min()),
+                   champions_topk_max=int(champs.max()),
+                   mean_fragility_topk=float(frag[subsets].mean(axis=1).mean()))
+    else:
+        out.update(cutoff=None, cutoff_above=0, cutoff_ties=0, champions_topk_mean=None,
+                   champions_topk_min=None, champions_topk_max=None, mean_fragility_topk=None)
+    if k > 0:
+        rng = rng_for(seed, "compression", "random", scope)
+        rand = np.argsort(rng.random((n_draws, N)), axis=1)[:, :k]
+        out["champions_random_mean"] = float(champion_counts_many(C, rand).mean())
+    else:
+        out["champions_random_mean"] = None
+    return out

@@ -1,0 +1,17 @@
+"""Deterministic generators: one per randomized quantity (AUDITS.md, "Determinism")."""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+
+def rng_for(seed: int, *key: str) -> np.random.Generator:
+    """A generator seeded from the global seed and a stable key (step, scope, pair).
+
+    The key is hashed (SHA-256), so results do not depend on test order or on how
+    pytest-xdist spreads tests over workers.
+    """
+    digest = hashlib.sha256("\x1f".join(key).encode("utf-8")).digest()
+    words = np.frombuffer(digest[:16], dtype=np.uint32).tolist()
+    return np.random.default_rng([int(seed) & 0xFFFFFFFF, *words])
