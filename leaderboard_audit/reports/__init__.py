@@ -1,1 +1,1 @@
-"""reports."""
+"""Renderers of a report-v1 dict: terminal tables, Markdown, HTML."""

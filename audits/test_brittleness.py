@@ -1,0 +1,10 @@
+"""Brittleness: the share of variance that is prompt sensitivity (Brittlebench section 3).
+
+Parametrized by the plugin over scopes (each benchmark and `pooled`); the
+verdict (pass / warn / fail with its margin) is computed by
+`leaderboard_audit.report.audit_scope` and enforced here.
+"""
+
+
+def test_brittleness(audit_check):
+    audit_check.enforce()

@@ -1,0 +1,73 @@
+"""Glue between an --audit PATH and Records, and the test cases each check gets."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .metrics.per_model import leaderboard_order
+from .records import Records, RecordsError, load_records
+from .report import scope_records, scopes_of
+
+SCOPE_CHECKS = ("champions", "compression", "axes", "brittleness")
+
+
+def load_for_audit(path: str, fmt: str = "auto", *, intersect: bool = False) -> Records:
+    """Records from a records-v1 directory, a long table, or an importer's source."""
+    p = Path(path)
+    if not p.exists():
+        raise RecordsError.one(path, None, "no such file or directory",
+                               fix="pass a records-v1 directory or a CSV/Parquet table to --audit")
+    if fmt in ("lm-eval", "helm"):
+        from .importers import load
+        return load(path, fmt, intersect=intersect)
+    if fmt == "table" and not p.is_file():
+        raise RecordsError.one(path, None, "--audit-format table needs a CSV or Parquet file")
+    if fmt == "records" and not p.is_dir():
+        raise RecordsError.one(path, None, "--audit-format records needs a records-v1 directory")
+    return load_records(p, intersect=intersect)
+
+
+def reference_order(r: Records) -> list[str]:
+    ref = r.grid.reference_index
+    acc = r.correct[:, :, ref].sum(axis=1) / r.shape[1]
+    return [r.models[m] for m in leaderboard_order(acc, r.models)]
+
+
+def case_ids(records: Records, check: str) -> list[tuple[str, str, str]]:
+    """(scope, verdict id, test id) for ``check``: pooled first, then benchmarks sorted;
+    models in reference-leaderboard order. Identical on every xdist worker."""
+    out = []
+    for scope in scopes_of(records):
+        if check in SCOPE_CHECKS:
+            out.append((scope, f"{check}[{scope}]", scope))
+            continue
+        order = reference_order(scope_records(records, scope))
+        if check == "band":
+            out += [(scope, f"band[{scope}-{m}]", f"{scope}-{m}") for m in order]
+        elif check == "manufactured":
+            out += [(scope, f"manufactured[{scope}-{h}>{l}]", f"{scope}-{h}>{l}")
+                    for h, l in zip(order[:-1], order[1:])]
+    return out
+
+
+def submission_filter(records: Records, check: str, cases: list[tuple[str, str, str]],
+                      models: list[str]) -> list[tuple[str, str, str]]:
+    """Only the checks a new model's arrival changes: its band, its adjacent pairs, champions."""
+    unknown = [m for m in models if m not in records.models]
+    if unknown:
+        import pytest
+        raise pytest.UsageError(f"--audit-submission {unknown}: not in the records "
+                                f"(models: {', '.join(records.models)})")
+    keep = []
+    for scope, vid, tid in cases:
+        if check == "band" and any(vid == f"band[{scope}-{m}]" for m in models):
+            keep.append((scope, vid, tid))
+        elif check == "manufactured" and any(f"-{m}>" in vid or vid.endswith(f">{m}]") for m in models):
+            keep.append((scope, vid, tid))
+        elif check == "champions":
+            keep.append((scope, vid, tid))
+    return keep
+
+
+__all__ = ["case_ids", "load_for_audit", "reference_order", "submission_filter", "np"]
