@@ -1,1 +1,35 @@
-"""importers."""
+"""Importers: existing evaluation runs -> records-v1 (issue 6, docs/importers.md).
+
+* ``lm-eval``: a directory of lm-evaluation-harness runs written with ``--log_samples``.
+* ``helm``: a HELM ``benchmark_output/runs/<suite>`` tree.
+
+``load(src, fmt, **opts)`` returns :class:`~leaderboard_audit.records.Records`;
+``leaderboard-audit import {lm-eval,helm} SRC -o DIR`` writes them (importers.cli).
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+FORMATS = ("lm-eval", "helm")
+
+
+def load(src: str | os.PathLike[str], fmt: str, **opts: Any):
+    """Import ``src`` in format ``fmt`` ("lm-eval" or "helm") as Records.
+
+    lm-eval options: metric, mapping, match_by ("auto"|"doc_hash"|"doc_id"),
+    intersect, reference, model, benchmark, filter.
+    helm options: metric (default "exact_match"), mapping, intersect, reference,
+    model, benchmark.
+    """
+    f = fmt.lower().replace("_", "-")
+    if f in ("lm-eval", "lmeval", "lm-evaluation-harness"):
+        from .lmeval import load_lmeval
+        return load_lmeval(src, **opts)
+    if f == "helm":
+        from .helm import load_helm
+        return load_helm(src, **opts)
+    raise ValueError(f"unknown import format {fmt!r}; expected one of {FORMATS}")
+
+
+__all__ = ["FORMATS", "load"]

@@ -1,0 +1,199 @@
+"""Shared assembly: per-run units of (benchmark, model, config) -> Records.
+
+Each importer reduces its input to :class:`Unit` objects -- one benchmark, one
+model, one configuration, a correctness bit (plus optional prediction and margin)
+per item -- and :func:`build_records` aligns them into a records-v1 ``Records``
+through the same ``assemble`` the records reader uses, so imported records obey
+every matching rule of RECORDS.md.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..records.errors import ProblemLog, RecordsError
+from ..records.grid import DEFAULT_REFERENCE, Config, Grid
+from ..records.model import Records
+from ..records.reader import ModelFile, assemble, filename_for_model
+
+
+@dataclass
+class ItemMeta:
+    item_id: str | None = None
+    gold: Any = None
+    question: str | None = None
+    options: list[str] | None = None
+
+
+@dataclass
+class Unit:
+    """One (benchmark, model, config) slice read from one run."""
+
+    source: str                      # where it came from, for messages
+    benchmark: str
+    model: str
+    config: Config
+    bits: dict[str, int] = field(default_factory=dict)             # match key -> 0/1
+    pred: dict[str, int | None] = field(default_factory=dict)      # match key -> option index / None
+    margin: dict[str, float] = field(default_factory=dict)
+    meta: dict[str, ItemMeta] = field(default_factory=dict)
+
+
+def _short(xs: list[str], n: int = 3) -> str:
+    shown = ", ".join(repr(x) for x in xs[:n])
+    return shown + (f" (+{len(xs) - n} more)" if len(xs) > n else "")
+
+
+def merge_configs(units: list[Unit], log: ProblemLog) -> list[Config]:
+    """The legend's configs in first-seen order; one key must mean one config."""
+    seen: dict[str, Config] = {}
+    origin: dict[str, str] = {}
+    for u in units:
+        c = u.config
+        if c.key not in seen:
+            seen[c.key] = c
+            origin[c.key] = u.source
+            continue
+        old = seen[c.key]
+        if (old.scoring, old.template, old.ordering, old.permutation) != \
+                (c.scoring, c.template, c.ordering, c.permutation):
+            log.add(u.source, None, f"config {c.key!r} is described differently than in "
+                    f"{origin[c.key]}", fix="give each distinct configuration its own key")
+    return list(seen.values())
+
+
+def build_records(units: list[Unit], *, source: str, reference: str | None = None,
+                  intersect: bool = False, notes: list[str] | None = None,
+                  grid_extra: dict[str, Any] | None = None,
+                  match_what: str = "item") -> Records:
+    """Check coverage (every model x config has the same items) and assemble."""
+    notes = list(notes or [])
+    if not units:
+        raise RecordsError.one(source, None, "nothing to import: no runs found",
+                               fix="point at the directory that holds the runs")
+    log = ProblemLog()
+    configs = merge_configs(units, log)
+    log.raise_if_any()
+    keys = [c.key for c in configs]
+    if reference is None:
+        reference = DEFAULT_REFERENCE if DEFAULT_REFERENCE in keys else keys[0]
+        notes.append(f"reference configuration: {reference!r} "
+                     + ("(the default)" if reference == DEFAULT_REFERENCE else
+                        "(the first imported; choose one with reference=/--reference)"))
+    elif reference not in keys:
+        raise RecordsError.one(source, None, f"reference {reference!r} is not one of the "
+                               f"imported configs {keys}")
+    grid = Grid(tuple(configs), reference, extra=dict(grid_extra or {}))
+
+    # one unit per (benchmark, model, config)
+    cells: dict[tuple[str, str, str], Unit] = {}
+    for u in units:
+        k = (u.benchmark, u.model, u.config.key)
+        if k in cells:
+            log.add(u.source, None, f"benchmark {u.benchmark!r}, model {u.model!r}, config "
+                    f"{u.config.key!r} was already read from {cells[k].source}",
+                    fix="keep one run per model x configuration, or name them apart in the mapping")
+            continue
+        cells[k] = u
+    log.raise_if_any()
+    benchmarks = sorted({u.benchmark for u in units})
+    models = sorted({u.model for u in units})
+    per_bench = {b: sorted({u.config.key for u in units if u.benchmark == b}) for b in benchmarks}
+    if len({tuple(v) for v in per_bench.values()}) > 1:
+        for b, ks in per_bench.items():
+            log.add(source, None, f"benchmark {b!r} has config(s) {_short(ks, 4)}")
+        log.fix = ("a records set has one legend: every benchmark needs the same configurations; "
+                   "name each run's benchmark and config in a mapping (docs/importers.md), or "
+                   "import the benchmarks separately")
+        log.raise_if_any()
+    for b in benchmarks:
+        for m in models:
+            for key in keys:
+                if (b, m, key) not in cells:
+                    have = sorted({s.source for (bb, mm, _), s in cells.items() if bb == b and mm == m}
+                                  | {s.source for (bb, _, kk), s in cells.items() if bb == b and kk == key})
+                    log.add(source, None, f"no run for benchmark {b!r}, model {m!r}, config "
+                            f"{key!r} (runs of that benchmark: {_short(have)})",
+                            fix="every model needs a run in every configuration of every benchmark")
+    log.raise_if_any()
+
+    files: dict[str, dict[str, ModelFile]] = {}
+    dropped: dict[str, int] = {}
+    for b in benchmarks:
+        bunits = [cells[(b, m, k)] for m in models for k in keys]
+        first = bunits[0]
+        common = set(first.bits)
+        union = set(first.bits)
+        for u in bunits[1:]:
+            common &= set(u.bits)
+            union |= set(u.bits)
+        if common != union:
+            if not intersect:
+                for u in bunits:
+                    lacks = sorted(union - set(u.bits))
+                    if lacks:
+                        other = next(o for o in bunits if set(lacks[:1]) <= set(o.bits))
+                        log.add(u.source, None, f"benchmark {b!r}: this run (model {u.model!r}, "
+                                f"config {u.config.key!r}) lacks {len(lacks)} {match_what}(s) that "
+                                f"{other.source} has, e.g. {_short(lacks, 2)}",
+                                fix="runs must cover the same documents; re-run the missing ones, "
+                                    "or pass intersect=True (--intersect) to import only the "
+                                    "common ones")
+                continue
+            dropped[b] = len(union) - len(common)
+            if not common:
+                log.add(source, None, f"benchmark {b!r}: no {match_what} is common to all runs")
+                continue
+        # order: the reference config's first model's file order
+        ref_unit = cells[(b, models[0], reference)]
+        order = [k for k in ref_unit.bits if k in common]
+        # item facts: reference config first, then the others
+        meta_units = [cells[(b, m, reference)] for m in models] + bunits
+        ids: list[str] = []
+        golds, questions, options = [], [], []
+        for k in order:
+            mt = ItemMeta()
+            for u in meta_units:
+                got = u.meta.get(k)
+                if got is None:
+                    continue
+                mt.item_id = mt.item_id or got.item_id
+                mt.gold = got.gold if mt.gold is None else mt.gold
+                mt.question = mt.question or got.question
+                mt.options = mt.options or got.options
+            ids.append(mt.item_id or k)
+            golds.append(mt.gold)
+            questions.append(mt.question)
+            options.append(mt.options)
+        if len(set(ids)) != len(ids):
+            notes.append(f"benchmark {b!r}: item ids from the documents are not unique; "
+                         f"using the match keys as item ids")
+            ids = list(order)
+        per: dict[str, ModelFile] = {}
+        for m in models:
+            mf = ModelFile(path=f"{source}/{b}/{filename_for_model(m)}", model=m)
+            mf.ids = list(ids)
+            mf.lines = list(range(1, len(ids) + 1))
+            mf.correct = np.array([[cells[(b, m, key)].bits[k] for key in keys] for k in order],
+                                  dtype=bool).reshape(len(order), len(keys))
+            mf.gold, mf.question, mf.options = list(golds), list(questions), list(options)
+            for r, k in enumerate(order):
+                p = {key: cells[(b, m, key)].pred[k] for key in keys if k in cells[(b, m, key)].pred}
+                if p:
+                    mf.pred[r] = p
+                g = {key: cells[(b, m, key)].margin[k] for key in keys if k in cells[(b, m, key)].margin}
+                if g:
+                    mf.margin[r] = g
+            per[m] = mf
+        files[b] = per
+    log.raise_if_any()
+    if any(dropped.values()):
+        notes.append(f"intersection of {match_what}s imported; dropped per benchmark: "
+                     + ", ".join(f"{b}={n}" for b, n in sorted(dropped.items()) if n))
+    rec = assemble(files, grid, source, notes=notes)
+    if intersect:
+        from dataclasses import replace
+        rec = replace(rec, dropped=dropped)
+    return rec

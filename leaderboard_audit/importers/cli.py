@@ -1,0 +1,57 @@
+"""``leaderboard-audit import {lm-eval,helm} SRC -o records/`` (issue 6)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..records.errors import RecordsError
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="leaderboard-audit import",
+        description="Turn lm-evaluation-harness --log_samples runs or a HELM "
+                    "benchmark_output/runs/<suite> tree into a records-v1 directory.")
+    p.add_argument("format", choices=["lm-eval", "helm"])
+    p.add_argument("src", help="lm-eval: the folder of runs; helm: benchmark_output/runs/<suite>")
+    p.add_argument("-o", "--output", required=True, help="records directory to write")
+    p.add_argument("--metric", help="per-sample 0/1 metric: lm-eval acc (default), acc_norm, "
+                   "exact_match; helm exact_match (default) or another per-instance stat")
+    p.add_argument("--mapping", help="JSON file naming model/benchmark/config per run or task "
+                   "(docs/importers.md)")
+    p.add_argument("--match-by", default="auto",
+                   help="lm-eval: how documents are matched across runs: auto (default), "
+                        "doc_hash, doc_id or field:NAME (a field of the logged doc)")
+    p.add_argument("--filter", help="lm-eval: the filter to import when a task logs several")
+    p.add_argument("--intersect", action="store_true",
+                   help="import only the items every run covers (and say how many were dropped)")
+    p.add_argument("--reference", help="config key of the reference configuration")
+    p.add_argument("--model", help="model name for every run (overrides the runs' own)")
+    p.add_argument("--benchmark", help="benchmark name for every run (default: task/scenario)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    from . import load
+    from ..records import write_records
+    opts = dict(metric=args.metric, mapping=args.mapping, intersect=args.intersect,
+                reference=args.reference, model=args.model, benchmark=args.benchmark)
+    if args.format == "lm-eval":
+        opts.update(match_by=args.match_by, filter=args.filter)
+    try:
+        rec = load(args.src, args.format, **opts)
+    except (RecordsError, ValueError) as exc:
+        print(f"leaderboard-audit import: {exc}", file=sys.stderr)
+        return 1
+    write_records(rec, args.output)
+    for note in rec.notes:
+        print(f"note: {note}", file=sys.stderr)
+    n_models, n_items, n_cfg = rec.shape
+    print(f"imported {args.format} {args.src}: {n_models} model(s) x {n_items} item(s) x "
+          f"{n_cfg} config(s) [{', '.join(rec.benchmarks)}] -> {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
