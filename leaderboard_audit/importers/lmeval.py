@@ -448,7 +448,8 @@ def read_samples(path: Path, task: str, metric: str | None, filt: str | None, mc
         dh = s.get("doc_hash")
         docs.append(Doc(str(s["doc_id"]), dh if isinstance(dh, str) and dh else None, ident, bit,
                         pred, margin, gold, options, q,
-                        str(iid) if isinstance(iid, (str, int)) and not isinstance(iid, bool) else None,
+                        str(iid) if isinstance(iid, (str, int)) and not isinstance(iid, bool)
+                        else str(s["doc_id"]),
                         has_pred))
     if disagree:
         notes.append(f"{spath}: {metric} disagrees with the argmax of the logged log-likelihoods "
@@ -612,13 +613,18 @@ def _identity_field(group: list[tuple[Unit, list[Doc]]]) -> str | None:
 
 
 def _auto_mode(bench: str, group: list[tuple[Unit, list[Doc]]], notes: list[str]) -> str:
-    """doc_hash when every run logs hashes and they agree; else the documents' own id field
-    (doc['id'], ...) when every document has one; else doc_id (no hashes) or doc_hash."""
+    """doc_hash when every run logs hashes and they agree; doc_id when no run logs hashes and
+    the doc_id sets agree; else the documents' own id field (doc['id'], ...) when every
+    document has one; else doc_id (no hashes) or doc_hash."""
     all_hashed = all(d.doc_hash for _, docs in group for d in docs)
     if all_hashed:
         sets = [frozenset(d.doc_hash for d in docs) for _, docs in group]
         if all(s == sets[0] for s in sets):
             return "doc_hash"
+    any_hashed = any(d.doc_hash for _, docs in group for d in docs)
+    id_sets = [frozenset(d.doc_id for d in docs) for _, docs in group]
+    if not any_hashed and all(x == id_sets[0] for x in id_sets):
+        return "doc_id"
     name = _identity_field(group)
     if name is not None:
         if all_hashed:

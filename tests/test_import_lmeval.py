@@ -1,0 +1,270 @@
+"""lm-eval importer on the real sample logs in ../shared/lm-eval-samples (read in place)."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from leaderboard_audit.importers import load
+from leaderboard_audit.importers._values import deep_literal, literal, to_bit
+from leaderboard_audit.importers.cli import main as import_main
+from leaderboard_audit.records import PRED_UNPARSEABLE, RecordsError, load_records
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "lm-eval-samples"
+SMOL = SHARED / "SmolLM2-135M-Instruct"
+PYTHIA = SHARED / "EleutherAI__pythia-14m"
+SMOL_NAME = "HuggingFaceTB/SmolLM2-135M-Instruct"
+
+pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/lm-eval-samples not present")
+
+
+def samples(run_dir: Path) -> list[dict]:
+    (f,) = sorted(run_dir.glob("samples_*.jsonl"))
+    return [json.loads(line) for line in f.open()]
+
+
+def bit_of(rec, item_id: str, key: str, model: int = 0) -> bool:
+    (i,) = np.flatnonzero(rec.items.item_id == item_id)
+    return bool(rec.correct[model, i, rec.grid.index(key)])
+
+
+SMOL_LL = {"runs": {"arc_challenge_local": {"config": {"scoring": "ll", "template": "cloze_question"}},
+                    "arc_challenge_local_bare": {"config": {"scoring": "ll", "template": "cloze_plain"}}},
+           "benchmark": "arc", "model": SMOL_NAME, "reference": "ll|cloze_question"}
+
+
+@pytest.mark.parametrize("metric", ["acc", "acc_norm"])
+def test_smollm2_likelihood_bits_equal_harness_per_sample_metric(metric):
+    rec = load(SMOL, "lm-eval", mapping=SMOL_LL, metric=metric)
+    assert rec.shape == (1, 200, 2)
+    assert rec.models == (SMOL_NAME,)
+    assert rec.grid.keys == ("ll|cloze_question", "ll|cloze_plain")
+    assert rec.grid.reference == "ll|cloze_question"
+    for run, key in (("arc_challenge_local", "ll|cloze_question"), ("arc_challenge_local_bare", "ll|cloze_plain")):
+        rows = samples(SMOL / run)
+        assert len(rows) == 200
+        for s in rows:
+            assert isinstance(s[metric], float)          # floats here, strings elsewhere
+            assert bit_of(rec, s["doc"]["id"], key) == (s[metric] == 1.0)
+        # the harness's aggregate equals the imported mean
+        res = json.loads(next((SMOL / run).glob("results_*.json")).read_text())
+        task = rows[0]["doc"] and next(iter(res["results"]))
+        assert rec.correct[0, :, rec.grid.index(key)].mean() == pytest.approx(res["results"][task][f"{metric},none"])
+    # gold from target, predictions = argmax of the logged (string) log-likelihoods
+    s = samples(SMOL / "arc_challenge_local")[0]
+    (i,) = np.flatnonzero(rec.items.item_id == s["doc"]["id"])
+    assert rec.items.gold[i] == int(s["target"])
+    lls = [float(x[0]) for x in s["filtered_resps"]]
+    if metric == "acc":
+        assert rec.pred[0, i, 0] == int(np.argmax(lls))
+    assert rec.items.options[i] == s["doc"]["choices"]["text"]
+    assert rec.margin is not None and np.isfinite(rec.margin[0, :, 0]).all()
+    cfg = rec.grid.configs[0]
+    assert cfg.extra["doc_to_text"] == "Question: {{question}}\nAnswer:"
+    assert "task: arc_challenge_local" in cfg.extra["task_yaml"]
+    assert cfg.extra["metric"] == metric
+
+
+def test_smollm2_generation_exact_match_and_unparseable_predictions():
+    mp = {"runs": {"arc_challenge_local_gen": {"config": "gen_plain"},
+                   "arc_challenge_local_gen_chat": {"config": "gen_chat"}},
+          "benchmark": "arc", "model": SMOL_NAME}
+    rec = load(SMOL, "lm-eval", mapping=mp)          # no acc field -> exact_match
+    assert rec.shape == (1, 100, 2)
+    assert rec.grid.configs[0].extra["metric"] == "exact_match"
+    assert rec.grid.configs[1].extra["apply_chat_template"] is True
+    assert rec.grid.configs[0].scoring == "gen"
+    for run, key in (("arc_challenge_local_gen", "gen_plain"), ("arc_challenge_local_gen_chat", "gen_chat")):
+        for s in samples(SMOL / run):
+            (i,) = np.flatnonzero(rec.items.item_id == s["doc"]["id"])
+            k = rec.grid.index(key)
+            assert rec.correct[0, i, k] == (s["exact_match"] == 1.0)
+            resp = s["filtered_resps"][0]
+            if resp == "[invalid]":
+                assert rec.pred[0, i, k] == PRED_UNPARSEABLE
+            else:
+                assert rec.pred[0, i, k] == "ABCDE".index(resp)
+            assert rec.items.gold[i] == "ABCDE".index(s["target"])
+
+
+def test_smollm2_runs_of_different_length_error_names_runs_or_intersect():
+    with pytest.raises(RecordsError) as err:
+        load(SMOL, "lm-eval", benchmark="arc", model=SMOL_NAME)
+    msg = str(err.value)
+    assert "arc_challenge_local_gen" in msg and "lacks 100 document(s)" in msg and "intersect" in msg
+    rec = load(SMOL, "lm-eval", benchmark="arc", model=SMOL_NAME, intersect=True)
+    assert rec.shape == (1, 100, 4)
+    assert rec.dropped == {"arc": 100}
+    assert any("dropped per benchmark: arc=100" in n for n in rec.notes)
+    # default config keys: the sanitized run names, in the legend with their prompts
+    assert set(rec.grid.keys) == {"arc_challenge_local", "arc_challenge_local_bare",
+                                  "arc_challenge_local_gen", "arc_challenge_local_gen_chat"}
+
+
+def test_model_unknown_is_a_clear_error():
+    with pytest.raises(RecordsError, match="cannot tell the model"):
+        load(SMOL, "lm-eval", benchmark="arc")
+
+
+METABENCH = {"tasks": {f"metabench_{b}_{v}": {"benchmark": b, "config": v}
+                       for b in ("arc", "mmlu") for v in ("secondary", "secondary_permute")}}
+
+
+def test_pythia_secondary_and_permuted_secondary_are_two_configs_of_the_same_items():
+    rec = load(PYTHIA, "lm-eval", mapping=METABENCH)
+    assert rec.models == ("EleutherAI/pythia-14m",)      # from the <org>__<model> folder name
+    assert rec.benchmarks == ("arc", "mmlu")
+    assert rec.shape == (1, 100 + 102, 2)
+    assert rec.grid.keys == ("secondary", "secondary_permute")
+    assert any("not in the mapping" in n and "metabench_arc_permute" in n for n in rec.notes)
+    assert any("matched by doc['id']" in n for n in rec.notes)
+    for b in ("arc", "mmlu"):
+        sec = {s["doc_id"]: s for s in samples_task(f"metabench_{b}_secondary_2")}
+        per = {s["doc_id"]: s for s in samples_task(f"metabench_{b}_secondary_permute")}
+        scoped = rec.scope(b)
+        assert len(scoped.items) == len(sec) == len(per)
+        for j in range(len(scoped.items)):
+            pass
+        # every bit equals the file's own per-sample acc (matched by the doc's identity)
+        for doc_id, s in sec.items():
+            p = per[doc_id]
+            ident = "id" if b == "arc" else "original_hash"
+            assert s["doc"][ident] == p["doc"][ident]
+            iid = s["doc"]["id"] if b == "arc" else str(doc_id)   # item id: doc['id'], else doc_id
+            (i,) = np.flatnonzero((rec.items.item_id == iid) & (rec.items.benchmark == b))
+            assert rec.correct[0, i, 0] == (float(s["acc"]) == 1.0)
+            assert rec.correct[0, i, 1] == (float(p["acc"]) == 1.0)
+            # gold in the reference (unpermuted) order; the permuted run's prediction mapped back
+            opts = rec.items.options[i]
+            assert rec.items.gold[i] == int(s["target"])
+            p_opts = p["doc"]["choices"]["text"] if b == "arc" else p["doc"]["choices"]
+            p_arg = int(np.argmax([float(x[0]) for x in p["filtered_resps"]]))
+            assert opts[rec.pred[0, i, 1]] == p_opts[p_arg]
+
+
+def samples_task(prefix: str) -> list[dict]:
+    (f,) = sorted(PYTHIA.glob(f"samples_{prefix}*.jsonl"))
+    return [json.loads(line) for line in f.open()]
+
+
+def test_pythia_permute_covers_different_documents_clear_error_and_intersection():
+    mp = {"tasks": {**METABENCH["tasks"],
+                    "metabench_arc_permute": {"benchmark": "arc", "config": "permute"},
+                    "metabench_mmlu_permute": {"benchmark": "mmlu", "config": "permute"}}}
+    with pytest.raises(RecordsError) as err:
+        load(PYTHIA, "lm-eval", mapping=mp)
+    msg = str(err.value)
+    assert "samples_metabench_arc_permute_" in msg and "samples_metabench_arc_secondary_" in msg
+    assert "lacks" in msg and "intersect" in msg
+    with pytest.raises(RecordsError, match="no document is common to all runs"):
+        load(PYTHIA, "lm-eval", mapping=mp, intersect=True)
+
+
+def test_pythia_without_mapping_says_to_name_benchmark_and_config():
+    with pytest.raises(RecordsError, match="mapping"):
+        load(PYTHIA, "lm-eval")
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _stringify(s: dict) -> dict:
+    """How older harness versions log: every response and metric value a string."""
+    out = dict(s)
+    out["acc"] = str(s["acc"])
+    out["acc_norm"] = str(s["acc_norm"])
+    out["filtered_resps"] = str(s["filtered_resps"])
+    out["resps"] = str(s["resps"])
+    return out
+
+
+def test_string_values_appended_duplicates_keep_last_and_nested_lm_eval_layout(tmp_path):
+    rows = samples(SMOL / "arc_challenge_local")[:20]
+    res = json.loads(next((SMOL / "arc_challenge_local").glob("results_*.json")).read_text())
+    res["model_name"] = "/models/SmolLM2-135M-Instruct"          # a local folder: its name
+    res["model_name_sanitized"] = "__models__SmolLM2-135M-Instruct"
+    for cfg in ("q", "q2"):
+        d = tmp_path / "runs" / cfg / "__models__SmolLM2-135M-Instruct"
+        rows_s = [_stringify(s) for s in rows]
+        # the harness appends: a re-run of doc 3 and 4 with the opposite bit, logged later
+        flipped = [dict(rows_s[3], acc=str(1.0 - float(rows_s[3]["acc"]))),
+                   dict(rows_s[4], acc=str(1.0 - float(rows_s[4]["acc"])))]
+        _write(d / "samples_arc_challenge_local_2026-11-30T10-10-46.873148.jsonl", rows_s + flipped)
+        (d / "results_2026-11-30T10-10-46.873148.json").write_text(json.dumps(res))
+    rec = load(tmp_path / "runs", "lm-eval", benchmark="arc")
+    assert rec.models == ("SmolLM2-135M-Instruct",)
+    assert rec.grid.keys == ("q", "q2")                         # named by the run folders
+    assert rec.shape == (1, 20, 2)
+    assert any("logged more than once" in n and "kept the last" in n for n in rec.notes)
+    for r, s in enumerate(rows):
+        want = float(s["acc"]) == 1.0
+        if r in (3, 4):
+            want = not want
+        assert bit_of(rec, s["doc"]["id"], "q") == want
+    lls = [float(x[0]) for x in rows[0]["filtered_resps"]]
+    (i,) = np.flatnonzero(rec.items.item_id == rows[0]["doc"]["id"])
+    assert rec.pred[0, i, 0] == int(np.argmax(lls))
+
+
+def test_without_doc_hash_documents_match_by_doc_id(tmp_path):
+    rows = samples(SMOL / "arc_challenge_local")[:10]
+    for name in ("a", "b"):
+        _write(tmp_path / name / "samples_t_2026-01-01T00-00-00.0.jsonl",
+               [{k: v for k, v in s.items() if k not in ("doc_hash",)} | {"doc": {"question": s["doc"]["question"]}}
+                for s in rows])
+    rec = load(tmp_path, "lm-eval", model="m", benchmark="arc")
+    assert rec.shape == (1, 10, 2)
+    assert list(rec.items.item_id) == [str(s["doc_id"]) for s in rows]
+
+
+def test_several_filters_must_be_chosen(tmp_path):
+    rows = samples(SMOL / "arc_challenge_local_gen")[:5]
+    both = [dict(s, filter="strict") for s in rows] + [dict(s, filter="flexible") for s in rows]
+    _write(tmp_path / "r" / "samples_t_2026-01-01T00-00-00.0.jsonl", both)
+    with pytest.raises(RecordsError, match="several filters"):
+        load(tmp_path, "lm-eval", model="m")
+    rec = load(tmp_path, "lm-eval", model="m", filter="strict")
+    assert rec.shape == (1, 5, 1)
+
+
+def test_metric_must_be_zero_one_and_present(tmp_path):
+    rows = samples(SMOL / "arc_challenge_local")[:3]
+    _write(tmp_path / "r" / "samples_t_2026-01-01T00-00-00.0.jsonl", [dict(s, acc=0.5) for s in rows])
+    with pytest.raises(RecordsError, match="is not 0/1"):
+        load(tmp_path, "lm-eval", model="m")
+    with pytest.raises(RecordsError, match="no 'f1' field"):
+        load(tmp_path, "lm-eval", model="m", metric="f1")
+
+
+def test_values_are_decoded_without_eval():
+    assert literal("1.0") == 1.0
+    assert deep_literal("[['-29.625', 'False']]") == [[-29.625, False]]
+    assert literal("__import__('os').system('true')") == "__import__('os').system('true')"
+    assert literal("[invalid]") == "[invalid]"
+    assert to_bit("True") == 1 and to_bit("0.0") == 0 and to_bit("0.5") is None
+
+
+def test_cli_writes_records_v1(tmp_path, capsys):
+    mp = tmp_path / "map.json"
+    mp.write_text(json.dumps(SMOL_LL))
+    out = tmp_path / "records"
+    rc = import_main(["lm-eval", str(SMOL), "-o", str(out), "--metric", "acc", "--mapping", str(mp)])
+    assert rc == 0
+    assert "1 model(s) x 200 item(s) x 2 config(s)" in capsys.readouterr().out
+    rec = load_records(out)
+    direct = load(SMOL, "lm-eval", mapping=SMOL_LL, metric="acc")
+    assert np.array_equal(rec.correct, direct.correct)
+    assert (out / "arc" / "HuggingFaceTB__SmolLM2-135M-Instruct.jsonl").is_file()
+    assert json.loads((out / "grid.json").read_text())["reference"] == "ll|cloze_question"
+    rc = import_main(["lm-eval", str(PYTHIA), "-o", str(tmp_path / "bad")])
+    assert rc == 1 and "mapping" in capsys.readouterr().err
+
+
+def test_unknown_format():
+    with pytest.raises(ValueError, match="unknown import format"):
+        load(SMOL, "openai-evals")
