@@ -119,6 +119,11 @@ class AuditSession:
         from .loading import case_ids
         return case_ids(self.records, check)
 
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # Load (and validate) once, up front: bad records are one usage error naming
+        # file and line, not a collection error per worker.
+        _ = self.records
+
     # -- collection --------------------------------------------------------------
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
         # The bundled checks are collected whatever the project's python_files says.
@@ -139,6 +144,14 @@ class AuditSession:
             cases = submission_filter(self.records, check, cases, self.settings["submission"])
         metafunc.parametrize("audit_check", [(c[0], c[1]) for c in cases], ids=[c[2] for c in cases],
                              indirect=True)
+
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        # A check with no case here (e.g. --audit-submission) is deselected, not skipped.
+        drop = [it for it in items if "audit_check" in getattr(it, "fixturenames", ())
+                and not isinstance(getattr(getattr(it, "callspec", None), "params", {}).get("audit_check"), tuple)]
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = [it for it in items if it not in drop]
 
     @pytest.fixture
     def audit_check(self, request: pytest.FixtureRequest) -> AuditCheck:

@@ -50,10 +50,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         parser.addini(f"audit_{name}", f"leaderboard-audit threshold {name}", default=None)
 
 
+def _find_pyproject(config: pytest.Config) -> Path | None:
+    """pytest's own pyproject.toml if it uses one, else the nearest one above the
+    invocation directory (pytest's rootdir can be pulled away by --audit PATH)."""
+    inipath = getattr(config, "inipath", None)
+    if inipath is not None and Path(inipath).name == "pyproject.toml":
+        return Path(inipath)
+    here = Path(config.invocation_params.dir).resolve()
+    for d in (here, *here.parents):
+        if (d / "pyproject.toml").is_file():
+            return d / "pyproject.toml"
+    return None
+
+
 def _pyproject_table(config: pytest.Config) -> dict[str, Any]:
-    """``[tool.leaderboard_audit]`` from the rootdir's pyproject.toml, if any."""
-    path = Path(str(config.rootpath)) / "pyproject.toml"
-    if not path.is_file():
+    """``[tool.leaderboard_audit]`` from the project's pyproject.toml, if any."""
+    path = _find_pyproject(config)
+    if path is None:
         return {}
     import tomllib
     try:

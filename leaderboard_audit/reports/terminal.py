@@ -28,7 +28,7 @@ def evidence_block(v: dict[str, Any]) -> str:
         else:
             val = num(val) if isinstance(val, (int, float, type(None))) else clean(val)
         rows.append((k, clean(val, 160)))
-    table = tabulate(rows, tablefmt="plain") if rows else ""
+    table = tabulate(rows, tablefmt="plain", disable_numparse=True) if rows else ""
     return "\n".join([head, clean(v["message"]), table]).rstrip()
 
 
@@ -63,8 +63,9 @@ def champions_table(s: dict[str, Any]) -> str:
 
 def axes_table(s: dict[str, Any]) -> str:
     ax = s["axes"]
-    rows = [(clean(m, NAME_W), *(num(v[a]) for a in ("ordering", "format", "scoring", "joint")),
-             ax["most_destructive"][m]) for m, v in ax["robust_accuracy"].items()]
+    models = [r["model"] for r in s["leaderboard"]]
+    rows = [(clean(m, NAME_W), *(num(ax["robust_accuracy"][m][a]) for a in ("ordering", "format", "scoring", "joint")),
+             ax["most_destructive"][m]) for m in models]
     rows.append(("mean", *(num(ax["mean"][a]) for a in ("ordering", "format", "scoring", "joint")), ""))
     rows.append(("min Kendall tau", *(num(ax["axis_kendall_min"][a], 2)
                                       for a in ("ordering", "format", "scoring", "joint")), ""))
@@ -88,11 +89,11 @@ def compression_line(s: dict[str, Any]) -> str:
 
 def brittleness_line(s: dict[str, Any]) -> str:
     br = s["brittleness"]
-    per = [(m, v) for m, v in br.items() if m not in ("pi_model", "pi_benchmark")]
+    per = [(r["model"], br[r["model"]]) for r in s["leaderboard"]]
     parts = ", ".join(f"{clean(m, 16)} {v['brittleness']:.2f}" for m, v in per)
     line = f"brittleness V_prompt/V: {parts}"
     if "pi_benchmark" in br:
-        line += "; per benchmark: " + ", ".join(f"{b} {v:.2f}" for b, v in br["pi_benchmark"].items())
+        line += "; per benchmark: " + ", ".join(f"{b} {v:.2f}" for b, v in sorted(br["pi_benchmark"].items()))
     return line
 
 

@@ -1,0 +1,152 @@
+"""The pytest plugin, driven through pytester: outcomes, -k, strict, reports, xdist."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from builders import stable_records, write
+from leaderboard_audit.simulate import demo_spec, simulate
+
+ARGS = ("-p", "no:cacheprovider", "-q")
+
+
+def outcomes(result) -> dict[str, int]:
+    """Outcome counts without pytest's own warnings count (AuditWarning adds to it)."""
+    return {k: v for k, v in result.parseoutcomes().items() if k not in ("warnings", "warning")}
+
+
+@pytest.fixture(scope="module")
+def demo_dir(tmp_path_factory) -> Path:
+    return write(simulate(demo_spec(items_per_benchmark=60)), tmp_path_factory.mktemp("demo"))
+
+
+@pytest.fixture(scope="module")
+def stable_dir(tmp_path_factory) -> Path:
+    return write(stable_records(), tmp_path_factory.mktemp("stable"))
+
+
+def test_all_pass(pytester, stable_dir):
+    result = pytester.runpytest("--audit", str(stable_dir), *ARGS)
+    result.assert_outcomes(passed=18)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*leaderboard audit*", "*audit: 18 pass, 0 warn, 0 fail*"])
+
+
+def test_fail_and_warn_outcomes(pytester, demo_dir):
+    result = pytester.runpytest("--audit", str(demo_dir), *ARGS)
+    outcomes = result.parseoutcomes()
+    assert outcomes["failed"] > 0 and outcomes["warn"] > 0
+    assert result.ret == 1
+    # a failure's message is the evidence table
+    result.stdout.fnmatch_lines(["*band[[]pooled-*]: FAIL  value * threshold 0.020  margin -*",
+                                 "*spread*"])
+    result.stdout.fnmatch_lines(["*verdicts needing attention*", "FAIL *margin -*"])
+
+
+def test_warn_is_its_own_status_and_strict_fails(pytester, stable_dir):
+    args = ("--audit", str(stable_dir), "--audit-threshold", "band_pass=-1", *ARGS)
+    result = pytester.runpytest(*args)
+    assert outcomes(result) == {"passed": 12, "warn": 6}
+    assert result.ret == 0
+    assert "W" in result.stdout.lines[0]
+    strict = pytester.runpytest(*args, "--audit-strict")
+    assert strict.ret == 1
+
+
+def test_k_selects_checks(pytester, demo_dir):
+    result = pytester.runpytest("--audit", str(demo_dir), "-k", "champions", *ARGS, "--co")
+    ids = [line for line in result.stdout.lines if "::" in line]
+    assert ids and all("test_champions[" in line for line in ids)
+    assert len(ids) == 5  # pooled + 4 benchmarks
+    result = pytester.runpytest("--audit", str(demo_dir), "-k", "mmlu and manufactured", *ARGS, "--co")
+    ids = [line for line in result.stdout.lines if "::" in line]
+    assert len(ids) == 5 and all("test_manufactured[mmlu-" in line for line in ids)
+
+
+def test_json_report_schema_and_determinism(pytester, demo_dir, tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    pytester.runpytest("--audit", str(demo_dir), "--audit-report", str(a), *ARGS)
+    pytester.runpytest("--audit", str(demo_dir), "--audit-report", str(b), *ARGS)
+    assert a.read_bytes() == b.read_bytes()
+    rep = json.loads(a.read_text())
+    assert rep["format"] == "leaderboard-audit/report-v1" and rep["seed"] == 1234
+    assert set(rep["records"]) >= {"path", "sha256", "models", "items", "configs", "benchmarks"}
+    assert sorted(rep["scopes"]) == ["arc", "hellaswag", "mmlu", "pooled", "truthfulqa"]
+    s = rep["scopes"]["pooled"]
+    assert set(s) >= {"leaderboard", "pairs", "champions", "compression", "axes", "brittleness", "verdicts"}
+    assert set(s["pairs"][0]) >= {"higher", "lower", "gap", "gap_items", "fragile_share", "robust_items",
+                                  "higher_only", "lower_only", "robust_diff", "ci", "robust_tie",
+                                  "manufactured", "reversing"}
+    assert set(s["verdicts"][0]) >= {"check", "id", "status", "value", "threshold", "margin", "message"}
+    assert {"pi_model", "pi_benchmark"} <= set(s["brittleness"])
+    c = pytester.runpytest("--audit", str(demo_dir), "--audit-report", str(b), "--audit-seed", "7", *ARGS)
+    assert c.ret == 1 and a.read_bytes() != b.read_bytes()
+
+
+def test_xdist_gives_identical_report_and_summary(pytester, demo_dir, tmp_path):
+    a, b = tmp_path / "n0.json", tmp_path / "n2.json"
+    r0 = pytester.runpytest_subprocess("--audit", str(demo_dir), "--audit-report", str(a), *ARGS, "-n", "0")
+    r2 = pytester.runpytest_subprocess("--audit", str(demo_dir), "--audit-report", str(b), *ARGS, "-n", "2")
+    assert a.read_bytes() == b.read_bytes()
+    assert r0.parseoutcomes() == r2.parseoutcomes()
+
+    def summary(res):
+        lines = res.stdout.lines
+        start = next(i for i, line in enumerate(lines) if "leaderboard audit" in line)
+        end = next(i for i, line in enumerate(lines) if line.startswith("audit: "))
+        return lines[start:end + 1]
+    assert summary(r0) == summary(r2)
+    assert sum("leaderboard audit" in line for line in r2.stdout.lines) == 1
+
+
+def test_junit_xml_carries_verdicts(pytester, demo_dir, tmp_path):
+    xml = tmp_path / "junit.xml"
+    pytester.runpytest("--audit", str(demo_dir), "-k", "champions", f"--junitxml={xml}", *ARGS)
+    text = xml.read_text()
+    assert 'name="audit_status" value="fail"' in text
+    assert 'name="audit_margin"' in text
+
+
+def test_thresholds_from_pyproject_and_command_line(pytester, stable_dir):
+    pytester.makepyprojecttoml("[tool.leaderboard_audit]\nband_pass = -1\n")
+    r = pytester.runpytest("--audit", str(stable_dir), *ARGS)
+    assert outcomes(r) == {"passed": 12, "warn": 6}
+    r = pytester.runpytest("--audit", str(stable_dir), "--audit-threshold", "band_pass=0.02", *ARGS)
+    r.assert_outcomes(passed=18)
+    r = pytester.runpytest("--audit", str(stable_dir), "--audit-threshold", "nonsense=1", *ARGS)
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_silent_without_audit(pytester):
+    pytester.makepyfile(test_user="def test_user():\n    assert True\n")
+    r = pytester.runpytest(*ARGS)
+    r.assert_outcomes(passed=1)
+    assert "leaderboard audit" not in r.stdout.str()
+
+
+def test_user_tests_and_audits_together(pytester, stable_dir):
+    pytester.makepyfile(test_user="def test_user():\n    assert True\n")
+    r = pytester.runpytest("--audit", str(stable_dir), "test_user.py", *ARGS)
+    r.assert_outcomes(passed=19)
+
+
+def test_bad_records_are_a_usage_error_naming_file_and_line(pytester, stable_dir, tmp_path):
+    import shutil
+    bad = tmp_path / "bad"
+    shutil.copytree(stable_dir, bad)
+    f = bad / "bench" / "beta.jsonl"
+    lines = f.read_text().splitlines()
+    lines[4] = lines[4][:-5]
+    f.write_text("\n".join(lines) + "\n")
+    r = pytester.runpytest("--audit", str(bad), *ARGS)
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    r.stderr.fnmatch_lines([f"*{f}:5: unreadable JSON*"])
+
+
+def test_submission_runs_only_the_newcomers_checks(pytester, demo_dir):
+    r = pytester.runpytest("--audit", str(demo_dir), "--audit-submission", "dune-1b", *ARGS, "--co")
+    ids = [line for line in r.stdout.lines if "::" in line]
+    assert ids
+    assert all(("dune-1b" in line) or ("test_champions[" in line) for line in ids)
