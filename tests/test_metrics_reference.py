@@ -136,3 +136,20 @@ def test_axes_and_brittleness_match_loops(case):
 def test_paper_grid_axis_sizes():
     g = axis_groups(paper_grid())
     assert {a: len(v) for a, v in g.items()} == {"ordering": 6, "format": 4, "scoring": 3, "joint": 26}
+
+
+def test_count_bootstrap_matches_item_resampling_in_distribution():
+    from leaderboard_audit.metrics.compression import pearson_rows, weighted_pearson_bootstrap
+    rng = np.random.default_rng(3)
+    x = np.round(rng.normal(size=400), 1)            # few distinct values, as disc has
+    y = rng.integers(0, 7, size=400) / 6              # fragility: k / models
+    y = np.clip(y + (x > 0) / 6, 0, 1)
+    fast = weighted_pearson_bootstrap(x, y, 4000, np.random.default_rng(9))
+    idx = np.random.default_rng(10).integers(0, 400, size=(4000, 400))
+    slow = pearson_rows(x[idx], y[idx])
+    assert np.mean(fast) == pytest.approx(np.mean(slow), abs=0.005)
+    assert np.percentile(fast, [2.5, 97.5]) == pytest.approx(np.percentile(slow, [2.5, 97.5]), abs=0.01)
+    # the same item draws give the same correlations as gathering the items
+    same = weighted_pearson_bootstrap(x, y, 50, np.random.default_rng(4))
+    idx = np.random.default_rng(4).integers(0, 400, size=(50, 400))
+    assert same == pytest.approx(pearson_rows(x[idx], y[idx]), abs=1e-9)

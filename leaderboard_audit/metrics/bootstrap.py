@@ -11,9 +11,11 @@ def paired_sign_bootstrap(n_plus: int, n_minus: int, n: int, draws: int,
     Resampling n items with replacement only changes how many of each kind are
     drawn, so the counts are one multinomial draw per resample: no item arrays.
     """
-    p = np.array([n_plus, n_minus, n - n_plus - n_minus], dtype=float) / n
-    counts = rng.multinomial(n, p, size=draws)
-    return (counts[:, 0] - counts[:, 1]) / n
+    p_plus = n_plus / n
+    p_minus_rest = 0.0 if n_plus == n else n_minus / (n - n_plus)
+    plus = rng.binomial(n, p_plus, size=draws)           # multinomial as two binomials
+    minus = rng.binomial(n - plus, p_minus_rest)
+    return (plus - minus) / n
 
 
 def percentile_ci(draws: np.ndarray, level: float = 0.95) -> tuple[float, float]:
