@@ -268,3 +268,12 @@ def test_cli_writes_records_v1(tmp_path, capsys):
 def test_unknown_format():
     with pytest.raises(ValueError, match="unknown import format"):
         load(SMOL, "openai-evals")
+
+
+def test_mapping_file_inside_src_is_used(tmp_path):
+    src = tmp_path / "runs"
+    for run in ("arc_challenge_local", "arc_challenge_local_bare"):
+        shutil.copytree(SMOL / run, src / run)
+    (src / "audit_mapping.json").write_text(json.dumps(SMOL_LL))
+    rec = load(src, "lm-eval")
+    assert rec.grid.keys == ("ll|cloze_question", "ll|cloze_plain") and rec.models == (SMOL_NAME,)

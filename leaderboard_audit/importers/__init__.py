@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 FORMATS = ("lm-eval", "helm")
+MAPPING_FILE = "audit_mapping.json"   # picked up from SRC when no mapping is given
 
 
 def load(src: str | os.PathLike[str], fmt: str, **opts: Any):
@@ -21,8 +22,15 @@ def load(src: str | os.PathLike[str], fmt: str, **opts: Any):
     intersect, reference, model, benchmark, filter.
     helm options: metric (default "exact_match"), mapping, intersect, reference,
     model, benchmark.
+    Without ``mapping``, a ``SRC/audit_mapping.json`` is used when present (so
+    ``pytest --audit SRC --audit-format lm-eval`` needs no further option).
     """
     f = fmt.lower().replace("_", "-")
+    if opts.get("mapping") is None:
+        from pathlib import Path
+        found = Path(src) / MAPPING_FILE
+        if found.is_file():
+            opts["mapping"] = str(found)
     if f in ("lm-eval", "lmeval", "lm-evaluation-harness"):
         from .lmeval import load_lmeval
         return load_lmeval(src, **opts)
@@ -32,4 +40,4 @@ def load(src: str | os.PathLike[str], fmt: str, **opts: Any):
     raise ValueError(f"unknown import format {fmt!r}; expected one of {FORMATS}")
 
 
-__all__ = ["FORMATS", "load"]
+__all__ = ["FORMATS", "MAPPING_FILE", "load"]
