@@ -123,6 +123,9 @@ class AuditSession:
         # Load (and validate) once, up front: bad records are one usage error naming
         # file and line, not a collection error per worker.
         _ = self.records
+        if self.settings["submission"]:
+            from .loading import check_submission
+            check_submission(self.records, self.settings["submission"])
 
     # -- collection --------------------------------------------------------------
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
@@ -221,6 +224,11 @@ class AuditSession:
                            thresholds=self.thresholds)
         if self.settings["submission"]:
             rep["submission"] = list(self.settings["submission"])
+        if self._records is not None:  # legend, pair evidence, submission audit (need the Records)
+            from .reports.evidence import enrich_report
+            enrich_report(rep, self._records, submission=self.settings["submission"],
+                          seed=self.settings["seed"], n_boot=self.settings["boot"],
+                          thresholds=self.thresholds, strict=self.settings["strict"])
         return rep
 
     def write_outputs(self, report: dict[str, Any]) -> None:
@@ -241,9 +249,14 @@ class AuditSession:
         report = self.report()
         if report is None:
             return
-        from .reports.terminal import render_summary
-        text = render_summary(report, list(self.verdicts.values()), detail=self.settings["summary"],
-                              width=terminalreporter._tw.fullwidth)
+        if "submission_audit" in report:  # only the newcomer's checks, and one line on the state
+            from .submission import render_submission_text
+            text = render_submission_text(report, list(self.verdicts.values()), strict=self.settings["strict"],
+                                          width=terminalreporter._tw.fullwidth)
+        else:
+            from .reports.terminal import render_summary
+            text = render_summary(report, list(self.verdicts.values()), detail=self.settings["summary"],
+                                  width=terminalreporter._tw.fullwidth)
         terminalreporter.write_sep("=", "leaderboard audit")
         for line in text.splitlines():
             terminalreporter.write_line(line)

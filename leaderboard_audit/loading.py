@@ -51,23 +51,35 @@ def case_ids(records: Records, check: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def submission_filter(records: Records, check: str, cases: list[tuple[str, str, str]],
-                      models: list[str]) -> list[tuple[str, str, str]]:
-    """Only the checks a new model's arrival changes: its band, its adjacent pairs, champions."""
+def check_submission(records: Records, models: list[str]) -> None:
+    """A usage error (exit 4) when a --audit-submission model is not in the records."""
     unknown = [m for m in models if m not in records.models]
     if unknown:
         import pytest
         raise pytest.UsageError(f"--audit-submission {unknown}: not in the records "
                                 f"(models: {', '.join(records.models)})")
-    keep = []
-    for scope, vid, tid in cases:
-        if check == "band" and any(vid == f"band[{scope}-{m}]" for m in models):
-            keep.append((scope, vid, tid))
-        elif check == "manufactured" and any(f"-{m}>" in vid or vid.endswith(f">{m}]") for m in models):
-            keep.append((scope, vid, tid))
-        elif check == "champions":
-            keep.append((scope, vid, tid))
-    return keep
 
 
-__all__ = ["case_ids", "load_for_audit", "reference_order", "submission_filter", "np"]
+def submission_filter(records: Records, check: str, cases: list[tuple[str, str, str]],
+                      models: list[str]) -> list[tuple[str, str, str]]:
+    """Only the checks a new model's arrival changes: its band, its adjacent pairs
+    (above and below it on each scope's reference leaderboard), champions.
+
+    Matches verdict ids exactly (rebuilt from each scope's order), so a model name
+    that contains another one, ``-`` or ``>`` selects nothing extra."""
+    check_submission(records, models)
+    if check == "champions":
+        return list(cases)
+    wanted: set[str] = set()
+    new = set(models)
+    for scope in scopes_of(records):
+        if check == "band":
+            wanted |= {f"band[{scope}-{m}]" for m in new}
+        elif check == "manufactured":
+            order = reference_order(scope_records(records, scope))
+            wanted |= {f"manufactured[{scope}-{h}>{l}]" for h, l in zip(order[:-1], order[1:])
+                       if h in new or l in new}
+    return [c for c in cases if c[1] in wanted]
+
+
+__all__ = ["case_ids", "check_submission", "load_for_audit", "reference_order", "submission_filter", "np"]

@@ -1,0 +1,92 @@
+"""Report additions that need the Records (computed where they are loaded).
+
+* ``legend(records)``: the full harness legend (every config's key, scoring,
+  template, ordering, permutation and any extra field: template text, decoding
+  parameters...), plus the grid's own extra fields.
+* ``pair_evidence(records, scope, pair)``: for a manufactured pair, the items that
+  carry its gap: items that are *not* jointly robust (fragile for at least one of
+  the two) where the two models differ under the reference config, with the
+  question text when the records carry it. Capped (``EVIDENCE_CAP``), counts exact.
+* ``enrich_report(report, records, ...)``: adds ``legend``, each manufactured pair's
+  ``fragile_evidence`` and, in submission mode, ``submission_audit``.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..records import Records
+
+EVIDENCE_CAP = 20
+QUESTION_CHARS = 400
+
+
+def legend(records: Records) -> dict[str, Any]:
+    g = records.grid.to_json()
+    g["inferred"] = bool(records.grid.inferred)
+    return g
+
+
+def _question(q: Any) -> str | None:
+    if q is None:
+        return None
+    q = str(q)
+    return q if len(q) <= QUESTION_CHARS else q[: QUESTION_CHARS - 1] + "…"
+
+
+def pair_evidence(records: Records, scope: str, higher: str, lower: str,
+                  cap: int = EVIDENCE_CAP) -> dict[str, Any]:
+    """The fragile items on which ``higher`` and ``lower`` differ under the reference."""
+    from ..report import scope_records
+    r = scope_records(records, scope)
+    C = r.correct
+    ref = r.grid.reference_index
+    K = C.shape[2]
+    h, l = r.models.index(higher), r.models.index(lower)
+    robust_h = C[h].all(axis=1) | ~C[h].any(axis=1)
+    robust_l = C[l].all(axis=1) | ~C[l].any(axis=1)
+    fragile = ~(robust_h & robust_l)
+    h_ref, l_ref = C[h, :, ref], C[l, :, ref]
+    fav_h = np.flatnonzero(fragile & h_ref & ~l_ref)
+    fav_l = np.flatnonzero(fragile & l_ref & ~h_ref)
+    n_h, n_l = C[h].sum(axis=1), C[l].sum(axis=1)
+    items = []
+    for side, idx in (("higher", fav_h), ("lower", fav_l)):
+        for i in idx.tolist():
+            if len(items) >= cap:
+                break
+            items.append({"item_id": str(r.items.item_id[i]), "benchmark": str(r.items.benchmark[i]),
+                          "question": _question(r.items.question[i]), "favours": side,
+                          "higher_configs": int(n_h[i]), "lower_configs": int(n_l[i]), "configs": K})
+    return {"higher_right": int(fav_h.size), "lower_right": int(fav_l.size),
+            "net_items": int(fav_h.size) - int(fav_l.size), "shown": len(items), "cap": cap,
+            "rule": "items not robust for both models where the two differ under the reference config; "
+                    "higher_configs / lower_configs = configs under which each model gets the item right",
+            "items": items}
+
+
+def add_pair_evidence(report: dict[str, Any], records: Records, cap: int = EVIDENCE_CAP) -> None:
+    for scope, s in report.get("scopes", {}).items():
+        for p in s.get("pairs", []):
+            if p.get("manufactured"):
+                p["fragile_evidence"] = pair_evidence(records, scope, p["higher"], p["lower"], cap)
+
+
+def enrich_report(report: dict[str, Any], records: Records, *, submission: Sequence[str] = (),
+                  seed: int | None = None, n_boot: int | None = None, thresholds: Any = None,
+                  strict: bool = False) -> dict[str, Any]:
+    """Add what needs the Records to a built report (in place; also returned)."""
+    report["legend"] = legend(records)
+    add_pair_evidence(report, records)
+    # an unknown model is the plugin's usage error (loading.submission_filter): no audit then
+    if submission and all(m in records.models for m in submission):
+        from ..submission import submission_audit
+        report["submission_audit"] = submission_audit(
+            records, list(submission), seed=report.get("seed", 1234) if seed is None else seed,
+            n_boot=report.get("bootstrap", 10_000) if n_boot is None else n_boot,
+            thresholds=thresholds, strict=strict)
+    return report
+
+
+__all__ = ["EVIDENCE_CAP", "add_pair_evidence", "enrich_report", "legend", "pair_evidence"]
