@@ -13,9 +13,15 @@ class Problem:
     file: str
     line: int | None
     message: str
+    unit: str = "line"   # "line" (text files: file:N) or "row" (Parquet tables: file, row N)
 
     def __str__(self) -> str:
-        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        if self.line is None:
+            where = self.file
+        elif self.unit == "line":
+            where = f"{self.file}:{self.line}"
+        else:
+            where = f"{self.file}, {self.unit} {self.line}"
         return f"{where}: {self.message}"
 
 
@@ -40,8 +46,9 @@ class RecordsError(ValueError):
         super().__init__(head + ":\n  " + "\n  ".join(lines))
 
     @classmethod
-    def one(cls, file: str, line: int | None, message: str, fix: str | None = None) -> "RecordsError":
-        return cls([Problem(str(file), line, message)], fix=fix)
+    def one(cls, file: str, line: int | None, message: str, fix: str | None = None,
+            unit: str = "line") -> "RecordsError":
+        return cls([Problem(str(file), line, message, unit)], fix=fix)
 
 
 @dataclass
@@ -52,10 +59,11 @@ class ProblemLog:
     total: int = 0
     fix: str | None = None
 
-    def add(self, file: str, line: int | None, message: str, fix: str | None = None) -> None:
+    def add(self, file: str, line: int | None, message: str, fix: str | None = None,
+            unit: str = "line") -> None:
         self.total += 1
         if len(self.shown) < MAX_SHOWN:
-            self.shown.append(Problem(str(file), line, message))
+            self.shown.append(Problem(str(file), line, message, unit))
         if fix and self.fix is None:
             self.fix = fix
 

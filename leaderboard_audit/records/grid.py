@@ -154,6 +154,8 @@ def parse_grid(obj: Any, source: str) -> Grid:
         configs.append(Config(key, scoring, template, ordering, perm, extra))
     log.raise_if_any()
     ref = obj.get("reference", DEFAULT_REFERENCE)
+    if not isinstance(ref, str):
+        raise bad(f"'reference' must be a config key (a string), got {ref!r}")
     if ref not in seen:
         raise bad(f"reference {ref!r} is not one of the configs' keys")
     extra = {k: v for k, v in obj.items() if k not in ("format", "reference", "configs")}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -16,6 +17,9 @@ from .model import PRED_ABSENT, PRED_UNPARSEABLE, Items, Records
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
 MAX_GRID_BYTES = 16 * 1024 * 1024
+# What a malformed line can make json.loads raise besides JSONDecodeError: undecodable
+# bytes, deep nesting (RecursionError), integers past Python's digit limit (ValueError).
+JSON_ERRORS = (ValueError, UnicodeDecodeError, RecursionError)
 FIX_MATCHED = ("every model needs the same item ids in every benchmark; re-collect the "
                "missing items, or pass intersect=True (pytest: --audit-intersect) to audit "
                "only the common items")
@@ -38,7 +42,11 @@ def filename_for_model(model: str) -> str:
 
 def confined(path: Path, root_real: Path, what: str) -> Path:
     """Resolve ``path`` and refuse it if it leaves the records directory."""
-    real = path.resolve()
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError) as exc:  # symlink loop (RuntimeError before Python 3.13)
+        raise RecordsError.one(str(path), None, f"{what} cannot be resolved ({exc})",
+                               fix="remove the broken or looping link") from None
     if real != root_real and root_real not in real.parents:
         raise RecordsError.one(str(path), None, f"{what} resolves to {real}, outside the "
                                f"records directory {root_real}",
@@ -60,25 +68,33 @@ class ModelFile:
     options: list[list[str] | None] = field(default_factory=list)
     pred: dict[int, dict[str, Any]] = field(default_factory=dict)     # row -> {key: int|None}
     margin: dict[int, dict[str, Any]] = field(default_factory=dict)
+    unit: str = "line"   # what ``lines`` count: "line" (JSONL, CSV) or "row" (Parquet)
 
 
 def _iter_lines(path: Path, max_bytes: int, log: ProblemLog):
-    """Yield (line number, raw bytes) of non-blank lines; over-long lines are errors."""
-    with open(path, "rb") as fh:
-        n = 0
-        while True:
-            raw = fh.readline(max_bytes + 1)
-            if not raw:
-                return
-            n += 1
-            if len(raw) > max_bytes and not raw.endswith(b"\n"):
-                log.add(str(path), n, f"line longer than {max_bytes} bytes",
-                        fix="records lines hold one item each; check the file is records-v1")
-                while raw and not raw.endswith(b"\n"):  # skip the rest of the line
-                    raw = fh.readline(max_bytes + 1)
-                continue
-            if raw.strip():
-                yield n, raw
+    """Yield (line number, raw bytes) of non-blank lines; over-long lines are errors.
+
+    Memory stays bounded by ``max_bytes`` per line: an over-long line is skipped in
+    chunks, never held whole. An unreadable file is a problem in ``log``, not an OSError.
+    """
+    n = 0
+    try:
+        with open(path, "rb") as fh:
+            while True:
+                raw = fh.readline(max_bytes + 1)
+                if not raw:
+                    return
+                n += 1
+                if len(raw) > max_bytes and not raw.endswith(b"\n"):
+                    log.add(str(path), n, f"line longer than {max_bytes} bytes",
+                            fix="records lines hold one item each; check the file is records-v1")
+                    while raw and not raw.endswith(b"\n"):  # skip the rest of the line
+                        raw = fh.readline(max_bytes + 1)
+                    continue
+                if raw.strip():
+                    yield n, raw
+    except OSError as exc:
+        log.add(str(path), n or None, f"cannot read the file ({exc.strerror or exc})")
 
 
 def _is_bit(v: Any) -> bool:
@@ -94,11 +110,13 @@ def read_model_file(path: Path, benchmark: str, keys: list[str] | None, log: Pro
     rows: list[list[Any]] = []
     seen: dict[str, int] = {}
     model_field: str | None = None
+    problems_before = log.total
     for n, raw in _iter_lines(path, max_line_bytes, log):
         try:
             obj = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            log.add(spath, n, f"unreadable JSON ({exc})", fix="each line must be one JSON object")
+        except JSON_ERRORS as exc:
+            log.add(spath, n, f"unreadable JSON ({type(exc).__name__}: {str(exc)[:200]})",
+                    fix="each line must be one JSON object")
             continue
         if not isinstance(obj, dict):
             log.add(spath, n, f"expected a JSON object, got {type(obj).__name__}")
@@ -140,9 +158,14 @@ def read_model_file(path: Path, benchmark: str, keys: list[str] | None, log: Pro
                 continue
             if model_field is None:
                 model_field = m
-                if filename_for_model(m) != path.name:
+                try:
+                    expected = filename_for_model(m)
+                except RecordsError:
+                    log.add(spath, n, f"model {m!r} cannot be a file name", fix="rename the model")
+                    continue
+                if expected != path.name:
                     log.add(spath, n, f"model {m!r} does not match the file name {path.name!r}",
-                            fix=f"name the file {filename_for_model(m)!r}")
+                            fix=f"name the file {expected!r}")
             elif m != model_field:
                 log.add(spath, n, f"model {m!r} differs from {model_field!r} on an earlier line")
                 continue
@@ -170,7 +193,7 @@ def read_model_file(path: Path, benchmark: str, keys: list[str] | None, log: Pro
                 log.add(spath, n, f"item {iid!r}: {name!r} must be an object keyed by legend config keys")
                 break
             ok = all(v is None or (type(v) is int and 0 <= v < 32000) for v in d.values()) if name == "pred" else \
-                all(v is None or (type(v) in (int, float) and np.isfinite(v)) for v in d.values())
+                all(v is None or _finite(v) for v in d.values())
             if not ok:
                 kind = "option indices or null" if name == "pred" else "finite numbers or null"
                 log.add(spath, n, f"item {iid!r}: {name!r} values must be {kind}")
@@ -190,22 +213,45 @@ def read_model_file(path: Path, benchmark: str, keys: list[str] | None, log: Pro
     if model_field is not None:
         mf.model = model_field
     if not rows:
-        if not log:
+        if log.total == problems_before:
             log.add(spath, None, "empty file: no records", fix="delete the file or collect its items")
         return mf, list(keys or [])
-    arr = np.array(rows)
-    if arr.dtype.kind not in "bi" or (arr.dtype.kind == "i" and ((arr < 0) | (arr > 1)).any()):
-        for r, vals in enumerate(rows):
-            bad = [(k, v) for k, v in zip(keys, vals) if not _is_bit(v)]
-            if bad:
-                k, v = bad[0]
-                log.add(spath, mf.lines[r], f"item {mf.ids[r]!r}: correct[{k!r}] = {json.dumps(v)} "
-                        f"is not 0/1" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""),
-                        fix="correctness bits are 0/1 or true/false")
-        mf.correct = np.zeros((len(rows), len(keys)), dtype=bool)
-    else:
+    try:  # fast path; nested values make a ragged array, which numpy refuses
+        arr = np.array(rows)
+    except (ValueError, TypeError):
+        arr = np.empty(0, dtype=object)
+    if arr.dtype.kind == "b" or (arr.dtype.kind == "i" and arr.ndim == 2
+                                 and not ((arr < 0) | (arr > 1)).any()):
         mf.correct = arr.astype(bool)
+        return mf, list(keys)
+    ok = True
+    for r, vals in enumerate(rows):
+        bad = [(k, v) for k, v in zip(keys, vals) if not _is_bit(v)]
+        if bad:
+            ok = False
+            k, v = bad[0]
+            log.add(spath, mf.lines[r], f"item {mf.ids[r]!r}: correct[{k!r}] = {_show(v)} "
+                    f"is not 0/1" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""),
+                    fix="correctness bits are 0/1 or true/false")
+    mf.correct = np.array([[bool(v) for v in vals] for vals in rows], dtype=bool).reshape(
+        len(rows), len(keys)) if ok else np.zeros((len(rows), len(keys)), dtype=bool)
     return mf, list(keys)
+
+
+def _finite(v: Any) -> bool:
+    if type(v) is float:
+        return math.isfinite(v)
+    if type(v) is int:
+        try:
+            return math.isfinite(float(v))
+        except OverflowError:
+            return False
+    return False
+
+
+def _show(v: Any, limit: int = 60) -> str:
+    text = json.dumps(v, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _short(xs: list[str], n: int = 5) -> str:
@@ -214,16 +260,19 @@ def _short(xs: list[str], n: int = 5) -> str:
 
 
 def read_grid_file(path: Path) -> Grid:
-    size = path.stat().st_size
-    if size > MAX_GRID_BYTES:
-        raise RecordsError.one(str(path), None, f"grid.json is {size} bytes (limit {MAX_GRID_BYTES})")
-    text = path.read_bytes()
+    try:
+        size = path.stat().st_size
+        if size > MAX_GRID_BYTES:
+            raise RecordsError.one(str(path), None, f"grid.json is {size} bytes (limit {MAX_GRID_BYTES})")
+        text = path.read_bytes()
+    except OSError as exc:  # a directory, a broken link, no permission
+        raise RecordsError.one(str(path), None, f"cannot read grid.json ({exc.strerror or exc})") from None
     try:
         obj = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except JSON_ERRORS as exc:
         line = getattr(exc, "lineno", None)
-        raise RecordsError.one(str(path), line, f"unreadable JSON ({exc})",
-                               fix="grid.json must be one JSON object") from None
+        raise RecordsError.one(str(path), line, f"unreadable JSON ({type(exc).__name__}: "
+                               f"{str(exc)[:200]})", fix="grid.json must be one JSON object") from None
     return parse_grid(obj, str(path))
 
 
@@ -305,7 +354,7 @@ def assemble(files: dict[str, dict[str, ModelFile]], grid: Grid, source: str, *,
     has_pred = any(mf.pred for per in files.values() for mf in per.values())
     has_margin = any(mf.margin for per in files.values() for mf in per.values())
     dropped: dict[str, int] = {}
-    keys = grid.keys
+    kpos = {k: j for j, k in enumerate(grid.keys)}
     for b in sorted(files):
         per = files[b]
         first = per[models[0]]
@@ -331,7 +380,8 @@ def assemble(files: dict[str, dict[str, ModelFile]], grid: Grid, source: str, *,
                 for r, iid in enumerate(mf.ids):
                     if iid not in ref:
                         log.add(mf.path, mf.lines[r], f"item {iid!r} of benchmark {b!r} is present "
-                                f"for model {m!r} but absent for model {models[0]!r}", fix=FIX_MATCHED)
+                                f"for model {m!r} but absent for model {models[0]!r}", fix=FIX_MATCHED,
+                                unit=mf.unit)
             if log:
                 continue
         n = len(order)
@@ -351,13 +401,13 @@ def assemble(files: dict[str, dict[str, ModelFile]], grid: Grid, source: str, *,
                 j = inv.get(r)
                 if j is not None:
                     for k, v in d.items():
-                        pblock[mi, j, keys.index(k)] = PRED_UNPARSEABLE if v is None else v
+                        pblock[mi, j, kpos[k]] = PRED_UNPARSEABLE if v is None else v
             for r, d in mf.margin.items():
                 j = inv.get(r)
                 if j is not None:
                     for k, v in d.items():
                         if v is not None:
-                            mblock[mi, j, keys.index(k)] = v
+                            mblock[mi, j, kpos[k]] = v
             for j, r in enumerate(rows.tolist()):
                 if text_q[j] is None and mf.question[r] is not None:
                     text_q[j] = mf.question[r]

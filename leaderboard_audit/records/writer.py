@@ -9,6 +9,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from .errors import RecordsError
 from .grid import Grid
 from .model import PRED_ABSENT, PRED_UNPARSEABLE, Records
 from .reader import filename_for_model
@@ -20,13 +21,33 @@ def dumps_line(obj: dict[str, Any]) -> str:
                       allow_nan=False)
 
 
+def _umask() -> int:
+    """The process umask, read without changing it where /proc allows."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write to a temporary file in the same directory, fsync, then rename."""
+    """Write to a temporary file in the same directory, fsync, then rename.
+
+    The file gets the permissions a plain ``open(path, "w")`` would give (0666 less
+    the umask), not mkstemp's private 0600.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), 0o666 & ~_umask())
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
@@ -83,12 +104,28 @@ def model_lines(records: Records, mi: int, benchmark: str) -> list[dict[str, Any
     return out
 
 
+def dirname_for_benchmark(benchmark: str) -> str:
+    """The benchmark's directory name; refuses names the reader would skip or that leave the root."""
+    if (not isinstance(benchmark, str) or not benchmark or benchmark.startswith((".", "_"))
+            or any(c in benchmark for c in "/\\\x00")):
+        raise RecordsError.one("<records>", None, f"benchmark name {benchmark!r} cannot be a "
+                               "directory name (no '/', '\\', NUL; no leading '.' or '_')",
+                               fix="rename the benchmark")
+    return benchmark
+
+
 def write_records(records: Records, root: str | os.PathLike[str]) -> Path:
     """Write ``records`` as a records-v1 directory; byte-identical for equal records."""
     root = Path(root)
+    names = [filename_for_model(m) for m in records.models]
+    clash = sorted({n for n in names if names.count(n) > 1})
+    if clash:
+        raise RecordsError.one("<records>", None, f"models {[m for m, n in zip(records.models, names) if n in clash]} "
+                               f"would share the file name(s) {clash}", fix="rename the models")
+    benches = [dirname_for_benchmark(b) for b in records.benchmarks]
     root.mkdir(parents=True, exist_ok=True)
     write_grid(records.grid, root)
-    for b in records.benchmarks:
-        for mi, m in enumerate(records.models):
-            write_model_lines(root / b / filename_for_model(m), model_lines(records, mi, b))
+    for b in benches:
+        for mi, name in enumerate(names):
+            write_model_lines(root / b / name, model_lines(records, mi, b))
     return root

@@ -1,0 +1,513 @@
+"""The long table: one row per (model, benchmark, item, config) (RECORDS.md, "Other accepted inputs").
+
+Columns ``model, benchmark, item_id, config, correct`` are required; ``gold``,
+``pred``, ``margin`` and ``question`` are optional; other columns are ignored.
+The legend is the ``grid.json`` in the table's directory, or is inferred from
+the config keys (with the same :class:`InferredLegendWarning` as the directory
+reader). Rows are pivoted into the same per-(benchmark, model) :class:`ModelFile`
+blocks the directory reader builds and aligned by the same :func:`assemble`, so
+ordering and matching rules are identical for both inputs.
+
+Where a problem is reported: CSV/TSV rows by their line in the file (the header
+is line 1, so the first data row is line 2); Parquet rows as ``row N`` counted
+from 0, as pandas and pyarrow index them.
+
+Value conventions of the table (both formats):
+
+* ``correct``: 0/1 or true/false (a CSV cell ``0``, ``1``, ``true``, ``false``;
+  a Parquet integer or boolean column). Floats such as ``1.0`` are refused, as in JSONL.
+* ``gold``: an integer is an option index, anything else a letter; empty = unknown.
+* ``pred``: the predicted option index; ``-1`` (or ``null`` in CSV) = unparseable
+  answer; empty/null = no prediction recorded.
+* ``margin``: a finite number; empty/null = none recorded.
+"""
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .errors import MAX_SHOWN, ProblemLog, RecordsError
+from .grid import Grid, infer_grid
+from .model import PRED_ABSENT, PRED_UNPARSEABLE, Records
+from .reader import InferredLegendWarning, ModelFile, assemble, confined, read_grid_file
+
+if TYPE_CHECKING:  # pandas is imported lazily: the directory reader does not need it
+    import pandas as pd
+
+REQUIRED = ("model", "benchmark", "item_id", "config", "correct")
+OPTIONAL = ("gold", "pred", "margin", "question")
+CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
+PARQUET_SUFFIXES = (".parquet", ".pq")
+_BITS = {"0": 0, "1": 1, "true": 1, "false": 0, "True": 1, "False": 0, "TRUE": 1, "FALSE": 0}
+_MAX_PRED = 32000
+FIX_TABLE = ("the long table needs one row per (model, benchmark, item_id, config) with "
+             "correct = 0/1; see docs/records.md")
+
+
+def _cell(v: Any, limit: int = 60) -> str:
+    text = "null" if v is None or (isinstance(v, float) and v != v) else str(v)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+class _Table:
+    """A decoded table plus where each row came from."""
+
+    def __init__(self, path: Path, df: "pd.DataFrame", where: np.ndarray, unit: str, text: bool):
+        self.path = str(path)
+        self.df = df
+        self.where = where          # line (CSV) or row (Parquet) of each row
+        self.unit = unit
+        self.text = text            # True: every cell is a string (CSV/TSV)
+
+    def report(self, log: ProblemLog, rows: np.ndarray, message, fix: str | None = None) -> None:
+        """Add one problem per row in ``rows`` (shows the first few, counts the rest)."""
+        rows = np.asarray(rows)
+        for r in rows[:MAX_SHOWN].tolist():
+            log.add(self.path, int(self.where[r]), message(r), fix=fix, unit=self.unit)
+        rest = len(rows) - min(len(rows), MAX_SHOWN)
+        if rest:
+            log.total += rest
+            if fix and log.fix is None:
+                log.fix = fix
+
+
+def _read_csv(path: Path, sep: str) -> _Table:
+    import pandas as pd
+
+    spath = str(path)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(path, sep=sep, dtype=str, index_col=False, keep_default_na=False,
+                             na_filter=False, skip_blank_lines=False, encoding="utf-8",
+                             engine="c")
+    except pd.errors.EmptyDataError:
+        raise RecordsError.one(spath, None, "empty file: no header and no rows",
+                               fix=FIX_TABLE) from None
+    except pd.errors.ParserWarning as exc:
+        raise RecordsError.one(spath, None, f"rows have more fields than the header ({exc})",
+                               fix=FIX_TABLE) from None
+    except pd.errors.ParserError as exc:
+        import re
+        m = re.search(r"line (\d+)", str(exc))
+        raise RecordsError.one(spath, int(m.group(1)) if m else None,
+                               f"unreadable {path.suffix[1:].upper()} ({str(exc)[:200]})",
+                               fix=FIX_TABLE) from None
+    except UnicodeDecodeError as exc:
+        raise RecordsError.one(spath, None, f"not UTF-8 text ({exc})", fix=FIX_TABLE) from None
+    except (ValueError, OSError, MemoryError) as exc:
+        raise RecordsError.one(spath, None, f"cannot read the table ({type(exc).__name__}: "
+                               f"{str(exc)[:200]})", fix=FIX_TABLE) from None
+    n = len(df)
+    # Line of each row: header is line 1. A quoted cell holding newlines shifts the rows
+    # below it; count them only when the file has more newlines than rows (cheap check).
+    where = np.arange(2, n + 2, dtype=np.int64)
+    if n:
+        with open(path, "rb") as fh:
+            newlines = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 22), b""))
+        if newlines > n + 1:
+            extra = np.zeros(n, dtype=np.int64)
+            for c in df.columns:
+                extra += df[c].str.count("\n").to_numpy(dtype=np.int64)
+            where[1:] += np.cumsum(extra)[:-1]
+        blank = np.array((df.iloc[:, 0] == "").to_numpy(), dtype=bool)
+        if blank.any():
+            for c in df.columns[1:]:
+                cand = np.flatnonzero(blank)
+                blank[cand] = (df[c].iloc[cand] == "").to_numpy()
+        if blank.any():  # blank lines (skip_blank_lines=False kept them to count lines)
+            keep = ~blank
+            df = df.loc[keep].reset_index(drop=True)
+            where = where[keep]
+    return _Table(path, df, where, "line", text=True)
+
+
+def _read_parquet(path: Path) -> _Table:
+    spath = str(path)
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise RecordsError.one(spath, None, "reading Parquet needs pyarrow",
+                               fix="pip install 'leaderboard-audit[parquet]'") from None
+    try:
+        names = pq.read_schema(path).names
+        cols = [c for c in dict.fromkeys(names) if c in REQUIRED + OPTIONAL]
+        table = pq.read_table(path, columns=cols)
+        # ignore_metadata: never rebuild pandas objects from metadata stored in the file
+        df = table.to_pandas(ignore_metadata=True)
+    except (pa.ArrowException, ValueError, OSError, TypeError, MemoryError) as exc:
+        raise RecordsError.one(spath, None, f"unreadable Parquet ({type(exc).__name__}: "
+                               f"{str(exc)[:200]})", fix=FIX_TABLE) from None
+    return _Table(path, df, np.arange(len(df), dtype=np.int64), "row", text=False)
+
+
+class _Col:
+    """A column factorized: ``codes`` (-1 where empty or null) into ``uniques`` (Python values).
+
+    Everything row-wise works on the integer codes; only the distinct values
+    (models, benchmarks, item ids, config keys: few) become Python objects.
+    """
+
+    def __init__(self, codes: np.ndarray, uniques: np.ndarray):
+        self.codes = codes
+        self.uniques = uniques
+
+    def value(self, r: int) -> Any:
+        c = int(self.codes[r])
+        return None if c < 0 else self.uniques[c]
+
+
+def _factorize(t: _Table, name: str) -> tuple[np.ndarray, np.ndarray]:
+    import pandas as pd
+
+    codes, uniq = pd.factorize(t.df[name], use_na_sentinel=True)
+    return np.asarray(codes, dtype=np.int64), np.asarray(uniq, dtype=object)
+
+
+def _text(t: _Table, name: str, log: ProblemLog, *, allow_int: bool = False) -> _Col | None:
+    """A text column (None if its type is wrong); empty strings count as missing."""
+    import pandas as pd
+
+    codes, uniq = _factorize(t, name)
+    kind = pd.api.types.infer_dtype(uniq, skipna=True)
+    if kind == "integer" and allow_int and not t.text:
+        uniq = np.array([str(int(u)) for u in uniq], dtype=object)
+    elif kind not in ("string", "empty"):
+        log.add(t.path, None, f"column {name!r} must hold strings, got {kind} values", fix=FIX_TABLE)
+        return None
+    empty = np.array([u == "" for u in uniq.tolist()] + [True], dtype=bool)
+    if empty[:-1].any():
+        codes = np.where(empty[codes], -1, codes)
+    return _Col(codes, uniq)
+
+
+def _numbers(t: _Table, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """A numeric column as float64 per row, plus masks ``absent`` and ``unparseable_text``.
+
+    Text cells are converted once per distinct value; ``null`` text is flagged so
+    ``pred`` can read it as an unparseable answer. None if the column is not numeric.
+    """
+    import pandas as pd
+
+    s = t.df[name]
+    if t.text or pd.api.types.infer_dtype(s.head(1000), skipna=True) in ("string", "empty"):
+        codes, uniq = _factorize(t, name)
+        if pd.api.types.infer_dtype(uniq, skipna=True) not in ("string", "empty"):
+            return None
+        blank = np.array([u.strip() == "" for u in uniq.tolist()] + [True], dtype=bool)
+        is_null = np.array([u == "null" for u in uniq.tolist()] + [False], dtype=bool)
+        conv = pd.to_numeric(pd.Series(uniq, dtype=object), errors="coerce").to_numpy(
+            dtype=np.float64, na_value=np.nan)
+        vals = np.append(conv, np.nan)
+        return vals[codes], blank[codes], is_null[codes]
+    if pd.api.types.is_bool_dtype(s.dtype) or pd.api.types.is_numeric_dtype(s.dtype):
+        v = np.array(s.to_numpy(dtype=np.float64, na_value=np.nan))
+        return v, np.isnan(v) & s.isna().to_numpy(), np.zeros(len(v), dtype=bool)
+    return None
+
+
+def _bits(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray] | None:
+    """``correct`` as int8 0/1 and a mask of the rows whose value is not a bit."""
+    import pandas as pd
+
+    s = t.df["correct"]
+    if t.text or pd.api.types.infer_dtype(s.head(1000), skipna=True) in ("string", "empty"):
+        codes, uniq = _factorize(t, "correct")
+        conv = np.array([_BITS.get(u, np.nan) if isinstance(u, str) else np.nan
+                         for u in uniq.tolist()] + [np.nan], dtype=np.float64)
+        v = conv[codes]
+    elif pd.api.types.is_bool_dtype(s.dtype) or pd.api.types.is_integer_dtype(s.dtype):
+        v = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    elif pd.api.types.is_float_dtype(s.dtype):
+        v = np.full(len(s), np.nan)  # floats are not bits (1.0 is refused in JSONL too)
+    else:
+        log.add(t.path, None, f"column 'correct' must hold 0/1 or true/false, got "
+                f"{pd.api.types.infer_dtype(s, skipna=True)} values", fix=FIX_TABLE)
+        return None
+    bad = ~((v == 0) | (v == 1))
+    return np.where(bad, 0, v).astype(np.int8), bad
+
+
+def _pred(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray] | None:
+    """``pred`` as int16 (PRED_ABSENT where empty) and a mask of invalid rows."""
+    got = _numbers(t, "pred")
+    if got is None:
+        log.add(t.path, None, "column 'pred' must hold option indices", fix=FIX_TABLE)
+        return None
+    v, absent, unparse = got
+    v = np.where(unparse, PRED_UNPARSEABLE, v)
+    with np.errstate(invalid="ignore"):
+        ok = absent | ((v == np.floor(v)) & (v >= PRED_UNPARSEABLE) & (v < _MAX_PRED))
+    out = np.where(absent | ~ok, PRED_ABSENT, np.nan_to_num(v)).astype(np.int16)
+    return out, ~ok
+
+
+def _margin(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray] | None:
+    """``margin`` as float64 (NaN where empty) and a mask of invalid rows."""
+    got = _numbers(t, "margin")
+    if got is None:
+        log.add(t.path, None, "column 'margin' must hold numbers", fix=FIX_TABLE)
+        return None
+    v, absent, _ = got
+    bad = ~absent & ~np.isfinite(v)
+    return np.where(absent | bad, np.nan, v), bad
+
+
+def _first_per_group(col: _Col, grp: np.ndarray, G: int) -> np.ndarray:
+    """First non-empty value of each group (object array, None where a group has none)."""
+    first = np.full(G, -1, dtype=np.int64)
+    have = np.flatnonzero(col.codes >= 0)
+    if have.size:
+        # reversed assignment: the earliest row of each group is written last and wins
+        first[grp[have][::-1]] = col.codes[have][::-1]
+    return np.append(col.uniques, None)[first]
+
+
+def _gold_values(gold: np.ndarray) -> list[Any]:
+    """Integers are option indices, other text is a letter (as ``gold`` in JSONL)."""
+    out: list[Any] = []
+    for g in gold.tolist():
+        if isinstance(g, str):
+            t = g.strip()
+            if t.lstrip("-").isdigit() and t.isascii() and len(t) < 10:
+                out.append(int(t))
+                continue
+        out.append(g)
+    return out
+
+
+def read_table(path: str | os.PathLike[str], *, intersect: bool = False) -> Records:
+    """Load records from a long table (CSV, TSV or Parquet) next to its grid.json.
+
+    Validation follows the directory reader: every problem is a :class:`RecordsError`
+    naming the file and the line (CSV) or row (Parquet). With ``intersect=True`` items
+    missing for some model are dropped and counted in ``Records.dropped``.
+    """
+    import pandas as pd
+
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in CSV_SUFFIXES and suffix not in PARQUET_SUFFIXES:
+        raise RecordsError.one(str(p), None, f"unknown table type {suffix!r}",
+                               fix="use .csv, .tsv, .parquet or .pq")
+    if not p.is_file():
+        raise RecordsError.one(str(p), None, "no such file")
+    t = _read_parquet(p) if suffix in PARQUET_SUFFIXES else _read_csv(p, CSV_SUFFIXES[suffix])
+    spath = t.path
+    missing = [c for c in REQUIRED if c not in t.df.columns]
+    if missing:
+        raise RecordsError.one(spath, 1 if t.text else None,
+                               f"missing required column(s) {missing}; the header has "
+                               f"{[str(c) for c in t.df.columns][:20]}", fix=FIX_TABLE)
+    if len(t.df) == 0:
+        raise RecordsError.one(spath, None, "empty file: no records", fix=FIX_TABLE)
+
+    # The legend: grid.json in the same directory, else inferred from the keys.
+    gpath = p.parent / "grid.json"
+    grid: Grid | None = None
+    if gpath.exists() or gpath.is_symlink():
+        confined(gpath, p.parent.resolve(), "grid.json")
+        grid = read_grid_file(gpath)
+
+    # Stage 1: every row on its own.
+    log = ProblemLog()
+    cols = {c: _text(t, c, log, allow_int=(c == "item_id")) for c in REQUIRED[:4]}
+    bits = _bits(t, log)
+    pred = _pred(t, log) if "pred" in t.df.columns else None
+    margin = _margin(t, log) if "margin" in t.df.columns else None
+    gold = _text(t, "gold", log, allow_int=True) if "gold" in t.df.columns else None
+    question = _text(t, "question", log) if "question" in t.df.columns else None
+    log.raise_if_any()
+    model, bench, item, config = (cols[c] for c in REQUIRED[:4])
+    assert model and bench and item and config and bits
+
+    def who(r: int) -> str:
+        return (f"model {_cell(model.value(r))!r}, item {_cell(item.value(r))!r} of benchmark "
+                f"{_cell(bench.value(r))!r}, config {_cell(config.value(r))!r}")
+
+    def raw(name: str, r: int) -> str:
+        return _cell(t.df[name].iat[r])
+
+    for name, col in cols.items():
+        t.report(log, np.flatnonzero(col.codes < 0), lambda r, name=name: f"empty {name!r}",
+                 fix=FIX_TABLE)
+    log.raise_if_any()
+    t.report(log, np.flatnonzero(bits[1]),
+             lambda r: f"{who(r)}: correct = {raw('correct', r)} is not 0/1",
+             fix="correctness bits are 0/1 or true/false")
+    if pred is not None:
+        t.report(log, np.flatnonzero(pred[1]),
+                 lambda r: f"{who(r)}: pred = {raw('pred', r)} is not an option index "
+                 "(-1 or null = unparseable, empty = none)")
+    if margin is not None:
+        t.report(log, np.flatnonzero(margin[1]),
+                 lambda r: f"{who(r)}: margin = {raw('margin', r)} is not a finite number")
+    notes: list[str] = []
+    if grid is None:
+        log.raise_if_any()
+        grid = infer_grid([str(k) for k in config.uniques], str(gpath))
+        note = (f"{p}: no grid.json; legend inferred from the config keys "
+                f"(reference {grid.reference!r})")
+        notes.append(note)
+        warnings.warn(note, InferredLegendWarning, stacklevel=3)
+    cfg = pd.Index(list(grid.keys)).get_indexer(config.uniques)[config.codes]
+    t.report(log, np.flatnonzero(cfg < 0),
+             lambda r: f"{who(r)}: config key not in the legend (grid.json)",
+             fix="every config must be one of grid.json's keys")
+    log.raise_if_any()
+    K = len(grid)
+
+    # Stage 2: pivot rows into (benchmark, model, item) groups x configs.
+    nm, ni = len(model.uniques), len(item.uniques)
+    combo = (bench.codes * nm + model.codes) * ni + item.codes
+    grp, _ = pd.factorize(combo)            # groups numbered in order of first appearance
+    grp = np.asarray(grp, dtype=np.int64)
+    G = int(grp.max()) + 1
+    flat = grp * K + cfg
+    dup = pd.Series(flat).duplicated(keep="first").to_numpy()
+    if dup.any():
+        uniq, first = np.unique(flat, return_index=True)
+
+        def dup_msg(r: int) -> str:
+            f = first[np.searchsorted(uniq, flat[r])]
+            return f"{who(r)}: duplicate row (first at {t.unit} {int(t.where[f])})"
+        t.report(log, np.flatnonzero(dup), dup_msg,
+                 fix="keep one row per (model, benchmark, item_id, config)")
+        log.raise_if_any()
+    C = np.full((G, K), -1, dtype=np.int8)
+    C[grp, cfg] = bits[0]
+    first_row = np.unique(grp, return_index=True)[1]
+    keys = grid.keys
+    holes = np.flatnonzero((C < 0).any(axis=1))
+    if holes.size:  # reported at the group's first row
+        group_of = dict(zip(first_row[holes].tolist(), holes.tolist()))
+
+        def hole_msg(r: int) -> str:
+            miss = [keys[k] for k in np.flatnonzero(C[group_of[r]] < 0).tolist()]
+            shown = ", ".join(repr(k) for k in miss[:5]) + (
+                f" (+{len(miss) - 5} more)" if len(miss) > 5 else "")
+            return (f"model {model.value(r)!r}, item {item.value(r)!r} of benchmark "
+                    f"{bench.value(r)!r}: missing config key(s) {shown}")
+        t.report(log, first_row[holes], hole_msg,
+                 fix="every (model, item) needs one row per config of the legend")
+    g_b = bench.codes[first_row]
+    g_m = model.codes[first_row]
+    present = np.zeros((len(bench.uniques), nm), dtype=bool)
+    present[g_b, g_m] = True
+    for bi, mi in zip(*np.nonzero(~present)):
+        log.add(spath, None, f"model {model.uniques[mi]!r} has no rows for benchmark "
+                f"{bench.uniques[bi]!r}", fix="every model needs rows for every benchmark")
+    log.raise_if_any()
+
+    # Stage 3: one ModelFile per (benchmark, model), then the shared alignment.
+    g_item = item.uniques[item.codes[first_row]]
+    g_line = t.where[first_row]
+    if gold is not None:  # convert each distinct gold once
+        gold = _Col(gold.codes, np.array(_gold_values(gold.uniques) + [None], dtype=object)[:-1])
+    g_gold = _first_per_group(gold, grp, G) if gold is not None else None
+    g_question = _first_per_group(question, grp, G) if question is not None else None
+    pair = g_b * nm + g_m
+    order = np.argsort(pair, kind="stable")
+    cuts = np.flatnonzero(np.diff(pair[order])) + 1
+    files: dict[str, dict[str, ModelFile]] = {}
+    for sel in np.split(order, cuts):
+        b, m = str(bench.uniques[g_b[sel[0]]]), str(model.uniques[g_m[sel[0]]])
+        n = len(sel)
+        files.setdefault(b, {})[m] = ModelFile(
+            path=spath, model=m, ids=g_item[sel].tolist(), lines=g_line[sel].tolist(),
+            correct=C[sel].astype(bool),
+            gold=g_gold[sel].tolist() if g_gold is not None else [None] * n,
+            question=g_question[sel].tolist() if g_question is not None else [None] * n,
+            options=[None] * n, unit=t.unit)
+    rec = assemble(files, grid, spath, intersect=intersect, notes=notes)
+
+    # pred/margin straight into the tensor, by each row's (model, item) position.
+    want_pred = pred is not None and bool((pred[0] != PRED_ABSENT).any())
+    want_margin = margin is not None and not bool(np.isnan(margin[0]).all())
+    if want_pred or want_margin:
+        mpos = pd.Index(list(rec.models)).get_indexer(model.uniques)[model.codes]
+        ipos_g = pd.MultiIndex.from_arrays([rec.items.benchmark, rec.items.item_id]).get_indexer(
+            pd.MultiIndex.from_arrays([bench.uniques[g_b], g_item]))
+        ipos = ipos_g[grp]
+        keep = ipos >= 0                    # rows of items dropped by intersect=True
+        M, N = len(rec.models), len(rec.items)
+        upd: dict[str, np.ndarray] = {}
+        if want_pred:
+            P = np.full((M, N, K), PRED_ABSENT, dtype=np.int16)
+            P[mpos[keep], ipos[keep], cfg[keep]] = pred[0][keep]
+            upd["pred"] = P
+        if want_margin:
+            A = np.full((M, N, K), np.nan)
+            A[mpos[keep], ipos[keep], cfg[keep]] = margin[0][keep]
+            upd["margin"] = A
+        rec = replace(rec, **upd)
+    return rec
+
+
+def table_frame(records: Records) -> "pd.DataFrame":
+    """``records`` as the long table, rows ordered model, item, config (``options`` is not kept)."""
+    import pandas as pd
+
+    M, N, K = records.shape
+    it = records.items
+    data: dict[str, Any] = {
+        "model": np.repeat(np.array(records.models, dtype=object), N * K),
+        "benchmark": np.tile(np.repeat(it.benchmark.astype(object), K), M),
+        "item_id": np.tile(np.repeat(it.item_id.astype(object), K), M),
+        "config": np.tile(np.array(records.grid.keys, dtype=object), M * N),
+        "correct": records.correct.reshape(-1).astype(np.int8),
+    }
+    if any(g is not None for g in it.gold):
+        gold = np.array([None if g is None else str(g) for g in it.gold], dtype=object)
+        data["gold"] = np.tile(np.repeat(gold, K), M)
+    if any(q is not None for q in it.question):
+        q = np.array(it.question, dtype=object)
+        data["question"] = np.tile(np.repeat(q, K), M)
+    if records.pred is not None:
+        p = records.pred.reshape(-1)
+        data["pred"] = pd.array(np.where(p == PRED_ABSENT, 0, p), dtype="Int16")
+        data["pred"][p == PRED_ABSENT] = pd.NA
+    if records.margin is not None:
+        data["margin"] = records.margin.reshape(-1)
+    return pd.DataFrame(data)
+
+
+def write_table(records: Records, path: str | os.PathLike[str], *, write_grid: bool = True) -> Path:
+    """Write ``records`` as a long table (CSV/TSV or Parquet by suffix), plus grid.json next to it.
+
+    Byte-identical output for equal records (same library versions for Parquet).
+    ``options`` texts are not part of the table and are not written.
+    """
+    import io
+
+    from .writer import atomic_write_bytes
+    from .writer import write_grid as _write_grid
+
+    p = Path(path)
+    suffix = p.suffix.lower()
+    df = table_frame(records)
+    if suffix in CSV_SUFFIXES:
+        data = df.to_csv(index=False, sep=CSV_SUFFIXES[suffix], lineterminator="\n",
+                         na_rep="").encode("utf-8")
+    elif suffix in PARQUET_SUFFIXES:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        buf = io.BytesIO()
+        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), buf)
+        data = buf.getvalue()
+    else:
+        raise RecordsError.one(str(p), None, f"unknown table type {suffix!r}",
+                               fix="use .csv, .tsv, .parquet or .pq")
+    atomic_write_bytes(p, data)
+    if write_grid:
+        _write_grid(records.grid, p.parent)
+    return p
+
+
+__all__ = ["read_table", "table_frame", "write_table"]
