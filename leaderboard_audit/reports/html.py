@@ -1,0 +1,274 @@
+"""Self-contained HTML report: one file, no network, no script.
+
+The paper's four figures are inline SVG (``reports.svg``), the styles are inline,
+and a Content-Security-Policy (``default-src 'none'``) forbids every fetch, so the
+file renders the same offline. Every string from the records (model names, config
+keys, item text, legend values, messages) is HTML-escaped with ``e``.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .svg import FIGURES, esc as e
+from .text import num, signed
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222;line-height:1.4}
+h1{margin-bottom:.2em} h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
+table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:13px}
+th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
+th{background:#f4f4f4} td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.pass{color:#1a7f37} .warn{color:#9a6700;font-weight:bold} .fail{color:#cf222e;font-weight:bold}
+.st{white-space:nowrap;text-transform:uppercase;font-size:12px}
+figure{margin:1.5em 0;border:1px solid #eee;padding:.6em;overflow-x:auto}
+figcaption{font-size:13px;color:#444;max-width:820px}
+.msg{font-size:12px;max-width:560px} .q{font-size:12px;max-width:520px;white-space:pre-wrap}
+.legend-text{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:12px;max-width:420px}
+details{margin:.8em 0} summary{cursor:pointer;font-weight:bold}
+.state{font-size:15px;padding:.5em .8em;border-left:4px solid #999;background:#fafafa}
+"""
+
+
+def _status(st: str) -> str:
+    return f'<span class="st {e(st)}">{e(st)}</span>'
+
+
+def _n(x: Any, nd: int = 3) -> str:
+    return f'<td class="n">{e(num(x, nd))}</td>'
+
+
+def _td(html_cell: str, cls: str = "") -> str:
+    return f'<td{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}>{html_cell}</td>'
+
+
+def _table(headers: list[str], rows: list[str], cls: str = "") -> str:
+    head = "".join(f"<th>{e(h)}</th>" for h in headers)
+    body = "".join(f"<tr>{r}</tr>" for r in rows)
+    return f'<table{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _ci(ci: Any) -> str:
+    return "n/a" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def verdicts_table(verdicts: list[dict[str, Any]]) -> str:
+    rows = [_td(_status(v["status"])) + _td(e(v["id"])) +
+            (_n(v["value"]) if not isinstance(v["value"], str) else _td(e(v["value"]))) +
+            _n(v["threshold"]) + f'<td class="n">{e(signed(v["margin"]))}</td>' + _td(e(v["message"]), "msg")
+            for v in verdicts]
+    return _table(["status", "check", "value", "threshold", "margin", "message"], rows, "verdicts")
+
+
+def leaderboard_table(s: dict[str, Any]) -> str:
+    ranges = s["champions"]["rank_range"]
+    rows = [f'<td class="n">{r["rank"]}{"=" if r.get("tie") else ""}</td>' + _td(e(r["model"])) +
+            "".join(_n(r[k]) for k in ("reference", "min", "max", "spread", "robust", "optimistic", "config_lucky")) +
+            _td(e("{}-{}".format(*ranges.get(r["model"], ["?", "?"])))) for r in s["leaderboard"]]
+    return _table(["rank", "model", "reference", "min", "max", "spread", "robust", "optimistic", "config-lucky",
+                   "rank range"], rows, "leaderboard")
+
+
+def pairs_table(s: dict[str, Any]) -> str:
+    K = s["n_configs"]
+    rows = []
+    for p in s["pairs"]:
+        kind = "manufactured" if p["manufactured"] else ("tie" if p["robust_tie"] else "identified")
+        rows.append(_td(f"{e(p['higher'])} &gt; {e(p['lower'])}") + _n(p["gap"]) + _n(p["gap_items"]) +
+                    _n(p["fragile_share"], 2) + _n(p["robust_items"]) + _n(p["higher_only"]) + _n(p["lower_only"]) +
+                    _td(e(_ci(p["ci"]))) + _td(f"<b>{kind}</b>" if p["manufactured"] else kind) +
+                    _td(f"{p['reversing']}/{K}"))
+    return _table(["pair", "gap", "gap items", "fragile share", "J (robust items)", "higher only", "lower only",
+                   "robust diff 95% CI", "order", "reversing"], rows, "pairs")
+
+
+def champions_block(s: dict[str, Any]) -> str:
+    ch = s["champions"]
+    kt = ch["kendall_tau"]
+    head = (f"<p>Champion set ({ch['count']}): {', '.join(e(m) for m in ch['set'])}; outright: "
+            f"{', '.join(e(m) for m in ch['outright']) or '-'}; top-3 reached by {len(ch['top3'])}; Kendall tau vs "
+            f"reference: mean {e(num(kt['mean'], 2))}, min {e(num(kt['min'], 2))}. Exact ties: every tied model "
+            f"wins (competition ranking).</p>")
+    rows = [_td(e(c["config"])) + _td(e(" / ".join(c["winners"]))) + _n(c["accuracy"]) +
+            _td(e(c["runner_up"] or "-")) + _n(c["margin"]) + _n(c["margin_items"]) for c in ch["per_config"]]
+    return head + _table(["config", "winner(s)", "accuracy", "runner-up", "margin", "margin items"], rows, "champions")
+
+
+def axes_table(s: dict[str, Any]) -> str:
+    ax = s["axes"]
+    axes = ("ordering", "format", "scoring", "joint")
+    rows = [_td(e(r["model"])) + "".join(_n(ax["robust_accuracy"][r["model"]][a]) for a in axes) +
+            _td(e(ax["most_destructive"].get(r["model"], "-"))) for r in s["leaderboard"]]
+    rows.append(_td("mean") + "".join(_n(ax["mean"][a]) for a in axes) + _td(""))
+    rows.append(_td("min Kendall tau") + "".join(_n(ax["axis_kendall_min"].get(a), 2) for a in axes) + _td(""))
+    sizes = {a: len(ax["groups"].get(a, [])) for a in axes}
+    groups = "".join(f"<li>{e(a)}: {', '.join(e(k) for k in ax['groups'].get(a, []))}</li>" for a in axes)
+    return (_table(["model", *(f"{a} ({sizes[a]} configs)" for a in axes), "most destructive"], rows, "axes") +
+            f"<details><summary>axis groups</summary><ul>{groups}</ul></details>")
+
+
+def other_block(s: dict[str, Any]) -> str:
+    c = s["compression"]
+    br = s["brittleness"]
+    per = ", ".join(f"{e(r['model'])} {br[r['model']]['brittleness']:.2f}" for r in s["leaderboard"] if r["model"] in br)
+    out = (f"<ul><li>Compression (k={e(c['k'])}): corr(disc, fragility) {e(num(c['corr'], 2))} {e(_ci(c['ci']))}; "
+           f"{e(c['distinct_disc_values'])} distinct disc values, cutoff {e(c['cutoff_above'])} above + "
+           f"{e(c['cutoff_ties'])} tied; mean fragility top-k {e(num(c['mean_fragility_topk']))} vs all "
+           f"{e(num(c['mean_fragility_all']))}; champions full {e(c['champions_full'])}, top-k mean "
+           f"{e(num(c['champions_topk_mean'], 2))}, random {e(num(c['champions_random_mean'], 2))}</li>"
+           f"<li>Brittleness V_prompt/V: {per}</li>")
+    if "pi_benchmark" in br:
+        out += "<li>Per benchmark: " + ", ".join(f"{e(b)} {v:.2f}" for b, v in sorted(br["pi_benchmark"].items())) + "</li>"
+    return out + "</ul>"
+
+
+def evidence_block(s: dict[str, Any]) -> str:
+    parts = []
+    for p in s["pairs"]:
+        ev = p.get("fragile_evidence")
+        if not ev:
+            continue
+        rows = [_td(e(i["item_id"])) + _td(e(i["favours"])) + _td(f"{i['higher_configs']}/{i['configs']}") +
+                _td(f"{i['lower_configs']}/{i['configs']}") + _td(e(i["question"]) if i.get("question") else "-", "q")
+                for i in ev["items"]]
+        parts.append(f"<h4>{e(p['higher'])} &gt; {e(p['lower'])} (manufactured)</h4><p>{ev['higher_right']} fragile "
+                     f"items favour the higher model and {ev['lower_right']} the lower under the reference (net "
+                     f"{ev['net_items']} of the {p['gap_items']}-item gap); showing {ev['shown']} "
+                     f"(cap {ev['cap']}). {e(ev['rule'])}.</p>" +
+                     _table(["item", "right under reference for", "higher right in", "lower right in", "question"],
+                            rows, "evidence"))
+    if not parts:
+        return ""
+    return "<h3>Evidence: the items that carry manufactured gaps</h3>" + "".join(parts)
+
+
+def scope_section(name: str, s: dict[str, Any]) -> str:
+    return (f"<p>{s['n_models']} models x {s['n_items']} items x {s['n_configs']} configs; reference "
+            f"{e(s['reference'])}.</p>"
+            f"<h3>Leaderboard and bands (Table 1, Figure 1)</h3>{leaderboard_table(s)}"
+            f"<h3>Adjacent pairs (Table 2, Figure 2)</h3><p>J = items robust for both models. With no disagreement "
+            f"in one direction a CI bound sits at 0 by construction: read higher only / lower only beside the CI.</p>"
+            f"{pairs_table(s)}<h3>Champions (Figure 3)</h3>{champions_block(s)}"
+            f"<h3>Axes (Table 3, Figure 4)</h3>{axes_table(s)}{other_block(s)}{evidence_block(s)}"
+            f"<h3>Verdicts</h3>{verdicts_table(s['verdicts'])}")
+
+
+def figures_section(name: str, s: dict[str, Any]) -> str:
+    out = [f"<h2>Figures (scope {e(name)})</h2>"]
+    for fid, label, fn, caption in FIGURES:
+        out.append(f'<figure id="{fid}" class="audit-figure">{fn(s)}<figcaption><b>{e(label)}.</b> '
+                   f"{e(caption)}</figcaption></figure>")
+    return "".join(out)
+
+
+def submission_section(report: dict[str, Any]) -> str:
+    from ..submission import state_line
+    sub = report["submission_audit"]
+    rows = []
+    for scope, s in sub["scopes"].items():
+        for n in s["newcomers"]:
+            def pair(p: Any) -> str:
+                if p is None:
+                    return "-"
+                kind = "manufactured" if p["manufactured"] else ("tie" if p["robust_tie"] else "identified")
+                v = p["verdict"]
+                return (f"{e(p['higher'])} &gt; {e(p['lower'])}: {kind} ({p['gap_items']} items; J {p['robust_items']}, "
+                        f"higher only {p['higher_only']}, lower only {p['lower_only']}, CI {e(_ci(p['ci']))}; reversing "
+                        f"{p['reversing']}/{s['n_configs']}) {_status(v['status'])} margin {e(signed(v['margin']))}")
+            ch = n["champion"]
+            champ = ("no" if not ch["enters"] else "; ".join(
+                f"{e(w['config'])} {'(tie)' if w['tie'] else 'by ' + str(w['margin_items']) + ' items'} over "
+                f"{e(' / '.join(w['displaced']))}" for w in ch["configs"]))
+            bv = n["band_verdict"]
+            rows.append(_td(e(scope)) + _td(e(n["model"])) + _td(f"{n['rank']}/{n['of']}") +
+                        _td("{}-{}".format(*n["rank_range"])) +
+                        _td(f"{e(num(n['band']['spread']))} {_status(bv['status'])} {e(signed(bv['margin']))}") +
+                        _td(pair(n["above"]), "msg") + _td(pair(n["below"]), "msg") + _td(champ, "msg"))
+    t1 = _table(["scope", "model", "rank", "rank range", "band spread", "pair above", "pair below", "wins configs"],
+                rows, "submission")
+    rows = []
+    for scope, s in sub["scopes"].items():
+        cv, before = s["champions_verdict"], s.get("champions_verdict_without")
+        broken = "; ".join(
+            f"{e(b['higher'])} &gt; {e(b['lower'])} (" +
+            ("split by " + ", ".join(e(x) for x in b["between"]) if b["how"] == "split"
+             else f"{e(b['status_before'])} -&gt; {e(b['status_after'])}") + ")" for b in s["broken"]) or "-"
+        rows.append(_td(e(scope)) + _td(", ".join(e(m) for m in s["champions_without"]) or "-") +
+                    _td(", ".join(e(m) for m in s["champions_with"])) +
+                    _td(f"{_status(cv['status'])} {e(signed(cv['margin']))}" +
+                        (f" (without it: {_status(before['status'])})" if before else "")) +
+                    _td(f"{len(s['broken'])}/{s['existing_pairs']}") + _td(broken, "msg"))
+    t2 = _table(["scope", "champions without", "champions with", "champions verdict", "broken", "broken orderings"],
+                rows, "submission-champions")
+    return (f'<section id="submission"><h2>Submission gate</h2><p class="state">{e(state_line(sub))}</p>'
+            f"{t1}{t2}</section>")
+
+
+def legend_section(legend: dict[str, Any]) -> str:
+    configs = legend.get("configs", [])
+    core = ["key", "scoring", "template", "ordering", "permutation"]
+    extra = sorted({k for c in configs for k in c} - set(core))
+    rows = []
+    for c in configs:
+        cells = []
+        for k in core + extra:
+            v = c.get(k)
+            txt = "-" if v is None else (v if isinstance(v, str) else json.dumps(v, sort_keys=True, ensure_ascii=False))
+            cell = e(txt)
+            if k == "key" and v == legend.get("reference"):
+                cell = f"<b>{cell}</b> (reference)"
+            cells.append(_td(cell, "legend-text" if k not in ("key", "scoring", "ordering") else ""))
+        rows.append("".join(cells))
+    grid_extra = {k: v for k, v in legend.items() if k not in ("configs", "format", "reference", "inferred")}
+    items = "".join(f"<li>{e(k)}: <span class=\"legend-text\">"
+                    f"{e(v if isinstance(v, str) else json.dumps(v, sort_keys=True, ensure_ascii=False))}</span></li>"
+                    for k, v in sorted(grid_extra.items()))
+    note = "<p>The legend was inferred from the config keys (no grid.json).</p>" if legend.get("inferred") else ""
+    return (f'<section id="legend"><h2>Legend: every harness configuration</h2>{note}'
+            f"{'<ul>' + items + '</ul>' if items else ''}{_table(core + extra, rows, 'legend')}</section>")
+
+
+def render_html(report: dict[str, Any]) -> str:
+    rec = report.get("records", {})
+    scopes = report.get("scopes", {})
+    verdicts = [v for s in scopes.values() for v in s.get("verdicts", [])]
+    counts = {st: sum(v["status"] == st for v in verdicts) for st in ("pass", "warn", "fail")}
+    sha = rec.get("sha256")
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           "<title>Leaderboard audit</title>", f"<style>{STYLE}</style></head><body>",
+           "<header><h1>Leaderboard audit</h1>",
+           f"<p>Records {e(rec.get('path', ''))}{' (sha256 ' + e(sha[:12]) + ')' if sha else ''}: "
+           f"{len(rec.get('models', []))} models, {e(rec.get('items'))} items, {len(rec.get('configs', []))} configs, "
+           f"benchmarks {', '.join(e(b) for b in rec.get('benchmarks', []))}; seed {e(report.get('seed'))}, "
+           f"{e(report.get('bootstrap'))} bootstrap resamples.</p>",
+           f'<p class="state"><span class="pass">{counts["pass"]} pass</span>, <span class="warn">{counts["warn"]} '
+           f'warn</span>, <span class="fail">{counts["fail"]} fail</span>. Margin = signed distance from the value to '
+           "the pass region (negative outside it).</p></header>"]
+    if "submission_audit" in report:
+        out.append(submission_section(report))
+    if scopes:
+        first = "pooled" if "pooled" in scopes else next(iter(scopes))
+        out.append(f'<section id="figures">{figures_section(first, scopes[first])}</section>')
+    bad = sorted((v for v in verdicts if v["status"] != "pass"), key=lambda v: (v["status"] != "fail", v["id"]))
+    if bad:
+        out.append(f'<section id="attention"><details open><summary>Verdicts needing attention ({len(bad)}, every '
+                   f"scope)</summary>{verdicts_table(bad)}</details></section>")
+    for j, (name, s) in enumerate(scopes.items()):
+        c = {st: sum(v["status"] == st for v in s["verdicts"]) for st in ("pass", "warn", "fail")}
+        head = f"Scope {e(name)}: {c['pass']} pass, {c['warn']} warn, {c['fail']} fail"
+        if j == 0:
+            out.append(f'<section class="scope" id="scope-{j}"><h2>{head}</h2>{scope_section(name, s)}</section>')
+        else:
+            out.append(f'<section class="scope" id="scope-{j}"><details><summary>{head}</summary>'
+                       f"{scope_section(name, s)}</details></section>")
+    if "legend" in report:
+        out.append(legend_section(report["legend"]))
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["CSP", "render_html"]

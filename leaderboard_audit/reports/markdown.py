@@ -1,0 +1,245 @@
+"""Markdown report (GitHub-flavoured; fits a job's ``$GITHUB_STEP_SUMMARY``).
+
+Every string that comes from the records (model names, config keys, item text,
+legend values, verdict messages that quote them) goes through ``md``: HTML
+special characters become entities (GitHub renders raw HTML) and Markdown
+punctuation, ``|`` included, is backslash-escaped, so a name cannot open a tag,
+a link or a table column.
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+from .text import num, signed
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~^$-])")
+STATUS = {"pass": "pass", "warn": "**WARN**", "fail": "**FAIL**"}
+BENCH_DETAILS = True
+
+
+def md(s: Any, width: int | None = None) -> str:
+    """Untrusted text -> inert Markdown (one line)."""
+    text = "".join(ch if ch >= " " and ch != "\x7f" else " " for ch in str(s))
+    if width is not None and len(text) > width:
+        text = text[: width - 1] + "…"
+    return html.escape(_MD_SPECIAL.sub(r"\\\1", text), quote=True)
+
+
+def _table(headers: list[str], rows: list[list[Any]]) -> list[str]:
+    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return out + [""]
+
+
+def _ci(ci: Any) -> str:
+    return "n/a" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def _status(v: dict[str, Any]) -> str:
+    return STATUS.get(v["status"], md(v["status"]))
+
+
+def verdict_rows(verdicts: list[dict[str, Any]]) -> list[list[Any]]:
+    return [[_status(v), md(v["id"]), num(v["value"]) if not isinstance(v["value"], str) else md(v["value"]),
+             num(v["threshold"]), signed(v["margin"]), md(v["message"])] for v in verdicts]
+
+
+def leaderboard_md(s: dict[str, Any]) -> list[str]:
+    ranges = s["champions"]["rank_range"]
+    rows = [[f"{r['rank']}{'=' if r.get('tie') else ''}", md(r["model"]), num(r["reference"]), num(r["min"]),
+             num(r["max"]), num(r["spread"]), num(r["robust"]), num(r["optimistic"]), num(r["config_lucky"]),
+             "{}-{}".format(*ranges.get(r["model"], ["?", "?"]))] for r in s["leaderboard"]]
+    return _table(["rank", "model", "reference", "min", "max", "spread", "robust", "optimistic",
+                   "config-lucky", "rank range"], rows)
+
+
+def pairs_md(s: dict[str, Any]) -> list[str]:
+    K = s["n_configs"]
+    rows = [[f"{md(p['higher'])} &gt; {md(p['lower'])}", num(p["gap"]), p["gap_items"], num(p["fragile_share"], 2),
+             p["robust_items"], p["higher_only"], p["lower_only"], _ci(p["ci"]),
+             "**manufactured**" if p["manufactured"] else ("tie" if p["robust_tie"] else "identified"),
+             f"{p['reversing']}/{K}"] for p in s["pairs"]]
+    return _table(["pair", "gap", "gap items", "fragile share", "J (robust items)", "higher only",
+                   "lower only", "robust diff 95% CI", "order", "reversing"], rows)
+
+
+def champions_md(s: dict[str, Any]) -> list[str]:
+    ch = s["champions"]
+    kt = ch["kendall_tau"]
+    out = [f"Champion set ({ch['count']}): {', '.join(md(m) for m in ch['set'])}; outright: "
+           f"{', '.join(md(m) for m in ch['outright']) or '-'}; top-3 reached by {len(ch['top3'])}; Kendall tau "
+           f"vs reference: mean {num(kt['mean'], 2)}, min {num(kt['min'], 2)}. Exact ties: every tied model wins.", ""]
+    rows = [[md(c["config"]), md(" / ".join(c["winners"])), num(c["accuracy"]), md(c["runner_up"] or "-"),
+             num(c["margin"]), c["margin_items"]] for c in ch["per_config"]]
+    return out + _table(["config", "winner(s)", "accuracy", "runner-up", "margin", "margin items"], rows)
+
+
+def axes_md(s: dict[str, Any]) -> list[str]:
+    ax = s["axes"]
+    axes = ("ordering", "format", "scoring", "joint")
+    rows = [[md(r["model"]), *(num(ax["robust_accuracy"][r["model"]][a]) for a in axes),
+             md(ax["most_destructive"].get(r["model"], "-"))] for r in s["leaderboard"]]
+    rows.append(["mean", *(num(ax["mean"][a]) for a in axes), ""])
+    rows.append(["min Kendall tau", *(num(ax["axis_kendall_min"].get(a), 2) for a in axes), ""])
+    sizes = {a: len(ax["groups"].get(a, [])) for a in axes}
+    return _table(["model", *(f"{a} ({sizes[a]})" for a in axes), "most destructive"], rows)
+
+
+def other_md(s: dict[str, Any]) -> list[str]:
+    c = s["compression"]
+    br = s["brittleness"]
+    per = ", ".join(f"{md(r['model'])} {br[r['model']]['brittleness']:.2f}" for r in s["leaderboard"]
+                    if r["model"] in br)
+    out = [f"- Compression (k={c['k']}): corr(disc, fragility) {num(c['corr'], 2)} {_ci(c['ci'])}; "
+           f"{c['distinct_disc_values']} distinct disc values, cutoff {c['cutoff_above']} above + "
+           f"{c['cutoff_ties']} tied; mean fragility top-k {num(c['mean_fragility_topk'])} vs all "
+           f"{num(c['mean_fragility_all'])}; champions full {c['champions_full']}, top-k mean "
+           f"{num(c['champions_topk_mean'], 2)}, random {num(c['champions_random_mean'], 2)}",
+           f"- Brittleness V_prompt/V: {per}"]
+    if "pi_benchmark" in br:
+        out.append("- Per benchmark: " + ", ".join(f"{md(b)} {v:.2f}" for b, v in sorted(br["pi_benchmark"].items())))
+    return out + [""]
+
+
+def evidence_md(s: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for p in s["pairs"]:
+        ev = p.get("fragile_evidence")
+        if not ev:
+            continue
+        out.append(f"**{md(p['higher'])} &gt; {md(p['lower'])}** (manufactured): {ev['higher_right']} fragile items "
+                   f"favour the higher model and {ev['lower_right']} the lower under the reference (net "
+                   f"{ev['net_items']} of the {p['gap_items']}-item gap); showing {ev['shown']}.")
+        out.append("")
+        rows = [[md(i["item_id"]), "higher" if i["favours"] == "higher" else "lower",
+                 f"{i['higher_configs']}/{i['configs']}", f"{i['lower_configs']}/{i['configs']}",
+                 md(i["question"], 200) if i.get("question") else "-"] for i in ev["items"]]
+        out += _table(["item", "right under reference for", "higher right in", "lower right in", "question"], rows)
+    return out
+
+
+def scope_md(name: str, s: dict[str, Any], level: int = 2) -> list[str]:
+    h = "#" * level
+    out = [f"{h} Scope {md(name)}: {s['n_models']} models x {s['n_items']} items x {s['n_configs']} configs "
+           f"(reference {md(s['reference'])})", ""]
+    out += [f"{h}# Leaderboard and bands (Table 1, Figure 1)", ""] + leaderboard_md(s)
+    out += [f"{h}# Adjacent pairs (Table 2, Figure 2)", "",
+            "J = items robust for both models. With no disagreement in one direction a CI bound sits at 0 by "
+            "construction, so read *higher only* / *lower only* beside the CI.", ""] + pairs_md(s)
+    out += [f"{h}# Champions (Figure 3)", ""] + champions_md(s)
+    out += [f"{h}# Axes (Table 3, Figure 4)", ""] + axes_md(s)
+    out += other_md(s)
+    ev = evidence_md(s)
+    if ev:
+        out += [f"{h}# Evidence: the items that carry manufactured gaps", ""] + ev
+    out += [f"{h}# Verdicts", ""] + _table(["status", "check", "value", "threshold", "margin", "message"],
+                                           verdict_rows(s["verdicts"]))
+    return out
+
+
+def submission_md(report: dict[str, Any]) -> list[str]:
+    from ..submission import state_line
+    sub = report["submission_audit"]
+    out = ["## Submission gate", "", md(state_line(sub)), ""]
+    rows = []
+    for scope, s in sub["scopes"].items():
+        for n in s["newcomers"]:
+            def pair(p: Any) -> str:
+                if p is None:
+                    return "-"
+                kind = "manufactured" if p["manufactured"] else ("tie" if p["robust_tie"] else "identified")
+                v = p["verdict"]
+                return (f"{md(p['higher'])} &gt; {md(p['lower'])}: {kind} ({p['gap_items']} items; J {p['robust_items']}, "
+                        f"h {p['higher_only']}, l {p['lower_only']}; rev {p['reversing']}) {_status(v)} {signed(v['margin'])}")
+            ch = n["champion"]
+            champ = ("no" if not ch["enters"] else "; ".join(
+                f"{md(w['config'])} {'tie' if w['tie'] else 'by ' + str(w['margin_items'])}" for w in ch["configs"]))
+            rows.append([md(scope), md(n["model"]), f"{n['rank']}/{n['of']}", "{}-{}".format(*n["rank_range"]),
+                         f"{num(n['band']['spread'])} {_status(n['band_verdict'])} {signed(n['band_verdict']['margin'])}",
+                         pair(n["above"]), pair(n["below"]), champ])
+    out += _table(["scope", "model", "rank", "rank range", "band spread", "pair above", "pair below",
+                   "wins configs"], rows)
+    rows = []
+    for scope, s in sub["scopes"].items():
+        cv = s["champions_verdict"]
+        before = s.get("champions_verdict_without")
+        broken = "; ".join(
+            f"{md(b['higher'])} &gt; {md(b['lower'])} ({'split by ' + ', '.join(md(x) for x in b['between']) if b['how'] == 'split' else b['status_before'] + ' -> ' + b['status_after']})"
+            for b in s["broken"]) or "-"
+        rows.append([md(scope), ", ".join(md(m) for m in s["champions_without"]) or "-",
+                     ", ".join(md(m) for m in s["champions_with"]),
+                     f"{_status(cv)} {signed(cv['margin'])}" + (f" (was {_status(before)})" if before else ""),
+                     f"{len(s['broken'])}/{s['existing_pairs']}", broken])
+    out += _table(["scope", "champions without", "champions with", "champions verdict", "broken",
+                   "broken orderings"], rows)
+    return out
+
+
+def legend_md(legend: dict[str, Any]) -> list[str]:
+    configs = legend.get("configs", [])
+    core = ["key", "scoring", "template", "ordering", "permutation"]
+    extra = sorted({k for c in configs for k in c} - set(core))
+    rows = []
+    for c in configs:
+        cells = []
+        for k in core + extra:
+            v = c.get(k)
+            if v is None:
+                cells.append("-")
+            elif isinstance(v, str):
+                cells.append(md(v))
+            else:
+                cells.append(md(json.dumps(v, sort_keys=True, ensure_ascii=False)))
+        if c.get("key") == legend.get("reference"):
+            cells[0] = f"**{cells[0]}** (reference)"
+        rows.append(cells)
+    out = ["## Legend: every harness configuration", ""]
+    grid_extra = {k: v for k, v in legend.items() if k not in ("configs", "format", "reference", "inferred")}
+    if legend.get("inferred"):
+        out += ["The legend was inferred from the config keys (no grid.json).", ""]
+    for k, v in sorted(grid_extra.items()):
+        out.append(f"- {md(k)}: {md(v if isinstance(v, str) else json.dumps(v, sort_keys=True, ensure_ascii=False))}")
+    if grid_extra:
+        out.append("")
+    return out + _table([md(k) for k in core + extra], rows)
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    rec = report.get("records", {})
+    verdicts = [v for s in report.get("scopes", {}).values() for v in s.get("verdicts", [])]
+    counts = {st: sum(v["status"] == st for v in verdicts) for st in ("pass", "warn", "fail")}
+    sha = rec.get("sha256")
+    out = ["# Leaderboard audit", "",
+           f"Records {md(rec.get('path', ''))}{' (sha256 ' + md(sha[:12]) + ')' if sha else ''}: "
+           f"{len(rec.get('models', []))} models, {rec.get('items')} items, {len(rec.get('configs', []))} configs, "
+           f"benchmarks {', '.join(md(b) for b in rec.get('benchmarks', []))}; seed {report.get('seed')}, "
+           f"{report.get('bootstrap')} bootstrap resamples.", "",
+           f"**{counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail** "
+           "(margin = signed distance from the value to the pass region: negative outside it).", ""]
+    if "submission_audit" in report:
+        out += submission_md(report)
+    bad = sorted((v for v in verdicts if v["status"] != "pass"), key=lambda v: (v["status"] != "fail", v["id"]))
+    if bad:
+        out += ["## Verdicts needing attention", ""]
+        out += _table(["status", "check", "value", "threshold", "margin", "message"], verdict_rows(bad))
+    scopes = report.get("scopes", {})
+    for j, (name, s) in enumerate(scopes.items()):
+        if j == 0 or not BENCH_DETAILS:
+            out += scope_md(name, s)
+        else:
+            out += [f"<details><summary>Scope {html.escape(str(name))}: {counts_of(s)}</summary>", ""]
+            out += scope_md(name, s, level=3) + ["</details>", ""]
+    if "legend" in report:
+        out += legend_md(report["legend"])
+    return "\n".join(out).rstrip() + "\n"
+
+
+def counts_of(s: dict[str, Any]) -> str:
+    c = {st: sum(v["status"] == st for v in s.get("verdicts", [])) for st in ("pass", "warn", "fail")}
+    return f"{c['pass']} pass, {c['warn']} warn, {c['fail']} fail"
+
+
+__all__ = ["md", "render_markdown"]

@@ -1,0 +1,269 @@
+"""The paper's Figures 1-4 as inline SVG, from one scope of a report-v1 dict.
+
+Pure standard library: every string that comes from the records (model names,
+config keys) goes through ``esc`` (XML escaping), long names are cut in the label
+and given in full in a ``<title>`` tooltip.
+"""
+from __future__ import annotations
+
+import html
+from typing import Any
+
+ORANGE = "#e66100"
+BLUE = "#1f5fbf"
+GREY = "#777777"
+LIGHT = "#c9d7ea"
+AXIS_COLORS = {"ordering": "#4c78a8", "format": "#f58518", "scoring": "#54a24b", "joint": "#444444"}
+AXES = ("ordering", "format", "scoring", "joint")
+
+WIDTH = 820
+LEFT = 230          # label column
+RIGHT = 175         # room for value labels
+TOP = 34
+ROW = 24
+LABEL_CHARS = 32
+
+
+def esc(s: Any) -> str:
+    """XML/HTML-escape (quotes too) after dropping control characters."""
+    text = "".join(ch if (ch >= " " or ch in "\t") and ch != "\x7f" else "\ufffd" for ch in str(s))
+    return html.escape(text, quote=True)
+
+
+def _cut(s: str, n: int = LABEL_CHARS) -> str:
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def _f(x: float) -> str:
+    return f"{x:.1f}"
+
+
+class Scale:
+    def __init__(self, lo: float, hi: float, x0: float = LEFT, x1: float = WIDTH - RIGHT):
+        if hi <= lo:
+            hi = lo + 1.0
+        self.lo, self.hi, self.x0, self.x1 = lo, hi, x0, x1
+
+    def __call__(self, v: float) -> float:
+        return self.x0 + (v - self.lo) / (self.hi - self.lo) * (self.x1 - self.x0)
+
+
+def _svg(fig_id: str, height: float, title: str, body: list[str]) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" id="{fig_id}-svg" class="figure-svg" role="img" '
+            f'aria-labelledby="{fig_id}-title" width="{WIDTH}" height="{_f(height)}" '
+            f'viewBox="0 0 {WIDTH} {_f(height)}" font-family="system-ui, sans-serif" font-size="12">'
+            f'<title id="{fig_id}-title">{esc(title)}</title>' + "".join(body) + "</svg>")
+
+
+def _label(y: float, text: str, extra: str = "") -> str:
+    return (f'<text x="{LEFT - 8}" y="{_f(y + 4)}" text-anchor="end"{extra}><title>{esc(text)}</title>'
+            f'{esc(_cut(text))}</text>')
+
+
+def _x_axis(sc: Scale, y: float, ticks: list[float], fmt: Any = lambda v: f"{v:g}", label: str = "") -> list[str]:
+    out = [f'<line x1="{_f(sc.x0)}" y1="{_f(y)}" x2="{_f(sc.x1)}" y2="{_f(y)}" stroke="#333"/>']
+    for t in ticks:
+        x = sc(t)
+        out.append(f'<line x1="{_f(x)}" y1="{_f(y)}" x2="{_f(x)}" y2="{_f(y + 4)}" stroke="#333"/>')
+        out.append(f'<text x="{_f(x)}" y="{_f(y + 16)}" text-anchor="middle">{esc(fmt(t))}</text>')
+    if label:
+        out.append(f'<text x="{_f((sc.x0 + sc.x1) / 2)}" y="{_f(y + 30)}" text-anchor="middle">{esc(label)}</text>')
+    return out
+
+
+def _grid(sc: Scale, ticks: list[float], y0: float, y1: float) -> list[str]:
+    return [f'<line x1="{_f(sc(t))}" y1="{_f(y0)}" x2="{_f(sc(t))}" y2="{_f(y1)}" stroke="#eee"/>' for t in ticks]
+
+
+def _legend(items: list[tuple[str, str]], y: float = 14) -> list[str]:
+    out, x = [], LEFT
+    for color, text in items:
+        out.append(f'<rect x="{_f(x)}" y="{_f(y - 9)}" width="12" height="10" fill="{color}"/>')
+        out.append(f'<text x="{_f(x + 16)}" y="{_f(y)}">{esc(text)}</text>')
+        x += 24 + 6.5 * len(text)
+    return out
+
+
+def figure_band(s: dict[str, Any]) -> str:
+    """Figure 1: robust - reference - optimistic band per model, reference order."""
+    rows = s["leaderboard"]
+    h = TOP + ROW * len(rows) + 44
+    sc = Scale(0.0, 1.0)
+    ticks = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    body = _legend([(GREY, "robust .. optimistic"), (LIGHT, "min .. max single config"),
+                    ("#000", "reference")])
+    body += _grid(sc, ticks, TOP - 6, TOP + ROW * len(rows))
+    for j, r in enumerate(rows):
+        y = TOP + ROW * j + ROW / 2
+        lo, hi = sc(r["robust"]), sc(r["optimistic"])
+        body.append(f'<g class="band-row"><title>{esc(r["model"])}: robust {r["robust"]:.3f}, reference '
+                    f'{r["reference"]:.3f}, optimistic {r["optimistic"]:.3f}, single configs '
+                    f'{r["min"]:.3f}..{r["max"]:.3f}</title>')
+        body.append(f'<rect x="{_f(sc(r["min"]))}" y="{_f(y - 6)}" width="{_f(max(sc(r["max"]) - sc(r["min"]), 1))}" '
+                    f'height="12" fill="{LIGHT}"/>')
+        body.append(f'<line x1="{_f(lo)}" y1="{_f(y)}" x2="{_f(hi)}" y2="{_f(y)}" stroke="{GREY}" stroke-width="2"/>')
+        for x in (lo, hi):
+            body.append(f'<line x1="{_f(x)}" y1="{_f(y - 7)}" x2="{_f(x)}" y2="{_f(y + 7)}" stroke="{GREY}" '
+                        f'stroke-width="2"/>')
+        body.append(f'<circle cx="{_f(sc(r["reference"]))}" cy="{_f(y)}" r="4.5" fill="#000"/></g>')
+        body.append(_label(y, r["model"]))
+        body.append(f'<text x="{_f(sc.x1 + 8)}" y="{_f(y + 4)}">{r["robust"]:.2f} / {r["reference"]:.2f} / '
+                    f'{r["optimistic"]:.2f}</text>')
+    body += _x_axis(sc, TOP + ROW * len(rows), ticks, label="accuracy")
+    return _svg("fig1", h, "Figure 1: robust, reference and optimistic accuracy per model", body)
+
+
+def figure_pairs(s: dict[str, Any]) -> str:
+    """Figure 2: reference gap (bar) vs robust-item gap with its 95% CI (marker), per pair."""
+    pairs = s["pairs"]
+    vals = [0.0]
+    for p in pairs:
+        vals.append(p["gap"])
+        if p["ci"] is not None:
+            vals += list(p["ci"])
+        if p["robust_diff"] is not None:
+            vals.append(p["robust_diff"])
+    lo, hi = min(vals), max(vals)
+    pad = 0.05 * (hi - lo or 1.0)
+    sc = Scale(lo - pad, hi + pad)
+    n = max(len(pairs), 1)
+    h = TOP + ROW * n + 44
+    step = _nice_step(sc.hi - sc.lo)
+    ticks = _ticks(sc.lo, sc.hi, step)
+    body = _legend([(ORANGE, "reference gap"), (BLUE, "robust-item gap, 95% CI")])
+    body += _grid(sc, ticks, TOP - 6, TOP + ROW * n)
+    body.append(f'<line x1="{_f(sc(0))}" y1="{TOP - 6}" x2="{_f(sc(0))}" y2="{_f(TOP + ROW * n)}" stroke="#333"/>')
+    if not pairs:
+        body.append(f'<text x="{LEFT}" y="{TOP + 14}">no adjacent pairs (one model)</text>')
+    for j, p in enumerate(pairs):
+        y = TOP + ROW * j + ROW / 2
+        x0, x1 = sorted((sc(0), sc(p["gap"])))
+        fs = p["fragile_share"]
+        label = "no gap (tie)" if fs is None else f"fragile {fs:.0%}"
+        if p["manufactured"]:
+            label += " MANUF"
+        body.append(f'<g class="pair-row"><title>{esc(p["higher"])} &gt; {esc(p["lower"])}: gap {p["gap"]:.3f} '
+                    f'({p["gap_items"]} items), fragile share {"n/a" if fs is None else f"{fs:.3f}"}, robust items '
+                    f'{p["robust_items"]}, higher_only {p["higher_only"]}, lower_only {p["lower_only"]}</title>')
+        body.append(f'<rect x="{_f(x0)}" y="{_f(y - 7)}" width="{_f(max(x1 - x0, 1))}" height="14" '
+                    f'fill="{ORANGE}" opacity="0.85"/>')
+        if p["ci"] is not None:
+            c0, c1 = sc(p["ci"][0]), sc(p["ci"][1])
+            body.append(f'<line x1="{_f(c0)}" y1="{_f(y)}" x2="{_f(c1)}" y2="{_f(y)}" stroke="{BLUE}" stroke-width="2"/>')
+            for x in (c0, c1):
+                body.append(f'<line x1="{_f(x)}" y1="{_f(y - 5)}" x2="{_f(x)}" y2="{_f(y + 5)}" stroke="{BLUE}" '
+                            f'stroke-width="2"/>')
+        if p["robust_diff"] is not None:
+            body.append(f'<circle cx="{_f(sc(p["robust_diff"]))}" cy="{_f(y)}" r="4.5" fill="{BLUE}"/>')
+        body.append("</g>")
+        body.append(_label(y, f'{p["higher"]} > {p["lower"]}'))
+        bold = ' font-weight="bold"' if p["manufactured"] else ""
+        body.append(f'<text x="{_f(sc.x1 + 8)}" y="{_f(y + 4)}"{bold}>{esc(label)}</text>')
+    body += _x_axis(sc, TOP + ROW * n, ticks, fmt=lambda v: f"{v:+.2f}" if v else "0",
+                    label="accuracy gap (higher minus lower)")
+    return _svg("fig2", h, "Figure 2: reference gap vs robust-item gap per adjacent pair", body)
+
+
+def figure_ranks(s: dict[str, Any]) -> str:
+    """Figure 3: rank range per model with its reference rank; champions highlighted."""
+    rows = s["leaderboard"]
+    ch = s["champions"]
+    M = max(len(rows), 1)
+    sc = Scale(0.5, M + 0.5)
+    h = TOP + ROW * len(rows) + 44
+    champs = set(ch["set"])
+    body = _legend([(ORANGE, "reaches rank 1 under some config (champion)"), (GREY, "other models"),
+                    ("#000", "reference rank")])
+    ticks = list(range(1, M + 1))
+    body += _grid(sc, [float(t) for t in ticks], TOP - 6, TOP + ROW * len(rows))
+    body.append(f'<line x1="{_f(sc(1))}" y1="{TOP - 6}" x2="{_f(sc(1))}" y2="{_f(TOP + ROW * len(rows))}" '
+                f'stroke="{ORANGE}" stroke-dasharray="4 3"/>')
+    for j, r in enumerate(rows):
+        m = r["model"]
+        y = TOP + ROW * j + ROW / 2
+        lo, hi = ch["rank_range"][m]
+        ref_rank = ch.get("reference_rank", {}).get(m, r["rank"])
+        color = ORANGE if m in champs else GREY
+        body.append(f'<g class="rank-row{" champion" if m in champs else ""}"><title>{esc(m)}: ranks {lo}-{hi}, '
+                    f'reference rank {ref_rank}</title>')
+        body.append(f'<rect x="{_f(sc(lo - 0.2))}" y="{_f(y - 5)}" width="{_f(sc(hi + 0.2) - sc(lo - 0.2))}" '
+                    f'height="10" rx="5" fill="{color}" opacity="0.8"/>')
+        body.append(f'<circle cx="{_f(sc(ref_rank))}" cy="{_f(y)}" r="4.5" fill="#000"/></g>')
+        body.append(_label(y, m, ' font-weight="bold"' if m in champs else ""))
+        body.append(f'<text x="{_f(sc.x1 + 8)}" y="{_f(y + 4)}">{lo}-{hi} (ref {ref_rank})</text>')
+    body += _x_axis(sc, TOP + ROW * len(rows), [float(t) for t in ticks], fmt=lambda v: f"{int(v)}",
+                    label="rank across configurations (competition ranking)")
+    return _svg("fig3", h, "Figure 3: rank range per model across configurations", body)
+
+
+def figure_axes(s: dict[str, Any]) -> str:
+    """Figure 4: axis-robust accuracy per model and axis (ordering, format, scoring, joint)."""
+    ax = s["axes"]
+    models = [r["model"] for r in s["leaderboard"]]
+    sub = 9
+    row = sub * 4 + 10
+    h = TOP + row * len(models) + 44
+    sc = Scale(0.0, 1.0)
+    ticks = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    sizes = {a: len(ax["groups"].get(a, [])) for a in AXES}
+    body = _legend([(AXIS_COLORS[a], f"{a} ({sizes[a]})") for a in AXES])
+    body += _grid(sc, ticks, TOP - 6, TOP + row * len(models))
+    for j, m in enumerate(models):
+        y0 = TOP + row * j + 5
+        vals = ax["robust_accuracy"][m]
+        body.append(f'<g class="axes-row"><title>{esc(m)}: ' +
+                    ", ".join(f"{a} {vals[a]:.3f}" for a in AXES) + "</title>")
+        for n, a in enumerate(AXES):
+            body.append(f'<rect x="{_f(sc(0))}" y="{_f(y0 + sub * n)}" width="{_f(max(sc(vals[a]) - sc(0), 0.5))}" '
+                        f'height="{sub - 1}" fill="{AXIS_COLORS[a]}"/>')
+        body.append("</g>")
+        body.append(_label(y0 + 2 * sub - 2, m))
+        body.append(f'<text x="{_f(sc.x1 + 8)}" y="{_f(y0 + 2 * sub + 2)}">most destructive: '
+                    f'{esc(ax["most_destructive"].get(m, "-"))}</text>')
+    body += _x_axis(sc, TOP + row * len(models), ticks, label="accuracy robust to the axis")
+    return _svg("fig4", h, "Figure 4: axis-robust accuracy per model", body)
+
+
+def _nice_step(span: float) -> float:
+    import math
+    raw = span / 6 or 0.1
+    mag = 10 ** math.floor(math.log10(raw))
+    for mult in (1, 2, 5, 10):
+        if raw <= mult * mag:
+            return mult * mag
+    return 10 * mag
+
+
+def _ticks(lo: float, hi: float, step: float) -> list[float]:
+    import math
+    start = math.ceil(lo / step) * step
+    out, v = [], start
+    while v <= hi + 1e-12:
+        out.append(round(v, 10))
+        v += step
+    return out
+
+
+FIGURES = (
+    ("fig-1", "Figure 1", figure_band,
+     "The same model, the same items, and many scores. Models in reference-leaderboard order, best at the top. "
+     "Each row runs from robust accuracy (items right under every configuration, left tick) to optimistic "
+     "accuracy (items right under at least one, right tick); the dot is the reference-configuration score, the "
+     "shaded box the range of single-configuration accuracies."),
+    ("fig-2", "Figure 2", figure_pairs,
+     "Every leaderboard gap, decomposed. For each adjacent pair the orange bar is the reference-config accuracy "
+     "gap (the order the leaderboard prints); the blue marker is the gap on the items both models answer "
+     "stably (unchanged across all configurations), with its 95% bootstrap CI. The label gives the fragile share "
+     "of the gap; MANUF marks a manufactured order (the CI contains 0). With no disagreement in one direction a "
+     "CI bound sits at 0 by construction: read the counts in the pairs table."),
+    ("fig-3", "Figure 3", figure_ranks,
+     "The configuration selects the champion. Each bar spans the ranks a model attains across the "
+     "configurations (competition ranking), with a dot at its reference rank; models that reach rank 1 under "
+     "some configuration are drawn in orange, and the dashed line marks rank 1."),
+    ("fig-4", "Figure 4", figure_axes,
+     "Which axis does the damage. For each model, four bars give the accuracy that survives varying one harness "
+     "axis with the others at the reference (option order, prompt format, scoring method) and the joint grid."),
+)
+
+
+__all__ = ["FIGURES", "esc", "figure_axes", "figure_band", "figure_pairs", "figure_ranks"]

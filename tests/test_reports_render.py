@@ -1,0 +1,213 @@
+"""Markdown and HTML reports: content, the paper's four figures, evidence, legend, and
+escaping of untrusted strings (model names, item text, legend values)."""
+from __future__ import annotations
+
+import dataclasses
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from builders import write
+from leaderboard_audit.records import Items, Records
+from leaderboard_audit.records.grid import Grid
+from leaderboard_audit.report import audit
+from leaderboard_audit.reports.evidence import EVIDENCE_CAP, enrich_report
+from leaderboard_audit.reports.html import render_html
+from leaderboard_audit.reports.markdown import md, render_markdown
+from leaderboard_audit.simulate import SimModel, SimSpec, demo_spec, simulate
+
+ARGS = ("-p", "no:cacheprovider", "-q")
+EVIL = "<script>alert(1)</script>"
+PIPE = "pipe|model"
+EVIL_Q = "Which <img src=x onerror=alert(2)> is | right? [link](http://evil.example)"
+EVIL_TEMPLATE = "Question: {q}\n</td><script>alert(3)</script> | A) {a}"
+
+
+def evil_records() -> Records:
+    """Twins with hostile names (a manufactured pair), hostile item text and legend."""
+    spec = SimSpec((SimModel(EVIL, 0.8, template_shift={"letter_plain": 0.8}),
+                    SimModel(PIPE, 0.8, twin_of=EVIL, template_shift={"instruction": 0.6}),
+                    SimModel("plain-model", -1.0)),
+                   {"bench": 80, "other|bench": 40}, seed=3)
+    r = simulate(spec)
+    it = r.items
+    items = Items(it.benchmark, it.item_id, it.gold, [f"{EVIL_Q} #{i}" for i in range(len(it))], it.options)
+    configs = tuple(dataclasses.replace(c, extra={"template_text": EVIL_TEMPLATE, "temperature": 0.0,
+                                                   "stop": ["</s>", "|"]})
+                    for c in r.grid.configs)
+    grid = Grid(configs, r.grid.reference, extra={"harness": "lm-eval <b>x</b> | 0.4"})
+    return dataclasses.replace(r, items=items, grid=grid)
+
+
+@pytest.fixture(scope="module")
+def evil_report() -> dict:
+    r = evil_records()
+    rep = audit(r, n_boot=500)
+    return enrich_report(rep, r, submission=[PIPE], n_boot=500)
+
+
+@pytest.fixture(scope="module")
+def demo_report() -> dict:
+    r = simulate(demo_spec(items_per_benchmark=60))
+    return enrich_report(audit(r, n_boot=500), r, submission=["borealis-8b"], n_boot=500)
+
+
+class Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str, str | None]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs += [(tag, k, v) for k, v in attrs]
+
+
+ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "h4", "p", "span",
+                "b", "section", "details", "summary", "table", "thead", "tbody", "tr", "th", "td", "ul", "li",
+                "figure", "figcaption", "svg", "g", "rect", "line", "circle", "text"}
+
+
+def test_html_escapes_untrusted_strings(evil_report):
+    text = render_html(evil_report)
+    parser = Tags()
+    parser.feed(text)
+    assert set(parser.tags) <= ALLOWED_TAGS, set(parser.tags) - ALLOWED_TAGS
+    assert not [a for a in parser.attrs if a[1].startswith("on") or a[1] in ("src", "href", "xlink:href")]
+    assert "<script" not in text and "<img" not in text and "<b>x</b>" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text       # the model name, shown as text
+    assert "pipe|model" in text
+    assert "&lt;img src=x onerror=alert(2)&gt;" in text          # item text in the evidence
+    assert "&lt;/td&gt;&lt;script&gt;alert(3)&lt;/script&gt;" in text  # legend template text
+    assert "lm-eval &lt;b&gt;x&lt;/b&gt; | 0.4" in text
+
+
+def _cells(line: str) -> int:
+    return len(re.findall(r"(?<!\\)\|", line))
+
+
+def test_markdown_escapes_untrusted_strings(evil_report):
+    text = render_markdown(evil_report)
+    assert "<script" not in text and "<img" not in text and "<b>" not in text
+    assert "&lt;script&gt;alert\\(1\\)&lt;/script&gt;" in text
+    assert "pipe\\|model" in text and "[link](" not in text
+    # every table keeps its column count whatever the names contain
+    lines = text.splitlines()
+    for j, line in enumerate(lines):
+        if line.startswith("|---"):
+            n = _cells(lines[j - 1])
+            k = j + 1
+            while k < len(lines) and lines[k].startswith("| "):
+                assert _cells(lines[k]) == n, lines[k]
+                k += 1
+    assert "alert\\(3\\)" in text and "template\\_text" in text  # legend rendered, escaped
+    assert "\n" not in md("a\nb") and md("x|y") == "x\\|y"
+
+
+def test_html_has_four_inline_figures_and_no_network(demo_report):
+    text = render_html(demo_report)
+    for n in range(1, 5):
+        m = re.search(rf'<figure id="fig-{n}" class="audit-figure"><svg [^>]*>.*?</svg><figcaption><b>Figure {n}\.',
+                      text, re.S)
+        assert m, n
+    assert "Content-Security-Policy" in text and "default-src 'none'" in text
+    for bad in ("<script", "<link", "<img", "<iframe", "url(", "@import", "src=", "href="):
+        assert bad not in text, bad
+    # only the SVG namespace mentions a URL; nothing is fetched
+    assert set(re.findall(r"https?://[^\s\"'<]+", text)) == {"http://www.w3.org/2000/svg"}
+    assert text.count("<figure") == 4
+
+
+def test_every_verdict_with_its_margin(demo_report):
+    from leaderboard_audit.reports.svg import esc
+    from leaderboard_audit.reports.text import signed
+    html_text, md_text = render_html(demo_report), render_markdown(demo_report)
+    n = 0
+    for s in demo_report["scopes"].values():
+        for v in s["verdicts"]:
+            n += 1
+            row = re.search(re.escape(f"<td>{esc(v['id'])}</td>") + r".*?</tr>", html_text, re.S)
+            assert row and signed(v["margin"]) in row.group(0), v["id"]
+            line = next(x for x in md_text.splitlines() if f"| {md(v['id'])} |" in x)
+            assert signed(v["margin"]) in line
+    assert n > 50
+
+
+def test_figures_follow_the_report(demo_report):
+    text = render_html(demo_report)
+    s = demo_report["scopes"]["pooled"]
+    fig1 = re.search(r'<figure id="fig-1".*?</figure>', text, re.S).group(0)
+    names = [r["model"] for r in s["leaderboard"]]
+    pos = [fig1.index(f"<title>{m}</title>") for m in names]
+    assert pos == sorted(pos)                                  # reference order, best at the top
+    fig2 = re.search(r'<figure id="fig-2".*?</figure>', text, re.S).group(0)
+    assert fig2.count('class="pair-row"') == len(s["pairs"])
+    for p in s["pairs"]:
+        if p["fragile_share"] is not None:
+            assert f"fragile {p['fragile_share']:.0%}" in fig2
+    fig3 = re.search(r'<figure id="fig-3".*?</figure>', text, re.S).group(0)
+    assert fig3.count('class="rank-row champion"') == len(s["champions"]["set"])
+    assert "stroke-dasharray" in fig3
+    fig4 = re.search(r'<figure id="fig-4".*?</figure>', text, re.S).group(0)
+    assert fig4.count('class="axes-row"') == len(names) and fig4.count("<rect") >= 4 * len(names)
+
+
+def test_evidence_for_manufactured_pairs(evil_report, demo_report):
+    for rep in (evil_report, demo_report):
+        man = [p for s in rep["scopes"].values() for p in s["pairs"] if p["manufactured"]]
+        assert man
+        for p in man:
+            ev = p["fragile_evidence"]
+            assert ev["net_items"] == p["gap_items"] - (p["higher_only"] - p["lower_only"])
+            assert ev["shown"] == min(EVIDENCE_CAP, ev["higher_right"] + ev["lower_right"]) == len(ev["items"])
+            sides = [i["favours"] for i in ev["items"]]
+            assert sides == sorted(sides, key=lambda x: x != "higher")  # gap carriers first
+        assert all("fragile_evidence" not in p for s in rep["scopes"].values() for p in s["pairs"]
+                   if not p["manufactured"])
+    ev = next(p for s in evil_report["scopes"].values() for p in s["pairs"] if p["manufactured"])["fragile_evidence"]
+    assert all(i["question"].startswith(EVIL_Q) for i in ev["items"])
+    md_text = render_markdown(evil_report)
+    assert "Evidence: the items that carry manufactured gaps" in md_text and md(ev["items"][0]["item_id"]) in md_text
+
+
+def test_legend_lists_every_config_field(evil_report):
+    leg = evil_report["legend"]
+    assert len(leg["configs"]) == 26 and leg["reference"] == "gen|letter_plain|p0"
+    assert all(c["template_text"] == EVIL_TEMPLATE and c["temperature"] == 0.0 for c in leg["configs"])
+    text = render_html(evil_report)
+    sec = re.search(r'<section id="legend">.*?</section>', text, re.S).group(0)
+    for col in ("key", "scoring", "template", "ordering", "permutation", "stop", "temperature", "template_text"):
+        assert f"<th>{col}</th>" in sec
+    assert sec.count("<tr>") == 27
+
+
+def test_submission_section(demo_report):
+    h, m = render_html(demo_report), render_markdown(demo_report)
+    assert '<section id="submission">' in h and "submission borealis-8b: FAIL" in h
+    assert "## Submission gate" in m and "submission borealis\\-8b: FAIL" in m
+
+
+def test_reports_without_optional_keys_and_deterministic():
+    r = simulate(demo_spec(items_per_benchmark=30))
+    rep = audit(r, n_boot=200)
+    assert "<figure" in render_html(rep) and "# Leaderboard audit" in render_markdown(rep)
+    rep2 = enrich_report(audit(r, n_boot=200), r)
+    assert render_html(rep2) == render_html(enrich_report(audit(r, n_boot=200), r))
+    assert render_markdown(rep2) == render_markdown(enrich_report(audit(r, n_boot=200), r))
+
+
+def test_plugin_writes_markdown_and_html(pytester, tmp_path):
+    d = write(evil_records(), tmp_path / "evil")
+    mdp, hp = tmp_path / "summary.md", tmp_path / "report.html"
+    r = pytester.runpytest("--audit", str(d), "--audit-markdown", str(mdp), "--audit-html", str(hp),
+                           "--audit-submission", EVIL, *ARGS)
+    assert r.ret in (0, 1)
+    h, m = hp.read_text(), mdp.read_text()
+    assert "<script" not in h and "<script" not in m
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in h and "pipe\\|model" in m
+    assert h.count('class="audit-figure"') == 4
+    assert "Submission gate" in h and "Submission gate" in m
+    assert "template_text" in h
