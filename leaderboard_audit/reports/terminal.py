@@ -1,13 +1,27 @@
 """Terminal summary (controller only): the paper's tables, readable at 100 columns."""
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
-from tabulate import tabulate
+import tabulate as _tabulate_module
+from tabulate import tabulate as _tabulate
+
 
 from .text import ci_text, clean, num, signed
 
 NAME_W = 22
+WIDTH = 100
+
+
+def tabulate(rows: Any, headers: Any = (), tablefmt: str = "simple", **kw: Any) -> str:
+    """tabulate without its 2-space minimum header padding (keeps tables < 100 columns)."""
+    saved = _tabulate_module.MIN_PADDING
+    _tabulate_module.MIN_PADDING = 0
+    try:
+        return _tabulate(rows, headers=headers, tablefmt=tablefmt, **kw)
+    finally:
+        _tabulate_module.MIN_PADDING = saved
 
 
 def evidence_block(v: dict[str, Any]) -> str:
@@ -43,12 +57,14 @@ def leaderboard_table(s: dict[str, Any]) -> str:
 
 
 def pairs_table(s: dict[str, Any]) -> str:
+    """Table 2: hi / lo are higher_only / lower_only, the jointly robust items (J)
+    only one of the two gets right."""
     K = s["n_configs"]
-    rows = [(f"{clean(p['higher'], 18)} > {clean(p['lower'], 18)}", num(p["gap"]), p["gap_items"],
+    rows = [(f"{clean(p['higher'], 13)} > {clean(p['lower'], 13)}", f"{num(p['gap'])} ({p['gap_items']})",
              num(p["fragile_share"], 2), p["robust_items"], p["higher_only"], p["lower_only"],
              ci_text(p["ci"]), "MANUF" if p["manufactured"] else ("tie" if p["robust_tie"] else "ident"),
              f"{p['reversing']}/{K}") for p in s["pairs"]]
-    return tabulate(rows, headers=["pair", "gap", "items", "frag", "J", "h_only", "l_only",
+    return tabulate(rows, headers=["pair", "gap (items)", "frag", "J", "hi", "lo",
                                    "robust diff CI", "order", "rev"], tablefmt="simple",
                     disable_numparse=True)
 
@@ -121,18 +137,28 @@ def render_summary(report: dict[str, Any], verdicts: list[dict[str, Any]], *, de
              f"{len(rec['configs'])} configs, benchmarks {', '.join(rec['benchmarks'])}; "
              f"seed {report['seed']}, {report['bootstrap']} resamples"]
     lines += [clean(n) for n in rec.get("notes", [])]
-    lines.append("pairs: J = jointly robust items; with no disagreement in one direction a CI bound "
-                 "sits at 0 by construction, so read h_only/l_only beside it.")
+    lines.append("pairs: J = jointly robust items, hi/lo = those only the higher/lower model gets "
+                 "right; with no disagreement in one direction a CI bound sits at 0 by construction, "
+                 "so read hi/lo beside the CI; rev = configs that reverse the pair.")
     lines.append("")
     for name, s in report["scopes"].items():
         lines += scope_text(name, s, detail)
+    W = WIDTH
     bad = sorted((v for v in verdicts if v["status"] in ("fail", "warn")),
                  key=lambda v: (v["status"] != "fail", v["id"]))
     if bad:
         lines.append("verdicts needing attention (margin = signed distance to the pass region):")
         for v in bad:
-            lines.append(f"{v['status'].upper():4} {clean(v['id'], 60)}  margin {signed(v['margin'])}  "
-                         f"{clean(v['message'], max(40, width - 20))}")
+            head = f"{v['status'].upper():4} {clean(v['id'], 60)}  margin {signed(v['margin'])}"
+            lines.append(head)
+            lines.append("     " + clean(v["message"], W - 5))
     counts = {st: sum(v["status"] == st for v in verdicts) for st in ("pass", "warn", "fail")}
     lines.append(f"audit: {counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail")
-    return "\n".join(lines)
+    return "\n".join(wrap_line(line, W) for line in lines)
+
+
+def wrap_line(line: str, width: int) -> str:
+    """Prose lines wrap at ``width`` with a hanging indent; table rows are left alone."""
+    if len(line) <= width or "  " in line.strip():
+        return line
+    return textwrap.fill(line, width=width, subsequent_indent="    ", break_on_hyphens=False)
