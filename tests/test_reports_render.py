@@ -211,3 +211,12 @@ def test_plugin_writes_markdown_and_html(pytester, tmp_path):
     assert h.count('class="audit-figure"') == 4
     assert "Submission gate" in h and "Submission gate" in m
     assert "template_text" in h
+
+
+def test_markdown_fits_a_step_summary(demo_report):
+    full = render_markdown(demo_report)
+    small = render_markdown(demo_report, max_bytes=len(full.encode()) - 1)
+    assert len(small) < len(full)
+    assert "details left out to fit a step summary" in small
+    assert "## Submission gate" in small and "## Legend" in small
+    assert render_markdown(demo_report, max_bytes=None) == full

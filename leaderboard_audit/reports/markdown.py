@@ -207,7 +207,20 @@ def legend_md(legend: dict[str, Any]) -> list[str]:
     return out + _table([md(k) for k in core + extra], rows)
 
 
-def render_markdown(report: dict[str, Any]) -> str:
+# GitHub refuses a step summary over 1 MiB: past this, benchmark scopes are left to the HTML/JSON.
+MAX_BYTES = 900_000
+
+
+def render_markdown(report: dict[str, Any], max_bytes: int | None = MAX_BYTES) -> str:
+    """The report as GitHub-flavoured Markdown; over ``max_bytes`` the per-benchmark scopes
+    are dropped (and the text says so) so it still fits a step summary."""
+    text = _render(report, all_scopes=True)
+    if max_bytes is not None and len(text.encode()) > max_bytes and len(report.get("scopes", {})) > 1:
+        text = _render(report, all_scopes=False)
+    return text
+
+
+def _render(report: dict[str, Any], all_scopes: bool) -> str:
     rec = report.get("records", {})
     verdicts = [v for s in report.get("scopes", {}).values() for v in s.get("verdicts", [])]
     counts = {st: sum(v["status"] == st for v in verdicts) for st in ("pass", "warn", "fail")}
@@ -227,6 +240,10 @@ def render_markdown(report: dict[str, Any]) -> str:
         out += _table(["status", "check", "value", "threshold", "margin", "message"], verdict_rows(bad))
     scopes = report.get("scopes", {})
     for j, (name, s) in enumerate(scopes.items()):
+        if j > 0 and not all_scopes:
+            out += [f"Scope {md(name)}: {counts_of(s)} (details left out to fit a step summary: see the HTML or "
+                    "JSON report)", ""]
+            continue
         if j == 0 or not BENCH_DETAILS:
             out += scope_md(name, s)
         else:
