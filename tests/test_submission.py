@@ -197,3 +197,39 @@ def test_gate_repeatable_and_under_xdist(pytester, demo_dir, tmp_path):
                                                                                                "cirrus-3b-dpo"]
     line = [x for x in r0.stdout.lines if x.startswith("submission dune-1b, cirrus-3b-dpo: ")]
     assert line and line == [x for x in r2.stdout.lines if x.startswith("submission dune-1b, cirrus-3b-dpo: ")]
+
+
+def test_committed_fixture_plus_one_extra_model(pytester, tmp_path):
+    """Acceptance: the committed fixture grid plus one newcomer; the exit code is the one
+    the report and the state line announce."""
+    import dataclasses
+
+    from leaderboard_audit.records import load_records
+    root = Path(__file__).resolve().parents[1] / "fixtures" / "demo"
+    if not (root / "grid.json").is_file():
+        pytest.skip("fixtures/demo is not in this checkout")
+    base = load_records(root)
+    src = base.models.index("dune-1b")
+    row = base.correct[src].copy()
+    wrong = np.flatnonzero(~row.any(axis=1))
+    row[wrong[::3]] = True                      # a third of dune's robust-wrong items become robust-correct
+    names = sorted((*base.models, "eos-2b"))
+    C = np.stack([row if m == "eos-2b" else base.correct[base.models.index(m)] for m in names])
+    rec = dataclasses.replace(base, correct=C, models=tuple(names), pred=None, margin=None)
+    d = write(rec, tmp_path / "plus-one")
+    out = tmp_path / "rep.json"
+    r = pytester.runpytest("--audit", str(d), "--audit-submission", "eos-2b", "--audit-report", str(out), *ARGS)
+    rep = json.loads(out.read_text())
+    ov = rep["submission_audit"]["overall"]
+    assert r.ret == ov["exit_code"] == (1 if ov["counts"]["fail"] else 0)
+    r.stdout.fnmatch_lines(["*--- pooled: 7 models*", "eos-2b: rank * of 7*", "  above: *", "  below: *",
+                            "  champion: *", "champion set without: *", "breaks * of 5 existing adjacent orderings*",
+                            f"submission eos-2b: * in {ov['checks']} checks*; exit {r.ret}"])
+    outcome = outcomes_of(r)
+    assert outcome.get("failed", 0) == ov["counts"]["fail"]
+    assert outcome.get("passed", 0) == ov["counts"]["pass"]
+    assert outcome.get("warn", 0) == ov["counts"]["warn"]
+
+
+def outcomes_of(result) -> dict[str, int]:
+    return {k: v for k, v in result.parseoutcomes().items() if k not in ("warnings", "warning")}
