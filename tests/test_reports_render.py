@@ -220,3 +220,11 @@ def test_markdown_fits_a_step_summary(demo_report):
     assert "details left out to fit a step summary" in small
     assert "## Submission gate" in small and "## Legend" in small
     assert render_markdown(demo_report, max_bytes=None) == full
+
+
+def test_newcomer_marked_in_the_figures(demo_report):
+    text = render_html(demo_report)
+    for n in (1, 2, 3, 4):
+        fig = re.search(rf'<figure id="fig-{n}".*?</figure>', text, re.S).group(0)
+        assert 'class="newcomer"' in fig and "borealis-8b" in fig, n
+    assert 'class="newcomer"' not in render_html({k: v for k, v in demo_report.items() if k != "submission_audit"})

@@ -155,11 +155,12 @@ def scope_section(name: str, s: dict[str, Any]) -> str:
             f"<h3>Verdicts</h3>{verdicts_table(s['verdicts'])}")
 
 
-def figures_section(name: str, s: dict[str, Any]) -> str:
+def figures_section(name: str, s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> str:
     out = [f"<h2>Figures (scope {e(name)})</h2>"]
+    note = (" Submitted model(s) (\u25b6, purple): " + ", ".join(sorted(highlight)) + ".") if highlight else ""
     for fid, label, fn, caption in FIGURES:
-        out.append(f'<figure id="{fid}" class="audit-figure">{fn(s)}<figcaption><b>{e(label)}.</b> '
-                   f"{e(caption)}</figcaption></figure>")
+        out.append(f'<figure id="{fid}" class="audit-figure">{fn(s, highlight)}<figcaption><b>{e(label)}.</b> '
+                   f"{e(caption + note)}</figcaption></figure>")
     return "".join(out)
 
 
@@ -252,7 +253,8 @@ def render_html(report: dict[str, Any]) -> str:
         out.append(submission_section(report))
     if scopes:
         first = "pooled" if "pooled" in scopes else next(iter(scopes))
-        out.append(f'<section id="figures">{figures_section(first, scopes[first])}</section>')
+        new = frozenset(report.get("submission_audit", {}).get("models", []))
+        out.append(f'<section id="figures">{figures_section(first, scopes[first], new)}</section>')
     bad = sorted((v for v in verdicts if v["status"] != "pass"), key=lambda v: (v["status"] != "fail", v["id"]))
     if bad:
         out.append(f'<section id="attention"><details open><summary>Verdicts needing attention ({len(bad)}, every '

@@ -55,9 +55,17 @@ def _svg(fig_id: str, height: float, title: str, body: list[str]) -> str:
             f'<title id="{fig_id}-title">{esc(title)}</title>' + "".join(body) + "</svg>")
 
 
-def _label(y: float, text: str, extra: str = "") -> str:
+NEW = "#8250df"     # a --audit-submission newcomer
+
+
+def _label(y: float, text: str, extra: str = "", new: bool = False) -> str:
+    if new:  # the newcomer: marked and coloured
+        extra += f' fill="{NEW}" font-weight="bold" class="newcomer"'
+        text_shown = "\u25b6 " + _cut(text, LABEL_CHARS - 2)
+    else:
+        text_shown = _cut(text)
     return (f'<text x="{LEFT - 8}" y="{_f(y + 4)}" text-anchor="end"{extra}><title>{esc(text)}</title>'
-            f'{esc(_cut(text))}</text>')
+            f'{esc(text_shown)}</text>')
 
 
 def _x_axis(sc: Scale, y: float, ticks: list[float], fmt: Any = lambda v: f"{v:g}", label: str = "") -> list[str]:
@@ -84,7 +92,7 @@ def _legend(items: list[tuple[str, str]], y: float = 14) -> list[str]:
     return out
 
 
-def figure_band(s: dict[str, Any]) -> str:
+def figure_band(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> str:
     """Figure 1: robust - reference - optimistic band per model, reference order."""
     rows = s["leaderboard"]
     h = TOP + ROW * len(rows) + 44
@@ -106,14 +114,14 @@ def figure_band(s: dict[str, Any]) -> str:
             body.append(f'<line x1="{_f(x)}" y1="{_f(y - 7)}" x2="{_f(x)}" y2="{_f(y + 7)}" stroke="{GREY}" '
                         f'stroke-width="2"/>')
         body.append(f'<circle cx="{_f(sc(r["reference"]))}" cy="{_f(y)}" r="4.5" fill="#000"/></g>')
-        body.append(_label(y, r["model"]))
+        body.append(_label(y, r["model"], new=r["model"] in highlight))
         body.append(f'<text x="{_f(sc.x1 + 8)}" y="{_f(y + 4)}">{r["robust"]:.2f} / {r["reference"]:.2f} / '
                     f'{r["optimistic"]:.2f}</text>')
     body += _x_axis(sc, TOP + ROW * len(rows), ticks, label="accuracy")
     return _svg("fig1", h, "Figure 1: robust, reference and optimistic accuracy per model", body)
 
 
-def figure_pairs(s: dict[str, Any]) -> str:
+def figure_pairs(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> str:
     """Figure 2: reference gap (bar) vs robust-item gap with its 95% CI (marker), per pair."""
     pairs = s["pairs"]
     vals = [0.0]
@@ -156,7 +164,7 @@ def figure_pairs(s: dict[str, Any]) -> str:
         if p["robust_diff"] is not None:
             body.append(f'<circle cx="{_f(sc(p["robust_diff"]))}" cy="{_f(y)}" r="4.5" fill="{BLUE}"/>')
         body.append("</g>")
-        body.append(_label(y, f'{p["higher"]} > {p["lower"]}'))
+        body.append(_label(y, f'{p["higher"]} > {p["lower"]}', new=bool({p["higher"], p["lower"]} & highlight)))
         bold = ' font-weight="bold"' if p["manufactured"] else ""
         body.append(f'<text x="{_f(sc.x1 + 8)}" y="{_f(y + 4)}"{bold}>{esc(label)}</text>')
     body += _x_axis(sc, TOP + ROW * n, ticks, fmt=lambda v: f"{v:+.2f}" if v else "0",
@@ -164,7 +172,7 @@ def figure_pairs(s: dict[str, Any]) -> str:
     return _svg("fig2", h, "Figure 2: reference gap vs robust-item gap per adjacent pair", body)
 
 
-def figure_ranks(s: dict[str, Any]) -> str:
+def figure_ranks(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> str:
     """Figure 3: rank range per model with its reference rank; champions highlighted."""
     rows = s["leaderboard"]
     ch = s["champions"]
@@ -189,14 +197,15 @@ def figure_ranks(s: dict[str, Any]) -> str:
         body.append(f'<rect x="{_f(sc(lo - 0.2))}" y="{_f(y - 5)}" width="{_f(sc(hi + 0.2) - sc(lo - 0.2))}" '
                     f'height="10" rx="5" fill="{color}" opacity="0.8"/>')
         body.append(f'<circle cx="{_f(sc(ref_rank))}" cy="{_f(y)}" r="4.5" fill="#000"/></g>')
-        body.append(_label(y, m, ' font-weight="bold"' if m in champs else ""))
+        body.append(_label(y, m, ' font-weight="bold"' if m in champs and m not in highlight else "",
+                           new=m in highlight))
         body.append(f'<text x="{_f(sc.x1 + 8)}" y="{_f(y + 4)}">{lo}-{hi} (ref {ref_rank})</text>')
     body += _x_axis(sc, TOP + ROW * len(rows), [float(t) for t in ticks], fmt=lambda v: f"{int(v)}",
                     label="rank across configurations (competition ranking)")
     return _svg("fig3", h, "Figure 3: rank range per model across configurations", body)
 
 
-def figure_axes(s: dict[str, Any]) -> str:
+def figure_axes(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> str:
     """Figure 4: axis-robust accuracy per model and axis (ordering, format, scoring, joint)."""
     ax = s["axes"]
     models = [r["model"] for r in s["leaderboard"]]
@@ -217,7 +226,7 @@ def figure_axes(s: dict[str, Any]) -> str:
             body.append(f'<rect x="{_f(sc(0))}" y="{_f(y0 + sub * n)}" width="{_f(max(sc(vals[a]) - sc(0), 0.5))}" '
                         f'height="{sub - 1}" fill="{AXIS_COLORS[a]}"/>')
         body.append("</g>")
-        body.append(_label(y0 + 2 * sub - 2, m))
+        body.append(_label(y0 + 2 * sub - 2, m, new=m in highlight))
         body.append(f'<text x="{_f(sc.x1 + 8)}" y="{_f(y0 + 2 * sub + 2)}">most destructive: '
                     f'{esc(ax["most_destructive"].get(m, "-"))}</text>')
     body += _x_axis(sc, TOP + row * len(models), ticks, label="accuracy robust to the axis")
