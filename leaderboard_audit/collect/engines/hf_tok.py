@@ -1,0 +1,34 @@
+"""The Hugging Face tokenizer wrapper both real engines share."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+
+class HFTokenizer:
+    def __init__(self, model_path: str) -> None:
+        from transformers import AutoTokenizer
+
+        self.tok = AutoTokenizer.from_pretrained(model_path)
+        eos: set[int] = set()
+        if self.tok.eos_token_id is not None:
+            eos.add(int(self.tok.eos_token_id))
+        gc = Path(model_path) / "generation_config.json"
+        if gc.exists():
+            e = json.loads(gc.read_text()).get("eos_token_id")
+            eos.update([e] if isinstance(e, int) else (e or []))
+        self.eos_ids = frozenset(eos)
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.tok(text, add_special_tokens=True)["input_ids"])
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return self.tok.decode(list(ids), skip_special_tokens=True)
+
+    def chat(self, user_text: str) -> list[int]:
+        if not getattr(self.tok, "chat_template", None):
+            raise ValueError("chat_template = true but the tokenizer has no chat template")
+        text = self.tok.apply_chat_template([{"role": "user", "content": user_text}], tokenize=False,
+                                            add_generation_prompt=True)
+        return list(self.tok(text, add_special_tokens=False)["input_ids"])

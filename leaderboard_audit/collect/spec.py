@@ -1,0 +1,131 @@
+"""The collection spec (TOML): models, benchmarks, grid, engine, output.
+
+```toml
+output = "records"                 # records directory (relative to this file)
+engine = "vllm"                    # "vllm" (default) | "transformers"
+grid = "paper"                     # "paper" or a TOML/JSON grid file
+n_items = 100                      # per benchmark (paper: 1000)
+benchmarks = ["arc", "hellaswag", "mmlu", "truthfulqa"]
+benchmarks_dir = "../shared/benchmarks"   # optional: local Parquet files in hub schema
+chunk_items = 50                   # items per batched engine call / checkpoint
+
+[benchmark_files]                  # optional, per benchmark, overrides benchmarks_dir
+arc = "path/to/ARC-Challenge-test.parquet"
+
+[engine_options]                   # passed to the engine (vLLM: tensor_parallel_size, ...)
+tensor_parallel_size = 1
+
+[[models]]
+name = "SmolLM2-135M-Instruct"     # display name in the records
+path = "gguf:smollm2-135m-instruct"  # HF folder, hub id, or gguf:<name> (leaderboard-audit models)
+dtype = "float32"
+chat_template = false
+```
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .benchmarks import SOURCES
+
+
+@dataclass
+class ModelSpec:
+    name: str
+    path: str
+    dtype: str = "float32"
+    chat_template: bool = False
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Spec:
+    models: list[ModelSpec]
+    output: Path
+    benchmarks: list[str] = field(default_factory=lambda: list(SOURCES))
+    n_items: int | None = 1000
+    engine: str = "vllm"
+    grid: str = "paper"
+    benchmarks_dir: Path | None = None
+    benchmark_files: dict[str, str] = field(default_factory=dict)
+    engine_options: dict[str, Any] = field(default_factory=dict)
+    chunk_items: int = 50
+    item_offset: int = 0     # skip this many selected items (CI subsets); ids unchanged
+    raw_sidecar: bool = True
+
+    def files_for(self, bench: str) -> str | None:
+        if bench in self.benchmark_files:
+            return self.benchmark_files[bench]
+        if self.benchmarks_dir is not None:
+            from .benchmarks import local_file
+            return str(local_file(bench, self.benchmarks_dir))
+        return None
+
+    def fingerprint(self, bench: str, model: ModelSpec, grid_json: bytes, item_ids: list[str]) -> str:
+        """What a (benchmark, model) file's content depends on (not the output dir)."""
+        h = hashlib.sha256()
+        for part in (grid_json, json.dumps(asdict(model), sort_keys=True).encode(),
+                     self.engine.encode(), json.dumps(self.engine_options, sort_keys=True).encode(),
+                     str(self.chunk_items).encode(), "\n".join(item_ids).encode()):
+            h.update(hashlib.sha256(part).digest())
+        return h.hexdigest()
+
+
+def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
+    base = base or Path.cwd()
+
+    def rel(p: str | None) -> Path | None:
+        if p is None:
+            return None
+        q = Path(p).expanduser()
+        return q if q.is_absolute() else base / q
+
+    known = {"models", "output", "benchmarks", "n_items", "engine", "grid", "benchmarks_dir",
+             "benchmark_files", "engine_options", "chunk_items", "item_offset", "raw_sidecar"}
+    unknown = set(obj) - known
+    if unknown:
+        raise ValueError(f"unknown spec keys: {', '.join(sorted(unknown))}")
+    models = []
+    for m in obj.get("models") or []:
+        if "path" not in m:
+            raise ValueError("each [[models]] entry needs a 'path'")
+        path = str(m["path"])
+        if not path.startswith("gguf:") and (path.startswith((".", "/", "~"))):
+            path = str(rel(path))
+        mk = set(m) - {"name", "path", "dtype", "chat_template", "options"}
+        if mk:
+            raise ValueError(f"unknown model keys: {', '.join(sorted(mk))}")
+        models.append(ModelSpec(str(m.get("name") or path.split(":")[-1].rstrip("/").split("/")[-1]),
+                                path, str(m.get("dtype", "float32")), bool(m.get("chat_template", False)),
+                                dict(m.get("options") or {})))
+    if not models:
+        raise ValueError("the spec names no [[models]]")
+    names = [m.name for m in models]
+    if len(set(names)) != len(names):
+        raise ValueError("model names must be unique")
+    benches = list(obj.get("benchmarks") or SOURCES)
+    for b in benches:
+        if b not in SOURCES:
+            raise ValueError(f"unknown benchmark {b!r}; known: {', '.join(SOURCES)}")
+    grid = str(obj.get("grid", "paper"))
+    if grid not in ("paper", "paper-26"):
+        grid = str(rel(grid))
+    n = obj.get("n_items", 1000)
+    return Spec(models=models, output=rel(str(obj.get("output", "records"))),  # type: ignore[arg-type]
+                benchmarks=benches, n_items=None if n in (None, 0, "all") else int(n),
+                engine=str(obj.get("engine", "vllm")), grid=grid,
+                benchmarks_dir=rel(obj.get("benchmarks_dir")),
+                benchmark_files={k: str(rel(v)) for k, v in (obj.get("benchmark_files") or {}).items()},
+                engine_options=dict(obj.get("engine_options") or {}),
+                chunk_items=int(obj.get("chunk_items", 50)), item_offset=int(obj.get("item_offset", 0)),
+                raw_sidecar=bool(obj.get("raw_sidecar", True)))
+
+
+def load_spec(path: str | Path) -> Spec:
+    p = Path(path)
+    return spec_from_obj(tomllib.loads(p.read_text(encoding="utf-8")), p.parent.resolve())
