@@ -165,7 +165,9 @@ def audit(records: Records, *, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_B
         from .records.fingerprint import sha256_of
         sha = sha256_of(path)
     scopes = {s: audit_scope(records, s, seed=seed, n_boot=n_boot, thresholds=t) for s in scopes_of(records)}
-    return build_report(records_summary(records, path, sha), scopes, seed=seed, n_boot=n_boot, thresholds=t)
+    report = build_report(records_summary(records, path, sha), scopes, seed=seed, n_boot=n_boot, thresholds=t)
+    from .reports.evidence import enrich_report   # legend and the items behind each pair's gap
+    return enrich_report(report, records, seed=seed, n_boot=n_boot, thresholds=t)
 
 
 def dumps_report(report: dict[str, Any]) -> str:

@@ -150,3 +150,12 @@ def test_submission_runs_only_the_newcomers_checks(pytester, demo_dir):
     ids = [line for line in r.stdout.lines if "::" in line]
     assert ids
     assert all(("dune-1b" in line) or ("test_champions[" in line) for line in ids)
+
+
+def test_library_audit_equals_plugin_report(pytester, demo_dir, tmp_path):
+    from leaderboard_audit.records import load_records
+    from leaderboard_audit.report import audit, dumps_report
+    out = tmp_path / "r.json"
+    pytester.runpytest("--audit", str(demo_dir), "--audit-report", str(out), *ARGS)
+    lib = audit(load_records(demo_dir), path=str(demo_dir))
+    assert dumps_report(lib) == out.read_text()
