@@ -91,7 +91,9 @@ class AuditSession:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
                     self._records = load_for_audit(path, self.settings["format"],
-                                                   intersect=self.settings["intersect"])
+                                                   intersect=self.settings["intersect"],
+                                                   mapping=self.settings["mapping"],
+                                                   metric=self.settings["metric"])
             except RecordsError as exc:
                 raise pytest.UsageError(f"--audit {path}: {exc}") from None
             except FileNotFoundError as exc:

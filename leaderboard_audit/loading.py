@@ -12,7 +12,8 @@ from .report import scope_records, scopes_of
 SCOPE_CHECKS = ("champions", "compression", "axes", "brittleness")
 
 
-def load_for_audit(path: str, fmt: str = "auto", *, intersect: bool = False) -> Records:
+def load_for_audit(path: str, fmt: str = "auto", *, intersect: bool = False,
+                   mapping: str | None = None, metric: str | None = None) -> Records:
     """Records from a records-v1 directory, a long table, or an importer's source."""
     p = Path(path)
     if not p.exists():
@@ -20,7 +21,8 @@ def load_for_audit(path: str, fmt: str = "auto", *, intersect: bool = False) -> 
                                fix="pass a records-v1 directory or a CSV/Parquet table to --audit")
     if fmt in ("lm-eval", "helm"):
         from .importers import load
-        return load(path, fmt, intersect=intersect)
+        opts = {k: v for k, v in (("mapping", mapping), ("metric", metric)) if v is not None}
+        return load(path, fmt, intersect=intersect, **opts)
     if fmt == "table" and not p.is_file():
         raise RecordsError.one(path, None, "--audit-format table needs a CSV or Parquet file")
     if fmt == "records" and not p.is_dir():

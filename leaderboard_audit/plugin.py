@@ -27,6 +27,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="records to audit: a records-v1 directory or a long CSV/Parquet table")
     g.addoption("--audit-format", default="auto", choices=("auto", "records", "table", "lm-eval", "helm"),
                 help="how to read --audit PATH (default: auto)")
+    g.addoption("--audit-mapping", metavar="MAP.json", default=None,
+                help="lm-eval/helm: which run is which model, benchmark and config (default SRC/audit_mapping.json)")
+    g.addoption("--audit-metric", metavar="NAME", default=None,
+                help="lm-eval/helm: the per-sample metric that is the correctness bit (acc, acc_norm, exact_match)")
     g.addoption("--audit-seed", type=int, default=None, help="global seed (default 1234)")
     g.addoption("--audit-boot", type=int, default=None, help="bootstrap resamples for pair CIs (default 10000)")
     g.addoption("--audit-strict", action="store_true", default=None, help="a warn makes the run fail (exit 1)")
@@ -109,6 +113,8 @@ def resolve_settings(config: pytest.Config) -> dict[str, Any]:
     return {
         "path": config.getoption("audit"),
         "format": config.getoption("audit_format"),
+        "mapping": config.getoption("audit_mapping"),
+        "metric": config.getoption("audit_metric"),
         "seed": pick("audit_seed", "audit_seed", "seed", int),
         "boot": pick("audit_boot", "audit_boot", "boot", int),
         "strict": bool(config.getoption("audit_strict") or table.get("strict") or config.getini("audit_strict")),
