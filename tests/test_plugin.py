@@ -159,3 +159,27 @@ def test_library_audit_equals_plugin_report(pytester, demo_dir, tmp_path):
     pytester.runpytest("--audit", str(demo_dir), "--audit-report", str(out), *ARGS)
     lib = audit(load_records(demo_dir), path=str(demo_dir))
     assert dumps_report(lib) == out.read_text()
+
+
+def test_audit_lm_eval_runs_directly(pytester, tmp_path):
+    """pytest --audit SRC --audit-format lm-eval on the real SmolLM2 sample logs."""
+    shared = Path(__file__).resolve().parents[2] / "shared" / "lm-eval-samples" / "SmolLM2-135M-Instruct"
+    if not shared.is_dir():
+        pytest.skip("../shared/lm-eval-samples not present")
+    mapping = {"runs": {"arc_challenge_local": {"config": {"scoring": "ll", "template": "cloze_question"}},
+                        "arc_challenge_local_bare": {"config": {"scoring": "ll", "template": "cloze_plain"}}},
+               "benchmark": "arc", "model": "HuggingFaceTB/SmolLM2-135M-Instruct",
+               "reference": "ll|cloze_question"}
+    mp = tmp_path / "map.json"
+    mp.write_text(json.dumps(mapping))
+    out = tmp_path / "r.json"
+    r = pytester.runpytest("--audit", str(shared), "--audit-format", "lm-eval", "--audit-mapping", str(mp),
+                           "--audit-metric", "acc", "--audit-report", str(out), *ARGS)
+    assert r.ret in (0, 1)
+    rep = json.loads(out.read_text())
+    assert sorted(rep["records"]["configs"]) == ["ll|cloze_plain", "ll|cloze_question"]
+    assert rep["records"]["items"] == 200 and rep["records"]["benchmarks"] == ["arc"]
+    ids = {v["id"] for v in rep["scopes"]["arc"]["verdicts"]}
+    assert "band[arc-HuggingFaceTB/SmolLM2-135M-Instruct]" in ids
+    r.stdout.fnmatch_lines(["*test_band.py::test_band[[]arc-HuggingFaceTB/SmolLM2-135M-Instruct[]]*"]
+                           if r.ret == 1 else ["*passed*"])
