@@ -161,3 +161,17 @@ def test_collector_does_not_import_pytest_or_torch():
             "print(bad); sys.exit(1 if bad else 0)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_larger_n_reuses_finished_chunks_and_equals_a_fresh_run(tmp_path, capsys):
+    spec = _spec(tmp_path / "inc")
+    s = load_spec(spec)
+    s.n_items = 10
+    collect(s)
+    capsys.readouterr()
+    s.n_items = 12
+    root = collect(s)
+    err = capsys.readouterr().err
+    assert "from the previous file" in err
+    fresh = collect(_spec(tmp_path / "fresh"), progress=False)
+    assert _tree(root) == _tree(fresh)

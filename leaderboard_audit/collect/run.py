@@ -205,6 +205,9 @@ def collect(spec_path_or_obj: str | os.PathLike[str] | dict[str, Any] | Spec, *,
     harness = load_harness(spec.grid)
     grid = grid_for(spec, harness)
     gbytes = grid_bytes(grid)
+    # The legend less the item selection: what a finished chunk's content depends on.
+    import dataclasses
+    gbase = grid_bytes(grid_for(dataclasses.replace(spec, n_items=None, item_offset=0), harness))
     root = Path(spec.output)
     root.mkdir(parents=True, exist_ok=True)
     write_grid(grid, root)
@@ -222,7 +225,7 @@ def collect(spec_path_or_obj: str | os.PathLike[str] | dict[str, Any] | Spec, *,
             lazy.engine = engine_factory(m)
         try:
             for b in spec.benchmarks:
-                _collect_file(spec, harness, gbytes, root, b, m, items[b], lazy, prog)
+                _collect_file(spec, harness, gbytes, gbase, root, b, m, items[b], lazy, prog)
         finally:
             lazy.close()
     if progress:
@@ -230,16 +233,27 @@ def collect(spec_path_or_obj: str | os.PathLike[str] | dict[str, Any] | Spec, *,
     return root
 
 
-def _collect_file(spec: Spec, harness: Harness, gbytes: bytes, root: Path, b: str, m: ModelSpec,
-                  its: list[Item], lazy: _Lazy, prog: Progress) -> None:
+def _collect_file(spec: Spec, harness: Harness, gbytes: bytes, gbase: bytes, root: Path, b: str,
+                  m: ModelSpec, its: list[Item], lazy: _Lazy, prog: Progress) -> None:
     fname = filename_for_model(m.name)
     final = root / b / fname
     rawdir = root / "_raw" / b
     fp = spec.fingerprint(b, m, gbytes, [it.item_id for it in its])
+    base_fp = spec.fingerprint(b, m, gbase, [])       # everything but the item selection
     fp_path = rawdir / (fname[:-len(".jsonl")] + ".fingerprint")
-    if final.exists() and fp_path.exists() and fp_path.read_text().strip() == fp:
+    have = fp_path.read_text().split() if fp_path.exists() else []
+    if final.exists() and have[:1] == [fp]:
         prog.skip(len(its), f"({b}/{m.name}, complete)")
         return
+    # Same harness, model and engine, other items (e.g. a larger N): reuse finished items.
+    # A chunk is reused only if it held exactly the same items, so its batch was the same.
+    o_lines: list[Any] = []
+    o_raws: list[Any] = []
+    if final.exists() and have[1:2] == [base_fp] and (rawdir / fname).exists():
+        o_lines = [json.loads(x) for x in final.read_text(encoding="utf-8").splitlines()]
+        o_raws = [json.loads(x) for x in (rawdir / fname).read_text(encoding="utf-8").splitlines()]
+        if [x["item_id"] for x in o_lines] != [x["item_id"] for x in o_raws]:
+            o_lines = o_raws = []
     work = root / "_work" / b / fname[:-len(".jsonl")]
     if (work / "fingerprint").exists() and (work / "fingerprint").read_text().strip() != fp:
         shutil.rmtree(work)
@@ -257,6 +271,12 @@ def _collect_file(spec: Spec, harness: Harness, gbytes: bytes, root: Path, b: st
             raws += got["raw"]
             prog.skip(len(chunk), f"({b}/{m.name}, chunk {k})")
             continue
+        prev = o_lines[lo:lo + size]
+        if len(prev) == len(chunk) and [x["item_id"] for x in prev] == [it.item_id for it in chunk]:
+            lines += prev
+            raws += o_raws[lo:lo + size]
+            prog.skip(len(chunk), f"({b}/{m.name}, chunk {k} from the previous file)")
+            continue
         engine = lazy.get()
         cl, cr = run_chunk(engine, harness, chunk, benchmark=b, model=m.name,
                            chat_template=m.chat_template)
@@ -268,7 +288,7 @@ def _collect_file(spec: Spec, harness: Harness, gbytes: bytes, root: Path, b: st
     if spec.raw_sidecar:
         atomic_write_bytes(rawdir / fname, "".join(dumps_line(r) + "\n" for r in raws).encode())
     write_model_lines(final, lines)
-    atomic_write_bytes(fp_path, (fp + "\n").encode())
+    atomic_write_bytes(fp_path, (fp + "\n" + base_fp + "\n").encode())
     shutil.rmtree(work, ignore_errors=True)
     for d in (work.parent, work.parent.parent):
         try:
