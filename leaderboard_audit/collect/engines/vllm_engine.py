@@ -58,8 +58,10 @@ class VLLMEngine:
         return TokensPrompt(prompt_token_ids=list(ids))
 
     def generate(self, prompts: Sequence[Sequence[int]], max_tokens: int, *, seed: int = 1234) -> list[list[int]]:
+        # Stop exactly at the collector's EOS set (the transformers engine uses the same).
         sp = self.SamplingParams(temperature=0.0, top_p=1.0, seed=seed, max_tokens=max_tokens,
-                                 detokenize=False)
+                                 detokenize=False, ignore_eos=True,
+                                 stop_token_ids=sorted(self.tokenizer.eos_ids))
         outs = self.llm.generate([self._tp(p) for p in prompts], sp, use_tqdm=False)
         eos = self.tokenizer.eos_ids
         return [cut_at_eos(o.outputs[0].token_ids, eos) for o in outs]
