@@ -43,7 +43,7 @@ benchmarks_dir = "$SHARED_BENCH"
 [[models]]
 name = "SmolLM2-135M-Instruct"
 path = "gguf:smollm2-135m-instruct"
-dtype = "float32"
+dtype = "bfloat16"
 chat_template = false
 TOML
 "$VENV/bin/leaderboard-audit" collect "$OUT/spec.toml" 2> "$OUT/collect.log" || { tail -50 "$OUT/collect.log"; exit 1; }
