@@ -255,10 +255,11 @@ def _collect_file(spec: Spec, harness: Harness, gbytes: bytes, gbase: bytes, roo
         if [x["item_id"] for x in o_lines] != [x["item_id"] for x in o_raws]:
             o_lines = o_raws = []
     work = root / "_work" / b / fname[:-len(".jsonl")]
-    if (work / "fingerprint").exists() and (work / "fingerprint").read_text().strip() != fp:
+    # Chunks check their own item ids; the folder is stale only if harness/model/engine changed.
+    if (work / "fingerprint").exists() and (work / "fingerprint").read_text().strip() != base_fp:
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(work / "fingerprint", (fp + "\n").encode())
+    atomic_write_bytes(work / "fingerprint", (base_fp + "\n").encode())
     size = max(1, spec.chunk_items)
     lines: list[dict[str, Any]] = []
     raws: list[dict[str, Any]] = []
