@@ -97,6 +97,8 @@ def test_sigkill_mid_run_then_resume_is_byte_identical(tmp_path):
     out_b = tmp_path / "b" / "records"
     chunks = list((out_b / "_work").rglob("chunk-*.json"))
     assert chunks, "a killed run leaves its finished chunks"
+    # chunk-major order: the first chunk of every benchmark comes before any second chunk
+    assert {c.parent.parent.name for c in chunks} == {"arc", "mmlu"}
     assert not list(out_b.rglob("*.tmp"))
     r = subprocess.run(cmd, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

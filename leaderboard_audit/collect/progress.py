@@ -29,6 +29,7 @@ class Progress:
         self.done = 0
         self.resumed = 0
         self.computed = 0
+        self.seen: set[tuple[str, str, int]] = set()   # chunks already counted
 
     def skip(self, n: int, what: str = "") -> None:
         self.done += n

@@ -181,6 +181,13 @@ class _Lazy:
             self.engine = None
 
 
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
 def _read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_bytes())
@@ -224,6 +231,14 @@ def collect(spec_path_or_obj: str | os.PathLike[str] | dict[str, Any] | Spec, *,
         if engine_factory is not None:
             lazy.engine = engine_factory(m)
         try:
+            # Chunk-major: chunk 0 of every benchmark, then chunk 1, ... so that a run cut
+            # short holds the same first items everywhere (a smaller N then reuses them all).
+            size = max(1, spec.chunk_items)
+            n_chunks = max((len(v) + size - 1) // size for v in items.values()) if items else 0
+            for k in range(n_chunks):
+                for b in spec.benchmarks:
+                    _collect_file(spec, harness, gbytes, gbase, root, b, m, items[b], lazy, prog,
+                                  only_chunk=k)
             for b in spec.benchmarks:
                 _collect_file(spec, harness, gbytes, gbase, root, b, m, items[b], lazy, prog)
         finally:
@@ -234,7 +249,9 @@ def collect(spec_path_or_obj: str | os.PathLike[str] | dict[str, Any] | Spec, *,
 
 
 def _collect_file(spec: Spec, harness: Harness, gbytes: bytes, gbase: bytes, root: Path, b: str,
-                  m: ModelSpec, its: list[Item], lazy: _Lazy, prog: Progress) -> None:
+                  m: ModelSpec, its: list[Item], lazy: _Lazy, prog: Progress,
+                  only_chunk: int | None = None) -> None:
+    """Finish one (benchmark, model) file; with ``only_chunk``, just checkpoint that chunk."""
     fname = filename_for_model(m.name)
     final = root / b / fname
     rawdir = root / "_raw" / b
@@ -243,7 +260,11 @@ def _collect_file(spec: Spec, harness: Harness, gbytes: bytes, gbase: bytes, roo
     fp_path = rawdir / (fname[:-len(".jsonl")] + ".fingerprint")
     have = fp_path.read_text().split() if fp_path.exists() else []
     if final.exists() and have[:1] == [fp]:
-        prog.skip(len(its), f"({b}/{m.name}, complete)")
+        if only_chunk is None:
+            prog.skip(len(its), f"({b}/{m.name}, complete)")
+        return
+    size = max(1, spec.chunk_items)
+    if only_chunk is not None and only_chunk * size >= len(its):
         return
     # Same harness, model and engine, other items (e.g. a larger N): reuse finished items.
     # A chunk is reused only if it held exactly the same items, so its batch was the same.
@@ -259,24 +280,30 @@ def _collect_file(spec: Spec, harness: Harness, gbytes: bytes, gbase: bytes, roo
     if (work / "fingerprint").exists() and (work / "fingerprint").read_text().strip() != base_fp:
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(work / "fingerprint", (base_fp + "\n").encode())
-    size = max(1, spec.chunk_items)
+    if _read_text(work / "fingerprint") != base_fp:
+        atomic_write_bytes(work / "fingerprint", (base_fp + "\n").encode())
     lines: list[dict[str, Any]] = []
     raws: list[dict[str, Any]] = []
     for k, lo in enumerate(range(0, len(its), size)):
+        if only_chunk is not None and k != only_chunk:
+            continue
         chunk = its[lo:lo + size]
+        counted = (b, m.name, k) in prog.seen
+        prog.seen.add((b, m.name, k))
         cpath = work / f"chunk-{k:05d}.json"
         got = _read_json(cpath)
         if isinstance(got, dict) and got.get("ids") == [it.item_id for it in chunk]:
             lines += got["lines"]
             raws += got["raw"]
-            prog.skip(len(chunk), f"({b}/{m.name}, chunk {k})")
+            if not counted:
+                prog.skip(len(chunk), f"({b}/{m.name}, chunk {k})")
             continue
         prev = o_lines[lo:lo + size]
         if len(prev) == len(chunk) and [x["item_id"] for x in prev] == [it.item_id for it in chunk]:
             lines += prev
             raws += o_raws[lo:lo + size]
-            prog.skip(len(chunk), f"({b}/{m.name}, chunk {k} from the previous file)")
+            if not counted:
+                prog.skip(len(chunk), f"({b}/{m.name}, chunk {k} from the previous file)")
             continue
         engine = lazy.get()
         cl, cr = run_chunk(engine, harness, chunk, benchmark=b, model=m.name,
@@ -286,6 +313,8 @@ def _collect_file(spec: Spec, harness: Harness, gbytes: bytes, gbase: bytes, roo
         lines += cl
         raws += cr
         prog.advance(len(chunk), f"{b}/{m.name}")
+    if only_chunk is not None:
+        return
     if spec.raw_sidecar:
         atomic_write_bytes(rawdir / fname, "".join(dumps_line(r) + "\n" for r in raws).encode())
     write_model_lines(final, lines)
