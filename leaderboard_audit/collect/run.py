@@ -260,7 +260,8 @@ def _collect_file(spec: Spec, harness: Harness, gbytes: bytes, gbase: bytes, roo
     fp_path = rawdir / (fname[:-len(".jsonl")] + ".fingerprint")
     have = fp_path.read_text().split() if fp_path.exists() else []
     if final.exists() and have[:1] == [fp]:
-        if only_chunk is None:
+        if (b, m.name, -1) not in prog.seen:
+            prog.seen.add((b, m.name, -1))
             prog.skip(len(its), f"({b}/{m.name}, complete)")
         return
     size = max(1, spec.chunk_items)
