@@ -217,6 +217,12 @@ class AuditSession:
         return merged
 
     def report(self) -> dict[str, Any] | None:
+        """Built once on the controller (sessionfinish writes it, the summary prints it)."""
+        if getattr(self, "_report", None) is None:
+            self._report = self._build_report()
+        return self._report
+
+    def _build_report(self) -> dict[str, Any] | None:
         scopes = self.all_scopes()
         summary = self.worker_summary or (self.summary() if self._records is not None else None)
         if summary is None:
