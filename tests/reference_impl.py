@@ -155,3 +155,61 @@ def brittleness(C):
         v = v_item + v_prompt
         out.append({"v_item": v_item, "v_prompt": v_prompt, "brittleness": v_prompt / v if v else 0.0})
     return out
+
+
+def identified(C, alpha=0.05):
+    """The identified order by loops: sign test via scipy's binomtest, Holm's step-down
+    as written in Holm (1979), Kahn layering by sets."""
+    from scipy.stats import binomtest
+    M, N = len(C), len(C[0])
+    rc = [[robust_correct(C, m, i) for i in range(N)] for m in range(M)]
+    rw = [[robust_wrong(C, m, i) for i in range(N)] for m in range(M)]
+    tests = []
+    for a in range(M):
+        for b in range(a + 1, M):
+            a_only = sum(1 for i in range(N) if rc[a][i] and rw[b][i])
+            b_only = sum(1 for i in range(N) if rc[b][i] and rw[a][i])
+            n = a_only + b_only
+            p = binomtest(a_only, n, 0.5).pvalue if n else 1.0
+            tests.append((p, a, b, a_only, b_only))
+    order = sorted(range(len(tests)), key=lambda j: tests[j][0])
+    m = len(tests)
+    edges = set()
+    for step, j in enumerate(order):
+        p, a, b, a_only, b_only = tests[j]
+        if p > alpha / (m - step):
+            break
+        edges.add((a, b) if a_only > b_only else (b, a))
+    tiers, left = [], set(range(M))
+    while left:
+        layer = {v for v in left if not any((u, v) in edges for u in left)}
+        layer = layer or set(left)
+        tiers.append(sorted(layer))
+        left -= layer
+    winner = [a for a in range(M) if all((a, b) in edges for b in range(M) if b != a)]
+    return {"edges": sorted(edges), "tiers": tiers, "winner": winner[0] if winner else None,
+            "p": {(a, b): p for p, a, b, _, _ in tests},
+            "only": {(a, b): (ao, bo) for _, a, b, ao, bo in tests}}
+
+
+def exact_disc_order_keys(C, ref):
+    """Point-biserial discrimination of every item as an exact sortable key
+    ``(sign, sign * r^2)`` in Fractions (None when undefined): equal keys are equal
+    correlations, with no float noise."""
+    from fractions import Fraction
+    M, N = len(C), len(C[0])
+    x = [Fraction(sum(C[m][i][ref] for i in range(N)), N) for m in range(M)]
+    mx = sum(x, Fraction(0)) / M
+    keys = []
+    for i in range(N):
+        y = [C[m][i][ref] for m in range(M)]
+        my = Fraction(sum(y), M)
+        sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
+        sxx = sum((a - mx) ** 2 for a in x)
+        syy = sum((b - my) ** 2 for b in y)
+        if sxx == 0 or syy == 0:
+            keys.append(None)
+            continue
+        sign = (sxy > 0) - (sxy < 0)
+        keys.append((sign, sign * sxy * sxy / (sxx * syy)))
+    return keys

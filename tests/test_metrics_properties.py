@@ -57,9 +57,10 @@ def test_pair_decomposition_identities(C):
             robust_part = (p.higher_only - p.lower_only) / N
             assert abs(p.fragile_share * p.gap - (p.gap - robust_part)) < 1e-9
         if p.ci is not None:
-            assert p.ci[0] <= p.robust_diff + 1e-12 or p.ci[0] <= p.ci[1]
             assert -1 <= p.ci[0] <= p.ci[1] <= 1
         assert p.manufactured == (p.robust_tie and p.gap_items != 0)
+        assert (p.cause is not None) == p.manufactured
+        assert (p.items_needed is None) == (p.robust_items == 0 or p.higher_only == p.lower_only)
 
 
 @settings(max_examples=60, deadline=None)

@@ -20,7 +20,7 @@ def champions(acc: np.ndarray, ref: int) -> dict:
     ``margin = acc[winner] - acc[runner_up]`` (None when every model ties).
     ``kendall_tau``: tau-b between the reference and each other config.
     """
-    M, K = acc.shape
+    K = acc.shape[1]
     win = winners_per_config(acc)
     best = acc.max(axis=0)
     outside = np.where(win, -np.inf, acc)

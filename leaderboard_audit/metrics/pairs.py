@@ -1,13 +1,17 @@
-"""Adjacent-pair gap decomposition: the paper's Table 2 and Figure 2 (section 4.2)."""
+"""Adjacent-pair gap decomposition: the paper's Table 2 and Figure 2 (section 4.2),
+with the v2 ``cause`` and ``items_needed`` (docs/audits.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from .bootstrap import paired_sign_bootstrap, percentile_ci
+from .bootstrap import paired_sign_bootstrap, percentile_ci_rows
+from .exact import gt, le
 from .per_model import robust_masks
 from .rng import rng_for
+
+Z95_SQUARED = (196, 100)      # 1.96 ** 2 as the exact fraction (196/100) ** 2
 
 
 @dataclass(frozen=True)
@@ -25,43 +29,99 @@ class PairStats:
     robust_tie: bool
     manufactured: bool
     reversing: int
+    cause: str | None = None
+    items_needed: int | None = None
+
+
+def items_needed(higher_only: int, lower_only: int, robust_items: int) -> int | None:
+    """Jointly robust items at which a 95% interval around the same difference excludes 0.
+
+    With ``p+ = higher_only/|J|``, ``p- = lower_only/|J|``, ``d = p+ - p-``,
+    ``s2 = p+ + p- - d^2``: ``ceil(1.96^2 * s2 / d^2)``; None when ``d = 0`` or J is
+    empty. Computed in integers: ``s2 / d^2 = (|J| (h + l) - (h - l)^2) / (h - l)^2``.
+    """
+    diff = higher_only - lower_only
+    if robust_items == 0 or diff == 0:
+        return None
+    num, den = Z95_SQUARED
+    top = num * num * (robust_items * (higher_only + lower_only) - diff * diff)
+    bottom = den * den * diff * diff
+    return -(-top // bottom)
+
+
+def pair_cause(manufactured: bool, fragile_share: float | None, threshold: float = 0.5) -> str | None:
+    """``"harness"`` when a manufactured pair's gap rests on config-fragile items
+    (fragile_share > threshold), ``"sampling"`` when it sits on robust items too few to
+    tell the two apart; None for a pair that is not manufactured."""
+    if not manufactured:
+        return None
+    return "harness" if fragile_share is not None and gt(fragile_share, threshold) else "sampling"
+
+
+def pair_cis(higher_only: np.ndarray, lower_only: np.ndarray, robust_items: np.ndarray, *, seed: int,
+             scope: str, n_boot: int) -> np.ndarray:
+    """95% percentile bootstrap CIs of ``(higher_only - lower_only)/|J|`` for every pair of a scope.
+
+    One multinomial draw for all pairs (P x ``n_boot``) from a generator keyed by
+    (seed, "pairs", scope). Pairs with an empty J get NaN.
+    """
+    P = len(robust_items)
+    out = np.full((P, 2), np.nan)
+    live = np.flatnonzero(np.asarray(robust_items) > 0)
+    if live.size:
+        rng = rng_for(seed, "pairs", scope)
+        draws = paired_sign_bootstrap(np.asarray(higher_only)[live], np.asarray(lower_only)[live],
+                                      np.asarray(robust_items)[live], n_boot, rng)
+        out[live] = percentile_ci_rows(draws)
+    return out
 
 
 def adjacent_pairs(C: np.ndarray, ref: int, order: np.ndarray, *, seed: int, scope: str,
-                   models: tuple[str, ...], n_boot: int = 10_000) -> list[PairStats]:
+                   models: tuple[str, ...], n_boot: int = 10_000,
+                   fragile_threshold: float = 0.5) -> list[PairStats]:
     """Decompose each adjacent reference gap into robust and fragile parts.
 
     * ``J`` = items robust (correct or wrong) for both models; ``higher_only`` /
       ``lower_only`` = items of J only the higher / lower model gets right.
     * ``fragile_share = (gap - (higher_only - lower_only)/N) / gap`` (None when gap = 0).
     * ``robust_diff = (higher_only - lower_only)/|J|`` with a 95% percentile bootstrap
-      CI over J's items (multinomial over the three counts; seeded per scope and pair).
+      CI over J's items (multinomial over the three counts, all pairs of the scope in
+      one draw seeded by (seed, scope): see ``pair_cis``).
     * ``reversing = #{k: acc[l,k] > acc[h,k]}``.
+    * ``cause`` (``pair_cause``) and ``items_needed`` (``items_needed``), AUDITS.md v2.
+
+    ``models`` names the models (kept for the callers' signature; the generator key is
+    the scope, so a pair's CI is a function of the records, the seed and the scope's order).
     """
     N = C.shape[1]
     rc, rw, _ = robust_masks(C)
     robust_any = rc | rw
     counts = C.sum(axis=1, dtype=np.int64)
     acc = counts / N
+    hs, ls = np.asarray(order[:-1], dtype=np.intp), np.asarray(order[1:], dtype=np.intp)
+    J = robust_any[hs] & robust_any[ls]                         # pairs x items
+    nJ = J.sum(axis=1)
+    ho = (J & rc[hs] & ~rc[ls]).sum(axis=1)
+    lo = (J & rc[ls] & ~rc[hs]).sum(axis=1)
+    cis = pair_cis(ho, lo, nJ, seed=seed, scope=scope, n_boot=n_boot)
     out = []
-    for h, l in zip(order[:-1].tolist(), order[1:].tolist()):
-        J = robust_any[h] & robust_any[l]
-        nJ = int(J.sum())
-        ho = int((J & rc[h] & ~rc[l]).sum())
-        lo = int((J & rc[l] & ~rc[h]).sum())
+    for j, (h, l) in enumerate(zip(hs.tolist(), ls.tolist())):
+        n_j, h_o, l_o = int(nJ[j]), int(ho[j]), int(lo[j])
         gap = float(acc[h, ref] - acc[l, ref])
         gap_items = int(counts[h, ref] - counts[l, ref])
-        fragile_share = None if gap_items == 0 else (gap_items - (ho - lo)) / gap_items
-        if nJ == 0:
+        fragile_share = None if gap_items == 0 else (gap_items - (h_o - l_o)) / gap_items
+        if n_j == 0:
             diff, ci, tie = None, None, True
         else:
-            diff = (ho - lo) / nJ
-            rng = rng_for(seed, "pairs", scope, models[h], models[l])
-            ci = percentile_ci(paired_sign_bootstrap(ho, lo, nJ, n_boot, rng))
-            tie = ci[0] <= 0.0 <= ci[1]
+            diff = (h_o - l_o) / n_j
+            ci = (float(cis[j, 0]), float(cis[j, 1]))
+            tie = le(ci[0], 0.0) and le(0.0, ci[1])
+        manufactured = bool(tie and gap_items != 0)
         out.append(PairStats(
             higher=h, lower=l, gap=gap, gap_items=gap_items, fragile_share=fragile_share,
-            robust_items=nJ, higher_only=ho, lower_only=lo, robust_diff=diff, ci=ci,
-            robust_tie=tie, manufactured=bool(tie and gap_items != 0),
-            reversing=int((acc[l] > acc[h]).sum())))
+            robust_items=n_j, higher_only=h_o, lower_only=l_o, robust_diff=diff, ci=ci,
+            robust_tie=tie, manufactured=manufactured,
+            reversing=int((acc[l] > acc[h]).sum()),
+            cause=pair_cause(manufactured, fragile_share, fragile_threshold),
+            items_needed=items_needed(h_o, l_o, n_j)))
     return out

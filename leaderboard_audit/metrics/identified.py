@@ -1,0 +1,165 @@
+"""The order the data identifies: every pair of models compared on its jointly robust
+items (AUDITS.md v2, "The identified order"; docs/audits.md). The paper's section 6
+asks for "an aggregation rule that returns a configuration-robust winner"; this is
+the order such a rule can defend.
+
+For models ``a``, ``b``: ``J_ab`` = items robust (correct or wrong) for both,
+``a_only`` = items of ``J_ab`` only ``a`` gets right. Since an item of ``J_ab`` that
+``b`` does not get right is robust-wrong for ``b``, ``a_only = (R @ W.T)[a, b]`` with
+``R`` / ``W`` the robust-correct / robust-wrong indicators (models x items): one
+matrix product gives every pair. Exact two-sided sign test on ``a_only`` vs
+``b_only``, Holm step-down over all ``M(M-1)/2`` pairs at family-wise ``alpha``.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import bdtr
+
+from .exact import exact_array
+from .per_model import robust_masks
+
+METHOD = "holm-sign-test"
+
+
+@dataclass(frozen=True)
+class IdentifiedOrder:
+    """The identified partial order of one scope (indices into the scope's models)."""
+
+    alpha: float
+    only: np.ndarray                 # M x M ints: only[a, b] = items of J_ab only a gets right
+    p_holm: np.ndarray               # M x M Holm-adjusted sign-test p-values (1 on the diagonal)
+    above: np.ndarray                # M x M bool: above[a, b] = edge a -> b (a identified better)
+    edges: np.ndarray                # E x 2 (above, below), sorted by above then below
+    tiers: list[list[int]]           # topological layers, each in the given display order
+    robust_winner: int | None
+    reason: str | None               # why there is no robust winner (None when there is one)
+    cycle: bool                      # the edges contain a directed cycle (the last tier holds it)
+
+
+def robust_only_counts(rc: np.ndarray, rw: np.ndarray) -> np.ndarray:
+    """``only[a, b]`` = items robust-correct for ``a`` and robust-wrong for ``b``
+    (= items of J_ab only ``a`` gets right), as one matrix product over items.
+
+    float32 holds every count exactly below 2**24 items; float64 beyond that.
+    """
+    dtype = np.float32 if rc.shape[1] < 2 ** 24 else np.float64
+    prod = rc.astype(dtype) @ rw.astype(dtype).T
+    return np.rint(prod).astype(np.int64)
+
+
+def sign_test_p(a_only: np.ndarray, b_only: np.ndarray) -> np.ndarray:
+    """Exact two-sided sign test: ``min(1, 2 * BinomCDF(min(a, b); a + b, 1/2))``
+    (1 when ``a + b = 0``), elementwise."""
+    a = np.asarray(a_only, dtype=np.int64)
+    b = np.asarray(b_only, dtype=np.int64)
+    n = a + b
+    p = 2.0 * bdtr(np.minimum(a, b), n, 0.5)
+    return np.where(n > 0, np.minimum(p, 1.0), 1.0)
+
+
+def holm_adjust(p: np.ndarray) -> np.ndarray:
+    """Holm step-down adjusted p-values: ``max_{i <= j} min(1, (m - i + 1) p_(i))`` in
+    sorted order, mapped back. ``adjusted <= alpha`` is Holm's rejection at ``alpha``."""
+    p = np.asarray(p, dtype=float)
+    m = p.size
+    if m == 0:
+        return p.copy()
+    idx = np.argsort(p, kind="stable")
+    stepped = np.minimum(1.0, (m - np.arange(m)) * p[idx])
+    out = np.empty(m)
+    out[idx] = np.maximum.accumulate(stepped)
+    return out
+
+
+def topological_tiers(above: np.ndarray, display: np.ndarray) -> tuple[list[list[int]], bool]:
+    """Tier 1 = models with no edge into them; remove them and repeat.
+
+    Vectorized Kahn layering (total work M^2). A directed cycle (possible in
+    principle: each pair is tested on its own items) leaves no model without an
+    incoming edge: the rest then form one last tier and ``cycle`` is True.
+    ``display`` is the model order within a tier (positions, e.g. the reference order).
+    """
+    M = above.shape[0]
+    pos = np.empty(M, dtype=np.intp)
+    pos[np.asarray(display, dtype=np.intp)] = np.arange(M)
+    indeg = above.sum(axis=0).astype(np.int64)
+    remaining = np.ones(M, dtype=bool)
+    tiers: list[list[int]] = []
+    cycle = False
+    while remaining.any():
+        layer = remaining & (indeg == 0)
+        if not layer.any():
+            layer, cycle = remaining.copy(), True
+        members = np.flatnonzero(layer)
+        tiers.append(members[np.argsort(pos[members], kind="stable")].tolist())
+        remaining &= ~layer
+        indeg -= above[members].sum(axis=0)
+    return tiers, cycle
+
+
+def _names(ms: Sequence[int], models: Sequence[str], limit: int = 6) -> str:
+    shown = [models[m] for m in ms[:limit]]
+    more = f" and {len(ms) - limit} more" if len(ms) > limit else ""
+    return ", ".join(shown) + more
+
+
+def identified_from_masks(rc: np.ndarray, rw: np.ndarray, *, models: Sequence[str], alpha: float = 0.05,
+                          display: np.ndarray | None = None) -> IdentifiedOrder:
+    """The identified order from robust-correct / robust-wrong masks (models x items)."""
+    M = rc.shape[0]
+    display = np.arange(M) if display is None else np.asarray(display, dtype=np.intp)
+    only = robust_only_counts(rc, rw)
+    iu, ju = np.triu_indices(M, k=1)
+    a_only, b_only = only[iu, ju], only[ju, iu]
+    adj = holm_adjust(sign_test_p(a_only, b_only))
+    reject = exact_array(adj) <= exact_array(alpha)
+    p_holm = np.ones((M, M))
+    p_holm[iu, ju] = adj
+    p_holm[ju, iu] = adj
+    above = np.zeros((M, M), dtype=bool)
+    up = reject & (a_only > b_only)
+    down = reject & (b_only > a_only)
+    above[iu[up], ju[up]] = True
+    above[ju[down], iu[down]] = True
+    edges = np.argwhere(above)                          # row-major: already sorted
+    tiers, cycle = topological_tiers(above, display)
+    out_deg = above.sum(axis=1)
+    winners = np.flatnonzero(out_deg == M - 1)
+    winner = int(winners[0]) if winners.size == 1 else None
+    if winner is not None:
+        reason = None
+    elif cycle:
+        reason = (f"the identified edges contain a cycle (each pair is tested on its own jointly robust "
+                  f"items); the last tier holds {_names(tiers[-1], models)}")
+    elif len(tiers[0]) > 1:
+        reason = (f"no model is identified above every other: the top tier holds {len(tiers[0])} models the "
+                  f"robust items do not separate ({_names(tiers[0], models)})")
+    else:
+        top = tiers[0][0]
+        missing = [m for m in display.tolist() if m != top and not above[top, m]]
+        reason = (f"{models[top]} heads the top tier but is not identified above "
+                  f"{_names(missing, models)}")
+    return IdentifiedOrder(alpha=float(alpha), only=only, p_holm=p_holm, above=above, edges=edges,
+                           tiers=tiers, robust_winner=winner, reason=reason, cycle=cycle)
+
+
+def identified_order(C: np.ndarray, *, models: Sequence[str], alpha: float = 0.05,
+                     display: np.ndarray | None = None) -> IdentifiedOrder:
+    """The identified order of one scope from its correctness tensor (models x items x configs).
+
+    ``display``: the order of models within a tier (the printed reference order)."""
+    rc, rw, _ = robust_masks(C)
+    return identified_from_masks(rc, rw, models=models, alpha=alpha, display=display)
+
+
+def identified_report(io: IdentifiedOrder, models: Sequence[str]) -> dict[str, Any]:
+    """The report's ``identified`` entry (names, edges sorted by name)."""
+    return {"alpha": io.alpha, "method": METHOD,
+            "edges": sorted([models[a], models[b]] for a, b in io.edges.tolist()),
+            "tiers": [[models[m] for m in tier] for tier in io.tiers],
+            "robust_winner": None if io.robust_winner is None else models[io.robust_winner],
+            "reason": io.reason, "cycle": io.cycle}

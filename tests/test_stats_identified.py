@@ -1,0 +1,119 @@
+"""The identified order (AUDITS.md v2): counts, exact sign tests, Holm, tiers, winner.
+
+Hand-built robust patterns with p-values worked out by hand, and random tensors
+against the loop implementation in reference_impl.py (scipy's binomtest, Holm's
+step-down as published, Kahn layering by sets)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import reference_impl as ref_impl
+
+from leaderboard_audit.metrics.identified import holm_adjust, identified_order, identified_report, sign_test_p
+
+
+def build(spec: list[tuple[int, str]]) -> np.ndarray:
+    """``spec``: (items, codes) blocks, codes one letter per model."""
+    M = len(spec[0][1])
+    blocks = []
+    for n, codes in spec:
+        block = np.zeros((M, n, 2), dtype=bool)
+        for m, c in enumerate(codes):
+            block[m, :, :] = c == "R"
+            if c == "F":
+                block[m, :, 0] = True
+        blocks.append(block)
+    return np.concatenate(blocks, axis=1)
+
+
+NAMES = ("a", "b", "c")
+
+
+def test_counts_p_values_and_holm_by_hand():
+    # a right, b and c wrong on 8 items; a and c right, b wrong on 6 more; 5 items fragile for all
+    C = build([(8, "RWW"), (6, "RWR"), (5, "FFF")])
+    io = identified_order(C, models=NAMES)
+    assert (io.only[0, 1], io.only[1, 0]) == (14, 0)
+    assert (io.only[0, 2], io.only[2, 0]) == (8, 0)
+    assert (io.only[2, 1], io.only[1, 2]) == (6, 0)
+    # raw p: 2 * 2^-n for an n v 0 split; Holm: x3, x2, x1 in sorted order, running max
+    assert io.p_holm[0, 1] == 3 * 2.0 ** -13
+    assert io.p_holm[0, 2] == io.p_holm[2, 0] == 2 * 2.0 ** -7
+    assert io.p_holm[1, 2] == 2.0 ** -5
+    assert io.edges.tolist() == [[0, 1], [0, 2], [2, 1]]
+    assert io.tiers == [[0], [2], [1]]
+    assert io.robust_winner == 0 and io.reason is None
+    rep = identified_report(io, NAMES)
+    assert rep["edges"] == [["a", "b"], ["a", "c"], ["c", "b"]] and rep["tiers"] == [["a"], ["c"], ["b"]]
+    assert rep["method"] == "holm-sign-test" and rep["alpha"] == 0.05 and rep["robust_winner"] == "a"
+
+
+def test_holm_withholds_an_edge_that_a_single_test_would_draw():
+    # a beats b on 6 items with no disagreement: p = 2 / 2^6 = 0.03125 <= 0.05 on its own...
+    C = build([(6, "RWF"), (4, "FFF")])
+    assert identified_order(C[:2], models=NAMES[:2]).edges.tolist() == [[0, 1]]
+    # ...but among 3 pairs Holm's first step needs p <= 0.05 / 3
+    io = identified_order(C, models=NAMES)
+    assert io.p_holm[0, 1] == pytest.approx(3 / 32, abs=1e-15)
+    assert io.edges.shape == (0, 2) and io.tiers == [[0, 1, 2]]
+    assert io.robust_winner is None and "a, b, c" in io.reason
+
+
+def test_robust_winner_and_alpha():
+    C = build([(9, "RWW"), (9, "RRW"), (3, "WRR")])
+    io = identified_order(C, models=NAMES)
+    # a-b: 9 v 3 -> p = 2 * P(X <= 3; 12) = 2 * 299/4096 = 0.146 -> no edge at 0.05
+    assert io.only[0, 1] == 9 and io.only[1, 0] == 3
+    assert io.robust_winner is None
+    assert io.tiers == [[0, 1], [2]]
+    loose = identified_order(C, models=NAMES, alpha=0.5)
+    assert loose.robust_winner == 0 and loose.reason is None and loose.tiers == [[0], [1], [2]]
+
+
+def test_sole_head_that_is_not_above_everyone_has_a_reason():
+    # a > b and b > c are identified, a vs c is not: a heads tier 1 alone but is no winner
+    C = build([(10, "RWF"), (10, "FRW"), (2, "WFR")])
+    io = identified_order(C, models=NAMES)
+    assert io.edges.tolist() == [[0, 1], [1, 2]]
+    assert io.tiers == [[0], [1], [2]]
+    assert io.robust_winner is None and io.reason.startswith("a heads the top tier") and "c" in io.reason
+
+
+def test_a_cycle_is_reported_not_looped_on():
+    C = build([(20, "RWF"), (20, "FRW"), (20, "WFR")])
+    io = identified_order(C, models=NAMES)
+    assert io.edges.tolist() == [[0, 1], [1, 2], [2, 0]]
+    assert io.cycle and io.tiers == [[0, 1, 2]] and "cycle" in io.reason
+
+
+def test_one_model_and_display_order():
+    io = identified_order(build([(3, "R"), (2, "W")]), models=("solo",))
+    assert io.robust_winner == 0 and io.tiers == [[0]] and io.edges.shape == (0, 2)
+    C = build([(2, "RRR"), (1, "WWW")])                             # nothing separates anyone
+    io = identified_order(C, models=NAMES, display=np.array([2, 0, 1]))
+    assert io.tiers == [[2, 0, 1]] and io.robust_winner is None
+
+
+def test_holm_adjust_matches_the_step_down_definition():
+    p = np.array([0.01, 0.04, 0.03, 0.005, 0.5])
+    # sorted 0.005, 0.01, 0.03, 0.04, 0.5 -> x5, x4, x3, x2, x1 -> 0.025, 0.04, 0.09, 0.08 -> 0.09, 0.5
+    assert holm_adjust(p) == pytest.approx([0.04, 0.09, 0.09, 0.025, 0.5], abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_matches_loops_on_random_tensors(seed):
+    rng = np.random.default_rng(seed)
+    M, N, K = 6, 120, 3
+    ability = rng.normal(0, 1.2, M)
+    C = rng.random((M, N, K)) < 1 / (1 + np.exp(-(ability[:, None, None] + rng.normal(0, 0.7, (1, N, K)))))
+    C[:, : N // 3] = C[:, : N // 3, :1]                               # a third of the items robust
+    names = tuple(f"m{j}" for j in range(M))
+    io = identified_order(C, models=names)
+    want = ref_impl.identified(C.astype(int).tolist())
+    for (a, b), (ao, bo) in want["only"].items():
+        assert (io.only[a, b], io.only[b, a]) == (ao, bo)
+        assert sign_test_p(np.array([ao]), np.array([bo]))[0] == pytest.approx(want["p"][(a, b)], rel=1e-12)
+    assert [tuple(e) for e in io.edges.tolist()] == want["edges"]
+    assert io.tiers == want["tiers"]
+    assert io.robust_winner == want["winner"]
+    assert len(want["edges"]) > 0                                    # the case is not vacuous

@@ -1,0 +1,103 @@
+"""Adjacent pairs (AUDITS.md v2): the bootstrap is item resampling, ``cause`` and
+``items_needed`` by hand, and one deterministic draw for all pairs of a scope."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from leaderboard_audit.metrics.bootstrap import paired_sign_bootstrap
+from leaderboard_audit.metrics.pairs import adjacent_pairs, items_needed, pair_cause, pair_cis
+
+
+def blocks(spec: list[tuple[int, str]], K: int = 2) -> np.ndarray:
+    """(items, codes) blocks, one code per model: 'R' robust-correct, 'W' robust-wrong,
+    'F' fragile (right under the reference config 0 only), 'f' fragile (wrong under 0)."""
+    M = len(spec[0][1])
+    out = []
+    for n, codes in spec:
+        b = np.zeros((M, n, K), dtype=bool)
+        for m, c in enumerate(codes):
+            b[m] = c == "R"
+            if c == "F":
+                b[m, :, 0] = True
+            if c == "f":
+                b[m, :, 1:] = True
+        out.append(b)
+    return np.concatenate(out, axis=1)
+
+
+def item_resampling(vals: np.ndarray, draws: int, seed: int) -> np.ndarray:
+    idx = np.random.default_rng(seed).integers(0, vals.size, size=(draws, vals.size))
+    return vals[idx].mean(axis=1)
+
+
+def test_bootstrap_distribution_is_item_resampling():
+    # 180 items +1, 180 items -1, 40 items 0: item resampling has Var = (p+ + p- - d^2) / n
+    # = 0.9 / 400; two independent binomials would give (p+ q+ + p- q-) / n = 0.495 / 400.
+    draws = paired_sign_bootstrap(np.array([180]), np.array([180]), np.array([400]), 40_000,
+                                  np.random.default_rng(1))[0]
+    slow = item_resampling(np.repeat([1.0, -1.0, 0.0], [180, 180, 40]), 40_000, 2)
+    assert draws.var() == pytest.approx(slow.var(), rel=0.04)
+    assert draws.var() == pytest.approx(0.9 / 400 / 400 * 400, rel=0.04)
+    assert np.percentile(draws, [2.5, 97.5]) == pytest.approx(np.percentile(slow, [2.5, 97.5]), abs=0.006)
+    # lopsided case (p+ = 0.6, p- = 0.3): the second count depends on the first
+    draws = paired_sign_bootstrap(np.array([60]), np.array([30]), np.array([100]), 40_000,
+                                  np.random.default_rng(3))[0]
+    slow = item_resampling(np.repeat([1.0, -1.0, 0.0], [60, 30, 10]), 40_000, 4)
+    assert draws.var() == pytest.approx(slow.var(), rel=0.04)
+    assert draws.mean() == pytest.approx(0.3, abs=0.002)
+
+
+def test_pair_ci_is_the_item_resampling_ci():
+    C = blocks([(180, "RW"), (180, "WR"), (40, "RR")], K=1)
+    p = adjacent_pairs(C, 0, np.array([0, 1]), seed=7, scope="s", models=("a", "b"))[0]
+    assert (p.robust_items, p.higher_only, p.lower_only) == (400, 180, 180)
+    slow = item_resampling(np.repeat([1.0, -1.0, 0.0], [180, 180, 40]), 20_000, 5)
+    assert list(p.ci) == pytest.approx(list(np.percentile(slow, [2.5, 97.5])), abs=0.006)
+    assert p.ci[1] - p.ci[0] > 0.17                           # 2 * 1.96 * sqrt(0.9 / 400) = 0.186
+
+
+def test_one_draw_for_all_pairs_is_deterministic_and_skips_empty_j():
+    ho, lo, nj = np.array([5, 0, 30]), np.array([1, 0, 2]), np.array([40, 0, 60])
+    a = pair_cis(ho, lo, nj, seed=3, scope="mmlu", n_boot=2000)
+    assert np.array_equal(a, pair_cis(ho, lo, nj, seed=3, scope="mmlu", n_boot=2000), equal_nan=True)
+    assert not np.array_equal(a, pair_cis(ho, lo, nj, seed=3, scope="arc", n_boot=2000), equal_nan=True)
+    assert np.isnan(a[1]).all() and np.isfinite(a[[0, 2]]).all()
+    assert a[2, 0] > 0                                          # 30 v 2 of 60: identified
+
+
+def test_items_needed_by_hand():
+    # p+ = 10/40, p- = 4/40: d = 0.15, s2 = 0.35 - 0.0225 = 0.3275; 3.8416 * 0.3275 / 0.0225 = 55.92
+    assert items_needed(10, 4, 40) == 56
+    assert items_needed(4, 10, 40) == 56                        # symmetric in the sign of d
+    # 1 v 0 of 626: s2 / d^2 = 625 exactly, 3.8416 * 625 = 2401 exactly (floats say 2401.0000000000005)
+    assert items_needed(1, 0, 626) == 2401
+    assert items_needed(3, 3, 50) is None and items_needed(0, 0, 0) is None
+    assert items_needed(5, 0, 5) == 0                            # every robust item favours one side
+
+
+def test_cause_follows_the_fragile_share():
+    assert pair_cause(False, 0.9) is None
+    assert pair_cause(True, 0.9) == "harness"
+    assert pair_cause(True, 0.5) == "sampling"                  # not > 0.5
+    assert pair_cause(True, 0.5 + 1e-15) == "sampling"          # float noise is not a harness
+    assert pair_cause(True, None) == "sampling"
+
+
+def test_cause_and_items_needed_on_pairs():
+    # a > b by 2 items: one robust item (a only, of 50 jointly robust) and one item a gets
+    # right only under the reference: fragile share exactly 1/2 -> manufactured by sampling
+    C = blocks([(1, "RW"), (49, "WW"), (1, "Ff"), (1, "FR")])      # b is fragile on item 50, wrong under ref
+    p = adjacent_pairs(C, 0, np.array([0, 1]), seed=1, scope="s", models=("a", "b"))[0]
+    assert (p.gap_items, p.higher_only, p.lower_only, p.robust_items) == (2, 1, 0, 50)
+    assert p.fragile_share == 0.5 and p.manufactured and p.cause == "sampling"
+    assert p.items_needed == 189                                # 3.8416 * (50 * 1 - 1) / 1 = 188.24
+    # gap of 3 items, 2 of them fragile: harness
+    C = blocks([(1, "RW"), (49, "WW"), (2, "Ff")])
+    p = adjacent_pairs(C, 0, np.array([0, 1]), seed=1, scope="s", models=("a", "b"))[0]
+    assert p.gap_items == 3 and p.fragile_share == pytest.approx(2 / 3) and p.cause == "harness"
+    # one configuration: every item is robust, so an unidentified gap is sampling
+    C = blocks([(3, "RW"), (1, "WR"), (20, "WW")], K=1)
+    p = adjacent_pairs(C, 0, np.array([0, 1]), seed=1, scope="s", models=("a", "b"))[0]
+    assert p.fragile_share == 0 and p.manufactured and p.cause == "sampling"
+    assert p.items_needed == 89                                  # 3.8416 * (24 * 4 - 2^2) / 2^2 = 88.36
