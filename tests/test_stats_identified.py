@@ -37,9 +37,9 @@ def test_counts_p_values_and_holm_by_hand():
     assert (io.only[0, 2], io.only[2, 0]) == (8, 0)
     assert (io.only[2, 1], io.only[1, 2]) == (6, 0)
     # raw p: 2 * 2^-n for an n v 0 split; Holm: x3, x2, x1 in sorted order, running max
-    assert io.p_holm[0, 1] == 3 * 2.0 ** -13
-    assert io.p_holm[0, 2] == io.p_holm[2, 0] == 2 * 2.0 ** -7
-    assert io.p_holm[1, 2] == 2.0 ** -5
+    assert io.p_holm[0, 1] == pytest.approx(3 * 2.0 ** -13, rel=1e-12)
+    assert io.p_holm[0, 2] == io.p_holm[2, 0] == pytest.approx(2 * 2.0 ** -7, rel=1e-12)
+    assert io.p_holm[1, 2] == pytest.approx(2.0 ** -5, rel=1e-12)
     assert io.edges.tolist() == [[0, 1], [0, 2], [2, 1]]
     assert io.tiers == [[0], [2], [1]]
     assert io.robust_winner == 0 and io.reason is None
@@ -92,6 +92,21 @@ def test_one_model_and_display_order():
     C = build([(2, "RRR"), (1, "WWW")])                             # nothing separates anyone
     io = identified_order(C, models=NAMES, display=np.array([2, 0, 1]))
     assert io.tiers == [[2, 0, 1]] and io.robust_winner is None
+
+
+def test_exact_binomial_tail_against_integer_sums():
+    from fractions import Fraction
+    from math import comb
+
+    from leaderboard_audit.metrics.identified import binom_half_cdf
+    cases = [(0, 0), (0, 1), (3, 10), (12, 30), (350, 777), (2400, 5000), (4900, 10_000), (4999, 9999), (10, 10_000)]
+    got = binom_half_cdf(np.array([k for k, _ in cases]), np.array([n for _, n in cases]))
+    for (k, n), g in zip(cases, got):
+        want = float(Fraction(sum(comb(n, j) for j in range(k + 1)), 2 ** n))
+        if want < 1e-40:
+            assert g == 0.0                       # far below any Holm threshold: written as 0
+        else:
+            assert g == pytest.approx(want, rel=1e-12), (k, n)
 
 
 def test_holm_adjust_matches_the_step_down_definition():

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import bdtr
 
 from .exact import exact_array
 from .per_model import robust_masks
@@ -51,13 +50,66 @@ def robust_only_counts(rc: np.ndarray, rw: np.ndarray) -> np.ndarray:
     return np.rint(prod).astype(np.int64)
 
 
+#: a sign-test p-value whose Hoeffding bound is below this is written as 0: it sits far
+#: below any Holm threshold (alpha / number of pairs is above 1e-13 for a million models)
+NEGLIGIBLE_P = 1e-40
+_LN_WINDOW = 140.0            # terms below exp(-140) ~ 1e-61 of the tail's scale are left out
+
+
+def binom_half_cdf(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``P(X <= k)`` for ``X ~ Bin(n, 1/2)``, elementwise, for ``0 <= k <= n / 2``.
+
+    Exact term sums, one cumulative sum per distinct ``n`` over ``j`` in a window below
+    ``k`` (``log C(n, j)`` from a long-double log-factorial table: relative error about
+    1e-13 at n = 10,000, against scipy's ``bdtr`` 5e-12). Where Hoeffding's bound
+    ``exp(-2 (n/2 - k)^2 / n)`` is below ``NEGLIGIBLE_P / 2`` the result is 0; the
+    window starts where Hoeffding puts the rest of the tail below ``exp(-140)``.
+    """
+    k = np.asarray(k, dtype=np.int64)
+    n = np.asarray(n, dtype=np.int64)
+    out = np.ones(k.shape)
+    if k.size == 0:
+        return out
+    if np.any(2 * k > n) or np.any(k < 0):
+        raise ValueError("binom_half_cdf needs 0 <= k <= n / 2")
+    dist = n / 2.0 - k
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_bound = np.where(n > 0, -2.0 * dist * dist / np.maximum(n, 1), 0.0)
+    negligible = log_bound < np.log(NEGLIGIBLE_P / 2)
+    out[negligible] = 0.0
+    live = np.flatnonzero(~negligible & (n > 0))
+    if live.size == 0:
+        return out
+    kf, nf = k[live], n[live]
+    nmax = int(nf.max())
+    # log(x!) in extended precision (x87 long double where the platform has it)
+    lg = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, nmax + 1, dtype=np.longdouble)))])
+    log2 = np.log(np.longdouble(2))
+    order = np.lexsort((kf, nf))
+    ks, ns = kf[order], nf[order]
+    res = np.empty(ks.size)
+    starts = np.flatnonzero(np.r_[True, ns[1:] != ns[:-1]])
+    ends = np.r_[starts[1:], ns.size]
+    for a, b in zip(starts.tolist(), ends.tolist()):
+        nn = int(ns[a])
+        lo = max(0, int(np.floor(nn / 2.0 - np.sqrt((_LN_WINDOW - np.log(NEGLIGIBLE_P)) * nn / 2.0))))
+        lo = min(lo, int(ks[a]))
+        j = np.arange(lo, int(ks[b - 1]) + 1)
+        logpmf = (lg[nn] - lg[j] - lg[nn - j] - nn * log2).astype(np.float64)
+        res[a:b] = np.cumsum(np.exp(logpmf))[ks[a:b] - lo]
+    vals = np.empty(kf.size)
+    vals[order] = res
+    out[live] = np.minimum(vals, 1.0)
+    return out
+
+
 def sign_test_p(a_only: np.ndarray, b_only: np.ndarray) -> np.ndarray:
     """Exact two-sided sign test: ``min(1, 2 * BinomCDF(min(a, b); a + b, 1/2))``
     (1 when ``a + b = 0``), elementwise."""
     a = np.asarray(a_only, dtype=np.int64)
     b = np.asarray(b_only, dtype=np.int64)
     n = a + b
-    p = 2.0 * bdtr(np.minimum(a, b), n, 0.5)
+    p = 2.0 * binom_half_cdf(np.minimum(a, b), n)
     return np.where(n > 0, np.minimum(p, 1.0), 1.0)
 
 
