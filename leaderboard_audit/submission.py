@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .metrics.champions import champions as champions_m
+from .metrics.champions import challenger_leads, champions as champions_m
 from .metrics.pairs import PairStats, adjacent_pairs
 from .metrics.per_model import band as band_m, leaderboard_order
 from .records import Records
@@ -44,7 +44,7 @@ def _pair_dict(p: PairStats, names: Sequence[str]) -> dict[str, Any]:
             "lower_only": p.lower_only, "robust_diff": _num(p.robust_diff),
             "ci": None if p.ci is None else [p.ci[0], p.ci[1]],
             "robust_tie": p.robust_tie, "manufactured": p.manufactured,
-            "reversing": p.reversing}
+            "reversing": p.reversing, "cause": p.cause, "items_needed": p.items_needed}
 
 
 def _slim(v: dict[str, Any]) -> dict[str, Any]:
@@ -57,6 +57,7 @@ def _champions_dict(acc: np.ndarray, ref: int, names: Sequence[str], keys: Seque
     champions entry (enough for ``champions_verdict``) and the raw result."""
     sub = acc[members]
     ch = champions_m(sub, ref)
+    leads = challenger_leads(sub, ref, N)
     per_config = []
     for k in range(len(keys)):
         ru = ch["runner_up"][k]
@@ -64,7 +65,8 @@ def _champions_dict(acc: np.ndarray, ref: int, names: Sequence[str], keys: Seque
         per_config.append({"config": keys[k], "winners": [names[members[m]] for m in ch["winners"][k]],
                            "accuracy": float(ch["best"][k]),
                            "runner_up": None if ru is None else names[members[ru]], "margin": margin,
-                           "margin_items": 0 if margin is None else int(round(margin * N))})
+                           "margin_items": 0 if margin is None else int(round(margin * N)),
+                           "lead_items": leads[k]})
     out = {"set": [names[members[m]] for m in ch["champion_set"]], "count": len(ch["champion_set"]),
            "outright": [names[members[m]] for m in ch["outright"]], "per_config": per_config}
     return out, ch
@@ -91,9 +93,11 @@ def submission_scope(records: Records, scope: str, models: Sequence[str], *, see
     order_old = np.array([old[j] for j in leaderboard_order(ref_sub, [names[m] for m in old])],
                          dtype=np.intp)
     pairs_full = [_pair_dict(p, names) for p in
-                  adjacent_pairs(C, ref, order_full, seed=seed, scope=scope, models=names, n_boot=n_boot)]
+                  adjacent_pairs(C, ref, order_full, seed=seed, scope=scope, models=names, n_boot=n_boot,
+                                 fragile_threshold=t.fragile_share)]
     pairs_old = [_pair_dict(p, names) for p in
-                 adjacent_pairs(C, ref, order_old, seed=seed, scope=scope, models=names, n_boot=n_boot)] \
+                 adjacent_pairs(C, ref, order_old, seed=seed, scope=scope, models=names, n_boot=n_boot,
+                                fragile_threshold=t.fragile_share)] \
         if len(order_old) > 1 else []
     for p in pairs_full + pairs_old:
         p["verdict"] = _slim(pair_verdict(scope, p, K, t))

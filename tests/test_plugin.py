@@ -29,9 +29,9 @@ def stable_dir(tmp_path_factory) -> Path:
 
 def test_all_pass(pytester, stable_dir):
     result = pytester.runpytest("--audit", str(stable_dir), *ARGS)
-    result.assert_outcomes(passed=18)
+    result.assert_outcomes(passed=20)
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["*leaderboard audit*", "*audit: 18 pass, 0 warn, 0 fail*"])
+    result.stdout.fnmatch_lines(["*leaderboard audit*", "*audit: 20 pass, 0 warn, 0 fail*"])
 
 
 def test_fail_and_warn_outcomes(pytester, demo_dir):
@@ -48,7 +48,7 @@ def test_fail_and_warn_outcomes(pytester, demo_dir):
 def test_warn_is_its_own_status_and_strict_fails(pytester, stable_dir):
     args = ("--audit", str(stable_dir), "--audit-threshold", "band_pass=-1", *ARGS)
     result = pytester.runpytest(*args)
-    assert outcomes(result) == {"passed": 12, "warn": 6}
+    assert outcomes(result) == {"passed": 14, "warn": 6}   # 6 band warns; 2 ranking passes
     assert result.ret == 0
     assert "W" in result.stdout.lines[0]
     strict = pytester.runpytest(*args, "--audit-strict")
@@ -112,9 +112,9 @@ def test_junit_xml_carries_verdicts(pytester, demo_dir, tmp_path):
 def test_thresholds_from_pyproject_and_command_line(pytester, stable_dir):
     pytester.makepyprojecttoml("[tool.leaderboard_audit]\nband_pass = -1\n")
     r = pytester.runpytest("--audit", str(stable_dir), *ARGS)
-    assert outcomes(r) == {"passed": 12, "warn": 6}
+    assert outcomes(r) == {"passed": 14, "warn": 6}
     r = pytester.runpytest("--audit", str(stable_dir), "--audit-threshold", "band_pass=0.02", *ARGS)
-    r.assert_outcomes(passed=18)
+    r.assert_outcomes(passed=20)
     r = pytester.runpytest("--audit", str(stable_dir), "--audit-threshold", "nonsense=1", *ARGS)
     assert r.ret == pytest.ExitCode.USAGE_ERROR
 
@@ -129,7 +129,7 @@ def test_silent_without_audit(pytester):
 def test_user_tests_and_audits_together(pytester, stable_dir):
     pytester.makepyfile(test_user="def test_user():\n    assert True\n")
     r = pytester.runpytest("--audit", str(stable_dir), "test_user.py", *ARGS)
-    r.assert_outcomes(passed=19)
+    r.assert_outcomes(passed=21)
 
 
 def test_bad_records_are_a_usage_error_naming_file_and_line(pytester, stable_dir, tmp_path):

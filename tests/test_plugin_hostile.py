@@ -142,7 +142,7 @@ def test_unwritable_report_is_a_clear_error_after_the_results(pytester, stable_d
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     out = result.stdout.str()
     assert "INTERNALERROR" not in out and "Traceback" not in out
-    result.stdout.fnmatch_lines(["*leaderboard audit*", "*audit: 18 pass*", "ERROR: --audit-report *cannot write*"])
+    result.stdout.fnmatch_lines(["*leaderboard audit*", "*audit: 20 pass*", "ERROR: --audit-report *cannot write*"])
     assert (tmp_path / "ok.html").is_file() and not target.exists()
 
 

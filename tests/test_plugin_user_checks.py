@@ -38,7 +38,7 @@ def test_user_check_lands_in_every_report(pytester, stable_dir, tmp_path):
                                 "--audit-report", str(out["json"]), "--audit-markdown", str(out["md"]),
                                 "--audit-html", str(out["html"]), f"--junitxml={out['xml']}")
     # alpha: 50/60 right everywhere -> 0.833 >= 0.6 pass; gamma: 10/60 -> 0.167 < 0.6 fail
-    result.assert_outcomes(passed=19, failed=1)
+    result.assert_outcomes(passed=21, failed=1)
     result.stdout.fnmatch_lines(["*gamma_floor[[]pooled[]]: FAIL  value 0.167  threshold 0.600  margin -0.433*"])
     rep = json.loads(out["json"].read_text())
     v = {x["id"]: x for s in rep["scopes"].values() for x in s["verdicts"]}
@@ -66,7 +66,7 @@ def test_fixtures_are_documented(pytester):
 
 def test_audit_marker_selects_the_checks(pytester, stable_dir):
     result = pytester.runpytest("--audit", str(stable_dir), "-m", "audit", "-q", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=18)
+    result.assert_outcomes(passed=20)
     result = pytester.runpytest("--audit", str(stable_dir), "-m", "not audit", "-q", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
 

@@ -11,7 +11,7 @@ import importlib
 
 from .base import POOLED, Check, Scope, num
 
-BUILTIN = ("band", "manufactured", "champions", "compression", "axes", "brittleness")
+BUILTIN = ("band", "manufactured", "ranking", "champions", "compression", "axes", "brittleness")
 ENTRY_POINT_GROUP = "leaderboard_audit.checks"
 
 

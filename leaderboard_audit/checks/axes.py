@@ -10,7 +10,7 @@ from typing import Any
 
 from ..metrics import axes as axes_m
 from ..reports.tables import Table
-from ..verdicts import FAIL, PASS, WARN, at_least, exact, make_verdict
+from ..verdicts import FAIL, PASS, WARN, at_least, exact, make_verdict, skipped
 from .base import Check, Scope
 
 
@@ -56,10 +56,13 @@ class Axes(Check):
 
 
 def axes_verdict(scope: str, ax: dict[str, Any], t: Any) -> dict[str, Any]:
+    # an axis group with only the reference in it is null and does not enter the verdict (AUDITS.md v2)
     single = {a: v for a, v in ax["axis_kendall_min"].items() if a != "joint" and v is not None}
     if not single:
-        return make_verdict("axes", f"axes[{scope}]", PASS, None, t.axes_pass, None,
-                            "no single axis varies (or every Kendall tau is undefined)")
+        return skipped("axes", f"axes[{scope}]",
+                       "no usable axis: every single-axis group (ordering, format, scoring) holds only the reference "
+                       "configuration, or every model scores the same under its configurations (Kendall tau "
+                       "undefined)")
     axis = min(single, key=lambda a: (single[a], a))
     value = single[axis]
     status = PASS if at_least(value, t.axes_pass) else WARN if at_least(value, t.axes_warn) else FAIL

@@ -43,6 +43,8 @@ class Brittleness(Check):
         return out
 
     def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:
+        if scope.name == POOLED and section.get("pi_model"):
+            return [pooled_brittleness_verdict(section, scope.thresholds)]
         per = {k: v for k, v in section.items() if k not in AGGREGATES}
         return [brittleness_verdict(scope.name, per, scope.thresholds)]
 
@@ -52,6 +54,9 @@ class Brittleness(Check):
             return []
         per = [(r["model"], br[r["model"]]) for r in s["leaderboard"] if r["model"] in br]
         text = "brittleness V_prompt/V: " + ", ".join(f"{m} {v['brittleness']:.2f}" for m, v in per)
+        if "pi_model" in br:
+            text += "; pi_model over benchmarks (the pooled verdict): " + ", ".join(
+                f"{m} {br['pi_model'][m]:.2f}" for m, _ in per if m in br["pi_model"])
         if "pi_benchmark" in br:
             text += "; per benchmark: " + ", ".join(f"{b} {v:.2f}" for b, v in sorted(br["pi_benchmark"].items()))
         return [Line("brittleness", text)]
@@ -66,6 +71,27 @@ def brittleness_verdict(scope: str, br: dict[str, Any], t: Any) -> dict[str, Any
            f"pass <= {t.brittleness_pass}, warn <= {t.brittleness_warn}")
     return make_verdict("brittleness", f"brittleness[{scope}]", status, value, t.brittleness_pass,
                         exact(t.brittleness_pass - value), msg, {"model": model, "per_model": per})
+
+
+def pooled_brittleness_verdict(br: dict[str, Any], t: Any) -> dict[str, Any]:
+    """AUDITS.md v2 "Pooled brittleness": the pooled verdict is ``max_m pi_model[m]``,
+    Brittlebench's ratio of sums over benchmarks. The brittleness of the pooled items
+    would count benchmark difficulty as item variance (an easy and a hard benchmark
+    make V_item large), hiding prompt sensitivity that every benchmark shows."""
+    pi = br["pi_model"]
+    model = max(pi, key=lambda m: (pi[m], m))
+    value = pi[model]
+    status = PASS if at_most(value, t.brittleness_pass) else WARN if at_most(value, t.brittleness_warn) else FAIL
+    pooled_items = max((v["brittleness"] for k, v in br.items() if k not in AGGREGATES), default=None)
+    per_bench = ", ".join(f"{b} {v:.3f}" for b, v in sorted(br.get("pi_benchmark", {}).items()))
+    msg = (f"largest prompt-sensitivity share over benchmarks pi_model {value:.3f} ({model}): "
+           f"sum_b V_prompt / sum_b V (Brittlebench); pass <= {t.brittleness_pass}, warn <= "
+           f"{t.brittleness_warn}. Per benchmark (pi_benchmark): {per_bench}; the pooled items' own "
+           f"V_prompt / V (benchmark difficulty counted as item variance) peaks at "
+           f"{'n/a' if pooled_items is None else f'{pooled_items:.3f}'}")
+    return make_verdict("brittleness", f"brittleness[{POOLED}]", status, value, t.brittleness_pass,
+                        exact(t.brittleness_pass - value), msg,
+                        {"model": model, "pi_model": pi, "pi_benchmark": br.get("pi_benchmark")})
 
 
 CHECK = Brittleness()

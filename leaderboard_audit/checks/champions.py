@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..metrics.champions import champions as champions_m
+from ..metrics.champions import challenger_leads, champions as champions_m
 from ..reports.tables import Line, Table
-from ..verdicts import FAIL, PASS, WARN, exact, make_verdict
+from ..verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
 from .base import Check, Scope, num
 
 
@@ -25,6 +25,7 @@ class Champions(Check):
     def compute(self, scope: Scope) -> dict[str, Any]:
         names, keys, N = scope.names, scope.keys, scope.shape[1]
         ch = champions_m(scope.acc, scope.ref)
+        leads = challenger_leads(scope.acc, scope.ref, N)
         per_config = []
         for k in range(scope.shape[2]):
             ru = ch["runner_up"][k]
@@ -32,7 +33,8 @@ class Champions(Check):
             per_config.append({"config": keys[k], "winners": [names[m] for m in ch["winners"][k]],
                                "accuracy": float(ch["best"][k]),
                                "runner_up": None if ru is None else names[ru], "margin": margin,
-                               "margin_items": 0 if margin is None else int(round(margin * N))})
+                               "margin_items": 0 if margin is None else int(round(margin * N)),
+                               "lead_items": leads[k]})
         order = scope.order.tolist()
         return {
             "set": [names[m] for m in ch["champion_set"]], "count": len(ch["champion_set"]),
@@ -56,10 +58,14 @@ class Champions(Check):
                     f"{len(ch['outright'])}; top-3 reached by {len(ch['top3'])}; Kendall tau vs reference mean "
                     f"{_n2(kt['mean'])}, min {_n2(kt['min'])}")
         rows = [[c["config"], " / ".join(c["winners"]), c["accuracy"], c["runner_up"] or "-", c["margin"],
-                 c["margin_items"]] for c in ch["per_config"]]
+                 c["margin_items"], "-" if c.get("lead_items") is None else c["lead_items"]]
+                for c in ch["per_config"]]
         table = Table("champions", "Champions per configuration (Table 8, Figure 3)",
-                      ["config", "winner(s)", "accuracy", "runner-up", "margin", "margin items"], rows,
-                      note="Exact ties: every tied model wins the configuration (competition ranking).",
+                      ["config", "winner(s)", "accuracy", "runner-up", "margin", "margin items",
+                       "lead over ref winner"], rows,
+                      note="Exact ties: every tied model wins the configuration (competition ranking). Lead over "
+                           "ref winner: items by which the configuration's winners beat the reference "
+                           "configuration's winner(s), where none of those wins it (the verdict's value).",
                       widths={0: 26, 1: 26, 3: 22})
         return [table, line]
 
@@ -69,25 +75,35 @@ def _n2(x: float | None) -> str:
 
 
 def champions_verdict(scope: str, ch: dict[str, Any], reference_key: str, t: Any) -> dict[str, Any]:
+    """AUDITS.md v2: value = the largest lead, in items, of a configuration's winners over
+    the reference winner(s), over configurations none of whose winners is a reference
+    winner (0 if none). pass: one champion; warn: several and value <= champion_items
+    (including sets that grow only through ties with the reference winners); fail:
+    value > champion_items. Ties among the challengers do not soften the verdict."""
     per = {row["config"]: row for row in ch["per_config"]}
     ref_winners = set(per[reference_key]["winners"])
-    outright_other = [row for row in ch["per_config"]
-                      if len(row["winners"]) == 1 and row["winners"][0] not in ref_winners]
-    value = max((row["margin_items"] for row in outright_other), default=0)
+    challenged = [row for row in ch["per_config"] if row.get("lead_items") is not None]
+    value = max((row["lead_items"] for row in challenged), default=0)
+    worst = max(challenged, key=lambda r: r["lead_items"], default=None)
+    ref_txt = " / ".join(sorted(ref_winners))
     if ch["count"] <= 1:
         status, why = PASS, f"one champion ({', '.join(ch['set'])}) under every config"
-    elif value > t.champion_items:
-        worst = max(outright_other, key=lambda r: r["margin_items"])
-        status, why = FAIL, (f"{ch['count']} champions; {worst['winners'][0]} wins {worst['config']} "
-                             f"by {worst['margin_items']} items over {worst['runner_up']}")
+    elif not at_most(value, t.champion_items):
+        tie = f" (tied: {' / '.join(worst['winners'])})" if len(worst["winners"]) > 1 else ""
+        status, why = FAIL, (f"{ch['count']} champions; {worst['config']} is won by "
+                             f"{' / '.join(worst['winners'])}{tie} by {value} items over the reference "
+                             f"winner {ref_txt}")
+    elif challenged:
+        status, why = WARN, (f"{ch['count']} champions, the others lead the reference winner by <= "
+                             f"{t.champion_items:g} items (coin flips)")
     else:
-        how = "by <= %g items" % t.champion_items if outright_other else "only through exact ties"
-        status, why = WARN, f"{ch['count']} champions, the others win {how} (coin flips)"
+        status, why = WARN, f"{ch['count']} champions, the others only through exact ties with the reference winner"
     others = sorted({w for row in ch["per_config"] for w in row["winners"]} - ref_winners)
     msg = (f"{why}. champion set {ch['set']}; reference winner(s) {sorted(ref_winners)}; "
-           f"other winners {others}; largest other-winner margin {value} items "
+           f"other winners {others}; largest lead over the reference winner {value} items "
            f"(threshold {t.champion_items:g})")
-    wins = [{"config": r["config"], "winners": r["winners"], "margin_items": r["margin_items"]}
+    wins = [{"config": r["config"], "winners": r["winners"], "margin_items": r["margin_items"],
+             "lead_items": r.get("lead_items")}
             for r in ch["per_config"] if set(r["winners"]) - ref_winners]
     return make_verdict("champions", f"champions[{scope}]", status, value, t.champion_items,
                         exact(t.champion_items - value), msg, {"set": ch["set"], "other_wins": wins})

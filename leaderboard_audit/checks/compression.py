@@ -11,7 +11,7 @@ from typing import Any
 
 from ..metrics.compression import compression as compression_m
 from ..reports.tables import Line, Table, ci_cell
-from ..verdicts import FAIL, PASS, WARN, exact, fmt, make_verdict
+from ..verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
 from .base import Check, Scope, num
 
 
@@ -49,11 +49,11 @@ def compression_verdict(scope: str, c: dict[str, Any], t: Any) -> dict[str, Any]
     topk, allf = c["mean_fragility_topk"], c["mean_fragility_all"]
     if corr is None:
         status, why = PASS, "corr(disc, fragility) undefined (constant discrimination or fragility)"
-    elif corr <= 0:
+    elif at_most(corr, 0.0):
         status, why = PASS, "discriminative items are not the fragile ones"
-    elif lo is None or lo <= 0:
+    elif lo is None or at_most(lo, 0.0):
         status, why = WARN, "corr > 0 but its CI includes 0"
-    elif topk is not None and allf is not None and topk > allf:
+    elif topk is not None and allf is not None and not at_most(topk, allf):
         status, why = FAIL, (f"compression keeps the fragile items: top-{c['k']} mean fragility "
                              f"{topk:.3f} > {allf:.3f} over all items")
     else:

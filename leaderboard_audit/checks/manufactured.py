@@ -11,11 +11,11 @@ from typing import Any
 
 from ..metrics.pairs import adjacent_pairs
 from ..reports.tables import Cell, Table, ci_cell, pair_label
-from ..verdicts import FAIL, PASS, WARN, fmt, make_verdict
+from ..verdicts import FAIL, PASS, WARN, at_least, at_most, fmt, make_verdict
 from .base import Check, Scope, num
 
 PAIR_KEYS = ("gap", "gap_items", "fragile_share", "robust_items", "higher_only", "lower_only", "robust_diff",
-             "ci", "reversing")
+             "ci", "reversing", "cause", "items_needed")
 
 
 class Manufactured(Check):
@@ -34,14 +34,15 @@ class Manufactured(Check):
         names = scope.names
         out = []
         for p in adjacent_pairs(scope.C, scope.ref, scope.order, seed=scope.seed, scope=scope.name,
-                                models=names, n_boot=scope.n_boot):
+                                models=names, n_boot=scope.n_boot,
+                                fragile_threshold=scope.thresholds.fragile_share):
             out.append({"higher": names[p.higher], "lower": names[p.lower], "gap": p.gap,
                         "gap_items": p.gap_items, "fragile_share": num(p.fragile_share),
                         "robust_items": p.robust_items, "higher_only": p.higher_only,
                         "lower_only": p.lower_only, "robust_diff": num(p.robust_diff),
                         "ci": None if p.ci is None else [p.ci[0], p.ci[1]],
                         "robust_tie": p.robust_tie, "manufactured": p.manufactured,
-                        "reversing": p.reversing})
+                        "reversing": p.reversing, "cause": p.cause, "items_needed": p.items_needed})
         return out
 
     def judge(self, scope: Scope, section: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -52,34 +53,57 @@ class Manufactured(Check):
         K = s["n_configs"]
         rows = [[pair_label(p["higher"], p["lower"]), p["gap"], p["gap_items"], p["fragile_share"],
                  p["robust_items"], p["higher_only"], p["lower_only"], Cell(ci_cell(p["ci"]), "code"),
-                 Cell("manufactured", "strong") if p["manufactured"] else ("tie" if p["robust_tie"] else "identified"),
+                 _order_cell(p), "-" if p.get("items_needed") is None else p["items_needed"],
                  f"{p['reversing']}/{K}"] for p in s["pairs"]]
         note = ("J = items robust (right under every config, or wrong under every config) for both models; "
                 "higher/lower only = items of J only that model gets right. With no disagreement in one "
-                "direction a CI bound sits at 0 by construction, so read them beside the CI; reversing = "
-                "configs that print the opposite order.")
+                "direction a CI bound sits at 0 by construction, so read them beside the CI. A manufactured "
+                "order's cause: harness (fragile share > 0.5: the gap rests on config-fragile items) or "
+                "sampling (the gap sits on robust items, too few of them to tell); items needed = jointly "
+                "robust items at which a 95% interval around the same difference would exclude 0; "
+                "reversing = configs that print the opposite order.")
         return [Table("pairs", "Adjacent pairs (Table 2, Figure 2)",
                       ["pair", "gap", "gap items", "fragile share", "J", "higher only", "lower only",
-                       "robust diff 95% CI", "order", "reversing"], rows, note=note, detail="short",
+                       "robust diff 95% CI", "order", "items needed", "reversing"], rows, note=note,
+                      detail="short",
                       widths={0: 28}, digits={3: 2})]
 
 
+def _order_cell(p: dict[str, Any]) -> Any:
+    if p["manufactured"]:
+        return Cell(f"manufactured ({p.get('cause') or 'harness'})", "strong")
+    return "tie" if p["robust_tie"] else "identified"
+
+
+def _needed(p: dict[str, Any]) -> str:
+    n = p.get("items_needed")
+    return "" if n is None else f" (about {n} needed)"
+
+
 def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any) -> dict[str, Any]:
+    """The table in docs/audits.md; messages follow the pair's ``cause`` (AUDITS.md v2):
+    "harness" = manufactured by fragile items, "sampling" = too few robust items to tell."""
     h, lo = p["higher"], p["lower"]
     ci = p["ci"]
     value = 0.0 if ci is None else ci[0]
     fs = p["fragile_share"]
     identified = not p["robust_tie"]
+    cause = p.get("cause") or ("harness" if fs is not None and not at_most(fs, t.fragile_share) else "sampling")
+    if p["manufactured"]:
+        if cause == "harness":
+            what = "manufactured by config-fragile items: the robust items do not order the pair"
+        else:
+            what = (f"too few jointly robust items to tell the pair apart ({p['robust_items']}"
+                    f"{_needed(p)}): a sampling problem, not the harness")
     if p["manufactured"] and p["reversing"] > 0:
-        status, why = FAIL, (f"manufactured: the robust items do not order the pair and "
-                             f"{p['reversing']}/{n_configs} configs print the opposite order")
-    elif ci is not None and ci[1] < 0:
+        status, why = FAIL, f"{what}, and {p['reversing']}/{n_configs} configs print the opposite order"
+    elif ci is not None and not at_least(ci[1], 0.0):
         status, why = FAIL, "the jointly robust items order the pair the other way"
     elif p["gap_items"] == 0:
         status, why = WARN, "an order printed for a tie (reference gap = 0)"
     elif p["manufactured"]:
-        status, why = WARN, "manufactured by fragile items, though no config reverses the pair"
-    elif identified and fs is not None and fs > t.fragile_share:
+        status, why = WARN, f"{what}; no config reverses the pair"
+    elif identified and fs is not None and not at_most(fs, t.fragile_share):
         status, why = WARN, f"identified, but {fs:.0%} of the gap is carried by fragile items"
     else:
         status, why = PASS, "the robust items order the pair"
@@ -92,7 +116,7 @@ def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any) -> dict[
     msg = (f"{pair_label(h, lo)}: {why}. gap {fmt(p['gap'])} ({p['gap_items']} items), fragile share "
            f"{fmt(fs)}; robust items {p['robust_items']}: higher_only {p['higher_only']}, lower_only "
            f"{p['lower_only']}, robust diff CI {ci_txt}{caveat}; reversing {p['reversing']}/{n_configs}")
-    ev = {k: p[k] for k in PAIR_KEYS}
+    ev = {k: p.get(k) for k in PAIR_KEYS}
     ev["configs"] = n_configs
     return make_verdict("manufactured", f"manufactured[{scope}-{h}>{lo}]", status, value, 0.0, value, msg, ev)
 

@@ -12,6 +12,20 @@ def winners_per_config(acc: np.ndarray) -> np.ndarray:
     return acc == acc.max(axis=0, keepdims=True)
 
 
+def challenger_leads(acc: np.ndarray, ref: int, n_items: int) -> list[int | None]:
+    """AUDITS.md v2 "Champions value": per config ``k`` whose winners include no reference
+    winner (``R = winners(r)``), ``lead_items(k) = (acc[w,k] - max_{m in R} acc[m,k]) * N``
+    for its winners ``w`` (they share one accuracy); None for the other configs.
+    Ties among the challengers do not matter: they all lead by the same items."""
+    win = winners_per_config(acc)
+    R = np.flatnonzero(win[:, ref])
+    best = acc.max(axis=0)
+    ref_best = acc[R].max(axis=0)
+    lead = np.rint((best - ref_best) * n_items).astype(np.int64)
+    challenged = ~win[R].any(axis=0)
+    return [int(lead[k]) if challenged[k] else None for k in range(acc.shape[1])]
+
+
 def champions(acc: np.ndarray, ref: int) -> dict:
     """Per-config winners, runner-up margins, champion set, top-3, rank ranges, Kendall tau.
 

@@ -1,0 +1,131 @@
+"""Ranking: the order the robust items identify, beside the printed one
+(AUDITS.md v2, "The identified order" and "ranking"; docs/audits.md).
+
+Section ``identified``: every pair of models compared on its jointly robust items
+(exact two-sided sign test, Holm over all pairs at ``--audit-alpha``), the edges,
+the tiers of the identified partial order and the robust winner (the paper's
+section 6: "an aggregation rule that returns a configuration-robust winner"). One
+verdict per scope: ``ranking[<scope>]``, value = share of adjacent pairs of the
+printed order that are edges in the printed direction.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+from ..metrics.identified import identified_order, identified_report
+from ..reports.tables import Cell, Line, Table
+from ..verdicts import FAIL, PASS, WARN, exact, make_verdict
+from .base import Check, Scope
+
+SHOWN = 5        # contradictions / unidentified pairs named in a message
+
+
+class Ranking(Check):
+    name = "ranking"
+    title = "Identified order (AUDITS.md v2)"
+    section = "identified"
+
+    def skip_reason(self, scope: Scope) -> str | None:
+        if scope.shape[0] < 2:
+            return "one model: there is no order to identify"
+        return None
+
+    def compute(self, scope: Scope) -> dict[str, Any]:
+        names = scope.names
+        io = identified_order(scope.C, models=names, alpha=scope.alpha, display=scope.order)
+        out = identified_report(io, names)
+        ref_counts = scope.counts[:, scope.ref]
+        adjacent = []
+        for h, lo in zip(scope.order[:-1].tolist(), scope.order[1:].tolist()):
+            adjacent.append({"higher": names[h], "lower": names[lo],
+                             "printed_tie": bool(ref_counts[h] == ref_counts[lo]),
+                             "higher_only": int(io.only[h, lo]), "lower_only": int(io.only[lo, h]),
+                             "p_holm": float(io.p_holm[h, lo]),
+                             "identified": "higher" if io.above[h, lo] else "lower" if io.above[lo, h] else None})
+        # edges against the printed order: x identified above y although y's reference score is higher
+        against = [(x, y) for x, y in io.edges.tolist() if ref_counts[y] > ref_counts[x]]
+        against.sort(key=lambda e: (-(ref_counts[e[1]] - ref_counts[e[0]]), names[e[1]], names[e[0]]))
+        out["adjacent"] = adjacent
+        out["contradictions"] = [{"printed_above": names[y], "identified_above": names[x],
+                                  "reference_items": [int(ref_counts[y]), int(ref_counts[x])],
+                                  "only": [int(io.only[y, x]), int(io.only[x, y])],
+                                  "p_holm": float(io.p_holm[x, y])} for x, y in against]
+        out["pairs_tested"] = int(len(names) * (len(names) - 1) // 2)
+        return out
+
+    def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:
+        return [ranking_verdict(scope.name, section)]
+
+    def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:
+        ident = s.get("identified")
+        if not ident or not ident.get("adjacent"):
+            return []
+        tier_of = {m: j + 1 for j, tier in enumerate(ident["tiers"]) for m in tier}
+        board = s.get("leaderboard") or []
+        refs = {r["model"]: r for r in board}
+        adj = {p["higher"]: p for p in ident["adjacent"]}
+        rows = []
+        printed = [ident["adjacent"][0]["higher"]] + [p["lower"] for p in ident["adjacent"]]
+        for j, m in enumerate(printed):
+            r = refs.get(m, {})
+            p = adj.get(m)
+            nxt = ("" if p is None else
+                   Cell(f"identified > ({p['higher_only']} v {p['lower_only']})", "") if p["identified"] == "higher"
+                   else Cell(f"REVERSED: below ({p['higher_only']} v {p['lower_only']})", "strong")
+                   if p["identified"] == "lower"
+                   else f"not identified ({p['higher_only']} v {p['lower_only']}, Holm p {p['p_holm']:.2g})")
+            rank = f"{r['rank']}{'=' if r.get('tie') else ''}" if r else str(j + 1)
+            rows.append([rank, m, r.get("reference"), tier_of.get(m), nxt])
+        winner = ident.get("robust_winner")
+        note = (f"Tiers of the order the jointly robust items identify: every pair of models compared on the "
+                f"items both get right, or both get wrong, under every configuration (exact sign test, Holm over "
+                f"{ident.get('pairs_tested', 0)} pairs at alpha {ident['alpha']:g}); tier 1 = models no other "
+                f"model is identified above. 'vs next' compares each model with the one printed below it "
+                f"(its only-right items v the other's).")
+        table = Table("ranking", "Printed order and identified tiers",
+                      ["rank", "model", "reference", "tier", "vs next"], rows, note=note, detail="short",
+                      widths={1: 28})
+        tiers = " > ".join("{" + ", ".join(t) + "}" for t in ident["tiers"])
+        line = Line("ranking", f"identified order (tiers): {tiers}; robust winner: "
+                               f"{winner if winner else 'none (' + (ident.get('reason') or '') + ')'}")
+        return [table, line]
+
+
+def ranking_verdict(scope: str, ident: dict[str, Any]) -> dict[str, Any]:
+    """fail: an edge runs against the printed order (a model printed above one the robust
+    items identify as better); warn: no contradiction, but some adjacent pair is not
+    identified in the printed direction; pass: every adjacent pair is."""
+    adj = ident["adjacent"]
+    ok = [p for p in adj if p["identified"] == "higher"]
+    value = exact(len(ok) / len(adj)) if adj else 1.0
+    bad = ident["contradictions"]
+    missing = [p for p in adj if p["identified"] != "higher"]
+    tiers = " > ".join("{" + ", ".join(t) + "}" for t in ident["tiers"])
+    if bad:
+        shown = "; ".join(f"{c['printed_above']} is printed above {c['identified_above']} (reference "
+                          f"{c['reference_items'][0]} v {c['reference_items'][1]} items) but the robust items "
+                          f"identify {c['identified_above']} as better ({c['only'][1]} v {c['only'][0]} "
+                          f"items only one gets right, Holm p {c['p_holm']:.2g})" for c in bad[:SHOWN])
+        more = f"; and {len(bad) - SHOWN} more" if len(bad) > SHOWN else ""
+        status, why = FAIL, f"the printed order contradicts the identified order: {shown}{more}"
+    elif missing:
+        shown = ", ".join(f"{p['higher']} > {p['lower']} ({p['higher_only']} v {p['lower_only']})"
+                          for p in missing[:SHOWN])
+        more = f" and {len(missing) - SHOWN} more" if len(missing) > SHOWN else ""
+        status, why = WARN, (f"{len(missing)} of {len(adj)} adjacent pairs are not identified by the robust items: "
+                             f"{shown}{more}")
+    else:
+        status, why = PASS, f"the robust items identify every one of the {len(adj)} adjacent pairs"
+    winner = ident.get("robust_winner")
+    msg = (f"{why}. Identified tiers: {tiers}; robust winner: "
+           f"{winner if winner else 'none (' + (ident.get('reason') or '') + ')'} "
+           f"(Holm sign tests at alpha {ident['alpha']:g})")
+    return make_verdict("ranking", f"ranking[{scope}]", status, value, 1.0, exact(value - 1.0), msg,
+                        {"tiers": ident["tiers"], "robust_winner": winner,
+                         "contradictions": len(bad), "unidentified_adjacent": len(missing)})
+
+
+CHECK = Ranking()
+
+__all__ = ["CHECK", "Ranking", "ranking_verdict"]
