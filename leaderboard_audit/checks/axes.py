@@ -21,6 +21,16 @@ class Axes(Check):
     thresholds = {"axes_pass": 0.9, "axes_warn": 0.6}
     needs_configs = True
 
+    def skip_reason(self, scope: Scope) -> str | None:
+        reason = super().skip_reason(scope)
+        if reason:
+            return reason
+        groups = axes_m.axis_groups(scope.records.grid)
+        if all(len(groups[a]) < 2 for a in axes_m.SINGLE_AXES):
+            return ("no usable axis: every single-axis group (ordering, format, scoring) holds only the reference "
+                    "configuration")
+        return None
+
     def compute(self, scope: Scope) -> dict[str, Any]:
         keys, names = scope.keys, scope.names
         groups = axes_m.axis_groups(scope.records.grid)

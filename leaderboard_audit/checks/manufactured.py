@@ -72,7 +72,9 @@ class Manufactured(Check):
 def _order_cell(p: dict[str, Any]) -> Any:
     if p["manufactured"]:
         return Cell(f"manufactured ({p.get('cause') or 'harness'})", "strong")
-    return "tie" if p["robust_tie"] else "identified"
+    if p["robust_tie"]:
+        return "tie"
+    return Cell("reversed", "strong") if p["ci"] is not None and p["ci"][1] < 0 else "identified"
 
 
 def _needed(p: dict[str, Any]) -> str:
@@ -108,7 +110,7 @@ def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any) -> dict[
     else:
         status, why = PASS, "the robust items order the pair"
     caveat = ""
-    if ci is not None and (p["higher_only"] == 0 or p["lower_only"] == 0):
+    if ci is not None and (p["higher_only"] == 0 or p["lower_only"] == 0) and 0.0 in (ci[0], ci[1]):
         caveat = (" (no disagreement in one direction: a CI bound sits at 0 by construction)"
                   if p["higher_only"] + p["lower_only"] > 0 else
                   " (the two agree on every jointly robust item: the CI is [0, 0] by construction)")
