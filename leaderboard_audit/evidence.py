@@ -70,7 +70,9 @@ def add_pair_evidence(report: dict[str, Any], records: Records, cap: int = EVIDE
     for scope, s in report.get("scopes", {}).items():
         for p in s.get("pairs", []):
             if p.get("manufactured"):
-                p["fragile_evidence"] = pair_evidence(records, scope, p["higher"], p["lower"], cap)
+                ev = pair_evidence(records, scope, p["higher"], p["lower"], cap)
+                if ev["higher_right"] + ev["lower_right"] or p.get("cause") != "sampling":
+                    p["fragile_evidence"] = ev   # a sampling pair without fragile items has nothing to show
 
 
 def enrich_report(report: dict[str, Any], records: Records, *, submission: Sequence[str] = (),

@@ -13,7 +13,7 @@ from typing import Any
 from .svg import FIGURES, esc as e
 from ..checks import scope_tables
 from .submission_text import state_line
-from .tables import Cell, Line, Table, ci_cell, counts_text, status_counts, pair_label, verdicts_table
+from .tables import Cell, Line, Table, ci_cell, counts_text, status_counts, evidence_heading, pair_kind, pair_label, verdicts_table
 from .text import num, signed
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -86,7 +86,8 @@ def evidence_block(s: dict[str, Any]) -> str:
         rows = [_td(e(i["item_id"])) + _td(e(i["favours"])) + _td(f"{i['higher_configs']}/{i['configs']}") +
                 _td(f"{i['lower_configs']}/{i['configs']}") + _td(e(i["question"]) if i.get("question") else "-", "q")
                 for i in ev["items"]]
-        parts.append(f"<h4>{e(pair_label(p['higher'], p['lower']))} (manufactured)</h4><p>{ev['higher_right']} fragile "
+        parts.append(f"<h4>{e(pair_label(p['higher'], p['lower']))} ({e(evidence_heading(p))})</h4>"
+                     f"<p>{ev['higher_right']} fragile "
                      f"items favour the higher model and {ev['lower_right']} the lower under the reference (net "
                      f"{ev['net_items']} of the {p['gap_items']}-item gap); showing {ev['shown']} "
                      f"(cap {ev['cap']}). {e(ev['rule'])}.</p>" +
@@ -130,7 +131,7 @@ def submission_section(report: dict[str, Any]) -> str:
             def pair(p: Any) -> str:
                 if p is None:
                     return "-"
-                kind = "manufactured" if p["manufactured"] else ("tie" if p["robust_tie"] else "identified")
+                kind = pair_kind(p)
                 v = p["verdict"]
                 return (f"{e(pair_label(p['higher'], p['lower']))}: {kind} ({p['gap_items']} items; J {p['robust_items']}, "
                         f"higher only {p['higher_only']}, lower only {p['lower_only']}, CI {e(ci_cell(p['ci']))}; reversing "

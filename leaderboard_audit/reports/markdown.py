@@ -15,7 +15,7 @@ from typing import Any
 
 from ..checks import scope_tables
 from .submission_text import state_line
-from .tables import Cell, Line, Table, counts_text, status_counts, pair_label, verdicts_table
+from .tables import Cell, Line, Table, counts_text, status_counts, evidence_heading, pair_kind, pair_label, verdicts_table
 from .text import num, signed
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~^$-])")
@@ -71,7 +71,8 @@ def evidence_md(s: dict[str, Any]) -> list[str]:
         ev = p.get("fragile_evidence")
         if not ev:
             continue
-        out.append(f"**{md(pair_label(p['higher'], p['lower']))}** (manufactured): {ev['higher_right']} fragile items "
+        out.append(f"**{md(pair_label(p['higher'], p['lower']))}** ({evidence_heading(p)}): {ev['higher_right']} "
+                   f"fragile items "
                    f"favour the higher model and {ev['lower_right']} the lower under the reference (net "
                    f"{ev['net_items']} of the {p['gap_items']}-item gap); showing {ev['shown']}.")
         out.append("")
@@ -111,7 +112,7 @@ def submission_md(report: dict[str, Any]) -> list[str]:
             def pair(p: Any) -> str:
                 if p is None:
                     return "-"
-                kind = "manufactured" if p["manufactured"] else ("tie" if p["robust_tie"] else "identified")
+                kind = pair_kind(p)
                 v = p["verdict"]
                 return (f"{md(pair_label(p['higher'], p['lower']))}: {kind} ({p['gap_items']} items; J {p['robust_items']}, "
                         f"h {p['higher_only']}, l {p['lower_only']}; rev {p['reversing']}) {_status(v)} {signed(v['margin'])}")

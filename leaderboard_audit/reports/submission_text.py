@@ -7,7 +7,7 @@ from typing import Any
 from ..checks import POOLED
 from ..submission import overall
 from ..verdicts import FAIL, PASS, WARN
-from .tables import ci_cell, pair_label
+from .tables import ci_cell, pair_kind, pair_label
 from .text import clean, num, signed
 
 
@@ -15,7 +15,7 @@ def _pair_line(p: dict[str, Any] | None, where: str, K: int) -> str:
     if p is None:
         return f"  {where}: none ({'top' if where == 'above' else 'bottom'} of the leaderboard)"
     v = p["verdict"]
-    kind = "MANUFACTURED" if p["manufactured"] else ("tie" if p["robust_tie"] else "identified")
+    kind = pair_kind(p).upper() if p["manufactured"] else pair_kind(p)
     ci = ci_cell(p["ci"])
     return (f"  {where}: {clean(pair_label(clean(p['higher'], 28), clean(p['lower'], 28)))}: {kind}, gap {num(p['gap'])} "
             f"({p['gap_items']} items), fragile share {num(p['fragile_share'], 2)}; J {p['robust_items']}: "

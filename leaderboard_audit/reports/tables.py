@@ -51,6 +51,19 @@ def pair_label(higher: str, lower: str) -> str:
     return f"{higher} > {lower}"
 
 
+def pair_kind(p: dict[str, Any]) -> str:
+    """How a pair's order stands: identified, tie, or manufactured with its cause."""
+    if p["manufactured"]:
+        return f"manufactured ({p['cause']})" if p.get("cause") else "manufactured"
+    return "tie" if p["robust_tie"] else "identified"
+
+
+def evidence_heading(p: dict[str, Any]) -> str:
+    if p.get("cause") == "sampling":
+        return "manufactured: too few robust items to tell (sampling)"
+    return "manufactured by fragile items (harness)" if p.get("cause") else "manufactured"
+
+
 def ci_cell(ci: Any, nd: int = 3) -> str:
     return "n/a" if ci is None else f"[{ci[0]:.{nd}f}, {ci[1]:.{nd}f}]"
 
@@ -77,5 +90,6 @@ def verdicts_table(verdicts: list[dict[str, Any]], key: str = "verdicts", title:
     return Table(key, title, ["status", "check", "value", "threshold", "margin", "message"], rows)
 
 
-__all__ = ["Cell", "Line", "Table", "ci_cell", "counts_text", "pair_label", "range_cell",
+__all__ = ["Cell", "Line", "Table", "ci_cell", "counts_text", "evidence_heading", "pair_kind", "pair_label",
+           "range_cell",
            "status_counts", "verdicts_table"]
