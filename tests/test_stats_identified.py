@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra.numpy import arrays
 import reference_impl as ref_impl
 
 from leaderboard_audit.metrics.identified import holm_adjust, identified_order, identified_report, sign_test_p
@@ -96,13 +98,20 @@ def test_one_model_and_display_order():
 
 def test_exact_binomial_tail_against_integer_sums():
     from fractions import Fraction
-    from math import comb
 
     from leaderboard_audit.metrics.identified import binom_half_cdf
+
+    def tail(k: int, n: int) -> float:                # sum_{j <= k} C(n, j) / 2^n in integers
+        term, total = 1, 1
+        for j in range(k):
+            term = term * (n - j) // (j + 1)
+            total += term
+        return float(Fraction(total, 2 ** n))
+
     cases = [(0, 0), (0, 1), (3, 10), (12, 30), (350, 777), (2400, 5000), (4900, 10_000), (4999, 9999), (10, 10_000)]
     got = binom_half_cdf(np.array([k for k, _ in cases]), np.array([n for _, n in cases]))
     for (k, n), g in zip(cases, got):
-        want = float(Fraction(sum(comb(n, j) for j in range(k + 1)), 2 ** n))
+        want = tail(k, n)
         if want < 1e-40:
             assert g == 0.0                       # far below any Holm threshold: written as 0
         else:
@@ -132,3 +141,34 @@ def test_matches_loops_on_random_tensors(seed):
     assert io.tiers == want["tiers"]
     assert io.robust_winner == want["winner"]
     assert len(want["edges"]) > 0                                    # the case is not vacuous
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.tuples(st.integers(1, 7), st.integers(1, 40), st.integers(1, 4)).flatmap(
+    lambda s: arrays(np.bool_, s)), st.sampled_from([0.05, 0.3, 0.9]))
+def test_tiers_and_edges_are_consistent(C, alpha):
+    M = C.shape[0]
+    names = tuple(f"m{j}" for j in range(M))
+    io = identified_order(C, models=names, alpha=alpha)
+    assert sorted(m for t in io.tiers for m in t) == list(range(M))       # a partition
+    tier = {m: j for j, t in enumerate(io.tiers) for m in t}
+    for a, b in io.edges.tolist():
+        assert io.only[a, b] > io.only[b, a] and io.p_holm[a, b] <= alpha
+        if not io.cycle:
+            assert tier[a] < tier[b]
+    if not io.cycle:
+        for j, t in enumerate(io.tiers[1:], start=1):                      # each model has a reason to be there
+            assert all(any(io.above[u, m] for u in io.tiers[j - 1]) for m in t)
+    if io.robust_winner is not None:
+        assert io.tiers[0] == [io.robust_winner] and io.above[io.robust_winner].sum() == M - 1
+    else:
+        assert io.reason
+
+
+def test_adjacent_counts_agree_with_the_pairs_section():
+    from leaderboard_audit.auditor import audit_scope
+    from leaderboard_audit.simulate import demo_spec, simulate
+    s = audit_scope(simulate(demo_spec()), "pooled", n_boot=500)
+    for p, q in zip(s["pairs"], s["identified"]["adjacent"]):
+        assert (p["higher"], p["lower"]) == (q["higher"], q["lower"])
+        assert (p["higher_only"], p["lower_only"]) == (q["higher_only"], q["lower_only"])
