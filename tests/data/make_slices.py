@@ -144,7 +144,7 @@ def _sample(bench: str, run: str, doc_id: int, doc: dict) -> dict:
 def synthetic_metabench(out: Path) -> None:
     import pyarrow.parquet as pq
 
-    from leaderboard_audit.collect.benchmarks import arc_item   # the four-choice filter
+    from leaderboard_audit.collect.benchmarks import arc_item  # the four-choice filter
     arc = [r for i, r in enumerate(pq.read_table(out / "benchmarks" / BENCHMARK_FILES[0]).to_pylist())
            if arc_item(i, r) is not None]
     mmlu = pq.read_table(out / "benchmarks" / BENCHMARK_FILES[2]).to_pylist()
