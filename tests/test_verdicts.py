@@ -1,5 +1,6 @@
-"""Every status branch of every verdict rule, on hand-built inputs, with the exact status, value,
-threshold and margin (margin = signed distance from the value to the pass region: positive inside).
+"""Every status branch of every verdict rule (``*_verdict`` in leaderboard_audit/checks/), on hand-built
+inputs, with the exact status, value, threshold and margin (margin = signed distance from the value to the
+pass region: positive inside).
 
 Inputs are the dictionaries the metrics layer hands the rules (a leaderboard row, a pair, the
 champions / compression / axes / brittleness results), built by hand with binary fractions so
@@ -9,49 +10,44 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard_audit.verdicts import (
-    FAIL,
-    PASS,
-    WARN,
-    Thresholds,
-    axes_verdict,
-    band_verdict,
-    brittleness_verdict,
-    champions_verdict,
-    compression_verdict,
-    pair_verdict,
-    verdict,
-)
+from leaderboard_audit.checks.axes import axes_verdict
+from leaderboard_audit.checks.band import band_verdict
+from leaderboard_audit.checks.brittleness import brittleness_verdict
+from leaderboard_audit.checks.champions import champions_verdict
+from leaderboard_audit.checks.compression import compression_verdict
+from leaderboard_audit.checks.manufactured import pair_verdict
+from leaderboard_audit.verdicts import FAIL, PASS, WARN, Thresholds, make_verdict
 
 # binary fractions: band 1/4 .. 1/2, fragile share 1/2, champion items 3, axes 3/4 .. 1/2,
 # brittleness 1/4 .. 1/2
-T = Thresholds(band_pass=0.25, band_warn=0.5, fragile_share=0.5, champion_items=3.0, axes_pass=0.75,
-               axes_warn=0.5, brittleness_pass=0.25, brittleness_warn=0.5, compression_k=10)
+T = Thresholds({"band_pass": 0.25, "band_warn": 0.5, "fragile_share": 0.5, "champion_items": 3.0,
+                "axes_pass": 0.75, "axes_warn": 0.5, "brittleness_pass": 0.25, "brittleness_warn": 0.5,
+                "compression_k": 10})
 
 
 def outcome(v: dict) -> tuple:
     return v["status"], v["value"], v["threshold"], v["margin"]
 
 
-# ------------------------------------------------------------------ Thresholds, verdict()
-def test_thresholds_defaults_names_and_mapping():
+# ------------------------------------------------------------------ Thresholds, make_verdict()
+def test_threshold_defaults_and_conversion():
     d = Thresholds()
-    assert d.as_dict() == {"band_pass": 0.02, "band_warn": 0.05, "fragile_share": 0.5, "champion_items": 3.0,
-                           "axes_pass": 0.9, "axes_warn": 0.6, "brittleness_pass": 0.25, "brittleness_warn": 0.5,
-                           "compression_k": 100}
+    assert d.as_dict() == {"axes_pass": 0.9, "axes_warn": 0.6, "band_pass": 0.02, "band_warn": 0.05,
+                           "brittleness_pass": 0.25, "brittleness_warn": 0.5, "champion_items": 3.0,
+                           "compression_k": 100, "fragile_share": 0.5}
     assert Thresholds.names() == list(d.as_dict())
     t = Thresholds.from_mapping({"band_pass": "0.125", "compression_k": "50"})
     assert t.band_pass == 0.125 and t.compression_k == 50 and type(t.compression_k) is int
-    assert t.band_warn == 0.05                                   # the rest keep their defaults
-    with pytest.raises(ValueError, match=r"unknown audit threshold\(s\) \['band_pas'\]; known: \['band_pass'"):
+    assert t.band_warn == 0.05 and t["band_warn"] == 0.05          # the rest keep their defaults
+    with pytest.raises(ValueError, match=r"unknown audit threshold\(s\) \['band_pas'\]; known: \['axes_pass'"):
         Thresholds.from_mapping({"band_pas": 0.1})
 
 
 def test_verdict_record_carries_evidence_only_when_given():
-    v = verdict("band", "band[arc-m]", PASS, 0.5, 0.25, -0.25, "msg")
+    v = make_verdict("band", "band[arc-m]", PASS, 0.5, 0.25, -0.25, "msg")
     assert v == {"check": "band", "id": "band[arc-m]", "status": "pass", "value": 0.5, "threshold": 0.25,
                  "margin": -0.25, "message": "msg"}
-    assert verdict("band", "x", WARN, None, 0.0, None, "m", {"a": 1})["evidence"] == {"a": 1}
+    assert make_verdict("band", "x", WARN, None, 0.0, None, "m", {"a": 1})["evidence"] == {"a": 1}
 
 
 # ------------------------------------------------------------------ band
@@ -73,10 +69,12 @@ def test_band(spread, status, margin):
     assert f"org/m: accuracy ranges 0.500..{0.5 + spread:.3f} across configs (spread {spread:.3f}" in v["message"]
 
 
-def test_band_with_default_thresholds():
-    assert band_verdict("s", "m", band_row(0.02), Thresholds())["status"] == PASS
+def test_band_with_default_thresholds_is_exact_at_the_boundary():
+    # 2 items of 100: 0.52 - 0.50 is 0.020000000000000018 in floats, and passes
+    v = band_verdict("s", "m", band_row(0.52 - 0.50), Thresholds())
+    assert v["status"] == PASS and v["margin"] == 0.0
     v = band_verdict("s", "m", band_row(0.03), Thresholds())
-    assert v["status"] == WARN and v["margin"] == pytest.approx(-0.01)
+    assert v["status"] == WARN and v["margin"] == -0.01
     assert band_verdict("s", "m", band_row(0.0625), Thresholds())["status"] == FAIL
 
 
