@@ -6,8 +6,7 @@ from pathlib import Path
 
 from .errors import Problem, RecordsError
 from .grid import DEFAULT_REFERENCE, FORMAT, PAPER_ORDERINGS, Config, Grid
-from .model import (ANSWER_CLASS_ABSENT, ANSWER_CLASSES, PRED_ABSENT, PRED_UNPARSEABLE, UNPARSED_ABSENT, Items,
-                    Records)
+from .model import ANSWER_CLASS_ABSENT, ANSWER_CLASSES, PRED_ABSENT, PRED_UNPARSEABLE, UNPARSED_ABSENT, Items, Records
 from .reader import InferredLayoutWarning, InferredLegendWarning, read_records_dir
 from .writer import write_records
 
@@ -26,7 +25,24 @@ def load_records(path: str | os.PathLike[str], *, intersect: bool = False) -> Re
     return read_records_dir(p, intersect=intersect)
 
 
-__all__ = ["ANSWER_CLASSES", "ANSWER_CLASS_ABSENT", "Config", "DEFAULT_REFERENCE", "FORMAT", "Grid",
-           "InferredLayoutWarning", "InferredLegendWarning", "Items", "PAPER_ORDERINGS", "PRED_ABSENT",
-           "PRED_UNPARSEABLE", "Problem", "Records", "RecordsError", "UNPARSED_ABSENT", "load_records",
-           "read_records_dir", "write_records"]
+__all__ = [
+    "ANSWER_CLASSES",
+    "ANSWER_CLASS_ABSENT",
+    "DEFAULT_REFERENCE",
+    "FORMAT",
+    "PAPER_ORDERINGS",
+    "PRED_ABSENT",
+    "PRED_UNPARSEABLE",
+    "UNPARSED_ABSENT",
+    "Config",
+    "Grid",
+    "InferredLayoutWarning",
+    "InferredLegendWarning",
+    "Items",
+    "Problem",
+    "Records",
+    "RecordsError",
+    "load_records",
+    "read_records_dir",
+    "write_records",
+]

@@ -25,8 +25,7 @@ from pathlib import Path
 
 from .errors import ProblemLog, RecordsError
 from .lines import CLOZE_MARGIN_KEY, ModelFile
-from .names import (RESERVED_FIX, benchmark_name_problem, filename_for_model, model_from_filename,
-                    reserved_benchmark)
+from .names import RESERVED_FIX, benchmark_name_problem, filename_for_model, model_from_filename, reserved_benchmark
 from .safe_io import is_regular
 
 CANONICAL, SWAPPED, FLAT = "<benchmark>/<model>.jsonl", "<model>/<benchmark>.jsonl", "flat"

@@ -1,8 +1,9 @@
 """The Records type: the correctness tensor C[model, item, config] and its legend."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +31,7 @@ class Items:
     def __len__(self) -> int:
         return len(self.item_id)
 
-    def take(self, idx: np.ndarray | slice) -> "Items":
+    def take(self, idx: np.ndarray | slice) -> Items:
         if isinstance(idx, slice):
             return Items(self.benchmark[idx], self.item_id[idx], self.gold[idx],
                          self.question[idx], self.options[idx])
@@ -79,14 +80,14 @@ class Records:
     def configs(self) -> tuple[str, ...]:
         return self.grid.keys
 
-    def _take_items(self, idx: np.ndarray | slice) -> "Records":
+    def _take_items(self, idx: np.ndarray | slice) -> Records:
         def cut(a: np.ndarray | None) -> np.ndarray | None:
             return None if a is None else a[:, idx]
         return replace(self, correct=cut(self.correct), items=self.items.take(idx),
                        pred=cut(self.pred), margin=cut(self.margin), unparsed=cut(self.unparsed),
                        answer_class=cut(self.answer_class))
 
-    def scope(self, benchmark: str) -> "Records":
+    def scope(self, benchmark: str) -> Records:
         """One benchmark's items; a view (no copy) since items are grouped by benchmark."""
         where = np.flatnonzero(self.items.benchmark == benchmark)
         if where.size == 0:
@@ -96,11 +97,11 @@ class Records:
             return self._take_items(slice(lo, hi))
         return self._take_items(where)
 
-    def select_items(self, idx: Sequence[int] | np.ndarray) -> "Records":
+    def select_items(self, idx: Sequence[int] | np.ndarray) -> Records:
         """A subset of items (fancy indexing copies only the selected slice)."""
         return self._take_items(np.asarray(idx, dtype=np.intp))
 
-    def select_models(self, names: Sequence[str]) -> "Records":
+    def select_models(self, names: Sequence[str]) -> Records:
         """A subset of models, in the given order."""
         pos = {m: i for i, m in enumerate(self.models)}
         missing = [n for n in names if n not in pos]
@@ -114,7 +115,7 @@ class Records:
                        pred=cut(self.pred), margin=cut(self.margin), unparsed=cut(self.unparsed),
                        answer_class=cut(self.answer_class))
 
-    def equals(self, other: "Records") -> bool:
+    def equals(self, other: Records) -> bool:
         """Exact equality of content (used by round-trip tests)."""
         def same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
             if a is None or b is None:

@@ -20,8 +20,7 @@ from .grid import Grid, infer_grid
 from .layout import confined, discover, resolve
 from .legend import GRID_NAME, MAX_GRID_BYTES, find_legend, read_legend_file
 from .lines import MAX_LINE_BYTES, ModelFile, read_model_file
-from .model import (ANSWER_CLASS_ABSENT, PRED_ABSENT, PRED_UNPARSEABLE, UNPARSED_ABSENT, Items,
-                    Records)
+from .model import ANSWER_CLASS_ABSENT, PRED_ABSENT, PRED_UNPARSEABLE, UNPARSED_ABSENT, Items, Records
 from .names import filename_for_model, model_from_filename
 from .safe_io import JSON_ERRORS
 
@@ -230,6 +229,19 @@ def assemble(files: dict[str, dict[str, ModelFile]], grid: Grid, source: str, *,
         source=source, notes=tuple(notes), dropped=dropped if intersect else {})
 
 
-__all__ = ["FIX_MATCHED", "InferredLayoutWarning", "InferredLegendWarning", "JSON_ERRORS", "MAX_GRID_BYTES",
-           "MAX_LINE_BYTES", "ModelFile", "assemble", "confined", "filename_for_model", "model_from_filename",
-           "read_grid_file", "read_model_file", "read_records_dir"]
+__all__ = [
+    "FIX_MATCHED",
+    "JSON_ERRORS",
+    "MAX_GRID_BYTES",
+    "MAX_LINE_BYTES",
+    "InferredLayoutWarning",
+    "InferredLegendWarning",
+    "ModelFile",
+    "assemble",
+    "confined",
+    "filename_for_model",
+    "model_from_filename",
+    "read_grid_file",
+    "read_model_file",
+    "read_records_dir",
+]

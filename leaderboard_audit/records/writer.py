@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -74,7 +76,8 @@ def write_model_lines(path: str | os.PathLike[str], lines: Iterable[dict[str, An
 
 
 def _per_config(keys: tuple[str, ...], values: list[Any], absent: Any, conv=lambda v: v) -> dict[str, Any]:
-    return {k: conv(v) for k, v in zip(keys, values) if not (v == absent or v != v)}
+    return {k: conv(v) for k, v in zip(keys, values)
+            if not (v == absent or (isinstance(v, float) and math.isnan(v)))}
 
 
 def model_lines(records: Records, mi: int, benchmark: str) -> list[dict[str, Any]]:
