@@ -168,6 +168,8 @@ class _Resolver:
         assert f.folder is not None
         canonical = self.layout == CANONICAL
         benchmark, model_part = (f.folder, f.path.stem) if canonical else (f.path.stem, f.folder)
+        if not self._benchmark_ok(f, mf, benchmark):
+            return None
         where_b = f"the directory {f.folder!r}" if canonical else f"the file name {f.path.name!r}"
         if mf.benchmark_field is not None and mf.benchmark_field != benchmark:
             self.log.add(str(f.path), mf.benchmark_line, f"benchmark {mf.benchmark_field!r} does not "

@@ -282,15 +282,14 @@ class _FileParser:
         if not found:
             return UNPARSED_ABSENT
         assert self.keys is not None
-        values = {v for _, v in found}
-        name, v = found[0]
-        if len(values) > 1:
+        for name, v in found:
+            if type(v) is not int or not 0 <= v <= len(self.keys):
+                self.bad(n, f"item {iid!r}: {name!r} must be a count from 0 to {len(self.keys)}, got {show(v)}")
+                return None
+        if len({v for _, v in found}) > 1:
             self.bad(n, f"item {iid!r}: {', '.join(f for f, _ in found)} disagree")
             return None
-        if type(v) is not int or not 0 <= v <= len(self.keys):
-            self.bad(n, f"item {iid!r}: {name!r} must be a count from 0 to {len(self.keys)}, got {show(v)}")
-            return None
-        return v
+        return found[0][1]
 
     def _keep(self, n: int, iid: str, corr: dict[str, Any], facts: tuple[Any, Any, Any],
               maps: dict[str, dict[str, Any]], unparsed: int) -> None:

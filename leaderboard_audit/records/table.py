@@ -225,6 +225,7 @@ def _read_parquet(path: Path) -> _Table:
                     raise RecordsError.one(spath, None, f"column {c!r} must hold {_KIND_TEXT[_ARROW_KINDS[c]]}, "
                                            f"got Arrow type {pf.schema_arrow.field(c).type}", fix=FIX_TABLE)
             table = pf.read(columns=cols)
+            table.validate(full=True)   # e.g. invalid UTF-8 in a string column, caught here, not later
         # ignore_metadata: never rebuild pandas objects from metadata stored in the file
         df = table.to_pandas(ignore_metadata=True, types_mapper=_nullable_dtype)
     except RecordsError:
