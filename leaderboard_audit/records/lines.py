@@ -25,6 +25,8 @@ UNPARSED_FIELDS = ("unparsed", "n_unparsed", "unparsed_count", "num_unparsed")
 SCALAR_MARGIN_FIELDS = ("margin", "cloze_margin")
 _MAX_PRED = 32000
 _CLASS_CODE = {c: i for i, c in enumerate(ANSWER_CLASSES)}
+_NO_MAPS = frozenset(("pred", "answer_class") + SCALAR_MARGIN_FIELDS)
+_UNPARSED_SET = frozenset(UNPARSED_FIELDS)
 
 
 @dataclass
@@ -203,6 +205,8 @@ class _FileParser:
 
     def _same_identity(self, n: int, obj: dict[str, Any]) -> bool:
         """``model`` and ``benchmark`` fields: strings, the same on every line that has them."""
+        if "model" not in obj and "benchmark" not in obj:
+            return True
         for name in ("model", "benchmark"):
             v = obj.get(name)
             if v is None:
@@ -236,6 +240,8 @@ class _FileParser:
     def _config_maps(self, n: int, iid: str, obj: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
         """``pred``, ``margin`` (an object, or a per-item number) and ``answer_class``."""
         maps: dict[str, dict[str, Any]] = {}
+        if _NO_MAPS.isdisjoint(obj):
+            return maps
         margin = self._scalar_margin(n, iid, obj)
         if margin is False:
             return None
@@ -278,6 +284,8 @@ class _FileParser:
 
     def _unparsed(self, n: int, iid: str, obj: dict[str, Any]) -> int | None:
         """The count of generation configs with no parseable answer (UNPARSED_ABSENT if absent)."""
+        if _UNPARSED_SET.isdisjoint(obj):
+            return UNPARSED_ABSENT
         found = [(f, obj[f]) for f in UNPARSED_FIELDS if obj.get(f) is not None]
         if not found:
             return UNPARSED_ABSENT

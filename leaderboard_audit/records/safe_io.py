@@ -36,9 +36,17 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+_STRICT = json.JSONDecoder(object_pairs_hook=_no_duplicates)
+
+
 def loads_strict(raw: bytes | str) -> Any:
-    """``json.loads`` that refuses an object naming a key twice (raises DuplicateKeyError)."""
-    return json.loads(raw, object_pairs_hook=_no_duplicates)
+    """``json.loads`` that refuses an object naming a key twice (raises DuplicateKeyError).
+
+    Bytes must be UTF-8 (a leading byte-order mark is allowed); one decoder is reused,
+    as ``json.loads(..., object_pairs_hook=...)`` would build a new one per call.
+    """
+    text = raw.decode("utf-8-sig") if isinstance(raw, bytes | bytearray) else raw
+    return _STRICT.decode(text)
 
 
 def _kind(mode: int) -> str:
