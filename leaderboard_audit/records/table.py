@@ -1,7 +1,8 @@
 """The long table: one row per (model, benchmark, item, config) (RECORDS.md, "Other accepted inputs").
 
 Columns ``model, benchmark, item_id, config, correct`` are required; ``gold``,
-``pred``, ``margin`` and ``question`` are optional; other columns are ignored.
+``pred``, ``margin``, ``question``, ``answer_class`` and ``unparsed`` are optional;
+other columns are ignored.
 The legend is the ``grid.json`` in the table's directory, or is inferred from
 the config keys (with the same :class:`InferredLegendWarning` as the directory
 reader). Rows are pivoted into the same per-(benchmark, model) :class:`ModelFile`
@@ -20,6 +21,9 @@ Value conventions of the table (both formats):
 * ``pred``: the predicted option index; ``-1`` (or ``null`` in CSV) = unparseable
   answer; empty/null = no prediction recorded.
 * ``margin``: a finite number; empty/null = none recorded.
+* ``answer_class``: one of ``ANSWER_CLASSES``; empty = none recorded.
+* ``unparsed``: the item's count of unparseable generation answers, the same on every
+  row of a (model, item) that has one; empty = none recorded.
 """
 from __future__ import annotations
 
@@ -36,7 +40,7 @@ from .errors import MAX_SHOWN, ProblemLog, RecordsError
 from .grid import Grid, infer_grid
 from .layout import confined
 from .legend import find_legend
-from .model import PRED_ABSENT, PRED_UNPARSEABLE, Records
+from .model import ANSWER_CLASS_ABSENT, ANSWER_CLASSES, PRED_ABSENT, PRED_UNPARSEABLE, UNPARSED_ABSENT, Records
 from .names import RESERVED_FIX, benchmark_name_problem, reserved_benchmark
 from .reader import InferredLegendWarning, ModelFile, assemble, read_grid_file
 
@@ -44,7 +48,7 @@ if TYPE_CHECKING:  # pandas is imported lazily: the directory reader does not ne
     import pandas as pd
 
 REQUIRED = ("model", "benchmark", "item_id", "config", "correct")
-OPTIONAL = ("gold", "pred", "margin", "question")
+OPTIONAL = ("gold", "pred", "margin", "question", "answer_class", "unparsed")
 CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 PARQUET_SUFFIXES = (".parquet", ".pq")
 _BITS = {"0": 0, "1": 1, "true": 1, "false": 0, "True": 1, "False": 0, "TRUE": 1, "FALSE": 0}
@@ -175,7 +179,8 @@ def _drop_blank_lines(df: pd.DataFrame, where: np.ndarray) -> tuple[pd.DataFrame
 # Arrow types each column may have (anything else, e.g. after a flipped bit in the schema,
 # is one clear error before pandas sees the data).
 _ARROW_KINDS = {"model": "s", "benchmark": "s", "config": "s", "question": "s", "item_id": "si",
-                "gold": "si", "correct": "ib", "pred": "sif", "margin": "sif"}
+                "gold": "si", "correct": "ib", "pred": "sif", "margin": "sif", "answer_class": "s",
+                "unparsed": "sif"}
 _KIND_TEXT = {"s": "strings", "si": "strings or integers", "ib": "0/1 integers or booleans (not floats)",
               "sif": "numbers"}
 
@@ -348,6 +353,30 @@ def _margin(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray] | None:
     return np.where(absent | bad, np.nan, v), bad
 
 
+def _answer_class(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray] | None:
+    """``answer_class`` as int8 codes into ANSWER_CLASSES (ANSWER_CLASS_ABSENT where empty)
+    and a mask of rows holding an unknown class."""
+    col = _text(t, "answer_class", log)
+    if col is None:
+        return None
+    known = np.array([ANSWER_CLASSES.index(u) if u in ANSWER_CLASSES else -2 for u in col.uniques.tolist()]
+                     + [ANSWER_CLASS_ABSENT], dtype=np.int8)
+    codes = known[col.codes]
+    return np.where(codes == -2, ANSWER_CLASS_ABSENT, codes).astype(np.int8), codes == -2
+
+
+def _unparsed(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray] | None:
+    """``unparsed`` as int16 (UNPARSED_ABSENT where empty) and a mask of invalid rows."""
+    got = _numbers(t, "unparsed")
+    if got is None:
+        log.add(t.path, None, "column 'unparsed' must hold counts", fix=FIX_TABLE)
+        return None
+    v, absent, _ = got
+    with np.errstate(invalid="ignore"):
+        ok = absent | ((v == np.floor(v)) & (v >= 0) & (v < _MAX_PRED))
+    return np.where(absent | ~ok, UNPARSED_ABSENT, np.nan_to_num(v)).astype(np.int16), ~ok
+
+
 def _first_per_group(col: _Col, grp: np.ndarray, G: int) -> np.ndarray:
     """First non-empty value of each group (object array, None where a group has none)."""
     first = np.full(G, -1, dtype=np.int64)
@@ -386,7 +415,7 @@ def read_table(path: str | os.PathLike[str], *, intersect: bool = False) -> Reco
     cfg = _config_positions(t, cells, grid)
     groups = _pivot(t, cells, cfg, grid.keys)
     rec = assemble(_model_files(t, cells, groups), grid, t.path, intersect=intersect, notes=notes)
-    return _with_pred_and_margin(rec, cells, groups, cfg)
+    return _with_per_cell_extras(t, rec, cells, groups, cfg)
 
 
 def _load_table(p: Path) -> _Table:
@@ -430,6 +459,8 @@ class _Cells:
     margin: tuple[np.ndarray, np.ndarray] | None
     gold: _Col | None
     question: _Col | None
+    answer_class: tuple[np.ndarray, np.ndarray] | None = None
+    unparsed: tuple[np.ndarray, np.ndarray] | None = None
 
     def who(self, r: int) -> str:
         return (f"model {_cell(self.model.value(r))!r}, item {_cell(self.item.value(r))!r} of benchmark "
@@ -445,10 +476,12 @@ def _decode_rows(t: _Table) -> _Cells:
     margin = _margin(t, log) if optional["margin"] else None
     gold = _text(t, "gold", log, allow_int=True) if optional["gold"] else None
     question = _text(t, "question", log) if optional["question"] else None
+    answer_class = _answer_class(t, log) if optional["answer_class"] else None
+    unparsed = _unparsed(t, log) if optional["unparsed"] else None
     log.raise_if_any()
     model, bench, item, config = (cols[c] for c in REQUIRED[:4])
     assert model and bench and item and config and bits
-    cells = _Cells(model, bench, item, config, bits, pred, margin, gold, question)
+    cells = _Cells(model, bench, item, config, bits, pred, margin, gold, question, answer_class, unparsed)
     for name, col in cols.items():
         t.report(log, np.flatnonzero(col.codes < 0), lambda r, name=name: f"empty {name!r}", fix=FIX_TABLE)
     log.raise_if_any()
@@ -474,6 +507,13 @@ def _report_bad_values(t: _Table, cells: _Cells, log: ProblemLog) -> None:
     if cells.margin is not None:
         t.report(log, np.flatnonzero(cells.margin[1]),
                  lambda r: f"{cells.who(r)}: margin = {raw('margin', r)} is not a finite number")
+    if cells.answer_class is not None:
+        t.report(log, np.flatnonzero(cells.answer_class[1]),
+                 lambda r: f"{cells.who(r)}: answer_class = {raw('answer_class', r)} is not one of "
+                 f"{list(ANSWER_CLASSES)}")
+    if cells.unparsed is not None:
+        t.report(log, np.flatnonzero(cells.unparsed[1]),
+                 lambda r: f"{cells.who(r)}: unparsed = {raw('unparsed', r)} is not a count")
 
 
 def _report_bad_benchmarks(t: _Table, cells: _Cells, log: ProblemLog) -> None:
@@ -607,13 +647,16 @@ def _model_files(t: _Table, cells: _Cells, g: _Groups) -> dict[str, dict[str, Mo
     return files
 
 
-def _with_pred_and_margin(rec: Records, cells: _Cells, g: _Groups, cfg: np.ndarray) -> Records:
-    """pred/margin straight into the tensor, by each row's (model, item) position."""
+def _with_per_cell_extras(t: _Table, rec: Records, cells: _Cells, g: _Groups, cfg: np.ndarray) -> Records:
+    """pred, margin, answer_class (per cell) and unparsed (per model and item) straight into
+    the tensor, by each row's (model, item) position."""
     import pandas as pd
 
-    want_pred = cells.pred is not None and bool((cells.pred[0] != PRED_ABSENT).any())
-    want_margin = cells.margin is not None and not bool(np.isnan(cells.margin[0]).all())
-    if not (want_pred or want_margin):
+    per_cell = {"pred": (cells.pred, PRED_ABSENT, np.int16), "margin": (cells.margin, np.nan, np.float64),
+                "answer_class": (cells.answer_class, ANSWER_CLASS_ABSENT, np.int8)}
+    wanted = {n: v for n, v in per_cell.items() if v[0] is not None and _any_present(v[0][0], v[1])}
+    want_unparsed = cells.unparsed is not None and bool((cells.unparsed[0] != UNPARSED_ABSENT).any())
+    if not wanted and not want_unparsed:
         return rec
     fr = g.first_row
     mpos = pd.Index(list(rec.models)).get_indexer(cells.model.uniques)[cells.model.codes]
@@ -624,17 +667,34 @@ def _with_pred_and_margin(rec: Records, cells: _Cells, g: _Groups, cfg: np.ndarr
     keep = ipos >= 0                    # rows of items dropped by intersect=True
     M, N, K = rec.shape
     upd: dict[str, np.ndarray] = {}
-    if want_pred:
-        assert cells.pred is not None
-        P = np.full((M, N, K), PRED_ABSENT, dtype=np.int16)
-        P[mpos[keep], ipos[keep], cfg[keep]] = cells.pred[0][keep]
-        upd["pred"] = P
-    if want_margin:
-        assert cells.margin is not None
-        A = np.full((M, N, K), np.nan)
-        A[mpos[keep], ipos[keep], cfg[keep]] = cells.margin[0][keep]
-        upd["margin"] = A
+    for name, (col, absent, dtype) in wanted.items():
+        out = np.full((M, N, K), absent, dtype=dtype)
+        out[mpos[keep], ipos[keep], cfg[keep]] = col[0][keep]
+        upd[name] = out
+    if want_unparsed:
+        assert cells.unparsed is not None
+        upd["unparsed"] = _unparsed_per_item(t, cells, cells.unparsed[0], mpos, ipos, keep, (M, N), K)
     return replace(rec, **upd)
+
+
+def _any_present(values: np.ndarray, absent: Any) -> bool:
+    return bool((~np.isnan(values)).any()) if isinstance(absent, float) else bool((values != absent).any())
+
+
+def _unparsed_per_item(t: _Table, cells: _Cells, v: np.ndarray, mpos: np.ndarray, ipos: np.ndarray,
+                       keep: np.ndarray, shape: tuple[int, int], K: int) -> np.ndarray:
+    """One count per (model, item): every row of it that has a count must have the same one, at most K."""
+    out = np.full(shape, UNPARSED_ABSENT, dtype=np.int16)
+    have = np.flatnonzero(keep & (v != UNPARSED_ABSENT))
+    out[mpos[have[::-1]], ipos[have[::-1]]] = v[have[::-1]]      # reversed: the first row wins
+    log = ProblemLog()
+    t.report(log, have[out[mpos[have], ipos[have]] != v[have]],
+             lambda r: f"{cells.who(r)}: unparsed differs from an earlier row of the same model and item",
+             fix="the unparsed count is one number per model and item")
+    t.report(log, have[v[have] > K], lambda r: f"{cells.who(r)}: unparsed = {int(v[r])} is more than the "
+             f"{K} configs of the legend")
+    log.raise_if_any()
+    return out
 
 
 def table_frame(records: Records) -> pd.DataFrame:
@@ -662,6 +722,13 @@ def table_frame(records: Records) -> pd.DataFrame:
         data["pred"][p == PRED_ABSENT] = pd.NA
     if records.margin is not None:
         data["margin"] = records.margin.reshape(-1)
+    if records.answer_class is not None:
+        names = np.array(list(ANSWER_CLASSES) + [None], dtype=object)
+        data["answer_class"] = names[records.answer_class.reshape(-1)]   # ABSENT (-1) -> None
+    if records.unparsed is not None:
+        u = np.repeat(records.unparsed.reshape(-1), K)
+        data["unparsed"] = pd.array(np.where(u == UNPARSED_ABSENT, 0, u), dtype="Int16")
+        data["unparsed"][u == UNPARSED_ABSENT] = pd.NA
     return pd.DataFrame(data)
 
 
