@@ -106,6 +106,7 @@ class _FileParser:
         self.keyset = set(keys) if keys is not None else None
         self.log = log
         self.rows: list[list[Any]] = []
+        self.kept: list[tuple[Any, ...]] = []   # (item_id, line, gold, question, options, unparsed)
         self.seen: dict[str, int] = {}
         self.problems_before = log.total
 
@@ -205,8 +206,9 @@ class _FileParser:
 
     def _same_identity(self, n: int, obj: dict[str, Any]) -> bool:
         """``model`` and ``benchmark`` fields: strings, the same on every line that has them."""
-        if "model" not in obj and "benchmark" not in obj:
-            return True
+        m, b = obj.get("model"), obj.get("benchmark")
+        if (m is None or m == self.mf.model_field) and (b is None or b == self.mf.benchmark_field):
+            return True     # the common case: absent, or the same as on the first line
         for name in ("model", "benchmark"):
             v = obj.get(name)
             if v is None:
@@ -301,29 +303,31 @@ class _FileParser:
 
     def _keep(self, n: int, iid: str, corr: dict[str, Any], facts: tuple[Any, Any, Any],
               maps: dict[str, dict[str, Any]], unparsed: int) -> None:
+        """One good line: its bits in ``rows``, its per-item facts in ``kept`` (columns at the end)."""
         assert self.keys is not None
         row = len(self.rows)
-        mf = self.mf
         self.seen[iid] = n
-        mf.ids.append(iid)
-        mf.lines.append(n)
         self.rows.append([corr[k] for k in self.keys])
-        mf.gold.append(facts[0])
-        mf.question.append(facts[1])
-        mf.options.append(facts[2])
-        mf.unparsed.append(unparsed)
+        self.kept.append((iid, n, *facts, unparsed))
+        if maps:
+            self._keep_maps(row, maps)
+
+    def _keep_maps(self, row: int, maps: dict[str, dict[str, Any]]) -> None:
         if "pred" in maps:
-            mf.pred[row] = maps["pred"]
+            self.mf.pred[row] = maps["pred"]
         if "margin" in maps:
-            mf.margin[row] = maps["margin"]
+            self.mf.margin[row] = maps["margin"]
         classes = {k: _CLASS_CODE[v] for k, v in maps.get("answer_class", {}).items() if v is not None}
         if classes:
-            mf.answer_class[row] = classes
+            self.mf.answer_class[row] = classes
 
     # -- the whole file ---------------------------------------------------------------------
 
     def finish(self) -> tuple[ModelFile, list[str]]:
         mf, keys = self.mf, list(self.keys or [])
+        if self.kept:
+            columns = [list(c) for c in zip(*self.kept)]
+            mf.ids, mf.lines, mf.gold, mf.question, mf.options, mf.unparsed = columns
         if not self.rows:
             if self.log.total == self.problems_before:
                 self.bad(None, "empty file: no records", fix="delete the file or collect its items")
