@@ -284,3 +284,14 @@ def test_grid_json_with_a_duplicate_key(recs):
     text = (recs / "grid.json").read_text()
     (recs / "grid.json").write_text(text.replace('"reference":', '"reference": "ll|cloze_plain", "reference":', 1))
     assert "duplicate key 'reference' in one JSON object" in error(recs)
+
+
+def test_assemble_refuses_pooled_for_every_reader_and_importer():
+    """The importers (lm-eval, HELM) build ModelFiles and call assemble: it checks the name too."""
+    from leaderboard_audit.records.grid import paper_grid
+    from leaderboard_audit.records.reader import ModelFile, assemble
+    grid = paper_grid()
+    mf = ModelFile(path="runs/pooled/alpha", model="alpha", ids=["q1"], lines=[1],
+                   correct=np.ones((1, len(grid)), dtype=bool), gold=[None], question=[None], options=[None])
+    with pytest.raises(RecordsError, match="runs/pooled/alpha: benchmark name 'pooled' is reserved"):
+        assemble({"pooled": {"alpha": mf}}, grid, "runs")

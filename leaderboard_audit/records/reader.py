@@ -21,7 +21,7 @@ from .layout import confined, discover, resolve
 from .legend import GRID_NAME, MAX_GRID_BYTES, find_legend, read_legend_file
 from .lines import MAX_LINE_BYTES, ModelFile, read_model_file
 from .model import ANSWER_CLASS_ABSENT, PRED_ABSENT, PRED_UNPARSEABLE, UNPARSED_ABSENT, Items, Records
-from .names import filename_for_model, model_from_filename
+from .names import RESERVED_FIX, filename_for_model, model_from_filename, reserved_benchmark
 from .safe_io import JSON_ERRORS
 
 FIX_MATCHED = ("every model needs the same item ids in every benchmark; re-collect the "
@@ -94,6 +94,11 @@ def read_records_dir(path: str | os.PathLike[str], *, intersect: bool = False,
 def _check_every_model_has_files(files: dict[str, dict[str, ModelFile]], models: list[str],
                                  source: str) -> None:
     log = ProblemLog()
+    for b, per in sorted(files.items()):   # every reader and importer ends here: `pooled` is reserved
+        if reserved_benchmark(b):
+            first = next(iter(per.values()), None)
+            log.add(first.path if first else f"{source}/{b}", None, f"benchmark name {b!r} is reserved",
+                    fix=RESERVED_FIX)
     for b, per in sorted(files.items()):
         for m in models:
             if m not in per:
