@@ -109,12 +109,33 @@ def test_flat_file_name_without_the_benchmark_and_no_model_field(tmp_path):
         in error(root)
 
 
-def test_flat_model_field_contradicting_the_file_name(tmp_path):
+def test_flat_model_field_wins_over_the_file_name_and_is_noted(tmp_path):
+    src, _ = canonical(tmp_path)
+    root = relayout(src, tmp_path / "flat", lambda b, m: f"{b}_{m}.jsonl", drop=())
+    for b in ("arc", "mmlu"):
+        p = root / f"{b}_m-a.jsonl"
+        put(p, [dict(r, model="google/m-a") for r in lines_of(p)])
+    rec, _ = load_quiet(root)
+    assert rec.models == ("google/m-a", "m-c", "org/m-b")
+    assert "2 file(s) named otherwise than their 'model' field, which wins (e.g. 'arc_m-a.jsonl' holds " \
+        "'google/m-a')" in rec.layout_notes[0]
+
+
+def test_flat_model_field_still_the_same_on_every_line(tmp_path):
     src, _ = canonical(tmp_path)
     root = relayout(src, tmp_path / "flat", lambda b, m: f"{b}_{m}.jsonl", drop=())
     p = root / "arc_m-a.jsonl"
-    put(p, [dict(r, model="m-z") for r in lines_of(p)])
-    assert f"{p}:1: model 'm-z' does not match the file name 'arc_m-a.jsonl' (model 'm-a')" in error(root)
+    rows = lines_of(p)
+    rows[2]["model"] = "m-z"
+    put(p, rows)
+    assert f"{p}:3: model 'm-z' differs from 'm-a' on an earlier line" in error(root)
+
+
+def test_flat_file_name_case_is_ignored(tmp_path):
+    src, want = canonical(tmp_path)
+    root = relayout(src, tmp_path / "flat", lambda b, m: f"{b.upper()}_{m}.jsonl")
+    rec, _ = load_quiet(root)
+    assert rec.equals(want)
 
 
 def test_flat_two_files_for_one_benchmark_and_model(tmp_path):

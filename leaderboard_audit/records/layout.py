@@ -9,9 +9,9 @@ Three layouts are read:
   canonical reading is taken;
 * flat, the paper's release: ``*.jsonl`` files in the records directory itself, one per
   benchmark and model. The benchmark comes from the lines' ``benchmark`` field; the model
-  from their ``model`` field, or from the file name with the benchmark removed from its
-  start or end (``arc_gemma4-31b.jsonl``, ``gemma4-31b-arc.jsonl``: separator ``_``,
-  ``__``, ``-`` or ``.``).
+  from their ``model`` field (which wins over the file name), or from the file name with
+  the benchmark removed from its start or end (``arc_gemma4-31b.jsonl``,
+  ``gemma4-31b-arc.jsonl``: separator ``_``, ``__``, ``-`` or ``.``; case ignored).
 
 :func:`discover` lists the files; :func:`resolve` names each file's benchmark and model
 once it has been read, and says in a note how it did so when the layout was not the
@@ -122,7 +122,8 @@ def _evidence(f: Found, mf: ModelFile) -> str | None:
 def model_from_affixed(stem: str, benchmark: str) -> str | None:
     """The model in a flat file name: ``stem`` less ``benchmark`` at its start or end."""
     b = re.escape(benchmark)
-    m = re.fullmatch(f"{b}{_SEPARATORS}(.+)", stem) or re.fullmatch(f"(.+?){_SEPARATORS}{b}", stem)
+    m = (re.fullmatch(f"{b}{_SEPARATORS}(.+)", stem, flags=re.IGNORECASE)
+         or re.fullmatch(f"(.+?){_SEPARATORS}{b}", stem, flags=re.IGNORECASE))
     return model_from_filename(m.group(1)) if m else None
 
 
@@ -134,6 +135,7 @@ class _Resolver:
         self.log = log
         self.files: dict[str, dict[str, ModelFile]] = {}
         self.model_from_name: list[tuple[str, str]] = []   # (file name, model) taken from names
+        self.renamed: list[tuple[str, str]] = []           # (file name, model field) that differ
 
     def add(self, f: Found, mf: ModelFile) -> None:
         if self.layout == FLAT:
@@ -202,11 +204,9 @@ class _Resolver:
                              "<benchmark>/<model>.jsonl")
             return None
         derived = model_from_affixed(f.path.stem, benchmark)
-        if mf.model_field is not None:
+        if mf.model_field is not None:   # the field wins; a differing file name is said in the note
             if derived is not None and derived != mf.model_field:
-                self.log.add(str(f.path), mf.model_line, f"model {mf.model_field!r} does not match the "
-                             f"file name {f.path.name!r} (model {derived!r})")
-                return None
+                self.renamed.append((f.path.name, mf.model_field))
             return benchmark, mf.model_field
         if derived is None:
             self.log.add(str(f.path), None, f"cannot tell the model: the file name does not start or "
@@ -239,6 +239,10 @@ def _notes(layout: str, r: _Resolver, read: list[tuple[Found, ModelFile]], root:
             how.append("the lines' 'model' field")
         parts.append("flat layout (one file per benchmark and model, as the paper's release): benchmark "
                      "from the lines' 'benchmark' field, model from " + " or ".join(how))
+        if r.renamed:
+            name, model = r.renamed[0]
+            parts.append(f"{len(r.renamed)} file(s) named otherwise than their 'model' field, which wins "
+                         f"(e.g. {name!r} holds {model!r})")
     elif layout == SWAPPED:
         parts.append(f"layout {SWAPPED}, told by the lines' 'benchmark'/'model' fields")
     if any(mf.used_bits for _, mf in read):
