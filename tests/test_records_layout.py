@@ -276,7 +276,7 @@ def test_bad_release_legend(tmp_path):
 
 def test_no_legend_infers_table_4(tmp_path):
     root = release_set(tmp_path, None)
-    with pytest.warns(InferredLegendWarning):
+    with pytest.warns(InferredLegendWarning), pytest.warns(InferredLayoutWarning):
         rec = load_records(root)
     assert rec.grid.inferred and rec.grid.reference == "gen|letter_plain|p0"
     assert rec.grid.configs[1].permutation == PAPER_ORDERINGS["p3"]
