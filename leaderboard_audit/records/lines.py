@@ -171,7 +171,8 @@ class _FileParser:
             corr = bits
             self.mf.used_bits = True
         if not isinstance(corr, dict):
-            self.bad(n, f"item {iid!r}: 'correct' must be an object config key -> 0/1")
+            name = "bits" if self.mf.used_bits and corr is bits else "correct"
+            self.bad(n, f"item {iid!r}: {name!r} must be an object config key -> 0/1")
             return None
         return corr
 
