@@ -11,8 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leaderboard_audit.records import (PRED_ABSENT, PRED_UNPARSEABLE, Config, Grid, Items, Records,
-                                       RecordsError, load_records, write_records)
+from leaderboard_audit.records import (
+    PRED_ABSENT,
+    PRED_UNPARSEABLE,
+    Config,
+    Grid,
+    Items,
+    Records,
+    RecordsError,
+    load_records,
+    write_records,
+)
 from leaderboard_audit.records.grid import paper_grid
 from leaderboard_audit.simulate import demo_spec, simulate
 
