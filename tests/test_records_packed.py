@@ -221,3 +221,25 @@ def test_intersect_is_a_no_op_on_packed_records(tmp_path):
     rec = replace(full_records(), dropped={})
     write_packed(rec, tmp_path / "i.arrow")
     assert load_records(tmp_path / "i.arrow", intersect=True).equals(rec)
+
+
+def test_rechunked_file_and_small_unpack_blocks_read_the_same(tmp_path, monkeypatch):
+    """Another writer may split the column into chunks that do not start on a byte; blocks of any size."""
+    import leaderboard_audit.records.packed as packed
+    rec = full_records(M=3, per_bench=(7, 6), pred=True, margin=True)
+    src = tmp_path / "a.arrow"
+    src.write_bytes(packed_bytes(rec))
+    with pa.memory_map(str(src)) as f:
+        table = pa.ipc.open_file(f).read_all()
+    cols = {}
+    for name in table.column_names:
+        arr = table.column(name).combine_chunks()
+        cols[name] = pa.chunked_array([arr.slice(0, 3), arr.slice(3, 5), arr.slice(8)])
+    rechunked = pa.table(cols).replace_schema_metadata(table.schema.metadata)
+    out = tmp_path / "b.arrow"
+    with pa.OSFile(str(out), "wb") as sink, pa.ipc.new_file(sink, rechunked.schema) as w:
+        w.write_table(rechunked)
+    assert len(pa.ipc.open_file(pa.memory_map(str(out))).read_all().column("correct").chunks) == 3
+    assert_same(load_records(out), rec)
+    monkeypatch.setattr(packed, "UNPACK_BLOCK", 1)
+    assert_same(load_records(src), rec)

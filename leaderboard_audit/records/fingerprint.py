@@ -36,31 +36,48 @@ def _regular_inside(f: Path, root_real: Path | None) -> bool:
     return root_real in real.parents
 
 
+def _confined_entry(entry: os.DirEntry, root_real: Path) -> bool:
+    """A directory entry that is no link, or a link that resolves inside ``root_real``."""
+    if not entry.is_symlink():
+        return True
+    try:
+        real = Path(entry.path).resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False
+    return root_real in real.parents
+
+
 def records_v1_files(root: Path) -> list[Path]:
-    """grid.json and <benchmark>/<model>.jsonl: what read_records_dir reads."""
+    """grid.json and <benchmark>/<model>.jsonl: what read_records_dir reads (no links out, regular files)."""
     root_real = root.resolve()
     out = []
     if _regular_inside(root / "grid.json", root_real):
         out.append(root / "grid.json")
     try:
-        subdirs = sorted(root.iterdir(), key=lambda p: p.name)
+        with os.scandir(root) as it:
+            subdirs = sorted((e for e in it if not e.name.startswith((".", "_"))), key=lambda e: e.name)
     except OSError:
         return out
     for d in subdirs:
-        if d.name.startswith((".", "_")) or not d.is_dir():
-            continue
         try:
-            real = d.resolve(strict=True)
-        except (OSError, RuntimeError):
-            continue
-        if root_real not in real.parents:
-            continue
-        try:
-            names = sorted(d.iterdir(), key=lambda p: p.name)
+            if not d.is_dir() or not _confined_entry(d, root_real):
+                continue
+            with os.scandir(d.path) as it:
+                names = sorted((e for e in it if e.name.endswith(".jsonl") and not e.name.startswith(".")),
+                               key=lambda e: e.name)
         except OSError:
             continue
-        out += [f for f in names if f.suffix == ".jsonl" and not f.name.startswith(".")
-                and _regular_inside(f, root_real)]
+        for f in names:
+            fp = Path(f.path)
+            if f.is_symlink():      # a link must stay inside the records and end at a regular file
+                if _regular_inside(fp, root_real):
+                    out.append(fp)
+                continue
+            try:
+                if stat.S_ISREG(f.stat(follow_symlinks=False).st_mode):
+                    out.append(fp)
+            except OSError:
+                continue
     return out
 
 
@@ -124,19 +141,33 @@ def _hash_file(h, f: Path) -> None:
             h.update(b"<unreadable>")
 
 
-def sha256_of(path: str | os.PathLike[str], fmt: str = "auto") -> str:
-    """SHA-256 over (relative path, bytes) of every accepted file, in sorted order; a file: its bytes."""
-    p = Path(path)
+def _file_digest(f: Path) -> bytes:
     h = hashlib.sha256()
+    _hash_file(h, f)
+    return h.digest()
+
+
+def sha256_of(path: str | os.PathLike[str], fmt: str = "auto") -> str:
+    """The source's fingerprint: a file's SHA-256; a folder's SHA-256 over (relative path, SHA-256 of the
+    bytes) of every accepted file in sorted order. Files are hashed in parallel threads (hashlib
+    releases the GIL), so a 31 MB folder costs about one core's time split over the cores."""
+    p = Path(path)
     files = source_files(p, fmt)
-    single = p.is_file()
-    for f in files:
-        if not (single and f == p):
-            rel = f.name if single else f.relative_to(p).as_posix()
-            h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
-        _hash_file(h, f)
-        if not (single and f == p):
-            h.update(b"\0")
+    if p.is_file() and files == [p]:
+        h = hashlib.sha256()
+        _hash_file(h, p)
+        return h.hexdigest()
+    workers = min(4, os.cpu_count() or 1, len(files))
+    if workers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(workers) as pool:
+            digests = list(pool.map(_file_digest, files))
+    else:
+        digests = [_file_digest(f) for f in files]
+    h = hashlib.sha256(b"leaderboard-audit/fingerprint-v2\0")
+    base = p.parent if p.is_file() else p
+    for f, dg in zip(files, digests):
+        h.update(f.relative_to(base).as_posix().encode("utf-8", "surrogateescape") + b"\0" + dg)
     return h.hexdigest()
 
 

@@ -166,6 +166,22 @@ def _list_values(col, K: int, dtype: str, path: str, name: str, n_rows: int) -> 
     return out
 
 
+UNPACK_BLOCK = 1 << 23   # bytes per step: bounds the temporary to 64 Mi bits
+
+
+def _unpack_into(dest: np.ndarray, raw: np.ndarray, start: int) -> None:
+    """``dest[:] = bits start .. start + len(dest)`` of ``raw`` (little bit order), block by block."""
+    n = dest.size
+    if start % 8:  # not byte-aligned (a sliced array): one pass
+        dest[:] = np.unpackbits(raw, count=start + n, bitorder="little")[start:].view(bool)
+        return
+    first = start // 8
+    for lo in range(0, n, UNPACK_BLOCK * 8):
+        hi = min(n, lo + UNPACK_BLOCK * 8)
+        chunk = raw[first + lo // 8:first + (hi + 7) // 8]
+        dest[lo:hi] = np.unpackbits(chunk, count=hi - lo, bitorder="little").view(bool)
+
+
 def _unpack_bits(col, K: int, path: str, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     """The correct column as a flat bool array, and its bits packed canonically (for the checksum).
 
@@ -183,7 +199,7 @@ def _unpack_bits(col, K: int, path: str, n_rows: int) -> tuple[np.ndarray, np.nd
         raw = np.frombuffer(vals.buffers()[1], dtype=np.uint8)
         if raw.size * 8 < start + n:
             raise _bad(path, "column 'correct' is shorter than its length says")
-        out[pos:pos + n] = np.unpackbits(raw, count=start + n, bitorder="little")[start:].view(bool)
+        _unpack_into(out[pos:pos + n], raw, start)
         if parts is not None and start % 8 == 0 and pos % 8 == 0:
             part = raw[start // 8:(start + n + 7) // 8].copy()
             if n % 8:
@@ -200,9 +216,8 @@ def _unpack_bits(col, K: int, path: str, n_rows: int) -> tuple[np.ndarray, np.nd
 def _str_list(v: Any, n: int | None, what: str, path: str, *, nullable: bool = False) -> list[Any]:
     if not isinstance(v, list) or (n is not None and len(v) != n):
         raise _bad(path, f"metadata {what!r} must be a list" + (f" of {n} entries" if n is not None else ""))
-    for x in v:
-        if not (isinstance(x, str) or (nullable and x is None)):
-            raise _bad(path, f"metadata {what!r} holds {type(x).__name__} values, expected strings")
+    if not {type(x) for x in v} <= ({str, type(None)} if nullable else {str}):
+        raise _bad(path, f"metadata {what!r} must hold strings" + (" or nulls" if nullable else ""))
     return v
 
 
@@ -229,13 +244,12 @@ def _items_from_meta(meta: dict[str, Any], N: int, path: str) -> Items:
     bench = _str_list(it.get("benchmark"), N, "items.benchmark", path)
     ids = _str_list(it.get("item_id"), N, "items.item_id", path)
     gold = it.get("gold")
-    if not isinstance(gold, list) or len(gold) != N or not all(
-            g is None or type(g) is int or isinstance(g, str) for g in gold):
+    if not isinstance(gold, list) or len(gold) != N or not {type(g) for g in gold} <= {int, str, type(None)}:
         raise _bad(path, f"metadata 'items.gold' must be {N} option indices, letters or nulls")
     question = _str_list(it.get("question"), N, "items.question", path, nullable=True)
     options = it.get("options")
-    if not isinstance(options, list) or len(options) != N or not all(
-            o is None or (isinstance(o, list) and all(isinstance(s, str) for s in o)) for o in options):
+    if not isinstance(options, list) or len(options) != N or not {type(o) for o in options} <= {list, type(None)} \
+            or not all(type(x) is str for o in options if o is not None for x in o):
         raise _bad(path, f"metadata 'items.options' must be {N} lists of strings or nulls")
     if any(not b or not i for b, i in zip(bench, ids)):
         raise _bad(path, "empty benchmark or item id in the metadata")
