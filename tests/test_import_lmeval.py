@@ -279,7 +279,7 @@ def test_cli_writes_records_v1(tmp_path, capsys):
     assert (out / "arc" / "HuggingFaceTB__SmolLM2-135M-Instruct.jsonl").is_file()
     assert json.loads((out / "grid.json").read_text())["reference"] == "ll|cloze_question"
     rc = import_main(["lm-eval", str(PYTHIA), "-o", str(tmp_path / "bad")])
-    assert rc == 1 and "mapping" in capsys.readouterr().err
+    assert rc == 4 and "mapping" in capsys.readouterr().err
 
 
 def test_unknown_format():

@@ -6,16 +6,20 @@ from pathlib import Path
 
 from .errors import Problem, RecordsError
 from .grid import DEFAULT_REFERENCE, FORMAT, PAPER_ORDERINGS, Config, Grid
-from .model import ANSWER_CLASS_ABSENT, ANSWER_CLASSES, PRED_ABSENT, PRED_UNPARSEABLE, UNPARSED_ABSENT, Items, Records
-from .reader import InferredLayoutWarning, InferredLegendWarning, read_records_dir
+from .model import PRED_ABSENT, PRED_UNPARSEABLE, Items, Records
+from .reader import InferredLegendWarning, read_records_dir
 from .writer import write_records
 
 TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".tsv")
 
 
 def load_records(path: str | os.PathLike[str], *, intersect: bool = False) -> Records:
-    """Load records from a records-v1 directory or a long CSV/Parquet table."""
+    """Load records from a records-v1 directory, a long CSV/Parquet table or a packed file."""
     p = Path(path)
+    from .packed import is_packed
+    if is_packed(p):  # the packed form (records/packed.py), whatever its suffix
+        from .packed import read_packed
+        return read_packed(p, intersect=intersect)
     if p.suffix.lower() in TABLE_SUFFIXES and not p.is_dir():
         from .table import read_table
         return read_table(p, intersect=intersect)
@@ -25,24 +29,6 @@ def load_records(path: str | os.PathLike[str], *, intersect: bool = False) -> Re
     return read_records_dir(p, intersect=intersect)
 
 
-__all__ = [
-    "ANSWER_CLASSES",
-    "ANSWER_CLASS_ABSENT",
-    "DEFAULT_REFERENCE",
-    "FORMAT",
-    "PAPER_ORDERINGS",
-    "PRED_ABSENT",
-    "PRED_UNPARSEABLE",
-    "UNPARSED_ABSENT",
-    "Config",
-    "Grid",
-    "InferredLayoutWarning",
-    "InferredLegendWarning",
-    "Items",
-    "Problem",
-    "Records",
-    "RecordsError",
-    "load_records",
-    "read_records_dir",
-    "write_records",
-]
+__all__ = ["Config", "DEFAULT_REFERENCE", "FORMAT", "Grid", "InferredLegendWarning", "Items",
+           "PAPER_ORDERINGS", "PRED_ABSENT", "PRED_UNPARSEABLE", "Problem", "Records",
+           "RecordsError", "load_records", "read_records_dir", "write_records"]
