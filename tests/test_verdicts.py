@@ -16,7 +16,7 @@ from leaderboard_audit.checks.brittleness import brittleness_verdict
 from leaderboard_audit.checks.champions import champions_verdict
 from leaderboard_audit.checks.compression import compression_verdict
 from leaderboard_audit.checks.manufactured import pair_verdict
-from leaderboard_audit.verdicts import FAIL, PASS, WARN, Thresholds, make_verdict
+from leaderboard_audit.verdicts import FAIL, PASS, SKIP, WARN, Thresholds, make_verdict
 
 # binary fractions: band 1/4 .. 1/2, fragile share 1/2, champion items 3, axes 3/4 .. 1/2,
 # brittleness 1/4 .. 1/2
@@ -88,12 +88,16 @@ def pair(**kw) -> dict:
 
 
 @pytest.mark.parametrize("kw,status,value,why", [
-    # manufactured and some config reverses the pair: fail, whatever else holds
-    ({"manufactured": True, "reversing": 2, "robust_tie": True, "ci": (-0.25, -0.0625)}, FAIL, -0.25,
-     "manufactured: the robust items do not order the pair and 2/8 configs print the opposite order"),
-    # one reversing config is enough
-    ({"manufactured": True, "reversing": 1, "robust_tie": True, "ci": (-0.25, 0.25)}, FAIL, -0.25,
-     "manufactured: the robust items do not order the pair and 1/8 configs print the opposite order"),
+    # manufactured and some config reverses the pair: fail, whatever else holds; the message follows the cause
+    ({"manufactured": True, "reversing": 2, "robust_tie": True, "ci": (-0.25, -0.0625), "fragile_share": 0.75,
+      "cause": "harness"}, FAIL, -0.25,
+     "manufactured by config-fragile items: the robust items do not order the pair, and 2/8 configs print the "
+     "opposite order"),
+    # one reversing config is enough; a sampling cause says how many robust items it would take
+    ({"manufactured": True, "reversing": 1, "robust_tie": True, "ci": (-0.25, 0.25), "cause": "sampling",
+      "items_needed": 12}, FAIL, -0.25,
+     "too few jointly robust items to tell the pair apart (20 of them; about 12 needed): a sampling problem, not "
+     "the harness, and 1/8 configs print the opposite order"),
     # the robust items order the pair the other way (upper CI bound below 0)
     ({"ci": (-0.375, -0.125)}, FAIL, -0.375, "the jointly robust items order the pair the other way"),
     # an upper bound at 0 is not "the other way"
@@ -101,8 +105,13 @@ def pair(**kw) -> dict:
     # a printed order for a reference tie
     ({"gap_items": 0, "gap": 0.0}, WARN, 0.0625, "an order printed for a tie (reference gap = 0)"),
     # manufactured, no config reverses
+    ({"manufactured": True, "robust_tie": True, "ci": (-0.125, 0.125), "fragile_share": 0.75, "cause": "harness"},
+     WARN, -0.125,
+     "manufactured by config-fragile items: the robust items do not order the pair; no config reverses the pair"),
+    # without a cause key (an older report) it is derived from the fragile share: 0.25 -> sampling
     ({"manufactured": True, "robust_tie": True, "ci": (-0.125, 0.125)}, WARN, -0.125,
-     "manufactured by fragile items, though no config reverses the pair"),
+     "too few jointly robust items to tell the pair apart (20 of them): a sampling problem, not the harness; "
+     "no config reverses the pair"),
     # identified, but the gap is carried by fragile items
     ({"fragile_share": 0.75}, WARN, 0.0625, "identified, but 75% of the gap is carried by fragile items"),
     # pass: identified, fragile share at the threshold (strictly greater warns)
@@ -133,10 +142,12 @@ def test_pair_ci_caveats():
 
 
 # ------------------------------------------------------------------ champions
-def champs(per_config: list[tuple[str, list[str], int]], champion_set: list[str]) -> dict:
+def champs(per_config: list[tuple], champion_set: list[str]) -> dict:
+    """(config, winners, margin_items[, lead_items]): lead_items = items the winners lead the
+    reference winner(s) by, None (the default) where a reference winner wins the config."""
     return {"count": len(champion_set), "set": champion_set,
-            "per_config": [{"config": c, "winners": w, "margin_items": m, "runner_up": "r"}
-                           for c, w, m in per_config]}
+            "per_config": [{"config": c, "winners": w, "margin_items": m, "runner_up": "r",
+                            "lead_items": rest[0] if rest else None} for c, w, m, *rest in per_config]}
 
 
 def test_champions_one_champion_passes():
@@ -148,29 +159,39 @@ def test_champions_one_champion_passes():
 
 
 def test_champions_other_winner_by_more_than_the_threshold_fails():
-    ch = champs([("ref", ["a"], 5), ("c1", ["b"], 4), ("c2", ["b"], 2)], ["a", "b"])
+    ch = champs([("ref", ["a"], 5), ("c1", ["b"], 4, 4), ("c2", ["b"], 2, 2)], ["a", "b"])
     v = champions_verdict("pooled", ch, "ref", T)
     assert outcome(v) == (FAIL, 4, 3.0, -1.0)
-    assert v["message"].startswith("2 champions; b wins c1 by 4 items over r.")
-    assert v["evidence"]["other_wins"] == [{"config": "c1", "winners": ["b"], "margin_items": 4},
-                                           {"config": "c2", "winners": ["b"], "margin_items": 2}]
+    assert v["message"].startswith("2 champions; c1 is won by b by 4 items over the reference winner a.")
+    assert v["evidence"]["other_wins"] == [{"config": "c1", "winners": ["b"], "margin_items": 4, "lead_items": 4},
+                                           {"config": "c2", "winners": ["b"], "margin_items": 2, "lead_items": 2}]
+
+
+def test_champions_tied_challengers_fail():
+    # v2: b and c tie under c1 (margin 0 between them) and both lead the reference winner by 10 items
+    ch = champs([("ref", ["a"], 5), ("c1", ["b", "c"], 0, 10)], ["a", "b", "c"])
+    v = champions_verdict("pooled", ch, "ref", T)
+    assert outcome(v) == (FAIL, 10, 3.0, -7.0)
+    assert "c1 is won by b / c (tied: b / c) by 10 items over the reference winner a" in v["message"]
 
 
 def test_champions_other_winner_within_the_threshold_warns():
-    ch = champs([("ref", ["a"], 5), ("c1", ["b"], 3)], ["a", "b"])          # 3 == threshold: warn
+    ch = champs([("ref", ["a"], 5), ("c1", ["b"], 3, 3)], ["a", "b"])       # 3 == threshold: warn
     v = champions_verdict("pooled", ch, "ref", T)
     assert outcome(v) == (WARN, 3, 3.0, 0.0)
-    assert v["message"].startswith("2 champions, the others win by <= 3 items (coin flips).")
+    assert v["message"].startswith("2 champions, the others lead the reference winner by <= 3 items (coin flips).")
 
 
 def test_champions_only_through_ties_warns():
-    # c1 is a tie between a and b, c2 between b and c: no outright other winner, so the value stays 0
-    ch = champs([("ref", ["a"], 5), ("c1", ["a", "b"], 0), ("c2", ["b", "c"], 0)], ["a", "b", "c"])
+    # c1 is a tie between a and b, c2 between a and c: the set grows only through ties with the
+    # reference winner a, so no configuration is challenged and the value stays 0
+    ch = champs([("ref", ["a"], 5), ("c1", ["a", "b"], 0), ("c2", ["a", "c"], 0)], ["a", "b", "c"])
     v = champions_verdict("pooled", ch, "ref", T)
     assert outcome(v) == (WARN, 0, 3.0, 3.0)
-    assert v["message"].startswith("3 champions, the others win only through exact ties (coin flips).")
-    assert v["evidence"]["other_wins"] == [{"config": "c1", "winners": ["a", "b"], "margin_items": 0},
-                                           {"config": "c2", "winners": ["b", "c"], "margin_items": 0}]
+    assert v["message"].startswith("3 champions, the others only through exact ties with the reference winner.")
+    assert v["evidence"]["other_wins"] == [
+        {"config": "c1", "winners": ["a", "b"], "margin_items": 0, "lead_items": None},
+        {"config": "c2", "winners": ["a", "c"], "margin_items": 0, "lead_items": None}]
 
 
 def test_champions_reference_tie_counts_both_as_reference_winners():
@@ -234,11 +255,12 @@ def test_axes(taus, status, value, axis):
 
 
 @pytest.mark.parametrize("taus", [{}, {"joint": 0.25}, {"template": None, "joint": 0.5}])
-def test_axes_nothing_varies_passes_without_value(taus):
+def test_axes_without_a_usable_axis_is_skipped(taus):
+    # v2: an axis group with only the reference is null; with no usable axis the check is skipped
     v = axes_verdict("s", {"axis_kendall_min": taus}, T)
-    assert outcome(v) == (PASS, None, 0.75, None)
+    assert outcome(v) == (SKIP, None, None, None)
     assert "evidence" not in v
-    assert v["message"] == "no single axis varies (or every Kendall tau is undefined)"
+    assert v["message"].startswith("no usable axis")
 
 
 # ------------------------------------------------------------------ brittleness

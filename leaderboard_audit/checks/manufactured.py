@@ -79,7 +79,7 @@ def _order_cell(p: dict[str, Any]) -> Any:
 
 def _needed(p: dict[str, Any]) -> str:
     n = p.get("items_needed")
-    return "" if n is None else f" (about {n} needed)"
+    return "" if n is None else f"; about {n} needed"
 
 
 def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any) -> dict[str, Any]:
@@ -95,7 +95,7 @@ def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any) -> dict[
         if cause == "harness":
             what = "manufactured by config-fragile items: the robust items do not order the pair"
         else:
-            what = (f"too few jointly robust items to tell the pair apart ({p['robust_items']}"
+            what = (f"too few jointly robust items to tell the pair apart ({p['robust_items']} of them"
                     f"{_needed(p)}): a sampling problem, not the harness")
     if p["manufactured"] and p["reversing"] > 0:
         status, why = FAIL, f"{what}, and {p['reversing']}/{n_configs} configs print the opposite order"
