@@ -75,7 +75,7 @@ def test_deep_but_parseable_values_are_records_errors_or_ignored(tmp_path, field
 
 def test_deeply_nested_helm_file_is_a_records_error(tmp_path):
     suite = shutil.copytree(HELM, tmp_path / "v1")
-    run = sorted(suite.iterdir())[0]
+    run = min(suite.iterdir())
     (run / "scenario_state.json").write_text("{\"request_states\": " + "[" * DEEP + "]" * DEEP + "}")
     with pytest.raises(RecordsError, match=r"scenario_state.json: unreadable JSON \(nested too deeply\)"):
         load(suite, "helm")
@@ -83,7 +83,7 @@ def test_deeply_nested_helm_file_is_a_records_error(tmp_path):
 
 def test_helm_per_instance_stats_that_is_a_directory(tmp_path):
     suite = shutil.copytree(HELM, tmp_path / "v1")
-    run = sorted(suite.iterdir())[0]
+    run = min(suite.iterdir())
     (run / "per_instance_stats.json").unlink()
     (run / "per_instance_stats.json").mkdir()
     with pytest.raises(RecordsError, match="per_instance_stats.json: is a directory, not a file"):
@@ -99,7 +99,7 @@ def test_fifo_inputs_never_hang(tmp_path):
     with pytest.raises(RecordsError, match="is not a regular file"):
         load(runs, "lm-eval", model="m")
     suite = shutil.copytree(HELM, tmp_path / "v1")
-    run = sorted(suite.iterdir())[0]
+    run = min(suite.iterdir())
     (run / "run_spec.json").unlink()
     os.mkfifo(run / "run_spec.json")
     with pytest.raises(RecordsError, match="is not a regular file"):

@@ -225,7 +225,7 @@ def test_intersect_is_a_no_op_on_packed_records(tmp_path):
 
 def test_rechunked_file_and_small_unpack_blocks_read_the_same(tmp_path, monkeypatch):
     """Another writer may split the column into chunks that do not start on a byte; blocks of any size."""
-    import leaderboard_audit.records.packed as packed
+    from leaderboard_audit.records import packed
     rec = full_records(M=3, per_bench=(7, 6), pred=True, margin=True)
     src = tmp_path / "a.arrow"
     src.write_bytes(packed_bytes(rec))
