@@ -209,3 +209,25 @@ def test_importer_sources_hash_their_inputs_only(tmp_path):
     names = [f.name for f in source_files(tmp_path / "runs", "lm-eval")]
     assert names == ["results_2024.json", "samples_arc_2024-01-01T00-00-00.jsonl"]
     assert [f.name for f in source_files(tmp_path / "runs")] == names
+
+
+def test_a_given_fingerprint_is_not_recomputed_and_must_match_the_entry(src, tmp_path, monkeypatch):
+    """The xdist path: the controller hashes once, workers pass the fingerprint along."""
+    cache = tmp_path / "cache"
+    rec, sha = load_cached_entry(src, cache_dir=cache)
+    monkeypatch.setattr(cache_mod, "sha256_of", lambda *a, **k: pytest.fail("hashed again"))
+    back, same = load_cached_entry(src, cache_dir=cache, fingerprint=sha)
+    assert same == sha and back.equals(rec)
+    monkeypatch.undo()
+    other, _ = load_cached_entry(src, cache_dir=cache, fingerprint="0" * 64)   # no entry for that content
+    assert other.equals(rec) and len(entries(cache)) == 1                      # loaded, and not stored
+
+
+def test_cache_dir_false_or_off_disables_it(src, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("LEADERBOARD_AUDIT_CACHE", raising=False)
+    for off in (False, "off"):
+        assert load_cached(src, cache_dir=off).equals(load_records(src))
+    assert not (tmp_path / "xdg").exists()
+    load_cached(src)
+    assert len(entries(tmp_path / "xdg" / "leaderboard-audit" / "records")) == 1
