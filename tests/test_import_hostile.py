@@ -167,3 +167,25 @@ def test_fuzz_helm_json(tmp_path_factory, data, which):
     obj = json.loads((run / which).read_text())
     (run / which).write_text(json.dumps(mutate(data, obj, data.draw), allow_nan=True))
     loads_or_refuses(suite, "helm", root / "out")
+
+
+def test_values_too_deep_to_print_or_record_are_handled():
+    from leaderboard_audit.importers._values import json_safe, show
+    deep: list = []
+    for _ in range(100_000):          # built in a loop: deeper than repr() or json.dumps can go
+        deep = [deep]
+    assert show(deep) == "<a value nested too deeply to show>"
+    assert not json_safe(deep) and json_safe({"a": [1, 2]})
+    assert show("x" * 500).endswith("...") and len(show("x" * 500)) == 83
+
+
+def test_a_legend_too_deep_to_write_is_a_records_error():
+    from leaderboard_audit.importers._build import Unit, build_records
+    from leaderboard_audit.records import Config
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    unit = Unit("runs/a/samples.jsonl", "arc", "m", Config("k", "gen", "t", None, None, {"doc_to_text": deep}))
+    unit.bits = {"q1": 1}
+    with pytest.raises(RecordsError, match="nested too deeply to record"):
+        build_records([unit], source="runs")
