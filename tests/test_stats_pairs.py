@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from leaderboard_audit.metrics.bootstrap import paired_sign_bootstrap
+from leaderboard_audit.metrics.bootstrap import paired_sign_bootstrap_ci, sign_difference_pmf
 from leaderboard_audit.metrics.pairs import adjacent_pairs, items_needed, pair_cause, pair_cis
 
 
@@ -31,21 +31,51 @@ def item_resampling(vals: np.ndarray, draws: int, seed: int) -> np.ndarray:
     return vals[idx].mean(axis=1)
 
 
-def test_bootstrap_distribution_is_item_resampling():
-    # 180 items +1, 180 items -1, 40 items 0: item resampling has Var = (p+ + p- - d^2) / n
-    # = 0.9 / 400; two independent binomials would give (p+ q+ + p- q-) / n = 0.495 / 400.
-    draws = paired_sign_bootstrap(np.array([180]), np.array([180]), np.array([400]), 40_000,
-                                  np.random.default_rng(1))[0]
+def trinomial_pmf(h: int, l: int, n: int) -> np.ndarray:
+    """P(plus - minus = d), d = -n..n, for n items resampled from h (+1), l (-1), n - h - l (0):
+    the multinomial summed by hand."""
+    from math import comb
+    pp, pm = h / n, l / n
+    out = np.zeros(2 * n + 1)
+    for a in range(n + 1):
+        for b in range(n - a + 1):
+            out[a - b + n] += comb(n, a) * comb(n - a, b) * pp ** a * pm ** b * (1 - pp - pm) ** (n - a - b)
+    return out
+
+
+@pytest.mark.parametrize("h,l,n", [(3, 2, 10), (7, 1, 30), (18, 18, 40), (5, 0, 5), (0, 0, 6), (1, 1, 2)])
+def test_resampling_distribution_is_the_multinomial(h, l, n):
+    # independent binomials for the two counts would give Var (p+ q+ + p- q-) / n instead
+    pmf = sign_difference_pmf([h], [l], [n], 2 * n + 1)[0]
+    assert pmf == pytest.approx(trinomial_pmf(h, l, n), abs=1e-12)
+    d = np.arange(-n, n + 1) / n
+    pp, pm = h / n, l / n
+    assert (pmf * d).sum() == pytest.approx(pp - pm, abs=1e-12)
+    assert (pmf * d * d).sum() - (pp - pm) ** 2 == pytest.approx((pp + pm - (pp - pm) ** 2) / n, abs=1e-12)
+
+
+def test_resampling_distribution_matches_item_resampling():
+    # 180 items +1, 180 items -1, 40 items 0: the histogram of 40,000 item resamples
+    pmf = sign_difference_pmf([180], [180], [400], 801)[0]
     slow = item_resampling(np.repeat([1.0, -1.0, 0.0], [180, 180, 40]), 40_000, 2)
-    assert draws.var() == pytest.approx(slow.var(), rel=0.04)
-    assert draws.var() == pytest.approx(0.9 / 400 / 400 * 400, rel=0.04)
-    assert np.percentile(draws, [2.5, 97.5]) == pytest.approx(np.percentile(slow, [2.5, 97.5]), abs=0.006)
-    # lopsided case (p+ = 0.6, p- = 0.3): the second count depends on the first
-    draws = paired_sign_bootstrap(np.array([60]), np.array([30]), np.array([100]), 40_000,
-                                  np.random.default_rng(3))[0]
-    slow = item_resampling(np.repeat([1.0, -1.0, 0.0], [60, 30, 10]), 40_000, 4)
-    assert draws.var() == pytest.approx(slow.var(), rel=0.04)
-    assert draws.mean() == pytest.approx(0.3, abs=0.002)
+    values = np.arange(-400, 401) / 400
+    assert (pmf * values ** 2).sum() == pytest.approx(slow.var(), rel=0.04)          # 0.9 / 400 / 400 * 400
+    cdf = np.cumsum(pmf)
+    for q in (0.025, 0.25, 0.5, 0.75, 0.975):
+        assert values[np.searchsorted(cdf, q)] == pytest.approx(np.quantile(slow, q), abs=0.006)
+
+
+def test_ci_is_the_percentile_of_the_counted_sample():
+    # the CI read from the counts equals np.percentile of the sample those counts describe
+    hp, hm, n = np.array([30, 5, 0, 12]), np.array([20, 0, 0, 12]), np.array([80, 40, 7, 24])
+    ci = paired_sign_bootstrap_ci(hp, hm, n, 10_000, np.random.default_rng(3))
+    order = np.argsort(n, kind="stable")
+    pmf = sign_difference_pmf(hp[order], hm[order], n[order], 2 * n.max() + 1)
+    counts = np.random.default_rng(3).multinomial(10_000, pmf)
+    for row, j in enumerate(order):
+        sample = np.repeat((np.arange(pmf.shape[1]) - n[j]) / n[j], counts[row])
+        assert sample.size == 10_000
+        assert np.array_equal(ci[j], np.percentile(sample, [2.5, 97.5]))
 
 
 def test_pair_ci_is_the_item_resampling_ci():

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bootstrap import paired_sign_bootstrap, percentile_ci_rows
+from .bootstrap import paired_sign_bootstrap_ci
 from .exact import gt, le
 from .per_model import robust_masks
 from .rng import rng_for
@@ -62,17 +62,17 @@ def pair_cis(higher_only: np.ndarray, lower_only: np.ndarray, robust_items: np.n
              scope: str, n_boot: int) -> np.ndarray:
     """95% percentile bootstrap CIs of ``(higher_only - lower_only)/|J|`` for every pair of a scope.
 
-    One multinomial draw for all pairs (P x ``n_boot``) from a generator keyed by
-    (seed, "pairs", scope). Pairs with an empty J get NaN.
+    Every pair of the scope from one generator keyed by (seed, "pairs", scope), vectorized
+    over pairs (``bootstrap.paired_sign_bootstrap_ci``: the resampled means' histogram as
+    one multinomial draw over the exact distribution). Pairs with an empty J get NaN.
     """
     P = len(robust_items)
     out = np.full((P, 2), np.nan)
     live = np.flatnonzero(np.asarray(robust_items) > 0)
     if live.size:
         rng = rng_for(seed, "pairs", scope)
-        draws = paired_sign_bootstrap(np.asarray(higher_only)[live], np.asarray(lower_only)[live],
-                                      np.asarray(robust_items)[live], n_boot, rng)
-        out[live] = percentile_ci_rows(draws)
+        out[live] = paired_sign_bootstrap_ci(np.asarray(higher_only)[live], np.asarray(lower_only)[live],
+                                             np.asarray(robust_items)[live], n_boot, rng)
     return out
 
 
