@@ -24,8 +24,8 @@ from leaderboard_audit.simulate import SimModel, SimSpec, simulate
 
 ITEMS = {b: 100 for b in ("arc", "hellaswag", "mmlu", "truthfulqa")}
 NULL_SEEDS = 1000
-POWER_SEEDS = 200
-N_BOOT = 2_000                 # resamples per pair here (the audit's default is 10,000)
+POWER_SEEDS = 400
+N_BOOT = 10_000                # resamples per pair, as the audit
 EFFECTS = (0.1, 0.2, 0.3, 0.5, 0.8, 1.2)
 
 
