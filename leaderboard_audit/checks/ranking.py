@@ -44,8 +44,9 @@ class Ranking(Check):
                              "p_holm": float(io.p_holm[h, lo]),
                              "identified": "higher" if io.above[h, lo] else "lower" if io.above[lo, h] else None})
         # edges against the printed order: x identified above y although y's reference score is higher
-        against = [(x, y) for x, y in io.edges.tolist() if ref_counts[y] > ref_counts[x]]
-        against.sort(key=lambda e: (-(ref_counts[e[1]] - ref_counts[e[0]]), names[e[1]], names[e[0]]))
+        e = io.edges
+        bad = e[ref_counts[e[:, 1]] > ref_counts[e[:, 0]]] if e.size else e
+        against = sorted(bad.tolist(), key=lambda x: (-(ref_counts[x[1]] - ref_counts[x[0]]), names[x[1]], names[x[0]]))
         out["adjacent"] = adjacent
         out["contradictions"] = [{"printed_above": names[y], "identified_above": names[x],
                                   "reference_items": [int(ref_counts[y]), int(ref_counts[x])],

@@ -238,8 +238,13 @@ def identified_order(C: np.ndarray, *, models: Sequence[str], alpha: float = 0.0
 
 def identified_report(io: IdentifiedOrder, models: Sequence[str]) -> dict[str, Any]:
     """The report's ``identified`` entry (names, edges sorted by name)."""
+    names = np.array(list(models), dtype=object)
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[np.argsort(names.astype(str), kind="stable")] = np.arange(len(names))   # name order
+    e = io.edges
+    e = e[np.lexsort((rank[e[:, 1]], rank[e[:, 0]]))] if e.size else e
     return {"alpha": io.alpha, "method": METHOD,
-            "edges": sorted([models[a], models[b]] for a, b in io.edges.tolist()),
+            "edges": names[e].tolist() if e.size else [],
             "tiers": [[models[m] for m in tier] for tier in io.tiers],
             "robust_winner": None if io.robust_winner is None else models[io.robust_winner],
             "reason": io.reason, "cycle": io.cycle}
