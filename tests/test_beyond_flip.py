@@ -60,8 +60,8 @@ def test_bootstrap_equals_auc_on_gathered_resamples(seed):
     mi, ii = np.nonzero(has)
     W = item_resample_weights(N, 30, np.random.default_rng(seed + 100))
     boots = auc_bootstrap(margin[mi, ii], fragile[mi, ii], ii, W)
-    for b in range(W.shape[1]):
-        draw = np.repeat(np.arange(N), W[:, b].astype(int))
+    for b in range(W.shape[0]):
+        draw = np.repeat(np.arange(N), W[b].astype(int))
         rows = [(m, i) for i in draw for m in range(M) if has[m, i]]
         mm = np.array([margin[m, i] for m, i in rows])
         ff = np.array([fragile[m, i] for m, i in rows])
@@ -71,7 +71,7 @@ def test_bootstrap_equals_auc_on_gathered_resamples(seed):
 
 def test_resample_weights_are_item_counts():
     W = item_resample_weights(50, 20, np.random.default_rng(0))
-    assert W.shape == (50, 20) and (W.sum(axis=0) == 50).all()
+    assert W.shape == (20, 50) and (W.sum(axis=1) == 50).all()
 
 
 def test_screen_hand_computed():

@@ -23,7 +23,7 @@ PRECISION_TARGET = 0.8
 ROC_POINTS = 101
 DECILES = 10
 DEFAULT_FLIP_BOOT = 1_000
-_CHUNK = 250  # resamples per chunk: bounds the (observations x resamples) work arrays
+_CHUNK = 250  # resamples per chunk: bounds the (resamples x observations) work arrays
 
 
 def margin_config(grid: Grid, margin: np.ndarray | None) -> tuple[int | None, str | None]:
@@ -70,7 +70,7 @@ def auc(margin: np.ndarray, fragile: np.ndarray) -> float | None:
 
 def auc_bootstrap(margin: np.ndarray, fragile: np.ndarray, cluster: np.ndarray, item_weights: np.ndarray
                   ) -> np.ndarray:
-    """AUC on each resample; ``item_weights`` (items x resamples) = how often each item is drawn.
+    """AUC on each resample; ``item_weights`` (resamples x items) = how often each item is drawn.
 
     An observation (model, item) carries its item's weight, so resampling items keeps
     every model's answers to a drawn item together (the pooled CI needs that; for one
@@ -81,9 +81,9 @@ def auc_bootstrap(margin: np.ndarray, fragile: np.ndarray, cluster: np.ndarray, 
     Observations are sorted by margin with the robust ones first inside a level, so
     for a fragile observation the running robust weight already holds its whole
     level: ``sum_l P_l Q_{>l} = sum_fragile w (Q_total - cumQ)``, one cumulative sum
-    down the rows of an (observations x resamples) block. Only levels holding both
-    classes enter the tie term. NaN where a resample draws no fragile or no robust
-    observation.
+    along the robust columns of a (resamples x observations) block, read at each
+    fragile column. Only levels holding both classes enter the tie term. NaN where a
+    resample draws no fragile or no robust observation.
     """
     levels, level = _levels(margin)
     order = np.lexsort((fragile, level))          # by level, robust (False) first inside it
@@ -95,39 +95,44 @@ def auc_bootstrap(margin: np.ndarray, fragile: np.ndarray, cluster: np.ndarray, 
     both &= mixed
     tied = np.flatnonzero(both[lv])                # observations in levels with both classes
     tie_starts = np.flatnonzero(np.r_[True, lv[tied][1:] != lv[tied][:-1]]) if tied.size else tied
-    B = item_weights.shape[1]
+    f_pos = np.flatnonzero(fr)
+    cl_f = cl[f_pos]
+    cl_r0 = np.r_[item_weights.shape[1], cl[~fr]]   # robust observations, after a weightless one
+    robust_before = np.cumsum(~fr)[f_pos]         # robust observations at or before each fragile one
+    B = item_weights.shape[0]
+    # integer arithmetic, exact: running sums fit int32 unless a resample could weigh 2**31 / 128
+    acc_t = np.int32 if margin.size * 128 < 2**31 else np.int64
     out = np.empty(B)
-    frf = fr.astype(np.float32)[:, None]
     for lo in range(0, B, _CHUNK):
-        # float32 is exact here: counts and running sums stay below 2**24, and each
-        # product w * cum_q below 2**24 too (w <= a few dozen, cum_q <= observations)
-        w = np.take(item_weights[:, lo:lo + _CHUNK], cl, axis=0)    # observations x resamples
-        tie = 0.0
+        wc = item_weights[lo:lo + _CHUNK]                              # resamples x items
+        if wc.dtype.kind not in "iu":
+            wc = wc.astype(np.int32)                                    # integer counts expected
+        c = wc.shape[0]
+        wc = np.concatenate([wc, np.zeros((c, 1), dtype=wc.dtype)], axis=1)   # a last, weightless item
+        cum_q = np.cumsum(np.take(wc, cl_r0, axis=1), axis=1, dtype=acc_t)   # column t: first t robust
+        q_total = cum_q[:, -1].astype(np.float64)
+        w_f = np.take(wc, cl_f, axis=1)
+        p_total = w_f.sum(axis=1, dtype=np.int64).astype(np.float64)
+        below = np.multiply(w_f, np.take(cum_q, robust_before, axis=1), dtype=acc_t)
+        num = p_total * q_total - below.sum(axis=1, dtype=np.int64).astype(np.float64)
         if tied.size:
-            wt, ft = w[tied], fr[tied][:, None]
-            P_l = np.add.reduceat(np.where(ft, wt, 0.0), tie_starts, axis=0, dtype=np.float64)
-            Q_l = np.add.reduceat(np.where(ft, 0.0, wt), tie_starts, axis=0, dtype=np.float64)
-            tie = 0.5 * (P_l * Q_l).sum(axis=0)
-        p = w * frf
-        p_total = p.sum(axis=0, dtype=np.float64)
-        np.subtract(w, p, out=w)                                      # robust weights
-        np.add.accumulate(w, axis=0, out=w)                           # running robust weight
-        q_total = w[-1].astype(np.float64)
-        np.multiply(p, w, out=p)
-        num = p_total * q_total - p.sum(axis=0, dtype=np.float64) + tie
+            wt, ft = np.take(wc, cl[tied], axis=1), fr[tied][None, :]
+            P_l = np.add.reduceat(np.where(ft, wt, 0), tie_starts, axis=1, dtype=np.int64)
+            Q_l = np.add.reduceat(np.where(ft, 0, wt), tie_starts, axis=1, dtype=np.int64)
+            num += 0.5 * (P_l * Q_l).sum(axis=1)
         den = p_total * q_total
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[lo:lo + _CHUNK] = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+            out[lo:lo + c] = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
     return out
 
 
 def item_resample_weights(n_items: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
     """How many times each item is drawn in each of ``n_boot`` resamples of ``n_items`` items
-    (items x resamples: one row per item, so gathering observations copies whole rows)."""
+    (resamples x items; int8, the counts are small)."""
     draws = rng.integers(0, n_items, size=(n_boot, n_items))
     draws += (np.arange(n_boot) * n_items)[:, None]
     counts = np.bincount(draws.ravel(), minlength=n_boot * n_items).reshape(n_boot, n_items)
-    return np.ascontiguousarray(counts.T, dtype=np.float32)
+    return counts.astype(np.int8 if counts.size == 0 or counts.max() < 128 else np.int32)
 
 
 def roc_curve(margin: np.ndarray, fragile: np.ndarray, max_points: int = ROC_POINTS) -> dict[str, list]:
