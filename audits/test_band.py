@@ -1,8 +1,8 @@
 """Band: a model's score is a band, not a point (paper Table 1, Figure 1).
 
 Parametrized by the plugin over scopes (each benchmark and `pooled`) and models; the
-verdict (pass / warn / fail with its margin) is computed by
-`leaderboard_audit.report.audit_scope` and enforced here.
+verdict (pass / warn / fail with its margin) is computed by the check's module in
+`leaderboard_audit/checks/` (the registry) and enforced here.
 """
 
 

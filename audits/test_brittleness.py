@@ -1,8 +1,8 @@
 """Brittleness: the share of variance that is prompt sensitivity (Brittlebench section 3).
 
 Parametrized by the plugin over scopes (each benchmark and `pooled`); the
-verdict (pass / warn / fail with its margin) is computed by
-`leaderboard_audit.report.audit_scope` and enforced here.
+verdict (pass / warn / fail with its margin) is computed by the check's module in
+`leaderboard_audit/checks/` (the registry) and enforced here.
 """
 
 

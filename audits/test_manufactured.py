@@ -1,8 +1,8 @@
 """Manufactured orderings: is an adjacent pair ordered by its jointly robust items (paper Table 2, Figure 2)?
 
 Parametrized by the plugin over scopes (each benchmark and `pooled`) and adjacent pairs; the
-verdict (pass / warn / fail with its margin) is computed by
-`leaderboard_audit.report.audit_scope` and enforced here.
+verdict (pass / warn / fail with its margin) is computed by the check's module in
+`leaderboard_audit/checks/` (the registry) and enforced here.
 """
 
 

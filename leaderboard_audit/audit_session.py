@@ -1,31 +1,40 @@
-"""The per-run side of the plugin: load records once per process, compute scopes
-lazily, attach verdicts to reports, merge worker output, print and write reports."""
+"""The per-run side of the plugin: records loaded once per process, scopes computed
+lazily (each by the one xdist worker that runs its group), verdicts attached to test
+reports, worker output merged on the controller, reports written and summarized there."""
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .plugin import WORKER_KEY, AuditWarning
+from .plugin_names import PLUGIN_NAME, WORKER_KEY
 
-VERDICT_KEY = pytest.StashKey[dict]()
-CHECK_ORDER = ("band", "manufactured", "champions", "compression", "axes", "brittleness")
+VERDICT_KEY = pytest.StashKey[list]()
+VERDICT_FIELDS = ("check", "id", "status", "value", "threshold", "margin", "message", "evidence", "scope", "user")
 
 
 def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def _uses_xdist_controller(config: pytest.Config) -> bool:
-    return not _is_worker(config) and bool(getattr(config.option, "numprocesses", None)) \
-        and config.pluginmanager.has_plugin("dsession")
+def record_verdict(item: pytest.Item, v: dict[str, Any]) -> None:
+    """Attach a verdict to the running test: on its report (crosses xdist), in JUnit
+    ``audit_*`` properties; a fail fails the test with the evidence; a skip skips it."""
+    item.stash.setdefault(VERDICT_KEY, []).append(v)
+    for key in ("status", "value", "threshold", "margin"):
+        item.user_properties.append((f"audit_{key}", v[key]))
+    if v["status"] == "fail":
+        from .reports.terminal import evidence_block
+        pytest.fail(evidence_block(v), pytrace=False)
+    if v["status"] == "skip":
+        from .reports.text import clean
+        pytest.skip(clean(v["message"]))
 
 
 class AuditCheck:
-    """What a test in audits/ receives: one verdict, and how to enforce it."""
+    """What a bundled check's test receives: its verdict, and how to enforce it."""
 
     def __init__(self, item: pytest.Item, v: dict[str, Any]):
         self.item = item
@@ -36,15 +45,7 @@ class AuditCheck:
         return self.verdict["status"]
 
     def enforce(self) -> None:
-        from .reports.terminal import evidence_block
-        v = self.verdict
-        self.item.stash[VERDICT_KEY] = v
-        for key in ("status", "value", "threshold", "margin"):
-            self.item.user_properties.append((f"audit_{key}", v[key]))
-        if v["status"] == "fail":
-            pytest.fail(evidence_block(v), pytrace=False)
-        if v["status"] == "warn":
-            warnings.warn(AuditWarning(f"{v['id']}: {v['message']}"), stacklevel=2)
+        record_verdict(self.item, self.verdict)
 
 
 class AuditSession:
@@ -53,30 +54,34 @@ class AuditSession:
         self.settings = settings
         self.audits_dir = audits_dir
         self._records = None
-        self._scopes: dict[str, dict[str, Any]] = {}
-        self._summary: dict[str, Any] | None = None
+        self._cases: dict[str, list[Any]] | None = None
+        self._ids: dict[str, dict[tuple[str, int], str]] | None = None
+        self._scopes: dict[str, dict[str, Any]] = {}        # computed here, with the in-process handle
+        self._index: dict[str, dict[str, dict[str, Any]]] = {}   # scope -> verdict id -> verdict
         self._thresholds = None
-        self.verdicts: dict[str, dict[str, Any]] = {}     # id -> verdict, from reports
+        self._report: dict[str, Any] | None = None
+        self.output_errors: list[str] = []
+        self.verdicts: dict[str, dict[str, Any]] = {}       # id -> verdict, from reports (controller)
         self.worker_scopes: dict[str, dict[str, Any]] = {}
         self.worker_summary: dict[str, Any] | None = None
 
-    # -- records and scopes (once per process) ---------------------------------
+    # -- settings, records and scopes (once per process) ----------------------------------
     @property
     def thresholds(self):
         if self._thresholds is None:
             from .verdicts import Thresholds
             try:
-                self._thresholds = Thresholds.from_mapping(self.settings["thresholds"])
+                self._thresholds = Thresholds(self.settings["thresholds"])
             except ValueError as exc:
                 raise pytest.UsageError(str(exc)) from None
         return self._thresholds
 
     def records_path(self) -> str:
         path = self.settings["path"]
-        if self.settings["collect"]:
+        if self.settings["collect"] and not path:
             from .collect_fixture import collect_once
-            out = collect_once(self.settings["collect"], self.config)
-            path = path or str(out)
+            path = str(collect_once(self.settings["collect"], self.config))
+            self.settings["path"] = path
         if not path:
             raise pytest.UsageError("--audit PATH is required")
         return path
@@ -84,187 +89,244 @@ class AuditSession:
     @property
     def records(self):
         if self._records is None:
-            from .loading import load_for_audit
+            import warnings
             from .records import RecordsError
+            from .sources import load_for_audit
             path = self.records_path()
             try:
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    self._records = load_for_audit(path, self.settings["format"],
-                                                   intersect=self.settings["intersect"],
-                                                   mapping=self.settings["mapping"],
-                                                   metric=self.settings["metric"])
-            except RecordsError as exc:
-                raise pytest.UsageError(f"--audit {path}: {exc}") from None
-            except FileNotFoundError as exc:
-                raise pytest.UsageError(f"--audit {path}: {exc}") from None
-            self.settings["path"] = path
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")   # inference notes travel in Records.notes
+                    records = load_for_audit(path, self.settings["format"], intersect=self.settings["intersect"],
+                                             mapping=self.settings["mapping"], metric=self.settings["metric"])
+            except (RecordsError, FileNotFoundError) as exc:
+                from .reports.text import clean
+                raise pytest.UsageError(f"--audit {clean(path)}: {clean(exc)}") from None
+            if "pooled" in records.benchmarks:
+                raise pytest.UsageError(f"--audit {path}: a benchmark is named 'pooled', the name of the scope "
+                                        "over all benchmarks; rename that benchmark")
+            self._records = records
         return self._records
+
+    def cases(self) -> dict[str, list[Any]]:
+        """check -> its cases (identical on every worker: from the records only)."""
+        if self._cases is None:
+            from .auditor import cases
+            self._cases = cases(self.records)
+            self._ids = {}
+            for lst in self._cases.values():
+                for c in lst:
+                    self._ids.setdefault(c.scope, {})[(c.check, c.index)] = c.vid
+        return self._cases
 
     def scope(self, name: str) -> dict[str, Any]:
         if name not in self._scopes:
-            from .report import audit_scope
-            self._scopes[name] = audit_scope(self.records, name, seed=self.settings["seed"],
-                                             n_boot=self.settings["boot"], thresholds=self.thresholds)
+            from .auditor import alias_of, audit_scope
+            self.cases()
+            target = alias_of(self.records, name)
+            shared = self.scope(target)["_scope"] if target != name else None
+            s = audit_scope(self.records, name, seed=self.settings["seed"], n_boot=self.settings["boot"],
+                            thresholds=self.thresholds, alpha=self.settings["alpha"],
+                            ids=(self._ids or {}).get(name), shared=shared)
+            self._scopes[name] = s
+            self._index[name] = {v["id"]: v for v in s["verdicts"]}
         return self._scopes[name]
 
     def summary(self) -> dict[str, Any]:
-        if self._summary is None:
-            from .report import records_summary
+        from .auditor import records_summary
+        if "sha256" not in self.settings:
             from .records.fingerprint import sha256_of
-            path = self.settings["path"]
-            self._summary = records_summary(self.records, path, sha256_of(path))
-        return self._summary
+            self.settings["sha256"] = sha256_of(self.settings["path"])
+        return records_summary(self.records, self.settings["path"], self.settings["sha256"])
 
-    def case_ids(self, check: str) -> list[tuple[str, str, str]]:
-        """(scope, verdict id, test id) for one check, deterministic on every worker."""
-        from .loading import case_ids
-        return case_ids(self.records, check)
-
+    # -- session start: validate once, hand settings to workers --------------------------------
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        # Load (and validate) once, up front: bad records are one usage error naming
-        # file and line, not a collection error per worker.
+        # Load (and validate) up front: bad records are one usage error naming file and
+        # line, not a collection error per worker. The controller hashes once.
         _ = self.records
+        if not _is_worker(self.config):
+            from .records.fingerprint import sha256_of
+            self.settings.setdefault("sha256", sha256_of(self.settings["path"]))
         if self.settings["submission"]:
-            from .loading import check_submission
-            check_submission(self.records, self.settings["submission"])
+            unknown = [m for m in self.settings["submission"] if m not in self.records.models]
+            if unknown:
+                from .reports.text import clean
+                raise pytest.UsageError(f"--audit-submission {clean(unknown)}: not in the records (models: "
+                                        f"{clean(', '.join(self.records.models))})")
 
-    # -- collection --------------------------------------------------------------
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """xdist controller -> worker: the resolved settings (pytest-randomly's pattern)."""
+        _ = self.records   # path resolved (collection done) before workers start
+        from .records.fingerprint import sha256_of
+        self.settings.setdefault("sha256", sha256_of(self.settings["path"]))
+        node.workerinput[WORKER_KEY] = json.dumps(self.settings, sort_keys=True)
+
+    # -- collection -------------------------------------------------------------------------
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
         # The bundled checks are collected whatever the project's python_files says.
         if file_path.suffix == ".py" and file_path.name.startswith("test_") \
-                and file_path.parent.resolve() == self.audits_dir:
-            from _pytest.python import path_matches_patterns
-            if not path_matches_patterns(file_path, parent.config.getini("python_files")):
-                return pytest.Module.from_parent(parent, path=file_path)
+                and file_path.parent.resolve() == self.audits_dir \
+                and not _matches(file_path, parent.config.getini("python_files")):
+            return pytest.Module.from_parent(parent, path=file_path)
         return None
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         if "audit_check" not in metafunc.fixturenames:
             return
         check = metafunc.function.__name__.removeprefix("test_")
-        cases = self.case_ids(check)
+        cases = self.cases().get(check)
+        if cases is None:
+            raise pytest.UsageError(f"{metafunc.definition.nodeid}: no registered check named {check!r}")
         if self.settings["submission"]:
-            from .loading import submission_filter
-            cases = submission_filter(self.records, check, cases, self.settings["submission"])
-        metafunc.parametrize("audit_check", [(c[0], c[1]) for c in cases], ids=[c[2] for c in cases],
+            from .submission import submission_cases
+            cases = submission_cases(cases, self.settings["submission"])
+        metafunc.parametrize("audit_check", [(c.scope, c.vid) for c in cases], ids=[c.test_id for c in cases],
                              indirect=True)
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        # A check with no case here (e.g. --audit-submission) is deselected, not skipped.
-        drop = [it for it in items if "audit_check" in getattr(it, "fixturenames", ())
-                and not isinstance(getattr(getattr(it, "callspec", None), "params", {}).get("audit_check"), tuple)]
-        if drop:
+        from .auditor import alias_of
+        keep, drop = [], []
+        for it in items:
+            if "audit_check" not in getattr(it, "fixturenames", ()):
+                continue
+            param = getattr(getattr(it, "callspec", None), "params", {}).get("audit_check")
+            (keep if isinstance(param, tuple) else drop).append(it)
+            if isinstance(param, tuple):
+                it.add_marker(pytest.mark.audit)
+                it.add_marker(pytest.mark.xdist_group(f"audit-{alias_of(self.records, param[0])}"))
+        if drop:   # a check with no case here (e.g. --audit-submission) is deselected, not skipped
             config.hook.pytest_deselected(items=drop)
-            items[:] = [it for it in items if it not in drop]
+            dropped = set(map(id, drop))
+            items[:] = [it for it in items if id(it) not in dropped]
 
     @pytest.fixture
     def audit_check(self, request: pytest.FixtureRequest) -> AuditCheck:
         scope, vid = request.param
-        for v in self.scope(scope)["verdicts"]:
-            if v["id"] == vid:
-                return AuditCheck(request.node, v)
-        raise LookupError(f"no verdict {vid}")  # pragma: no cover - collection and audit disagree
+        self.scope(scope)
+        return AuditCheck(request.node, self._index[scope][vid])
 
-    # -- reports -------------------------------------------------------------------
+    # -- reports ----------------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
         rep = yield
-        v = item.stash.get(VERDICT_KEY, None)
-        if v is not None and rep.when == "call":
-            rep.audit_verdict = {k: v[k] for k in ("check", "id", "status", "value", "threshold",
-                                                   "margin", "message")}
+        vs = item.stash.get(VERDICT_KEY, None)
+        if vs and rep.when == "call":
+            rep.audit_verdicts = [{k: v[k] for k in VERDICT_FIELDS if k in v and (k != "evidence" or v.get("user"))}
+                                  for v in vs]
         return rep
 
     def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config):
-        v = getattr(report, "audit_verdict", None)
-        if v and report.when == "call" and report.passed and v["status"] == "warn":
+        vs = getattr(report, "audit_verdicts", None)
+        if vs and report.when == "call" and report.passed and any(v["status"] == "warn" for v in vs):
             return "warn", "W", ("WARN", {"yellow": True})
         return None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        v = getattr(report, "audit_verdict", None)
-        if v and report.when == "call":
-            self.verdicts[v["id"]] = v
+        for v in getattr(report, "audit_verdicts", None) or ():
+            if report.when == "call":
+                self.verdicts[v["id"]] = v
 
-    # -- xdist: workers send their scopes, the controller merges ---------------------
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if _is_worker(self.config):
-            payload = {"scopes": self._scopes,
-                       "summary": self.summary() if self._records is not None else None}
+            from .auditor import finish_scope
+            payload = {"scopes": {k: finish_scope(v) for k, v in self._scopes.items()}}
             self.config.workeroutput[WORKER_KEY] = json.dumps(payload, sort_keys=True)
             return
+        if self._records is None:
+            return
         report = self.report()
-        if report is not None:
-            self.write_outputs(report)
-        if self.settings["strict"] and session.exitstatus == 0 and \
+        self.write_outputs(report)
+        if self.output_errors:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        elif self.settings["strict"] and session.exitstatus == 0 and \
                 any(v["status"] == "warn" for v in self.verdicts.values()):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         raw = getattr(node, "workeroutput", {}).get(WORKER_KEY)
-        if not raw:
-            return
-        data = json.loads(raw)
-        self.worker_scopes.update(data["scopes"])
-        if data["summary"] is not None:
-            self.worker_summary = data["summary"]
+        if raw:
+            self.worker_scopes.update(json.loads(raw)["scopes"])
 
     def all_scopes(self) -> dict[str, dict[str, Any]]:
+        from .auditor import finish_scope
         merged = dict(self.worker_scopes)
-        merged.update(self._scopes)
+        merged.update({k: finish_scope(v) for k, v in self._scopes.items()})
         return merged
 
-    def report(self) -> dict[str, Any] | None:
+    def report(self) -> dict[str, Any]:
         """Built once on the controller (sessionfinish writes it, the summary prints it)."""
-        if getattr(self, "_report", None) is None:
+        if self._report is None:
             self._report = self._build_report()
         return self._report
 
-    def _build_report(self) -> dict[str, Any] | None:
-        scopes = self.all_scopes()
-        summary = self.worker_summary or (self.summary() if self._records is not None else None)
-        if summary is None:
-            return None
-        from .report import build_report
-        rep = build_report(summary, scopes, seed=self.settings["seed"], n_boot=self.settings["boot"],
+    def _build_report(self) -> dict[str, Any]:
+        from .auditor import build_report
+        from .evidence import enrich_report
+        scopes = json.loads(json.dumps(self.all_scopes()))   # own copy: user verdicts are added below
+        rep = build_report(self.summary(), scopes, seed=self.settings["seed"], n_boot=self.settings["boot"],
                            thresholds=self.thresholds)
+        add_user_verdicts(rep, self.verdicts.values())
         if self.settings["submission"]:
             rep["submission"] = list(self.settings["submission"])
-        if self._records is not None:  # legend, pair evidence, submission audit (need the Records)
-            from .reports.evidence import enrich_report
-            enrich_report(rep, self._records, submission=self.settings["submission"],
-                          seed=self.settings["seed"], n_boot=self.settings["boot"],
-                          thresholds=self.thresholds, strict=self.settings["strict"])
+        enrich_report(rep, self.records, submission=self.settings["submission"], seed=self.settings["seed"],
+                      n_boot=self.settings["boot"], thresholds=self.thresholds, strict=self.settings["strict"])
         return rep
 
     def write_outputs(self, report: dict[str, Any]) -> None:
+        from .auditor import dumps_report
         from .records.writer import atomic_write_bytes
-        from .report import dumps_report
+        outputs = []
         if self.settings["report"]:
-            atomic_write_bytes(self.settings["report"], dumps_report(report).encode())
+            outputs.append(("--audit-report", self.settings["report"], lambda: dumps_report(report)))
         if self.settings["markdown"]:
             from .reports.markdown import render_markdown
-            atomic_write_bytes(self.settings["markdown"], render_markdown(report).encode())
+            outputs.append(("--audit-markdown", self.settings["markdown"], lambda: render_markdown(report)))
         if self.settings["html"]:
             from .reports.html import render_html
-            atomic_write_bytes(self.settings["html"], render_html(report).encode())
+            outputs.append(("--audit-html", self.settings["html"], lambda: render_html(report)))
+        for opt, path, render in outputs:
+            try:
+                atomic_write_bytes(path, render().encode())
+            except OSError as exc:
+                self.output_errors.append(f"{opt} {path}: cannot write: {exc.strerror or exc}")
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-        if _is_worker(config) or self.settings["summary"] == "none":
+        if _is_worker(config) or self._records is None:
             return
-        report = self.report()
-        if report is None:
-            return
-        if "submission_audit" in report:  # only the newcomer's checks, and one line on the state
-            from .submission import render_submission_text
-            text = render_submission_text(report, list(self.verdicts.values()), strict=self.settings["strict"],
-                                          width=terminalreporter._tw.fullwidth)
-        else:
-            from .reports.terminal import render_summary
-            text = render_summary(report, list(self.verdicts.values()), detail=self.settings["summary"],
-                                  width=terminalreporter._tw.fullwidth)
-        terminalreporter.write_sep("=", "leaderboard audit")
-        for line in text.splitlines():
-            terminalreporter.write_line(line)
+        width = config.get_terminal_writer().fullwidth
+        if self.settings["summary"] != "none":
+            report = self.report()
+            if "submission_audit" in report:  # only the newcomer's checks, and one line on the state
+                from .reports.submission_text import render_submission_text
+                text = render_submission_text(report, list(self.verdicts.values()), strict=self.settings["strict"],
+                                              width=width)
+            else:
+                from .reports.terminal import render_summary
+                text = render_summary(report, list(self.verdicts.values()), detail=self.settings["summary"],
+                                      width=width)
+            terminalreporter.write_sep("=", "leaderboard audit")
+            for line in text.splitlines():
+                terminalreporter.write_line(line)
+        for err in self.output_errors:
+            terminalreporter.write_line(f"ERROR: {err}", red=True, bold=True)
+
+
+def add_user_verdicts(report: dict[str, Any], verdicts: Any) -> None:
+    """Verdicts of checks users wrote (``audit_verdict``) join their scope's verdict list."""
+    known = {v["id"] for s in report["scopes"].values() for v in s.get("verdicts", [])}
+    extra = sorted((v for v in verdicts if v.get("user") and v["id"] not in known), key=lambda v: v["id"])
+    for v in extra:
+        scope = v.get("scope") or "pooled"
+        target = report["scopes"].get(scope)
+        if target is None:
+            target = report.setdefault("user_checks", {}).setdefault(scope, {"verdicts": []})
+        target.setdefault("verdicts", []).append(dict(v))
+
+
+def _matches(path: Path, patterns: list[str]) -> bool:
+    import fnmatch
+    return any(fnmatch.fnmatch(path.name, p) or ("/" in p and fnmatch.fnmatch(str(path), p)) for p in patterns)
+
+
+__all__ = ["PLUGIN_NAME", "AuditCheck", "AuditSession", "add_user_verdicts", "record_verdict"]

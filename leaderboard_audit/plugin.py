@@ -1,24 +1,22 @@
 """pytest plugin (entry point ``pytest11``): ``pytest --audit RECORDS``.
 
-Import-light on purpose: this module loads at every pytest start, so numpy and
-the audit code are imported inside hooks, and only when ``--audit`` is given.
+Import-light on purpose: this module loads at every pytest start, so numpy and the
+audit code are imported inside hooks and fixtures, and only when they are used.
+
+Public fixtures (``pytest --fixtures``): ``audit_records``, ``audit_collect`` and
+``audit_verdict``; the bundled checks use ``audit_check``. See docs/checks.md.
 """
 from __future__ import annotations
 
-import functools
+import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
-PLUGIN_NAME = "leaderboard-audit-session"
-WORKER_KEY = "leaderboard_audit"
-THRESHOLD_NAMES = ("band_pass", "band_warn", "fragile_share", "champion_items", "axes_pass",
-                   "axes_warn", "brittleness_pass", "brittleness_warn", "compression_k")
+from .plugin_names import PLUGIN_NAME, WORKER_KEY
 
-
-class AuditWarning(UserWarning):
-    """A check that passed with a warning (shown as WARN in the test summary)."""
+SUMMARY_CHOICES = ("short", "full", "none")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -31,122 +29,117 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="lm-eval/helm: which run is which model, benchmark and config (default SRC/audit_mapping.json)")
     g.addoption("--audit-metric", metavar="NAME", default=None,
                 help="lm-eval/helm: the per-sample metric that is the correctness bit (acc, acc_norm, exact_match)")
-    g.addoption("--audit-seed", type=int, default=None, help="global seed (default 1234)")
-    g.addoption("--audit-boot", type=int, default=None, help="bootstrap resamples for pair CIs (default 10000)")
+    g.addoption("--audit-seed", default=None, help="global seed, a whole number >= 0 (default 1234)")
+    g.addoption("--audit-boot", default=None,
+                help="bootstrap resamples for pair CIs, 100..1,000,000 (default 10000)")
+    g.addoption("--audit-alpha", default=None, help="family-wise alpha of the identified order (default 0.05)")
     g.addoption("--audit-strict", action="store_true", default=None, help="a warn makes the run fail (exit 1)")
     g.addoption("--audit-report", metavar="PATH.json", default=None, help="write the report-v1 JSON here")
     g.addoption("--audit-markdown", metavar="PATH.md", default=None, help="write a Markdown report here")
     g.addoption("--audit-html", metavar="PATH.html", default=None, help="write a self-contained HTML report here")
     g.addoption("--audit-threshold", metavar="NAME=VALUE", action="append", default=[],
-                help=f"override a verdict threshold ({', '.join(THRESHOLD_NAMES)})")
+                help="override a verdict threshold (names: see docs/audits.md or the report's 'thresholds')")
     g.addoption("--audit-intersect", action="store_true", default=None,
                 help="audit the items common to all models instead of failing on unmatched records")
     g.addoption("--audit-collect", metavar="SPEC.toml", default=None,
                 help="produce the records first by running models (collection spec); then audit them")
     g.addoption("--audit-submission", metavar="MODEL", action="append", default=[],
                 help="audit only what this new model's arrival changes (repeatable)")
-    g.addoption("--audit-summary", choices=("full", "short", "none"), default="full",
-                help="terminal summary detail (default: full)")
-    parser.addini("audit_seed", "leaderboard-audit global seed", default="1234")
-    parser.addini("audit_boot", "bootstrap resamples", default="10000")
-    parser.addini("audit_strict", "treat warn as failure", type="bool", default=False)
+    g.addoption("--audit-summary", choices=SUMMARY_CHOICES, default="short",
+                help="terminal summary: short (default, at most ~60 lines), full (every table), none")
+    for key, help_ in (("seed", "global seed"), ("boot", "bootstrap resamples"), ("alpha", "identified-order alpha")):
+        parser.addini(f"audit_{key}", f"leaderboard-audit {help_}", default=None)
+    parser.addini("audit_strict", "leaderboard-audit: treat warn as failure", default=None)
+    from .threshold_names import THRESHOLD_NAMES
     for name in THRESHOLD_NAMES:
         parser.addini(f"audit_{name}", f"leaderboard-audit threshold {name}", default=None)
 
 
-def _find_pyproject(config: pytest.Config) -> Path | None:
-    """pytest's own pyproject.toml if it uses one, else the nearest one above the
-    invocation directory (pytest's rootdir can be pulled away by --audit PATH)."""
-    inipath = getattr(config, "inipath", None)
-    if inipath is not None and Path(inipath).name == "pyproject.toml":
-        return Path(inipath)
-    here = Path(config.invocation_params.dir).resolve()
-    for d in (here, *here.parents):
-        if (d / "pyproject.toml").is_file():
-            return d / "pyproject.toml"
-    return None
+def _audit_arg(config: pytest.Config) -> Any:
+    ns = getattr(config, "known_args_namespace", None)
+    return getattr(ns, "audit", None) if ns is not None else None
 
 
-def _pyproject_table(config: pytest.Config) -> dict[str, Any]:
-    """``[tool.leaderboard_audit]`` from the project's pyproject.toml, if any."""
-    path = _find_pyproject(config)
-    if path is None:
-        return {}
-    import tomllib
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """Before any conftest runs: a records path must not configure pytest or bring code."""
+    path = _audit_arg(early_config)
+    if not path or not str(path).strip():
+        return
+    from .guard import inside, problems
+    msgs = []
+    inipath = getattr(early_config, "inipath", None)
+    if inipath is not None and inside(inipath, path):
+        msgs.append(f"pytest took its configuration from {inipath}, inside the records")
+    found = problems(path)
+    if found:
+        msgs.append("it holds pytest configuration or Python code: " + ", ".join(found))
+    if msgs:
+        raise pytest.UsageError(
+            f"--audit {path}: refusing a records path that could configure pytest or run code ("
+            + "; ".join(msgs) + "). Records are data only: move those files out, or audit a copy of the "
+            "records folder (docs/records.md, 'Security model').")
+
+
+def settings_from_config(config: pytest.Config) -> dict[str, Any]:
+    """Resolve and validate the settings (controller; workers receive them)."""
+    from .settings import SettingsError, find_pyproject, pyproject_table, resolve
+    from .threshold_names import THRESHOLD_NAMES
+    audit = config.getoption("audit")
+    collect = config.getoption("audit_collect")
+    if audit is not None and not str(audit).strip():
+        raise pytest.UsageError("--audit: empty path (an unset CI variable?); pass a records directory or table")
+    if collect is not None and not str(collect).strip():
+        raise pytest.UsageError("--audit-collect: empty path; pass a collection spec (TOML)")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise pytest.UsageError(f"{path}: cannot read [tool.leaderboard_audit]: {exc}") from None
-    table = data.get("tool", {}).get("leaderboard_audit", {})
-    return table if isinstance(table, dict) else {}
-
-
-def resolve_settings(config: pytest.Config) -> dict[str, Any]:
-    """Plain, serializable settings: command line > ini > [tool.leaderboard_audit] > defaults."""
-    table = _pyproject_table(config)
-    thresholds: dict[str, Any] = {k: v for k, v in table.get("thresholds", table).items()
-                                  if k in THRESHOLD_NAMES}
-    for name in THRESHOLD_NAMES:
-        v = config.getini(f"audit_{name}")
-        if v not in (None, "", []):
-            thresholds[name] = v
-    for item in config.getoption("audit_threshold") or []:
-        name, sep, value = item.partition("=")
-        if not sep or name.strip() not in THRESHOLD_NAMES:
-            raise pytest.UsageError(f"--audit-threshold {item!r}: expected NAME=VALUE with NAME in "
-                                    f"{', '.join(THRESHOLD_NAMES)}")
-        thresholds[name.strip()] = value
-    for name, value in thresholds.items():
-        try:
-            float(value)
-        except (TypeError, ValueError):
-            raise pytest.UsageError(f"audit threshold {name}={value!r} is not a number") from None
-
-    def pick(opt: str, ini: str, key: str, cast: Any) -> Any:
-        v = config.getoption(opt)
-        if v is not None:
-            return cast(v)
-        if key in table:
-            return cast(table[key])
-        return cast(config.getini(ini))
-
-    return {
-        "path": config.getoption("audit"),
-        "format": config.getoption("audit_format"),
-        "mapping": config.getoption("audit_mapping"),
-        "metric": config.getoption("audit_metric"),
-        "seed": pick("audit_seed", "audit_seed", "seed", int),
-        "boot": pick("audit_boot", "audit_boot", "boot", int),
-        "strict": bool(config.getoption("audit_strict") or table.get("strict") or config.getini("audit_strict")),
-        "intersect": bool(config.getoption("audit_intersect") or table.get("intersect", False)),
-        "report": config.getoption("audit_report"),
-        "markdown": config.getoption("audit_markdown"),
-        "html": config.getoption("audit_html"),
-        "collect": config.getoption("audit_collect"),
-        "submission": list(config.getoption("audit_submission") or []),
+        table_path = find_pyproject(getattr(config, "inipath", None), config.invocation_params.dir)
+        table = pyproject_table(table_path)
+        ini = {k: config.getini(f"audit_{k}") for k in ("seed", "boot", "alpha", "strict")}
+        ini.update({f"threshold:{n}": config.getini(f"audit_{n}") for n in THRESHOLD_NAMES})
+        cli = {"seed": config.getoption("audit_seed"), "boot": config.getoption("audit_boot"),
+               "alpha": config.getoption("audit_alpha"), "strict": config.getoption("audit_strict"),
+               "intersect": config.getoption("audit_intersect")}
+        resolved = resolve(cli=cli, ini=ini, table=table, table_path=table_path,
+                           cli_thresholds=list(config.getoption("audit_threshold") or []))
+    except SettingsError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    resolved.update({
+        "path": audit, "format": config.getoption("audit_format"),
+        "mapping": config.getoption("audit_mapping"), "metric": config.getoption("audit_metric"),
+        "report": config.getoption("audit_report"), "markdown": config.getoption("audit_markdown"),
+        "html": config.getoption("audit_html"), "collect": collect,
+        "submission": list(dict.fromkeys(config.getoption("audit_submission") or [])),
         "summary": config.getoption("audit_summary"),
-        "thresholds": {k: thresholds[k] for k in sorted(thresholds)},
-    }
+    })
+    return resolved
 
 
-@functools.lru_cache(maxsize=1)
 def audits_dir() -> Path:
+    """Where the bundled checks live (installed as ``leaderboard_audit.audits``)."""
     import importlib.util
     spec = importlib.util.find_spec("leaderboard_audit.audits")
-    assert spec is not None and spec.submodule_search_locations
+    if spec is None or not spec.submodule_search_locations:  # pragma: no cover - broken install
+        raise pytest.UsageError("leaderboard_audit.audits is not installed: reinstall leaderboard-audit")
     return Path(list(spec.submodule_search_locations)[0]).resolve()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "audit: a leaderboard-audit check")
-    if not (config.getoption("audit") or config.getoption("audit_collect")):
+    config.addinivalue_line("markers", "audit: a leaderboard-audit check (select them with -m audit)")
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and WORKER_KEY in workerinput:
+        settings = json.loads(workerinput[WORKER_KEY])
+    elif config.getoption("audit") is not None or config.getoption("audit_collect") is not None:
+        settings = settings_from_config(config)
+    else:
+        if config.getoption("audit_submission"):
+            raise pytest.UsageError("--audit-submission needs --audit PATH (or --audit-collect SPEC)")
         return
-    settings = resolve_settings(config)
-    if settings["boot"] < 100:
-        raise pytest.UsageError(f"--audit-boot {settings['boot']}: use at least 100 resamples")
     from .audit_session import AuditSession
     session = AuditSession(config, settings, audits_dir())
     config.pluginmanager.register(session, PLUGIN_NAME)
+    if workerinput is None and getattr(config.option, "numprocesses", None) and \
+            getattr(config.option, "dist", "no") in ("load", "no"):
+        config.option.dist = "loadgroup"   # one scope's tests on one worker: each scope computed once
     here = str(session.audits_dir)
     if config.args_source == pytest.Config.ArgsSource.ARGS:
         if here not in config.args:
@@ -160,8 +153,67 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if config.pluginmanager.has_plugin(PLUGIN_NAME):
         return None
     try:
-        if collection_path.resolve() == audits_dir() or audits_dir() in collection_path.resolve().parents:
-            return True
-    except (OSError, AssertionError):
+        root = audits_dir()
+        p = collection_path.resolve()
+    except (OSError, pytest.UsageError):
         return None
-    return None
+    return True if p == root or root in p.parents else None
+
+
+# -- public fixtures ---------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def audit_records(request: pytest.FixtureRequest) -> Any:
+    """The audited records (``leaderboard_audit.Records``) of this run: loaded once per
+    process from ``--audit PATH``, or produced by ``--audit-collect SPEC.toml``.
+    Skips the test when the run has no records."""
+    session = request.config.pluginmanager.get_plugin(PLUGIN_NAME)
+    if session is None:
+        pytest.skip("no records: run with --audit PATH (or --audit-collect SPEC.toml)")
+    return session.records
+
+
+@pytest.fixture(scope="session")
+def audit_collect(request: pytest.FixtureRequest) -> Callable[..., Any]:
+    """``audit_collect(spec)`` -> Records: run the collector (vLLM or another engine) for a
+    collection spec (TOML path or dict) once per session under a file lock (xdist
+    workers wait for the one that collects), then load the records it wrote."""
+    done: dict[str, Any] = {}
+
+    def collect(spec: Any) -> Any:
+        key = json.dumps(spec, sort_keys=True, default=str) if isinstance(spec, dict) else str(Path(spec).resolve())
+        if key not in done:
+            from .collect_fixture import collect_once
+            from .records import load_records
+            done[key] = load_records(collect_once(spec, request.config))
+        return done[key]
+    return collect
+
+
+@pytest.fixture
+def audit_verdict(request: pytest.FixtureRequest) -> Callable[..., dict[str, Any]]:
+    """``audit_verdict(check, value, pass_at=..., warn_at=None, higher_is_better=True,
+    scope="pooled", message="", vid=None, evidence=None)`` judges a value you computed
+    and records the verdict like a bundled check's: pass / warn (a ``W`` status) /
+    fail (the test fails with the evidence), with its margin, in the JSON/Markdown/HTML
+    reports, the terminal summary and JUnit ``audit_*`` properties."""
+    from .audit_session import record_verdict
+    from .verdicts import judge, make_verdict
+
+    def verdict(check: str, value: float, *, pass_at: float, warn_at: float | None = None,
+                higher_is_better: bool = True, scope: str = "pooled", message: str = "",
+                vid: str | None = None, evidence: dict[str, Any] | None = None) -> dict[str, Any]:
+        status, margin = judge(value, pass_at=pass_at, warn_at=warn_at, higher_is_better=higher_is_better)
+        op = ">=" if higher_is_better else "<="
+        text = message or f"{check}: value {value:.3f} (pass {op} {pass_at:g}" + (
+            f", warn {op} {warn_at:g})" if warn_at is not None else ")")
+        v = make_verdict(check, vid or f"{check}[{scope}]", status, float(value), float(pass_at), margin, text,
+                         evidence)
+        v["scope"] = scope
+        v["user"] = True
+        record_verdict(request.node, v)
+        return v
+    return verdict
+
+
+__all__ = ["PLUGIN_NAME", "WORKER_KEY", "audit_collect", "audit_records", "audit_verdict", "audits_dir"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .report import DEFAULT_BOOT, DEFAULT_SEED
+from .auditor import DEFAULT_BOOT, DEFAULT_SEED
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,10 +25,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from .loading import load_for_audit
+    from .sources import load_for_audit
     from .records import RecordsError
     from .records.writer import atomic_write_bytes
-    from .report import audit, dumps_report
+    from .auditor import audit, dumps_report
     from .reports.terminal import render_summary
     from .verdicts import Thresholds
     try:

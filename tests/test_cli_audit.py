@@ -7,7 +7,7 @@ from pathlib import Path
 
 from leaderboard_audit.cli import main
 from leaderboard_audit.records import load_records
-from leaderboard_audit.report import audit, dumps_report
+from leaderboard_audit.auditor import audit, dumps_report
 
 TINY = Path(__file__).resolve().parents[1] / "fixtures" / "tiny"
 

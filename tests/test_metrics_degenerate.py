@@ -8,7 +8,7 @@ import pytest
 
 from builders import stable_records
 from leaderboard_audit.records import Config, Grid, Items, Records
-from leaderboard_audit.report import audit, dumps_report
+from leaderboard_audit.auditor import audit, dumps_report
 
 
 @pytest.mark.parametrize("n_items,right,names", [

@@ -51,7 +51,7 @@ def test_separated_pairs_are_not_flagged():
 
 
 def test_demo_plants_every_truth():
-    from leaderboard_audit.report import audit_scope
+    from leaderboard_audit.auditor import audit_scope
     from leaderboard_audit.simulate import demo_spec
     s = audit_scope(simulate(demo_spec()), "pooled", n_boot=2000)
     pairs = {(p["higher"], p["lower"]): p for p in s["pairs"]}

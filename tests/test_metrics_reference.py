@@ -8,7 +8,7 @@ import pytest
 import reference_impl as ref_impl
 from leaderboard_audit.metrics.axes import axis_groups
 from leaderboard_audit.records.grid import paper_grid
-from leaderboard_audit.report import audit_scope
+from leaderboard_audit.auditor import audit_scope
 from leaderboard_audit.simulate import SimModel, SimSpec, simulate
 
 

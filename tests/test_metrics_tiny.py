@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard_audit.records import load_records
-from leaderboard_audit.report import audit
+from leaderboard_audit.auditor import audit
 
 TINY = Path(__file__).resolve().parents[1] / "fixtures" / "tiny"
 

@@ -42,7 +42,7 @@ def test_fail_and_warn_outcomes(pytester, demo_dir):
     # a failure's message is the evidence table
     result.stdout.fnmatch_lines(["*band[[]pooled-*]: FAIL  value * threshold 0.020  margin -*",
                                  "*spread*"])
-    result.stdout.fnmatch_lines(["*verdicts needing attention*", "FAIL *margin -*"])
+    result.stdout.fnmatch_lines(["*worst offenders*", "FAIL *margin -*"])
 
 
 def test_warn_is_its_own_status_and_strict_fails(pytester, stable_dir):
@@ -154,7 +154,7 @@ def test_submission_runs_only_the_newcomers_checks(pytester, demo_dir):
 
 def test_library_audit_equals_plugin_report(pytester, demo_dir, tmp_path):
     from leaderboard_audit.records import load_records
-    from leaderboard_audit.report import audit, dumps_report
+    from leaderboard_audit.auditor import audit, dumps_report
     out = tmp_path / "r.json"
     pytester.runpytest("--audit", str(demo_dir), "--audit-report", str(out), *ARGS)
     lib = audit(load_records(demo_dir), path=str(demo_dir))

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from leaderboard_audit.report import audit
-from leaderboard_audit.reports.evidence import enrich_report
+from leaderboard_audit.auditor import audit
+from leaderboard_audit.evidence import enrich_report
 from leaderboard_audit.reports.html import render_html
 from leaderboard_audit.simulate import demo_spec, simulate
 

@@ -13,8 +13,8 @@ import pytest
 from builders import write
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import Grid
-from leaderboard_audit.report import audit
-from leaderboard_audit.reports.evidence import EVIDENCE_CAP, enrich_report
+from leaderboard_audit.auditor import audit
+from leaderboard_audit.evidence import EVIDENCE_CAP, enrich_report
 from leaderboard_audit.reports.html import render_html
 from leaderboard_audit.reports.markdown import md, render_markdown
 from leaderboard_audit.simulate import SimModel, SimSpec, demo_spec, simulate

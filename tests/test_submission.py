@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 
 from builders import write
-from leaderboard_audit.loading import case_ids, reference_order, submission_filter
+from leaderboard_audit.auditor import cases as all_cases, make_scope
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import paper_grid
-from leaderboard_audit.report import audit, scope_records, scopes_of
+from leaderboard_audit.auditor import audit, scope_records, scopes_of
 from leaderboard_audit.simulate import demo_spec, simulate
-from leaderboard_audit.submission import overall, render_submission_text, submission_audit
+from leaderboard_audit.reports.submission_text import render_submission_text
+from leaderboard_audit.submission import overall, submission_audit, submission_cases
 
 ARGS = ("-p", "no:cacheprovider", "-q")
 
@@ -123,14 +124,14 @@ def test_filter_matches_ids_exactly():
     # "a" is a prefix of "a-b" and "a>b" contains ">": neither may pull in the other's pairs
     names = {"a": 50, "a-b": 40, "a>b": 30, "c": 20, "b": 45}
     r = grid_records(names)
+    by_check = all_cases(r)
     for new in names:
-        cases = case_ids(r, "manufactured")
-        kept = {c[1] for c in submission_filter(r, "manufactured", cases, [new])}
-        order = reference_order(scope_records(r, "pooled"))
+        kept = {c.vid for c in submission_cases(by_check["manufactured"], [new])}
+        order = make_scope(r, "pooled").ordered_names
         want = {f"manufactured[pooled-{h}>{lo}]" for h, lo in zip(order[:-1], order[1:]) if new in (h, lo)}
         want |= {f"manufactured[bench-{h}>{lo}]" for h, lo in zip(order[:-1], order[1:]) if new in (h, lo)}
         assert kept == want, new
-        kept = {c[1] for c in submission_filter(r, "band", case_ids(r, "band"), [new])}
+        kept = {c.vid for c in submission_cases(by_check["band"], [new])}
         assert kept == {f"band[pooled-{new}]", f"band[bench-{new}]"}
 
 

@@ -14,4 +14,18 @@ def rng_for(seed: int, *key: str) -> np.random.Generator:
     """
     digest = hashlib.sha256("\x1f".join(key).encode("utf-8")).digest()
     words = np.frombuffer(digest[:16], dtype=np.uint32).tolist()
-    return np.random.default_rng([int(seed) & 0xFFFFFFFF, *words])
+    return np.random.default_rng([*seed_words(seed), *words])
+
+
+def seed_words(seed: int) -> list[int]:
+    """The whole seed as 32-bit words, low first (a seed below 2**32 is one word, as it
+    always was): 4294968530 and 1234 are different seeds."""
+    seed = int(seed)
+    if seed < 0:
+        raise ValueError(f"seed {seed} must be >= 0")
+    out = [seed & 0xFFFFFFFF]
+    seed >>= 32
+    while seed:
+        out.append(seed & 0xFFFFFFFF)
+        seed >>= 32
+    return out

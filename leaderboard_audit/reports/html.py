@@ -11,6 +11,9 @@ import json
 from typing import Any
 
 from .svg import FIGURES, esc as e
+from ..checks import scope_tables
+from .submission_text import state_line
+from .tables import Cell, Line, Table, ci_cell, counts_text, status_counts, pair_label, verdicts_table
 from .text import num, signed
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -50,78 +53,28 @@ def _table(headers: list[str], rows: list[str], cls: str = "") -> str:
     return f'<table{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def _ci(ci: Any) -> str:
-    return "n/a" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+def cell_html(c: Any, digits: int = 3) -> str:
+    if isinstance(c, Cell):
+        if c.style == "status":
+            return _td(_status(c.text))
+        if c.style == "strong":
+            return _td(f"<b>{e(c.text)}</b>")
+        return _td(e(c.text))
+    if isinstance(c, str):
+        return _td(e(c))
+    return _n(c, digits)
 
 
-def verdicts_table(verdicts: list[dict[str, Any]]) -> str:
-    rows = [_td(_status(v["status"])) + _td(e(v["id"])) +
-            (_n(v["value"]) if not isinstance(v["value"], str) else _td(e(v["value"]))) +
-            _n(v["threshold"]) + f'<td class="n">{e(signed(v["margin"]))}</td>' + _td(e(v["message"]), "msg")
-            for v in verdicts]
-    return _table(["status", "check", "value", "threshold", "margin", "message"], rows, "verdicts")
+def table_html(t: Table, level: int = 3) -> str:
+    rows = ["".join(cell_html(c, t.digits.get(j, 3)) for j, c in enumerate(r)) for r in t.rows]
+    note = f"<p>{e(t.note)}</p>" if t.note else ""
+    return f"<h{level}>{e(t.title)}</h{level}>{note}" + _table(list(t.headers), rows, e(t.key))
 
 
-def leaderboard_table(s: dict[str, Any]) -> str:
-    ranges = s["champions"]["rank_range"]
-    rows = [f'<td class="n">{r["rank"]}{"=" if r.get("tie") else ""}</td>' + _td(e(r["model"])) +
-            "".join(_n(r[k]) for k in ("reference", "min", "max", "spread", "robust", "optimistic", "config_lucky")) +
-            _td(e("{}-{}".format(*ranges.get(r["model"], ["?", "?"])))) for r in s["leaderboard"]]
-    return _table(["rank", "model", "reference", "min", "max", "spread", "robust", "optimistic", "config-lucky",
-                   "rank range"], rows, "leaderboard")
-
-
-def pairs_table(s: dict[str, Any]) -> str:
-    K = s["n_configs"]
-    rows = []
-    for p in s["pairs"]:
-        kind = "manufactured" if p["manufactured"] else ("tie" if p["robust_tie"] else "identified")
-        rows.append(_td(f"{e(p['higher'])} &gt; {e(p['lower'])}") + _n(p["gap"]) + _n(p["gap_items"]) +
-                    _n(p["fragile_share"], 2) + _n(p["robust_items"]) + _n(p["higher_only"]) + _n(p["lower_only"]) +
-                    _td(e(_ci(p["ci"]))) + _td(f"<b>{kind}</b>" if p["manufactured"] else kind) +
-                    _td(f"{p['reversing']}/{K}"))
-    return _table(["pair", "gap", "gap items", "fragile share", "J (robust items)", "higher only", "lower only",
-                   "robust diff 95% CI", "order", "reversing"], rows, "pairs")
-
-
-def champions_block(s: dict[str, Any]) -> str:
-    ch = s["champions"]
-    kt = ch["kendall_tau"]
-    head = (f"<p>Champion set ({ch['count']}): {', '.join(e(m) for m in ch['set'])}; outright: "
-            f"{', '.join(e(m) for m in ch['outright']) or '-'}; top-3 reached by {len(ch['top3'])}; Kendall tau vs "
-            f"reference: mean {e(num(kt['mean'], 2))}, min {e(num(kt['min'], 2))}. Exact ties: every tied model "
-            f"wins (competition ranking).</p>")
-    rows = [_td(e(c["config"])) + _td(e(" / ".join(c["winners"]))) + _n(c["accuracy"]) +
-            _td(e(c["runner_up"] or "-")) + _n(c["margin"]) + _n(c["margin_items"]) for c in ch["per_config"]]
-    return head + _table(["config", "winner(s)", "accuracy", "runner-up", "margin", "margin items"], rows, "champions")
-
-
-def axes_table(s: dict[str, Any]) -> str:
-    ax = s["axes"]
-    axes = ("ordering", "format", "scoring", "joint")
-    rows = [_td(e(r["model"])) + "".join(_n(ax["robust_accuracy"][r["model"]][a]) for a in axes) +
-            _td(e(ax["most_destructive"].get(r["model"], "-"))) for r in s["leaderboard"]]
-    rows.append(_td("mean") + "".join(_n(ax["mean"][a]) for a in axes) + _td(""))
-    rows.append(_td("min Kendall tau") + "".join(_n(ax["axis_kendall_min"].get(a), 2) for a in axes) + _td(""))
-    sizes = {a: len(ax["groups"].get(a, [])) for a in axes}
-    groups = "".join(f"<li>{e(a)}: {', '.join(e(k) for k in ax['groups'].get(a, []))}</li>" for a in axes)
-    return (_table(["model", *(f"{a} ({sizes[a]} configs)" for a in axes), "most destructive"], rows, "axes") +
-            f"<details><summary>axis groups</summary><ul>{groups}</ul></details>")
-
-
-def other_block(s: dict[str, Any]) -> str:
-    c = s["compression"]
-    br = s["brittleness"]
-    per = ", ".join(f"{e(r['model'])} {br[r['model']]['brittleness']:.2f}" for r in s["leaderboard"] if r["model"] in br)
-    out = (f"<ul><li>Compression (k={e(c['k'])}): corr(disc, fragility) {e(num(c['corr'], 2))} {e(_ci(c['ci']))}; "
-           f"{e(c['distinct_disc_values'])} distinct disc values, cutoff {e(c['cutoff_above'])} above + "
-           f"{e(c['cutoff_ties'])} tied; mean fragility top-k {e(num(c['mean_fragility_topk']))} vs all "
-           f"{e(num(c['mean_fragility_all']))}; champions full {e(c['champions_full'])}, top-k mean "
-           f"{e(num(c['champions_topk_mean'], 2))}, random {e(num(c['champions_random_mean'], 2))}</li>"
-           f"<li>Brittleness V_prompt/V: {per}</li>")
-    if "pi_benchmark" in br:
-        out += "<li>Per benchmark: " + ", ".join(f"{e(b)} {v:.2f}" for b, v in sorted(br["pi_benchmark"].items())) + "</li>"
-    return out + "</ul>"
+def verdicts_html(verdicts: list[dict[str, Any]]) -> str:
+    t = verdicts_table(verdicts)
+    rows = ["".join(cell_html(c) if j != 5 else _td(e(c), "msg") for j, c in enumerate(r)) for r in t.rows]
+    return _table(list(t.headers), rows, "verdicts")
 
 
 def evidence_block(s: dict[str, Any]) -> str:
@@ -133,7 +86,7 @@ def evidence_block(s: dict[str, Any]) -> str:
         rows = [_td(e(i["item_id"])) + _td(e(i["favours"])) + _td(f"{i['higher_configs']}/{i['configs']}") +
                 _td(f"{i['lower_configs']}/{i['configs']}") + _td(e(i["question"]) if i.get("question") else "-", "q")
                 for i in ev["items"]]
-        parts.append(f"<h4>{e(p['higher'])} &gt; {e(p['lower'])} (manufactured)</h4><p>{ev['higher_right']} fragile "
+        parts.append(f"<h4>{e(pair_label(p['higher'], p['lower']))} (manufactured)</h4><p>{ev['higher_right']} fragile "
                      f"items favour the higher model and {ev['lower_right']} the lower under the reference (net "
                      f"{ev['net_items']} of the {p['gap_items']}-item gap); showing {ev['shown']} "
                      f"(cap {ev['cap']}). {e(ev['rule'])}.</p>" +
@@ -145,14 +98,19 @@ def evidence_block(s: dict[str, Any]) -> str:
 
 
 def scope_section(name: str, s: dict[str, Any]) -> str:
-    return (f"<p>{s['n_models']} models x {s['n_items']} items x {s['n_configs']} configs; reference "
-            f"{e(s['reference'])}.</p>"
-            f"<h3>Leaderboard and bands (Table 1, Figure 1)</h3>{leaderboard_table(s)}"
-            f"<h3>Adjacent pairs (Table 2, Figure 2)</h3><p>J = items robust for both models. With no disagreement "
-            f"in one direction a CI bound sits at 0 by construction: read higher only / lower only beside the CI.</p>"
-            f"{pairs_table(s)}<h3>Champions (Figure 3)</h3>{champions_block(s)}"
-            f"<h3>Axes (Table 3, Figure 4)</h3>{axes_table(s)}{other_block(s)}{evidence_block(s)}"
-            f"<h3>Verdicts</h3>{verdicts_table(s['verdicts'])}")
+    parts = [f"<p>{s['n_models']} models x {s['n_items']} items x {s['n_configs']} configs; reference "
+             f"{e(s['reference'])}.</p>"]
+    lines = []
+    for t in scope_tables(name, s):
+        if isinstance(t, Line):
+            lines.append(f"<li>{e(t.text)}</li>")
+        else:
+            parts.append(table_html(t))
+    if lines:
+        parts.append("<ul>" + "".join(lines) + "</ul>")
+    parts.append(evidence_block(s))
+    parts.append(f"<h3>Verdicts</h3>{verdicts_html(s['verdicts'])}")
+    return "".join(parts)
 
 
 def figures_section(name: str, s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> str:
@@ -165,7 +123,6 @@ def figures_section(name: str, s: dict[str, Any], highlight: frozenset[str] = fr
 
 
 def submission_section(report: dict[str, Any]) -> str:
-    from ..submission import state_line
     sub = report["submission_audit"]
     rows = []
     for scope, s in sub["scopes"].items():
@@ -175,8 +132,8 @@ def submission_section(report: dict[str, Any]) -> str:
                     return "-"
                 kind = "manufactured" if p["manufactured"] else ("tie" if p["robust_tie"] else "identified")
                 v = p["verdict"]
-                return (f"{e(p['higher'])} &gt; {e(p['lower'])}: {kind} ({p['gap_items']} items; J {p['robust_items']}, "
-                        f"higher only {p['higher_only']}, lower only {p['lower_only']}, CI {e(_ci(p['ci']))}; reversing "
+                return (f"{e(pair_label(p['higher'], p['lower']))}: {kind} ({p['gap_items']} items; J {p['robust_items']}, "
+                        f"higher only {p['higher_only']}, lower only {p['lower_only']}, CI {e(ci_cell(p['ci']))}; reversing "
                         f"{p['reversing']}/{s['n_configs']}) {_status(v['status'])} margin {e(signed(v['margin']))}")
             ch = n["champion"]
             champ = ("no" if not ch["enters"] else "; ".join(
@@ -193,7 +150,7 @@ def submission_section(report: dict[str, Any]) -> str:
     for scope, s in sub["scopes"].items():
         cv, before = s["champions_verdict"], s.get("champions_verdict_without")
         broken = "; ".join(
-            f"{e(b['higher'])} &gt; {e(b['lower'])} (" +
+            f"{e(pair_label(b['higher'], b['lower']))} (" +
             ("split by " + ", ".join(e(x) for x in b["between"]) if b["how"] == "split"
              else f"{e(b['status_before'])} -&gt; {e(b['status_after'])}") + ")" for b in s["broken"]) or "-"
         rows.append(_td(e(scope)) + _td(", ".join(e(m) for m in s["champions_without"]) or "-") +
@@ -235,7 +192,7 @@ def render_html(report: dict[str, Any]) -> str:
     rec = report.get("records", {})
     scopes = report.get("scopes", {})
     verdicts = [v for s in scopes.values() for v in s.get("verdicts", [])]
-    counts = {st: sum(v["status"] == st for v in verdicts) for st in ("pass", "warn", "fail")}
+    counts = status_counts(verdicts)
     sha = rec.get("sha256")
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
@@ -255,13 +212,12 @@ def render_html(report: dict[str, Any]) -> str:
         first = "pooled" if "pooled" in scopes else next(iter(scopes))
         new = frozenset(report.get("submission_audit", {}).get("models", []))
         out.append(f'<section id="figures">{figures_section(first, scopes[first], new)}</section>')
-    bad = sorted((v for v in verdicts if v["status"] != "pass"), key=lambda v: (v["status"] != "fail", v["id"]))
+    bad = sorted((v for v in verdicts if v["status"] in ("warn", "fail")), key=lambda v: (v["status"] != "fail", v["id"]))
     if bad:
         out.append(f'<section id="attention"><details open><summary>Verdicts needing attention ({len(bad)}, every '
-                   f"scope)</summary>{verdicts_table(bad)}</details></section>")
+                   f"scope)</summary>{verdicts_html(bad)}</details></section>")
     for j, (name, s) in enumerate(scopes.items()):
-        c = {st: sum(v["status"] == st for v in s["verdicts"]) for st in ("pass", "warn", "fail")}
-        head = f"Scope {e(name)}: {c['pass']} pass, {c['warn']} warn, {c['fail']} fail"
+        head = f"Scope {e(name)}: {counts_text(s['verdicts'])}"
         if j == 0:
             out.append(f'<section class="scope" id="scope-{j}"><h2>{head}</h2>{scope_section(name, s)}</section>')
         else:

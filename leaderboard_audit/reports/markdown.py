@@ -13,6 +13,9 @@ import json
 import re
 from typing import Any
 
+from ..checks import scope_tables
+from .submission_text import state_line
+from .tables import Cell, Line, Table, counts_text, status_counts, pair_label, verdicts_table
 from .text import num, signed
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~^$-])")
@@ -34,74 +37,32 @@ def _table(headers: list[str], rows: list[list[Any]]) -> list[str]:
     return out + [""]
 
 
-def _ci(ci: Any) -> str:
-    return "n/a" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
-
-
 def _status(v: dict[str, Any]) -> str:
     return STATUS.get(v["status"], md(v["status"]))
 
 
+def cell_md(c: Any, digits: int = 3) -> str:
+    if isinstance(c, Cell):
+        if c.style == "status":
+            return STATUS.get(c.text, md(c.text))
+        if c.style == "strong":
+            return f"**{md(c.text)}**"
+        return md(c.text)
+    if isinstance(c, str):
+        return md(c)
+    return num(c, digits)
+
+
+def table_md(t: Table, level: int) -> list[str]:
+    out = [f"{'#' * level} {md(t.title)}", ""]
+    if t.note:
+        out += [md(t.note), ""]
+    rows = [[cell_md(c, t.digits.get(j, 3)) for j, c in enumerate(r)] for r in t.rows]
+    return out + _table([md(h) for h in t.headers], rows)
+
+
 def verdict_rows(verdicts: list[dict[str, Any]]) -> list[list[Any]]:
-    return [[_status(v), md(v["id"]), num(v["value"]) if not isinstance(v["value"], str) else md(v["value"]),
-             num(v["threshold"]), signed(v["margin"]), md(v["message"])] for v in verdicts]
-
-
-def leaderboard_md(s: dict[str, Any]) -> list[str]:
-    ranges = s["champions"]["rank_range"]
-    rows = [[f"{r['rank']}{'=' if r.get('tie') else ''}", md(r["model"]), num(r["reference"]), num(r["min"]),
-             num(r["max"]), num(r["spread"]), num(r["robust"]), num(r["optimistic"]), num(r["config_lucky"]),
-             "{}-{}".format(*ranges.get(r["model"], ["?", "?"]))] for r in s["leaderboard"]]
-    return _table(["rank", "model", "reference", "min", "max", "spread", "robust", "optimistic",
-                   "config-lucky", "rank range"], rows)
-
-
-def pairs_md(s: dict[str, Any]) -> list[str]:
-    K = s["n_configs"]
-    rows = [[f"{md(p['higher'])} &gt; {md(p['lower'])}", num(p["gap"]), p["gap_items"], num(p["fragile_share"], 2),
-             p["robust_items"], p["higher_only"], p["lower_only"], _ci(p["ci"]),
-             "**manufactured**" if p["manufactured"] else ("tie" if p["robust_tie"] else "identified"),
-             f"{p['reversing']}/{K}"] for p in s["pairs"]]
-    return _table(["pair", "gap", "gap items", "fragile share", "J (robust items)", "higher only",
-                   "lower only", "robust diff 95% CI", "order", "reversing"], rows)
-
-
-def champions_md(s: dict[str, Any]) -> list[str]:
-    ch = s["champions"]
-    kt = ch["kendall_tau"]
-    out = [f"Champion set ({ch['count']}): {', '.join(md(m) for m in ch['set'])}; outright: "
-           f"{', '.join(md(m) for m in ch['outright']) or '-'}; top-3 reached by {len(ch['top3'])}; Kendall tau "
-           f"vs reference: mean {num(kt['mean'], 2)}, min {num(kt['min'], 2)}. Exact ties: every tied model wins.", ""]
-    rows = [[md(c["config"]), md(" / ".join(c["winners"])), num(c["accuracy"]), md(c["runner_up"] or "-"),
-             num(c["margin"]), c["margin_items"]] for c in ch["per_config"]]
-    return out + _table(["config", "winner(s)", "accuracy", "runner-up", "margin", "margin items"], rows)
-
-
-def axes_md(s: dict[str, Any]) -> list[str]:
-    ax = s["axes"]
-    axes = ("ordering", "format", "scoring", "joint")
-    rows = [[md(r["model"]), *(num(ax["robust_accuracy"][r["model"]][a]) for a in axes),
-             md(ax["most_destructive"].get(r["model"], "-"))] for r in s["leaderboard"]]
-    rows.append(["mean", *(num(ax["mean"][a]) for a in axes), ""])
-    rows.append(["min Kendall tau", *(num(ax["axis_kendall_min"].get(a), 2) for a in axes), ""])
-    sizes = {a: len(ax["groups"].get(a, [])) for a in axes}
-    return _table(["model", *(f"{a} ({sizes[a]})" for a in axes), "most destructive"], rows)
-
-
-def other_md(s: dict[str, Any]) -> list[str]:
-    c = s["compression"]
-    br = s["brittleness"]
-    per = ", ".join(f"{md(r['model'])} {br[r['model']]['brittleness']:.2f}" for r in s["leaderboard"]
-                    if r["model"] in br)
-    out = [f"- Compression (k={c['k']}): corr(disc, fragility) {num(c['corr'], 2)} {_ci(c['ci'])}; "
-           f"{c['distinct_disc_values']} distinct disc values, cutoff {c['cutoff_above']} above + "
-           f"{c['cutoff_ties']} tied; mean fragility top-k {num(c['mean_fragility_topk'])} vs all "
-           f"{num(c['mean_fragility_all'])}; champions full {c['champions_full']}, top-k mean "
-           f"{num(c['champions_topk_mean'], 2)}, random {num(c['champions_random_mean'], 2)}",
-           f"- Brittleness V_prompt/V: {per}"]
-    if "pi_benchmark" in br:
-        out.append("- Per benchmark: " + ", ".join(f"{md(b)} {v:.2f}" for b, v in sorted(br["pi_benchmark"].items())))
-    return out + [""]
+    return [[cell_md(c) for c in r] for r in verdicts_table(verdicts).rows]
 
 
 def evidence_md(s: dict[str, Any]) -> list[str]:
@@ -110,7 +71,7 @@ def evidence_md(s: dict[str, Any]) -> list[str]:
         ev = p.get("fragile_evidence")
         if not ev:
             continue
-        out.append(f"**{md(p['higher'])} &gt; {md(p['lower'])}** (manufactured): {ev['higher_right']} fragile items "
+        out.append(f"**{md(pair_label(p['higher'], p['lower']))}** (manufactured): {ev['higher_right']} fragile items "
                    f"favour the higher model and {ev['lower_right']} the lower under the reference (net "
                    f"{ev['net_items']} of the {p['gap_items']}-item gap); showing {ev['shown']}.")
         out.append("")
@@ -125,13 +86,14 @@ def scope_md(name: str, s: dict[str, Any], level: int = 2) -> list[str]:
     h = "#" * level
     out = [f"{h} Scope {md(name)}: {s['n_models']} models x {s['n_items']} items x {s['n_configs']} configs "
            f"(reference {md(s['reference'])})", ""]
-    out += [f"{h}# Leaderboard and bands (Table 1, Figure 1)", ""] + leaderboard_md(s)
-    out += [f"{h}# Adjacent pairs (Table 2, Figure 2)", "",
-            "J = items robust for both models. With no disagreement in one direction a CI bound sits at 0 by "
-            "construction, so read *higher only* / *lower only* beside the CI.", ""] + pairs_md(s)
-    out += [f"{h}# Champions (Figure 3)", ""] + champions_md(s)
-    out += [f"{h}# Axes (Table 3, Figure 4)", ""] + axes_md(s)
-    out += other_md(s)
+    lines = []
+    for t in scope_tables(name, s):
+        if isinstance(t, Line):
+            lines.append(f"- {md(t.text)}")
+        else:
+            out += table_md(t, level + 1)
+    if lines:
+        out += lines + [""]
     ev = evidence_md(s)
     if ev:
         out += [f"{h}# Evidence: the items that carry manufactured gaps", ""] + ev
@@ -141,7 +103,6 @@ def scope_md(name: str, s: dict[str, Any], level: int = 2) -> list[str]:
 
 
 def submission_md(report: dict[str, Any]) -> list[str]:
-    from ..submission import state_line
     sub = report["submission_audit"]
     out = ["## Submission gate", "", md(state_line(sub)), ""]
     rows = []
@@ -152,7 +113,7 @@ def submission_md(report: dict[str, Any]) -> list[str]:
                     return "-"
                 kind = "manufactured" if p["manufactured"] else ("tie" if p["robust_tie"] else "identified")
                 v = p["verdict"]
-                return (f"{md(p['higher'])} &gt; {md(p['lower'])}: {kind} ({p['gap_items']} items; J {p['robust_items']}, "
+                return (f"{md(pair_label(p['higher'], p['lower']))}: {kind} ({p['gap_items']} items; J {p['robust_items']}, "
                         f"h {p['higher_only']}, l {p['lower_only']}; rev {p['reversing']}) {_status(v)} {signed(v['margin'])}")
             ch = n["champion"]
             champ = ("no" if not ch["enters"] else "; ".join(
@@ -167,7 +128,7 @@ def submission_md(report: dict[str, Any]) -> list[str]:
         cv = s["champions_verdict"]
         before = s.get("champions_verdict_without")
         broken = "; ".join(
-            f"{md(b['higher'])} &gt; {md(b['lower'])} ({'split by ' + ', '.join(md(x) for x in b['between']) if b['how'] == 'split' else b['status_before'] + ' -> ' + b['status_after']})"
+            f"{md(pair_label(b['higher'], b['lower']))} ({'split by ' + ', '.join(md(x) for x in b['between']) if b['how'] == 'split' else b['status_before'] + ' -> ' + b['status_after']})"
             for b in s["broken"]) or "-"
         rows.append([md(scope), ", ".join(md(m) for m in s["champions_without"]) or "-",
                      ", ".join(md(m) for m in s["champions_with"]),
@@ -223,7 +184,7 @@ def render_markdown(report: dict[str, Any], max_bytes: int | None = MAX_BYTES) -
 def _render(report: dict[str, Any], all_scopes: bool) -> str:
     rec = report.get("records", {})
     verdicts = [v for s in report.get("scopes", {}).values() for v in s.get("verdicts", [])]
-    counts = {st: sum(v["status"] == st for v in verdicts) for st in ("pass", "warn", "fail")}
+    counts = status_counts(verdicts)
     sha = rec.get("sha256")
     out = ["# Leaderboard audit", "",
            f"Records {md(rec.get('path', ''))}{' (sha256 ' + md(sha[:12]) + ')' if sha else ''}: "
@@ -234,7 +195,7 @@ def _render(report: dict[str, Any], all_scopes: bool) -> str:
            "(margin = signed distance from the value to the pass region: negative outside it).", ""]
     if "submission_audit" in report:
         out += submission_md(report)
-    bad = sorted((v for v in verdicts if v["status"] != "pass"), key=lambda v: (v["status"] != "fail", v["id"]))
+    bad = sorted((v for v in verdicts if v["status"] in ("warn", "fail")), key=lambda v: (v["status"] != "fail", v["id"]))
     if bad:
         out += ["## Verdicts needing attention", ""]
         out += _table(["status", "check", "value", "threshold", "margin", "message"], verdict_rows(bad))
@@ -255,8 +216,7 @@ def _render(report: dict[str, Any], all_scopes: bool) -> str:
 
 
 def counts_of(s: dict[str, Any]) -> str:
-    c = {st: sum(v["status"] == st for v in s.get("verdicts", [])) for st in ("pass", "warn", "fail")}
-    return f"{c['pass']} pass, {c['warn']} warn, {c['fail']} fail"
+    return counts_text(s.get("verdicts", []))
 
 
 __all__ = ["md", "render_markdown"]

@@ -1,4 +1,4 @@
-"""Report additions that need the Records (computed where they are loaded).
+"""Report additions that need the whole Records (computed where they are loaded; no rendering).
 
 * ``legend(records)``: the full harness legend (every config's key, scoring,
   template, ordering, permutation and any extra field: template text, decoding
@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..records import Records
+from .records import Records
 
 EVIDENCE_CAP = 20
 QUESTION_CHARS = 400
@@ -38,7 +38,7 @@ def _question(q: Any) -> str | None:
 def pair_evidence(records: Records, scope: str, higher: str, lower: str,
                   cap: int = EVIDENCE_CAP) -> dict[str, Any]:
     """The fragile items on which ``higher`` and ``lower`` differ under the reference."""
-    from ..report import scope_records
+    from .auditor import scope_records
     r = scope_records(records, scope)
     C = r.correct
     ref = r.grid.reference_index
@@ -81,7 +81,7 @@ def enrich_report(report: dict[str, Any], records: Records, *, submission: Seque
     add_pair_evidence(report, records)
     # an unknown model is the plugin's usage error (loading.submission_filter): no audit then
     if submission and all(m in records.models for m in submission):
-        from ..submission import submission_audit
+        from .submission import submission_audit
         report["submission_audit"] = submission_audit(
             records, list(submission), seed=report.get("seed", 1234) if seed is None else seed,
             n_boot=report.get("bootstrap", 10_000) if n_boot is None else n_boot,

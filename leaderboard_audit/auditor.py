@@ -1,0 +1,182 @@
+"""The audit as a library: records -> report-v1 dict (docs/audits.md, "Report").
+
+``audit(records)`` runs every scope; ``audit_scope`` one scope, as a loop over the
+check registry (``leaderboard_audit.checks``). The plugin computes scopes lazily,
+once per process, and merges them on the controller. ``cases`` lists every test the
+registry will produce, with ids made unambiguous across the whole audit.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from .checks import POOLED, Check, Scope, registry
+from .records import Records
+from .verdicts import Thresholds, skipped
+
+REPORT_FORMAT = "leaderboard-audit/report-v1"
+DEFAULT_SEED = 1234
+DEFAULT_BOOT = 10_000
+DEFAULT_ALPHA = 0.05
+
+
+def scopes_of(records: Records) -> list[str]:
+    """``pooled`` first, then each benchmark in sorted order."""
+    return [POOLED, *records.benchmarks]
+
+
+def scope_records(records: Records, scope: str) -> Records:
+    return records if scope == POOLED else records.scope(scope)
+
+
+def alias_of(records: Records, scope: str) -> str:
+    """The scope whose items equal this one's: with a single benchmark, ``pooled`` is it."""
+    if scope == POOLED and len(records.benchmarks) == 1:
+        return records.benchmarks[0]
+    return scope
+
+
+def make_scope(records: Records, scope: str, *, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT,
+               thresholds: Thresholds | None = None, alpha: float = DEFAULT_ALPHA) -> Scope:
+    return Scope(scope_records(records, scope), scope, seed=seed, n_boot=n_boot,
+                 thresholds=thresholds or Thresholds(), alpha=alpha, full=records)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One test the plugin collects: ``test_<check>[<test_id>]`` judging verdict ``vid``."""
+
+    check: str
+    scope: str
+    vid: str
+    test_id: str
+    index: int                      # position among the check's verdicts in this scope
+    subject: tuple[str, ...] = ()   # the models the case is about (empty: the whole scope)
+
+
+def cases(records: Records, checks: Iterable[Check] | None = None) -> dict[str, list[Case]]:
+    """check name -> its cases over every scope (pooled first, then benchmarks sorted;
+    models in reference-leaderboard order). Ids are unique across the whole audit: a
+    test id that two scopes or two pairs would share (benchmark ``a``/model ``b-c`` and
+    benchmark ``a-b``/model ``c``) gets ``~2``, ``~3``... in that order."""
+    chosen = list(checks) if checks is not None else list(registry().values())
+    scopes = {s: make_scope(records, s) for s in scopes_of(records)}
+    out: dict[str, list[Case]] = {}
+    for check in chosen:
+        raw = []
+        for s, sc in scopes.items():
+            if check.applies_to(s, records):
+                raw += [(s, j, vid, tid, subj) for j, ((vid, tid), subj)
+                        in enumerate(zip(check.cases(sc), check.subjects(sc)))]
+        seen: dict[str, int] = {}
+        lst = []
+        for s, j, vid, tid, subj in raw:
+            n = seen[tid] = seen.get(tid, 0) + 1
+            suffix = "" if n == 1 else f"~{n}"
+            lst.append(Case(check.name, s, vid[:-1] + suffix + "]" if suffix else vid, tid + suffix, j, subj))
+        out[check.name] = lst
+    return out
+
+
+def audit_scope(records: Records, scope: str, *, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT,
+                thresholds: Thresholds | None = None, alpha: float = DEFAULT_ALPHA,
+                ids: dict[tuple[str, int], str] | None = None, shared: Scope | None = None) -> dict[str, Any]:
+    """Every section and verdict of one scope, JSON-ready.
+
+    ``ids`` maps (check, index) to the unambiguous verdict id (``cases``); ``shared``
+    is an already computed scope with the same items (``alias_of``) whose sections
+    are reused instead of computed again."""
+    sc = make_scope(records, scope, seed=seed, n_boot=n_boot, thresholds=thresholds, alpha=alpha)
+    M, N, K = sc.shape
+    out: dict[str, Any] = {"n_items": N, "n_models": M, "n_configs": K, "reference": sc.keys[sc.ref]}
+    verdicts: list[dict[str, Any]] = []
+    for check in registry().values():
+        if not check.applies_to(scope, records):
+            continue
+        if check.section is not None:
+            reuse = shared is not None and check.section in shared.sections and not getattr(
+                check, "scope_dependent", False)
+            section = json.loads(json.dumps(shared.sections[check.section])) if reuse else check.compute(sc)
+            sc.sections[check.section] = section
+            out[check.section] = section
+        else:
+            section = None
+        reason = check.skip_reason(sc)
+        found = ([skipped(check.name, vid, reason) for vid, _ in check.cases(sc)] if reason
+                 else check.judge(sc, section))
+        for j, v in enumerate(found):
+            if ids is not None and (check.name, j) in ids:
+                v["id"] = ids[(check.name, j)]
+        verdicts += found
+    out["verdicts"] = verdicts
+    out["_scope"] = sc
+    return out
+
+
+def finish_scope(s: dict[str, Any]) -> dict[str, Any]:
+    """The scope dict without the in-process ``Scope`` handle (JSON-ready)."""
+    return {k: v for k, v in s.items() if k != "_scope"}
+
+
+def case_ids_by_scope(records: Records) -> dict[str, dict[tuple[str, int], str]]:
+    out: dict[str, dict[tuple[str, int], str]] = {}
+    for lst in cases(records).values():
+        for c in lst:
+            out.setdefault(c.scope, {})[(c.check, c.index)] = c.vid
+    return out
+
+
+def audit_scopes(records: Records, names: Sequence[str] | None = None, **kw: Any) -> dict[str, dict[str, Any]]:
+    """Several scopes, each distinct item set computed once (``alias_of``)."""
+    ids = case_ids_by_scope(records)
+    done: dict[str, dict[str, Any]] = {}
+    wanted = list(names) if names is not None else scopes_of(records)
+    # compute aliases' targets first so ``pooled`` can reuse its single benchmark
+    for s in sorted(wanted, key=lambda s: alias_of(records, s) != s):
+        target = alias_of(records, s)
+        if target != s and target not in done:
+            done[target] = audit_scope(records, target, ids=ids.get(target), **kw)
+        shared = done[target]["_scope"] if target != s else None
+        done[s] = audit_scope(records, s, ids=ids.get(s), shared=shared, **kw)
+    return {s: finish_scope(done[s]) for s in wanted}
+
+
+def records_summary(records: Records, path: str | None = None, sha256: str | None = None) -> dict[str, Any]:
+    return {"path": path if path is not None else records.source, "sha256": sha256,
+            "models": list(records.models), "items": int(records.shape[1]),
+            "configs": list(records.grid.keys), "benchmarks": list(records.benchmarks),
+            "reference": records.grid.reference, "legend_inferred": records.grid.inferred,
+            "dropped": dict(records.dropped), "notes": list(records.notes)}
+
+
+def build_report(summary: dict[str, Any], scopes: dict[str, dict[str, Any]], *, seed: int, n_boot: int,
+                 thresholds: Thresholds, order: Iterable[str] | None = None) -> dict[str, Any]:
+    names = list(order) if order is not None else sorted(scopes, key=lambda s: (s != POOLED, s))
+    return {"format": REPORT_FORMAT, "seed": seed, "bootstrap": n_boot,
+            "thresholds": thresholds.as_dict(), "records": summary,
+            "scopes": {s: finish_scope(scopes[s]) for s in names if s in scopes}}
+
+
+def audit(records: Records, *, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT,
+          thresholds: Thresholds | None = None, path: str | None = None) -> dict[str, Any]:
+    """Audit every scope of ``records``; returns the report-v1 dict (the plugin's JSON)."""
+    t = thresholds or Thresholds()
+    sha = None
+    if path is not None:
+        from .records.fingerprint import sha256_of
+        sha = sha256_of(path)
+    scopes = audit_scopes(records, seed=seed, n_boot=n_boot, thresholds=t)
+    report = build_report(records_summary(records, path, sha), scopes, seed=seed, n_boot=n_boot, thresholds=t)
+    from .evidence import enrich_report   # legend and the items behind each pair's gap
+    return enrich_report(report, records, seed=seed, n_boot=n_boot, thresholds=t)
+
+
+def dumps_report(report: dict[str, Any]) -> str:
+    """Deterministic JSON text (sorted keys at every level, fixed separators)."""
+    return json.dumps(report, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+__all__ = ["Case", "DEFAULT_ALPHA", "DEFAULT_BOOT", "DEFAULT_SEED", "POOLED", "REPORT_FORMAT", "alias_of",
+           "audit", "audit_scope", "audit_scopes", "build_report", "case_ids_by_scope", "cases", "dumps_report",
+           "finish_scope", "make_scope", "records_summary", "scope_records", "scopes_of"]

@@ -1,0 +1,75 @@
+"""Axes: which harness axis, varied alone, reorders the models? (paper section 4.5, Table 3, Figure 4)
+
+Section ``axes``: the axis groups (ordering, format, scoring, joint) relative to the
+reference, robust accuracy per model and axis, the most destructive axis per model
+and the min Kendall tau per axis. Verdict ``axes[<scope>]`` (docs/audits.md).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..metrics import axes as axes_m
+from ..reports.tables import Table
+from ..verdicts import FAIL, PASS, WARN, at_least, exact, make_verdict
+from .base import Check, Scope
+
+
+class Axes(Check):
+    name = "axes"
+    title = "Axes (Table 3, Figure 4)"
+    section = "axes"
+    thresholds = {"axes_pass": 0.9, "axes_warn": 0.6}
+    needs_configs = True
+
+    def compute(self, scope: Scope) -> dict[str, Any]:
+        keys, names = scope.keys, scope.names
+        groups = axes_m.axis_groups(scope.records.grid)
+        rob = axes_m.axis_robust(scope.C, groups)
+        md = axes_m.most_destructive(rob)
+        order = scope.order.tolist()
+        return {
+            "groups": {a: [keys[k] for k in g] for a, g in groups.items()},
+            "robust_accuracy": {names[m]: {a: float(rob[a][m]) for a in axes_m.AXES} for m in order},
+            "mean": {a: float(rob[a].mean()) for a in axes_m.AXES},
+            "most_destructive": {names[m]: axes_m.SINGLE_AXES[int(md[m])] for m in order},
+            "axis_kendall_min": axes_m.axis_kendall_min(scope.acc, scope.ref, groups),
+        }
+
+    def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:
+        return [axes_verdict(scope.name, section, scope.thresholds)]
+
+    def tables(self, name: str, s: dict[str, Any]) -> list[Table]:
+        ax = s.get("axes")
+        if not ax:
+            return []
+        axes = ("ordering", "format", "scoring", "joint")
+        rows = [[r["model"], *(ax["robust_accuracy"][r["model"]][a] for a in axes),
+                 ax["most_destructive"].get(r["model"], "-")] for r in s["leaderboard"]]
+        rows.append(["mean", *(ax["mean"][a] for a in axes), ""])
+        rows.append(["min Kendall tau", *(ax["axis_kendall_min"].get(a) for a in axes), ""])
+        sizes = {a: len(ax["groups"].get(a, [])) for a in axes}
+        return [Table("axes", "Axes: robust accuracy per axis (Table 3, Figure 4)",
+                      ["model", *(f"{a} ({sizes[a]})" for a in axes), "most destructive"], rows,
+                      note="Robust accuracy = items right under every config of the axis group; the last row is "
+                           "the min Kendall tau between the reference and the group's configs.",
+                      widths={0: 22})]
+
+
+def axes_verdict(scope: str, ax: dict[str, Any], t: Any) -> dict[str, Any]:
+    single = {a: v for a, v in ax["axis_kendall_min"].items() if a != "joint" and v is not None}
+    if not single:
+        return make_verdict("axes", f"axes[{scope}]", PASS, None, t.axes_pass, None,
+                            "no single axis varies (or every Kendall tau is undefined)")
+    axis = min(single, key=lambda a: (single[a], a))
+    value = single[axis]
+    status = PASS if at_least(value, t.axes_pass) else WARN if at_least(value, t.axes_warn) else FAIL
+    detail = ", ".join(f"{a} {v:.2f}" for a, v in single.items())
+    lead = (f"the {axis} axis is load-bearing: varying it alone reorders the models "
+            f"(min Kendall tau {value:.2f})" if status != PASS else
+            f"every single axis keeps the order (min Kendall tau {value:.2f}, {axis})")
+    msg = f"{lead}; min tau per axis: {detail}; pass >= {t.axes_pass}, warn >= {t.axes_warn}"
+    return make_verdict("axes", f"axes[{scope}]", status, value, t.axes_pass, exact(value - t.axes_pass), msg,
+                        {"axis_kendall_min": ax["axis_kendall_min"], "load_bearing": axis})
+
+
+CHECK = Axes()

@@ -1,0 +1,156 @@
+"""What a check is: the contract every entry of the registry fulfils.
+
+A check turns one paper claim into verdicts. It owns, in one module:
+
+* ``name``: the test name (``test_<name>``) and the ``check`` field of its verdicts;
+* ``thresholds``: its configurable thresholds and their defaults (names are global);
+* ``section``: the key of the report section it computes (``None`` if it only judges
+  sections other checks compute);
+* ``compute(scope)``: that section, JSON-ready;
+* ``cases(scope)``: (verdict id, test id) of every test it will produce in the scope,
+  cheap (from the reference order only) so collection never runs the statistics;
+  ``subjects(scope)`` the models each case is about (the submission gate);
+* ``judge(scope, section)``: the verdicts (``verdicts.make_verdict``);
+* ``skip_reason(scope)``: why the check does not apply to this scope (then its cases
+  are skipped with that reason), or ``None``;
+* ``tables(name, scope_report)``: the rows the renderers show (``reports.tables.Table``).
+
+Third-party packages register more checks through the ``leaderboard_audit.checks``
+entry point group (the value is a ``Check`` subclass); see ``docs/checks.md``.
+"""
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..records import Records
+    from ..reports.tables import Table
+    from ..verdicts import Thresholds
+
+POOLED = "pooled"
+
+
+def num(x: Any) -> Any:
+    """numpy scalars -> Python numbers; NaN -> None (report values are JSON-ready)."""
+    import math
+    if x is None:
+        return None
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        x = float(x)
+        return None if math.isnan(x) else x
+    return x
+
+
+class Scope:
+    """One scope's records (a benchmark or ``pooled``) and the quantities several
+    checks share, each computed once and only when first asked for."""
+
+    def __init__(self, records: "Records", name: str, *, seed: int, n_boot: int, thresholds: "Thresholds",
+                 alpha: float = 0.05, full: "Records | None" = None):
+        self.records = records
+        self.name = name
+        self.seed = seed
+        self.n_boot = n_boot
+        self.thresholds = thresholds
+        self.alpha = alpha
+        self.full = full if full is not None else records   # every benchmark (pooled aggregates)
+        self.sections: dict[str, Any] = {}                  # filled by the auditor, in registry order
+
+    @property
+    def C(self) -> np.ndarray:
+        return self.records.correct
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self.records.shape
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.records.models
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return self.records.grid.keys
+
+    @property
+    def ref(self) -> int:
+        return self.records.grid.reference_index
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """Items right per model and config (integers: exact comparisons)."""
+        return self.C.sum(axis=1, dtype=np.int64)
+
+    @cached_property
+    def acc(self) -> np.ndarray:
+        return self.counts / self.shape[1]
+
+    @cached_property
+    def order(self) -> np.ndarray:
+        """The reference leaderboard: reference accuracy descending, ties by name."""
+        from ..metrics.per_model import leaderboard_order
+        return leaderboard_order(self.counts[:, self.ref], self.names)
+
+    @cached_property
+    def ordered_names(self) -> list[str]:
+        return [self.names[m] for m in self.order.tolist()]
+
+    @cached_property
+    def adjacent(self) -> list[tuple[str, str]]:
+        names = self.ordered_names
+        return list(zip(names[:-1], names[1:]))
+
+    @property
+    def single_config(self) -> bool:
+        return self.shape[2] < 2
+
+
+class Check:
+    """Base class of the registry's entries (see the module docstring)."""
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    section: ClassVar[str | None] = None
+    thresholds: ClassVar[dict[str, float | int]] = {}
+    #: checks that need configurations to vary are skipped on a one-configuration grid
+    needs_configs: ClassVar[bool] = False
+    #: the section depends on the scope's name beyond its items (not reused for an alias scope)
+    scope_dependent: ClassVar[bool] = False
+
+    def applies_to(self, scope_name: str, records: "Records") -> bool:
+        """Whether the check has cases in this scope at all (default: every scope)."""
+        return True
+
+    def skip_reason(self, scope: Scope) -> str | None:
+        if self.needs_configs and scope.single_config:
+            return "one configuration: nothing varies across the harness, so this check does not apply"
+        return None
+
+    def compute(self, scope: Scope) -> Any:
+        return None
+
+    def cases(self, scope: Scope) -> list[tuple[str, str]]:
+        """(verdict id, test id) pairs; default one case per scope."""
+        return [(f"{self.name}[{scope.name}]", scope.name)]
+
+    def subjects(self, scope: Scope) -> list[tuple[str, ...]]:
+        """The models each case is about, aligned with ``cases`` (the submission gate
+        keeps a newcomer's cases); default: the whole scope."""
+        return [() for _ in self.cases(scope)]
+
+    def judge(self, scope: Scope, section: Any) -> list[dict[str, Any]]:
+        """The verdicts, aligned with ``cases`` (same order, same length)."""
+        raise NotImplementedError
+
+    def tables(self, name: str, s: dict[str, Any]) -> list["Table"]:
+        return []
+
+
+__all__ = ["POOLED", "Check", "Scope", "num"]

@@ -1,0 +1,71 @@
+"""Brittleness: the share of variance that is prompt sensitivity (Brittlebench section 3).
+
+Section ``brittleness``: per model ``v_item``, ``v_prompt`` and
+``brittleness = V_prompt / (V_item + V_prompt)``; the pooled scope adds Brittlebench's
+aggregates over benchmarks, ``pi_model`` and ``pi_benchmark``. Verdict
+``brittleness[<scope>]`` (docs/audits.md).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..metrics.brittleness import pooled_shares, variance_parts
+from ..reports.tables import Line
+from ..verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
+from .base import POOLED, Check, Scope
+
+AGGREGATES = ("pi_model", "pi_benchmark")
+
+
+class Brittleness(Check):
+    name = "brittleness"
+    title = "Brittleness (Brittlebench section 3)"
+    section = "brittleness"
+    thresholds = {"brittleness_pass": 0.25, "brittleness_warn": 0.5}
+    needs_configs = True
+    scope_dependent = True   # pooled adds Brittlebench's aggregates over benchmarks
+
+    def compute(self, scope: Scope) -> dict[str, Any]:
+        names, order = scope.names, scope.order.tolist()
+        vp = variance_parts(scope.C)
+        out: dict[str, Any] = {names[m]: {k: float(vp[k][m]) for k in ("v_item", "v_prompt", "brittleness")}
+                               for m in order}
+        if scope.name == POOLED:
+            benches = scope.records.benchmarks
+            parts = [variance_parts(scope.records.scope(b).correct) for b in benches]
+            v_prompt = np.stack([p["v_prompt"] for p in parts], axis=1)
+            v_total = np.stack([p["v_item"] + p["v_prompt"] for p in parts], axis=1)
+            pi_m, pi_b = pooled_shares(v_prompt, v_total)
+            out["pi_model"] = {names[m]: float(pi_m[m]) for m in order}
+            out["pi_benchmark"] = {b: float(pi_b[j]) for j, b in enumerate(benches)}
+        return out
+
+    def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:
+        per = {k: v for k, v in section.items() if k not in AGGREGATES}
+        return [brittleness_verdict(scope.name, per, scope.thresholds)]
+
+    def tables(self, name: str, s: dict[str, Any]) -> list[Line]:
+        br = s.get("brittleness")
+        if not br:
+            return []
+        per = [(r["model"], br[r["model"]]) for r in s["leaderboard"] if r["model"] in br]
+        text = "brittleness V_prompt/V: " + ", ".join(f"{m} {v['brittleness']:.2f}" for m, v in per)
+        if "pi_benchmark" in br:
+            text += "; per benchmark: " + ", ".join(f"{b} {v:.2f}" for b, v in sorted(br["pi_benchmark"].items()))
+        return [Line("brittleness", text)]
+
+
+def brittleness_verdict(scope: str, br: dict[str, Any], t: Any) -> dict[str, Any]:
+    per = {m: v["brittleness"] for m, v in br.items() if isinstance(v, dict) and "brittleness" in v}
+    model = max(per, key=lambda m: (per[m], m))
+    value = per[model]
+    status = PASS if at_most(value, t.brittleness_pass) else WARN if at_most(value, t.brittleness_warn) else FAIL
+    msg = (f"largest prompt-sensitivity share {value:.3f} ({model}): V_prompt / (V_item + V_prompt); "
+           f"pass <= {t.brittleness_pass}, warn <= {t.brittleness_warn}")
+    return make_verdict("brittleness", f"brittleness[{scope}]", status, value, t.brittleness_pass,
+                        exact(t.brittleness_pass - value), msg, {"model": model, "per_model": per})
+
+
+CHECK = Brittleness()

@@ -1,0 +1,71 @@
+"""Compression: does a top-k-by-discrimination subset keep the fragile items?
+(paper section 4.4, Table 7)
+
+Section ``compression``: corr(discrimination, fragility) with its bootstrap CI, the
+top-k cutoff and its tie-break draws, mean fragility of top-k vs all items, and
+champion counts on full / top-k / random subsets. Verdict ``compression[<scope>]``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..metrics.compression import compression as compression_m
+from ..reports.tables import Line, Table, ci_cell
+from ..verdicts import FAIL, PASS, WARN, exact, fmt, make_verdict
+from .base import Check, Scope, num
+
+
+class Compression(Check):
+    name = "compression"
+    title = "Compression (section 4.4, Table 7)"
+    section = "compression"
+    thresholds = {"compression_k": 100}
+    needs_configs = True
+
+    def compute(self, scope: Scope) -> dict[str, Any]:
+        comp = compression_m(scope.C, scope.ref, seed=scope.seed, scope=scope.name, k=scope.thresholds.compression_k)
+        return {k: num(v) if not isinstance(v, list) else v for k, v in comp.items()}
+
+    def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:
+        return [compression_verdict(scope.name, section, scope.thresholds)]
+
+    def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:
+        c = s.get("compression")
+        if not c:
+            return []
+        return [Line("compression", (
+            f"compression (k={c['k']}{', reduced to N//2' if c.get('k_reduced') else ''}): "
+            f"corr(disc, fragility) {fmt(c['corr'], 2)} {ci_cell(c['ci'], 2)}; "
+            f"{c['distinct_disc_values']} distinct disc values, cutoff {c['cutoff_above']} above + "
+            f"{c['cutoff_ties']} tied; mean fragility top-k {fmt(c['mean_fragility_topk'])} vs all "
+            f"{fmt(c['mean_fragility_all'])}; champions full {c['champions_full']}, top-k "
+            f"{fmt(c['champions_topk_mean'], 2)} [{c['champions_topk_min']}-{c['champions_topk_max']}], "
+            f"random {fmt(c['champions_random_mean'], 2)}"))]
+
+
+def compression_verdict(scope: str, c: dict[str, Any], t: Any) -> dict[str, Any]:
+    corr, ci = c["corr"], c["ci"]
+    lo = None if ci is None else ci[0]
+    topk, allf = c["mean_fragility_topk"], c["mean_fragility_all"]
+    if corr is None:
+        status, why = PASS, "corr(disc, fragility) undefined (constant discrimination or fragility)"
+    elif corr <= 0:
+        status, why = PASS, "discriminative items are not the fragile ones"
+    elif lo is None or lo <= 0:
+        status, why = WARN, "corr > 0 but its CI includes 0"
+    elif topk is not None and allf is not None and topk > allf:
+        status, why = FAIL, (f"compression keeps the fragile items: top-{c['k']} mean fragility "
+                             f"{topk:.3f} > {allf:.3f} over all items")
+    else:
+        status, why = WARN, f"corr > 0, but the top-{c['k']} items are no more fragile than all items"
+    msg = (f"{why}. corr {fmt(corr)} CI {ci_cell(ci)}; top-{c['k']} (cutoff {c['cutoff_above']} above + "
+           f"{c['cutoff_ties']} tied) mean fragility {fmt(topk)} vs all {fmt(allf)}; champions full "
+           f"{c['champions_full']}, top-k mean {fmt(c['champions_topk_mean'], 2)}, random "
+           f"{fmt(c['champions_random_mean'], 2)}" + (" (k reduced to N//2)" if c.get("k_reduced") else ""))
+    value = lo if lo is not None else (corr if corr is not None else 0.0)
+    return make_verdict("compression", f"compression[{scope}]", status, value, 0.0, exact(0.0 - value), msg,
+                        {k: c[k] for k in ("k", "corr", "ci", "mean_fragility_topk", "mean_fragility_all",
+                                           "champions_full", "champions_topk_mean", "champions_random_mean")})
+
+
+CHECK = Compression()

@@ -1,0 +1,81 @@
+"""One table model for the three renderers (terminal, Markdown, HTML).
+
+Checks describe what they show as ``Table`` objects built from the report dict;
+renderers only decide how a cell looks. Cells are plain values (``str`` from the
+records is untrusted and escaped by each renderer; numbers are formatted with
+``text.num``) or ``Cell`` for styled text. Shared labels live here once:
+``pair_label``, ``ci_cell``, ``status_counts``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+STATUSES = ("pass", "warn", "fail", "skip")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """Styled text: ``style`` is one of ``status`` (text is a verdict status),
+    ``strong``, ``code`` (a number or label already formatted, not escaped specially)."""
+
+    text: str
+    style: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    key: str
+    title: str
+    headers: list[str]
+    rows: list[list[Any]]
+    note: str = ""
+    #: terminal: shown with every summary detail ("short"), or only with --audit-summary full
+    detail: str = "full"
+    #: terminal column widths to cut untrusted names to (column index -> characters)
+    widths: dict[int, int] = field(default_factory=dict)
+    #: digits for floats in this table (default 3)
+    digits: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Line:
+    """A one-line summary (prose) a check shows under its tables."""
+
+    key: str
+    text: str
+    detail: str = "short"
+
+
+def pair_label(higher: str, lower: str) -> str:
+    return f"{higher} > {lower}"
+
+
+def ci_cell(ci: Any, nd: int = 3) -> str:
+    return "n/a" if ci is None else f"[{ci[0]:.{nd}f}, {ci[1]:.{nd}f}]"
+
+
+def range_cell(r: Any) -> str:
+    return "-" if not r else f"{r[0]}-{r[1]}"
+
+
+def status_counts(verdicts: Iterable[dict[str, Any]]) -> dict[str, int]:
+    vs = list(verdicts)
+    return {st: sum(v["status"] == st for v in vs) for st in STATUSES}
+
+
+def counts_text(verdicts: Iterable[dict[str, Any]]) -> str:
+    c = status_counts(verdicts)
+    text = f"{c['pass']} pass, {c['warn']} warn, {c['fail']} fail"
+    return text + (f", {c['skip']} skipped" if c["skip"] else "")
+
+
+def verdicts_table(verdicts: list[dict[str, Any]], key: str = "verdicts", title: str = "Verdicts") -> Table:
+    rows = [[Cell(v["status"], "status"), v["id"], v["value"] if not isinstance(v["value"], str) else v["value"],
+             v["threshold"], Cell("n/a" if v["margin"] is None else f"{v['margin']:+.3f}", "code"), v["message"]]
+            for v in verdicts]
+    return Table(key, title, ["status", "check", "value", "threshold", "margin", "message"], rows)
+
+
+__all__ = ["Cell", "Line", "Table", "ci_cell", "counts_text", "pair_label", "range_cell",
+           "status_counts", "verdicts_table"]
