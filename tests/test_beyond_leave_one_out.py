@@ -9,7 +9,7 @@ import pytest
 from leaderboard_audit.metrics.leave_one_out import headline_numbers, leave_one_out, moved, without_benchmark
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import paper_grid
-from leaderboard_audit.report import audit_scope
+from leaderboard_audit.auditor import audit_scope
 from leaderboard_audit.simulate import demo_spec, simulate
 
 

@@ -94,22 +94,22 @@ def headline_numbers(records: Records, *, seed: int, n_boot: int = 10_000, k: in
 
 # Discrete headline facts whose change is a change of conclusion, not of a decimal.
 DISCRETE = ("reference_order", "manufactured", "nonzero_gaps", "champion_count", "champion_set",
-            "reference_winners", "top3_count", "most_destructive")
+            "reference_winners", "top3_count", "most_destructive", "robust_winner", "tiers")
 
 
 def moved(full: dict[str, Any], reduced: dict[str, Any]) -> list[str]:
     """Headline facts that differ between the full and a reduced set: the discrete ones
-    (:data:`DISCRETE`), the sign of corr(disc, fragility)'s CI low, and the sign of the
-    minimum Kendall tau."""
-    out = [key for key in DISCRETE if full[key] != reduced[key]]
+    (:data:`DISCRETE`, those present), the sign of corr(disc, fragility)'s CI low, and the
+    sign of the minimum Kendall tau."""
+    out = [key for key in DISCRETE if (key in full or key in reduced) and full.get(key) != reduced.get(key)]
 
     def sign(x: float | None) -> int | None:
         return None if x is None else int(np.sign(round(x, 12)))
-    lo_f = None if full["corr_ci"] is None else full["corr_ci"][0]
-    lo_r = None if reduced["corr_ci"] is None else reduced["corr_ci"][0]
-    if sign(lo_f) != sign(lo_r):
+    lo_f, lo_r = full.get("corr_ci"), reduced.get("corr_ci")
+    if sign(lo_f and lo_f[0]) != sign(lo_r and lo_r[0]):
         out.append("corr_ci_low_sign")
-    if sign(full["kendall_tau"]["min"]) != sign(reduced["kendall_tau"]["min"]):
+    tau_f, tau_r = full.get("kendall_tau") or {}, reduced.get("kendall_tau") or {}
+    if sign(tau_f.get("min")) != sign(tau_r.get("min")):
         out.append("kendall_tau_min_sign")
     return out
 
