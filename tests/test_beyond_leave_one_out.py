@@ -14,9 +14,10 @@ from leaderboard_audit.simulate import demo_spec, simulate
 
 
 def carried_by_one_benchmark() -> Records:
-    """3 models x 3 benchmarks x 50 items. 'ace' wins every generation config everywhere;
-    under both likelihood configs 'bolt' wins the pooled set only because of benchmark
-    'c' (ll right counts per benchmark a, b, c: ace 30, 30, 10; bolt 28, 28, 40)."""
+    """3 models x 3 benchmarks x 50 items. 'ace' wins every generation config everywhere
+    (45 of 50 right per benchmark; 'bolt' 20, 'cove' 10); under both likelihood configs
+    'bolt' wins the pooled set only because of benchmark 'c' (ll right counts per
+    benchmark a, b, c: ace 30, 30, 10; bolt 28, 28, 40)."""
     g = paper_grid()
     ll = [g.index("ll|cloze_plain"), g.index("ll|cloze_question")]
     gen = [k for k in range(len(g)) if k not in ll]
@@ -25,7 +26,7 @@ def carried_by_one_benchmark() -> Records:
     for j, (ace, bolt) in enumerate([(30, 28), (30, 28), (10, 40)]):
         lo = j * n
         C[0, lo:lo + 45, gen] = True
-        C[1, lo:lo + 30, gen] = True
+        C[1, lo:lo + 20, gen] = True
         C[2, lo:lo + 10, :] = True
         C[0, lo:lo + ace, ll] = True
         C[1, lo:lo + bolt, ll] = True
@@ -55,7 +56,8 @@ def test_planted_benchmark_alone_carries_the_champion_claim():
     assert counts == {"a": 2, "b": 2, "c": 1}
     red = headline_numbers(without_benchmark(r, "c"), seed=1, n_boot=500)
     assert "champion_count" in moved(full, red) and "champion_set" in moved(full, red)
-    assert moved(full, headline_numbers(without_benchmark(r, "a"), seed=1, n_boot=500)) == []
+    other = moved(full, headline_numbers(without_benchmark(r, "a"), seed=1, n_boot=500))
+    assert "champion_count" not in other and "champion_set" not in other
 
 
 def test_headline_numbers_agree_with_the_pooled_report():

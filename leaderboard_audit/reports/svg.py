@@ -269,7 +269,7 @@ def figure_roc(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> st
     for m, st, color, width in curves:
         roc = st.get("roc")
         auc = "n/a" if st.get("auc") is None else f"{st['auc']:.2f}"
-        if roc:
+        if roc and st.get("auc") is not None:       # one class only: no curve to draw
             pts = " ".join(f"{_f(px(a))},{_f(py(b))}" for a, b in zip(roc["fpr"], roc["tpr"]))
             body.append(f'<polyline class="roc" points="{pts}" fill="none" stroke="{color}" '
                         f'stroke-width="{width}"><title>{esc(m)}: AUC {auc}</title></polyline>')
