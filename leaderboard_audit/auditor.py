@@ -13,28 +13,11 @@ from typing import Any, Iterable, Sequence
 
 from .checks import POOLED, Check, Scope, registry
 from .records import Records
+from .scopes import alias_of, scope_records, scopes_of
+from .settings import DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_SEED
 from .verdicts import Thresholds, skipped
 
 REPORT_FORMAT = "leaderboard-audit/report-v1"
-DEFAULT_SEED = 1234
-DEFAULT_BOOT = 10_000
-DEFAULT_ALPHA = 0.05
-
-
-def scopes_of(records: Records) -> list[str]:
-    """``pooled`` first, then each benchmark in sorted order."""
-    return [POOLED, *records.benchmarks]
-
-
-def scope_records(records: Records, scope: str) -> Records:
-    return records if scope == POOLED else records.scope(scope)
-
-
-def alias_of(records: Records, scope: str) -> str:
-    """The scope whose items equal this one's: with a single benchmark, ``pooled`` is it."""
-    if scope == POOLED and len(records.benchmarks) == 1:
-        return records.benchmarks[0]
-    return scope
 
 
 def make_scope(records: Records, scope: str, *, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT,

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .records import Records
+from .scopes import scope_records
 
 EVIDENCE_CAP = 20
 QUESTION_CHARS = 400
@@ -38,7 +39,6 @@ def _question(q: Any) -> str | None:
 def pair_evidence(records: Records, scope: str, higher: str, lower: str,
                   cap: int = EVIDENCE_CAP) -> dict[str, Any]:
     """The fragile items on which ``higher`` and ``lower`` differ under the reference."""
-    from .auditor import scope_records
     r = scope_records(records, scope)
     C = r.correct
     ref = r.grid.reference_index

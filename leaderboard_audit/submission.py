@@ -27,7 +27,8 @@ from .metrics.champions import champions as champions_m
 from .metrics.pairs import PairStats, adjacent_pairs
 from .metrics.per_model import band as band_m, leaderboard_order
 from .records import Records
-from .auditor import DEFAULT_BOOT, DEFAULT_SEED, scope_records, scopes_of
+from .scopes import scope_records, scopes_of
+from .settings import DEFAULT_BOOT, DEFAULT_SEED
 from .checks.band import band_verdict
 from .checks.base import num as _num
 from .checks.champions import champions_verdict
