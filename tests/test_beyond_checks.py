@@ -121,7 +121,9 @@ def test_real_fixture_sections_and_renderings():
     assert sum(v["check"] == "mix" for v in pooled["verdicts"]) == 4
     for b in r.benchmarks:
         s = rep["scopes"][b]
-        assert s["flip"]["pooled"]["ci"] is None and s["flip"]["ci_note"]
+        assert s["flip"]["pooled"]["ci"] is None and s["flip"]["ci_note"] and "roc" not in s["flip"]["pooled"]
+        assert "auc" in s["flip"]["pooled"] and s["flip"]["pooled"]["screen"]
+        assert all("per_config" not in e for e in s["compliance"]["per_model"].values())
         assert "compliance" in s and "robust_subset" in s and "mix" not in s
     rep = report                                        # renderers take the report in scope order
     verdicts = [v for s in rep["scopes"].values() for v in s["verdicts"]]

@@ -3,7 +3,8 @@ section 6 "Future Work", appendix A.3)
 
 Section ``compliance`` (no verdict: a report section): per model and generation config,
 the accuracy loss split into compliance (unparseable answers) and competence (parsed but
-wrong); the scoring-axis Kendall tau recomputed with unparseable answers set aside and the
+wrong; the per-config rows in the pooled scope only, to keep the report small); the
+scoring-axis Kendall tau recomputed with unparseable answers set aside and the
 share of the ranking movement between scorings that is compliance; by answer class when
 the records carry one. Skipped with the reason when the records carry no ``pred``.
 Definitions: docs/audits.md, "Beyond the paper: compliance vs competence".
@@ -15,13 +16,14 @@ from typing import Any
 from ..metrics.compliance import DEFAULT_ANSWER_CLASSES, compliance
 from ..reports.tables import Line, Table
 from ..verdicts import fmt
-from .base import Check, Scope
+from .base import POOLED, Check, Scope
 
 
 class Compliance(Check):
     name = "compliance"
     title = "Compliance vs competence (beyond the paper: section 6)"
     section = "compliance"
+    scope_dependent = True      # per-config rows in the pooled scope only
 
     def cases(self, scope: Scope) -> list[tuple[str, str]]:
         return []
@@ -34,7 +36,8 @@ class Compliance(Check):
         r = scope.records
         classes = tuple(getattr(records_model, "ANSWER_CLASSES", DEFAULT_ANSWER_CLASSES))
         return compliance(scope.C, r.pred, r.grid, models=scope.names,
-                          answer_class=getattr(r, "answer_class", None), classes=classes)
+                          answer_class=getattr(r, "answer_class", None), classes=classes,
+                          per_config=scope.name == POOLED)
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:
         c = s.get("compliance")

@@ -2,9 +2,9 @@
 section 6 "Future Work", appendix A.1)
 
 Section ``flip`` (no verdict: a report section): ROC AUC of "low margin => fragile" per
-model and pooled, its bootstrap CI (pooled scope only: the benchmark scopes report the
-AUC without one, to keep the audit fast), the ROC curve, a calibration table by margin
-decile and the screening figure (recall at the ``flip_precision`` target). Skipped with
+model and pooled, and the screening figure (recall at the ``flip_precision`` target); in
+the pooled scope also the AUC's bootstrap CI, the ROC curves and a calibration table by
+margin decile (left out of benchmark scopes to keep the audit fast and the report small). Skipped with
 the reason when the records carry no margins. Definitions: docs/audits.md, "Beyond the
 paper: flip predictor".
 """
@@ -35,9 +35,10 @@ class Flip(Check):
         t = scope.thresholds
         out = flip_predictor(scope.C, scope.records.margin, scope.records.grid, models=scope.names,
                              seed=scope.seed, scope=scope.name,
-                             n_boot=t.flip_boot if scope.name == POOLED else 0, precision=t.flip_precision)
+                             n_boot=t.flip_boot if scope.name == POOLED else 0, precision=t.flip_precision,
+                             curves=scope.name == POOLED)
         if "skipped" not in out and scope.name != POOLED:
-            out["ci_note"] = "bootstrap CI in the pooled scope only"
+            out["ci_note"] = "bootstrap CI, ROC points and calibration in the pooled scope only"
         return out
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:
@@ -57,7 +58,7 @@ class Flip(Check):
                            f"flag the items with the lowest margins; the share of fragile items caught while at "
                            f"least {pct} of the flagged items are fragile. When the fragile share itself is above "
                            "the target, flagging everything reaches it.", widths={0: 26})
-        cal = f["pooled"]["calibration"] or []
+        cal = f["pooled"].get("calibration") or []
         cal_rows = [[c["decile"], c["margin_lo"], c["margin_hi"], c["items"], c["rate"]] for c in cal]
         calib = Table("flip-calibration", "Flip predictor: fragile rate by margin decile (pooled over models)",
                       ["decile", "margin from", "margin to", "items", "fragile rate"], cal_rows)
@@ -66,7 +67,7 @@ class Flip(Check):
                     f"{ci_cell(p['ci'], 2)}; flagging the lowest margins at {pct} precision catches "
                     f"{_recall(p['screen'])} of the fragile items (fragile share {fmt(p['base_rate'], 2)})",
                     detail="summary")
-        return [table, calib, line]
+        return [table, calib, line] if cal_rows else [table, line]
 
 
 def _recall(sc: dict[str, Any] | None) -> str:

@@ -131,7 +131,7 @@ def class_split(C: np.ndarray, answer_class: np.ndarray, gen: list[int],
 
 def compliance(C: np.ndarray, pred: np.ndarray | None, grid: Grid, *, models: tuple[str, ...],
                answer_class: np.ndarray | None = None,
-               classes: tuple[str, ...] = DEFAULT_ANSWER_CLASSES) -> dict[str, Any]:
+               classes: tuple[str, ...] = DEFAULT_ANSWER_CLASSES, per_config: bool = True) -> dict[str, Any]:
     """Split each model's generation accuracy loss into compliance and competence.
 
     Per model and generation config: ``loss``, ``compliance`` (wrong and unparseable),
@@ -139,7 +139,8 @@ def compliance(C: np.ndarray, pred: np.ndarray | None, grid: Grid, *, models: tu
     the scope's N items; per model their means over generation configs and
     ``compliance_share = sum compliance / sum loss`` (None without loss). The scoring
     axis tau with unparseable answers set aside: :func:`scoring_movement`. With an
-    ``answer_class`` array the loss is also split by class. ``{"skipped": reason}``
+    ``answer_class`` array the loss is also split by class. ``per_config=False`` leaves
+    out the per-config rows (a lighter section). ``{"skipped": reason}``
     when there is no ``pred`` or no prediction under any generation config.
     """
     if pred is None:
@@ -167,7 +168,8 @@ def compliance(C: np.ndarray, pred: np.ndarray | None, grid: Grid, *, models: tu
         if cls_split is not None:
             mean_cls = cls_split[m].mean(axis=0)
             entry["by_class"] = {c: float(mean_cls[j]) for j, c in enumerate((*classes, "unclassified"))}
-        entry["per_config"] = rows
+        if per_config:
+            entry["per_config"] = rows
         per_model[name] = entry
     acc = C.sum(axis=1, dtype=np.int64) / C.shape[1]
     out: dict[str, Any] = {"generation_configs": [keys[k] for k in gen], "per_model": per_model,

@@ -194,8 +194,9 @@ def screen(margin: np.ndarray, fragile: np.ndarray, precision: float = PRECISION
 
 
 def predictor_stats(margin: np.ndarray, fragile: np.ndarray, boots: np.ndarray | None,
-                    precision: float = PRECISION_TARGET) -> dict[str, Any]:
-    """AUC (+ CI from ``boots``), ROC points, calibration by decile and the screening figure."""
+                    precision: float = PRECISION_TARGET, curves: bool = True) -> dict[str, Any]:
+    """AUC (+ CI from ``boots``), ROC points and calibration by decile (``curves``), and the
+    screening figure."""
     n1 = int(fragile.sum())
     out: dict[str, Any] = {"items": int(margin.size), "fragile": n1,
                            "base_rate": float(n1 / margin.size) if margin.size else None}
@@ -212,22 +213,24 @@ def predictor_stats(margin: np.ndarray, fragile: np.ndarray, boots: np.ndarray |
     out["ci"] = ci
     if a is None:
         out["reason"] = "every item is fragile" if n1 else "no item is fragile"
-    out["roc"] = roc_curve(margin, fragile)
-    out["calibration"] = calibration(margin, fragile)
+    if curves:
+        out["roc"] = roc_curve(margin, fragile)
+        out["calibration"] = calibration(margin, fragile)
     out["screen"] = screen(margin, fragile, precision)
     return out
 
 
 def flip_predictor(C: np.ndarray, margin: np.ndarray | None, grid: Grid, *, models: tuple[str, ...],
                    seed: int, scope: str, n_boot: int = DEFAULT_FLIP_BOOT,
-                   precision: float = PRECISION_TARGET) -> dict[str, Any]:
+                   precision: float = PRECISION_TARGET, curves: bool = True) -> dict[str, Any]:
     """Predict config-fragile items from the margin at one likelihood configuration.
 
     Per model: items with a margin for that model; label = config-fragile for the
     model (section 3.4). Pooled: every (model, item) with a margin in one list.
     CIs: 95% percentile bootstrap over items (``n_boot`` resamples, one set of item
     weights shared by every model and by the pooled figure, seeded per scope).
-    ``n_boot = 0``: no CI. ``precision``: the screening figure's target.
+    ``n_boot = 0``: no CI. ``precision``: the screening figure's target. ``curves=False``
+    leaves out the ROC points and the calibration table (a lighter section).
     Returns ``{"skipped": reason}`` when no likelihood configuration has margins.
     """
     k, reason = margin_config(grid, margin)
@@ -245,12 +248,12 @@ def flip_predictor(C: np.ndarray, margin: np.ndarray | None, grid: Grid, *, mode
         boots = None
         if weights is not None and idx.size:
             boots = auc_bootstrap(mk[m, idx], fragile[m, idx], idx, weights)
-        stats = predictor_stats(mk[m, idx], fragile[m, idx], boots, precision)
+        stats = predictor_stats(mk[m, idx], fragile[m, idx], boots, precision, curves)
         stats["no_margin"] = int(N - idx.size)
         per_model[models[m]] = stats
     mi, ii = np.nonzero(has)
     boots = auc_bootstrap(mk[mi, ii], fragile[mi, ii], ii, weights) if weights is not None and ii.size else None
-    pooled = predictor_stats(mk[mi, ii], fragile[mi, ii], boots, precision)
+    pooled = predictor_stats(mk[mi, ii], fragile[mi, ii], boots, precision, curves)
     pooled["no_margin"] = int(M * N - ii.size)
     return {"config": grid.keys[k], "n_boot": int(n_boot), "precision_target": precision,
             "per_model": per_model, "pooled": pooled}
