@@ -224,9 +224,10 @@ class Mix(Check):
                       note="The pooled checks rerun on the records without one benchmark, with the pooled scope's "
                            "random generators; mix fails when a pooled verdict changes status.", widths={0: 26})
         bad = [(b, status.get(f"mix[{b}]")) for b in m["without"] if status.get(f"mix[{b}]") in (WARN, FAIL)]
+        shown = "; ".join(f"without {b}: {st}" for b, st in bad[:6])
+        more = f"; and {len(bad) - 6} more benchmarks" if len(bad) > 6 else ""
         text = ("mix (leave one benchmark out): " +
-                ("every pooled verdict keeps its status without any single benchmark" if not bad else
-                 "; ".join(f"without {b}: {st}" for b, st in bad)))
+                ("every pooled verdict keeps its status without any single benchmark" if not bad else shown + more))
         return [table, Line("mix", text, detail="summary")]
 
 
