@@ -49,7 +49,11 @@ def cases(records: Records, checks: Iterable[Check] | None = None) -> dict[str, 
     for check in chosen:
         raw = []
         for s, sc in scopes.items():
-            if check.applies_to(s, records):
+            if not check.applies_to(s, records):
+                continue
+            if check.skip_reason(sc):   # one skipped case per scope, not one per model or pair
+                raw.append((s, 0, f"{check.name}[{s}]", s, ()))
+            else:
                 raw += [(s, j, vid, tid, subj) for j, ((vid, tid), subj)
                         in enumerate(zip(check.cases(sc), check.subjects(sc)))]
         seen: dict[str, int] = {}
@@ -86,8 +90,7 @@ def audit_scope(records: Records, scope: str, *, seed: int = DEFAULT_SEED, n_boo
         else:
             section = None
         reason = check.skip_reason(sc)
-        found = ([skipped(check.name, vid, reason) for vid, _ in check.cases(sc)] if reason
-                 else check.judge(sc, section))
+        found = [skipped(check.name, f"{check.name}[{scope}]", reason)] if reason else check.judge(sc, section)
         for j, v in enumerate(found):
             if ids is not None and (check.name, j) in ids:
                 v["id"] = ids[(check.name, j)]
