@@ -108,8 +108,8 @@ def compare(full: list[dict[str, Any]], reduced: list[dict[str, Any]]) -> dict[s
 
 def _verdicts(check: Check, scope: Scope) -> list[dict[str, Any]]:
     reason = check.skip_reason(scope)
-    if reason:
-        return [skipped(check.name, vid, reason) for vid, _ in check.cases(scope)]
+    if reason:      # as the auditor does: one skipped verdict per scope
+        return [skipped(check.name, f"{check.name}[{scope.name}]", reason)]
     return check.judge(scope, scope.sections.get(check.section) if check.section else None)
 
 
