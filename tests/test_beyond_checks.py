@@ -163,3 +163,31 @@ def test_plugin_runs_test_mix_per_benchmark(pytester, tmp_path):
     result.stdout.fnmatch_lines(["*test_mix*c*", "*rests on c*"])
     out = result.parseoutcomes()
     assert out["failed"] >= 1 and result.ret == 1
+
+
+@pytest.mark.parametrize("n_models,n_items,configs", [(1, 6, None), (3, 3, None), (3, 9, 1), (2, 12, 2)])
+def test_degenerate_grids_give_valid_sections(n_models, n_items, configs):
+    """One model, one item per benchmark, one or two configurations, with margins and preds:
+    no crash, no NaN in the JSON, three benchmarks so mix runs too."""
+    from leaderboard_audit.records import PRED_UNPARSEABLE
+    from leaderboard_audit.records.grid import Grid
+    g = paper_grid()
+    if configs is not None:
+        keep = [g.configs[g.reference_index], *[c for c in g.configs if c.scoring == "ll"]][:configs]
+        g = Grid(tuple(keep), g.reference)
+    rng = np.random.default_rng(n_models * 100 + n_items)
+    n = 3 * n_items
+    C = rng.random((n_models, n, len(g))) < 0.5
+    pred = np.where(C, 0, np.where(rng.random(C.shape) < 0.5, PRED_UNPARSEABLE, 1)).astype(np.int16)
+    margin = np.where(rng.random(C.shape) < 0.8, rng.random(C.shape), np.nan)
+    items = Items(np.array([b for b in "xyz" for _ in range(n_items)], dtype=object),
+                  np.array([f"{b}/{i}" for b in "xyz" for i in range(n_items)], dtype=object),
+                  [0] * n, [None] * n, [None] * n)
+    r = Records(C, tuple(f"m{j}" for j in range(n_models)), items, g, pred=pred, margin=margin)
+    rep = json.loads(dumps_report(audit(r, n_boot=200)))
+    pooled = rep["scopes"]["pooled"]
+    for key in ("flip", "compliance", "robust_subset", "mix"):
+        assert key in pooled
+    assert {v["status"] for v in pooled["verdicts"]} <= {"pass", "warn", "fail", "skip"}
+    render_html(rep)
+    render_markdown(rep)
