@@ -1,21 +1,68 @@
-"""`leaderboard-audit audit PATH`: the audit without pytest (same report, same verdicts)."""
+"""`leaderboard-audit audit PATH`: the audit without pytest (same report, same verdicts).
+
+Exit status: 0 every check passed (or warned, without --strict); 1 a check failed (or
+warned, with --strict); 2 a usage error (bad option value: one line naming the option);
+4 the records were refused, or a report file could not be written (the summary is
+printed first, so the results are never lost).
+"""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from typing import Any
 
-from .auditor import DEFAULT_BOOT, DEFAULT_SEED
+from .settings import DEFAULT_BOOT, DEFAULT_SEED, MAX_BOOT, MIN_BOOT
+
+
+
+def boot_count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of resamples") from None
+    if not MIN_BOOT <= n <= MAX_BOOT:
+        raise argparse.ArgumentTypeError(f"{n}: use between {MIN_BOOT:,} and {MAX_BOOT:,} resamples")
+    return n
+
+
+def seed_value(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{n}: the seed must be 0 or more")
+    return n
+
+
+def threshold_pair(text: str) -> tuple[str, str]:
+    """``NAME=VALUE`` with a known name and a finite number (a whole one for integer thresholds)."""
+    from .verdicts import Thresholds
+    names = Thresholds.names()
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME=VALUE, e.g. band_pass=0.02 "
+                                         f"(names: {', '.join(names)})")
+    name, value = (part.strip() for part in text.split("=", 1))
+    if name not in names:
+        raise argparse.ArgumentTypeError(f"unknown threshold {name!r} (names: {', '.join(names)})")
+    try:
+        Thresholds({name: value})
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return name, value
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="leaderboard-audit audit",
                                 description="Audit records and print the tables and verdicts.")
-    p.add_argument("path", help="records-v1 directory, CSV/Parquet table, or lm-eval/helm source")
+    p.add_argument("path", help="records-v1 directory, CSV/Parquet table, packed file, or lm-eval/helm source")
     p.add_argument("--format", default="auto", choices=("auto", "records", "table", "lm-eval", "helm"))
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    p.add_argument("--boot", type=int, default=DEFAULT_BOOT)
+    p.add_argument("--seed", type=seed_value, default=DEFAULT_SEED)
+    p.add_argument("--boot", type=boot_count, default=DEFAULT_BOOT,
+                   help=f"bootstrap resamples ({MIN_BOOT:,} to {MAX_BOOT:,}; default {DEFAULT_BOOT:,})")
     p.add_argument("--intersect", action="store_true", help="audit only the items common to all models")
-    p.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE", type=threshold_pair)
     p.add_argument("--json", metavar="PATH", help="write the report-v1 JSON")
     p.add_argument("--markdown", metavar="PATH")
     p.add_argument("--html", metavar="PATH")
@@ -23,18 +70,42 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def write_reports(report: dict[str, Any], args: argparse.Namespace) -> list[str]:
+    """Write the requested report files; returns one line per file that could not be written."""
+    from .records.writer import atomic_write_bytes
+    from .auditor import dumps_report
+    failed = []
+    for flag, path in (("--json", args.json), ("--markdown", args.markdown), ("--html", args.html)):
+        if not path:
+            continue
+        try:
+            if flag == "--json":
+                text = dumps_report(report)
+            elif flag == "--markdown":
+                from .reports.markdown import render_markdown
+                text = render_markdown(report)
+            else:
+                from .reports.html import render_html
+                text = render_html(report)
+            atomic_write_bytes(path, text.encode())
+        except OSError as exc:
+            failed.append(f"{flag} {path}: cannot write ({exc.strerror or exc})")
+    return failed
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:      # usage errors (2) and --help (0) as a return value
+        return exc.code if isinstance(exc.code, int) else 2
     from .sources import load_for_audit
     from .records import RecordsError
-    from .records.writer import atomic_write_bytes
-    from .auditor import audit, dumps_report
+    from .auditor import audit
     from .reports.terminal import render_summary
     from .verdicts import Thresholds
     try:
-        pairs = dict(t.split("=", 1) for t in args.threshold)
-        thresholds = Thresholds.from_mapping(pairs)
-    except ValueError as exc:
+        thresholds = Thresholds.from_mapping(dict(args.threshold))
+    except (ValueError, TypeError) as exc:
         print(f"leaderboard-audit audit: --threshold: {exc}", file=sys.stderr)
         return 2
     try:
@@ -45,14 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     report = audit(records, seed=args.seed, n_boot=args.boot, thresholds=thresholds, path=args.path)
     verdicts = [v for s in report["scopes"].values() for v in s["verdicts"]]
     print(render_summary(report, verdicts))
-    if args.json:
-        atomic_write_bytes(args.json, dumps_report(report).encode())
-    if args.markdown:
-        from .reports.markdown import render_markdown
-        atomic_write_bytes(args.markdown, render_markdown(report).encode())
-    if args.html:
-        from .reports.html import render_html
-        atomic_write_bytes(args.html, render_html(report).encode())
+    failed = write_reports(report, args)
+    for line in failed:
+        print(f"leaderboard-audit audit: {line}", file=sys.stderr)
+    if failed:
+        return 4
     statuses = {v["status"] for v in verdicts}
     return 1 if "fail" in statuses or (args.strict and "warn" in statuses) else 0
 

@@ -1,4 +1,5 @@
-"""Item selection (paper appendix A.2) and row -> item conversion, on the shared Parquet files."""
+"""Item selection (paper appendix A.2) and row -> item conversion, on the vendored Parquet slices
+(tests/data/benchmarks, README there) and, where this workspace has them, the full files in ../shared."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,8 +10,23 @@ from leaderboard_audit.collect.benchmarks import (SOURCES, arc_item, hellaswag_i
                                                   local_file, mmlu_item, select_items, shuffle_order,
                                                   truthfulqa_item)
 
+DATA = Path(__file__).resolve().parent / "data" / "benchmarks"
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks"
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/benchmarks not present")
+# Four-option pool sizes and the first two selected ids, per folder. A slice is its own file:
+# its shuffle and its MMLU row indices differ from the full file's.
+EXPECTED = {
+    "data": ({"arc": 40, "hellaswag": 40, "mmlu": 40, "truthfulqa": 36},
+             {"arc": ["arc/Mercury_SC_401668", "arc/MEA_2013_8_15"],
+              "hellaswag": ["hellaswag/6437", "hellaswag/10041"],
+              "mmlu": ["mmlu/moral_scenarios/25", "mmlu/world_religions/39"],
+              "truthfulqa": ["truthfulqa/55d61d18c287", "truthfulqa/576d30b484fd"]}),
+    "shared": ({"arc": 1165, "hellaswag": 10042, "mmlu": 14042, "truthfulqa": 664},
+               {"arc": ["arc/Mercury_7004725", "arc/Mercury_7222600"],
+                "hellaswag": ["hellaswag/5302", "hellaswag/1072"],
+                "mmlu": ["mmlu/elementary_mathematics/2121", "mmlu/high_school_psychology/5067"],
+                "truthfulqa": ["truthfulqa/457ccf0dbb84", "truthfulqa/50cfb3c4b904"]}),
+}
+FOLDERS = {"data": DATA, **({"shared": SHARED} if SHARED.is_dir() else {})}
 
 
 def _can_read_parquet() -> bool:
@@ -73,33 +89,30 @@ def test_selection_reserves_five_and_is_seeded():
     assert order == np.random.default_rng(1234).permutation(30).tolist()
 
 
-@needs_shared
 @needs_parquet
-@pytest.mark.parametrize("name,pool", [("arc", 1165), ("hellaswag", 10042), ("mmlu", 14042),
-                                       ("truthfulqa", 664)])
-def test_real_files_pool_sizes_and_stable_ids(name, pool):
-    items = load_items(name, None, files=str(local_file(name, SHARED)))
+@pytest.mark.parametrize("folder", FOLDERS)
+@pytest.mark.parametrize("name", SOURCES)
+def test_real_files_pool_sizes_and_stable_ids(name, folder):
+    pool = EXPECTED[folder][0][name]
+    items = load_items(name, None, files=str(local_file(name, FOLDERS[folder])))
     assert len(items) == pool - 5
     ids = [it.item_id for it in items]
     assert len(set(ids)) == len(ids) and all(i.startswith(name + "/") for i in ids)
     assert all(len(it.options) == 4 and 0 <= it.gold < 4 for it in items)
-    first = load_items(name, 3, files=str(local_file(name, SHARED)))
+    first = load_items(name, 3, files=str(local_file(name, FOLDERS[folder])))
     assert [it.item_id for it in first] == ids[:3]
     if name == "truthfulqa":
         assert all(it.gold == 0 for it in items)
 
 
-@needs_shared
 @needs_parquet
-def test_first_items_are_pinned():
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_first_items_are_pinned(folder):
     # Pinned so that a change of shuffle or pool breaks loudly (the committed grid depends on it).
-    got = {n: [it.item_id for it in load_items(n, 2, files=str(local_file(n, SHARED)))] for n in SOURCES}
-    assert got == {"arc": ["arc/Mercury_7004725", "arc/Mercury_7222600"],
-                   "hellaswag": ["hellaswag/5302", "hellaswag/1072"],
-                   "mmlu": ["mmlu/elementary_mathematics/2121", "mmlu/high_school_psychology/5067"],
-                   "truthfulqa": ["truthfulqa/457ccf0dbb84", "truthfulqa/50cfb3c4b904"]}
+    got = {n: [it.item_id for it in load_items(n, 2, files=str(local_file(n, FOLDERS[folder])))] for n in SOURCES}
+    assert got == EXPECTED[folder][1]
 
 
 def test_unknown_benchmark():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown benchmark 'nope'; known: arc, hellaswag, mmlu, truthfulqa"):
         load_items("nope", 3)

@@ -21,7 +21,7 @@ pytest.importorskip("vllm")
 if os.environ.get("LEADERBOARD_AUDIT_REAL") != "1":
     pytest.skip("set LEADERBOARD_AUDIT_REAL=1 to run real models", allow_module_level=True)
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks"
+SHARED = Path(__file__).resolve().parent / "data" / "benchmarks"     # vendored slices (README there)
 
 
 def test_vllm_and_transformers_bits_identical_float32(tmp_path):

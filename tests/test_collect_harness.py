@@ -118,9 +118,9 @@ max_tokens = 4
 
 
 def test_bad_grids_are_refused():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"ordering 'x' is not a permutation: \[0, 0, 1, 2\]"):
         harness_from_obj({"orderings": {"x": [0, 0, 1, 2]}})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"template 't': a generation template needs \[options\]"):
         harness_from_obj({"templates": {"t": {"scoring": "gen", "text": "[q] no options"}}})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"only greedy decoding \(temperature 0\)"):
         harness_from_obj({"extends": "paper", "decoding": {"temperature": 0.7}})

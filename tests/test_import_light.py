@@ -16,5 +16,5 @@ def test_import_is_light(module):
 def test_lazy_attributes_resolve():
     import leaderboard_audit
     assert callable(leaderboard_audit.audit) and callable(leaderboard_audit.load_records)
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError, match="module 'leaderboard_audit' has no attribute 'does_not_exist'"):
         leaderboard_audit.does_not_exist

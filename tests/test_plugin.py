@@ -163,10 +163,9 @@ def test_library_audit_equals_plugin_report(pytester, demo_dir, tmp_path):
 
 
 def test_audit_lm_eval_runs_directly(pytester, tmp_path):
-    """pytest --audit SRC --audit-format lm-eval on the real SmolLM2 sample logs."""
-    shared = Path(__file__).resolve().parents[2] / "shared" / "lm-eval-samples" / "SmolLM2-135M-Instruct"
-    if not shared.is_dir():
-        pytest.skip("../shared/lm-eval-samples not present")
+    """pytest --audit SRC --audit-format lm-eval on the real SmolLM2 sample logs (vendored slice)."""
+    shared = Path(__file__).resolve().parent / "data" / "lm-eval-samples" / "SmolLM2-135M-Instruct"
+    n_items = sum(1 for _ in next((shared / "arc_challenge_local").glob("samples_*.jsonl")).open())
     mapping = {"runs": {"arc_challenge_local": {"config": {"scoring": "ll", "template": "cloze_question"}},
                         "arc_challenge_local_bare": {"config": {"scoring": "ll", "template": "cloze_plain"}}},
                "benchmark": "arc", "model": "HuggingFaceTB/SmolLM2-135M-Instruct",
@@ -179,7 +178,7 @@ def test_audit_lm_eval_runs_directly(pytester, tmp_path):
     assert r.ret in (0, 1)
     rep = json.loads(out.read_text())
     assert sorted(rep["records"]["configs"]) == ["ll|cloze_plain", "ll|cloze_question"]
-    assert rep["records"]["items"] == 200 and rep["records"]["benchmarks"] == ["arc"]
+    assert rep["records"]["items"] == n_items and rep["records"]["benchmarks"] == ["arc"]
     ids = {v["id"] for v in rep["scopes"]["arc"]["verdicts"]}
     assert "band[arc-HuggingFaceTB/SmolLM2-135M-Instruct]" in ids
     r.stdout.fnmatch_lines(["*test_band.py::test_band[[]arc-HuggingFaceTB/SmolLM2-135M-Instruct[]]*"]

@@ -11,11 +11,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
+from test_records_roundtrip import make_records
 
 from leaderboard_audit.records import RecordsError, load_records, write_records
 from leaderboard_audit.records.table import write_table
-
-from test_records_roundtrip import make_records
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

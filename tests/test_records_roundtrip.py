@@ -11,8 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leaderboard_audit.records import (PRED_ABSENT, PRED_UNPARSEABLE, Config, Grid, Items, Records,
-                                       RecordsError, load_records, write_records)
+from leaderboard_audit.records import (
+    PRED_ABSENT,
+    PRED_UNPARSEABLE,
+    Config,
+    Grid,
+    Items,
+    Records,
+    RecordsError,
+    load_records,
+    write_records,
+)
 from leaderboard_audit.records.grid import paper_grid
 from leaderboard_audit.simulate import demo_spec, simulate
 
@@ -114,14 +123,14 @@ def test_scope_select_views(tmp_path):
     arc = back.scope("arc")
     assert arc.shape == (3, 5, 4) and set(arc.items.benchmark) == {"arc"}
     assert np.shares_memory(arc.correct, back.correct)
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match=r"no benchmark 'nope'; have \['arc', 'mmlu'\]"):
         back.scope("nope")
     sub = back.select_items([0, 6])
     assert sub.items.item_id.tolist() == ["arc/item-0", "mmlu/item-1"]
     two = back.select_models(["org/m-b", "m-a"])
     assert two.models == ("org/m-b", "m-a")
     np.testing.assert_array_equal(two.correct[0], back.correct[2])
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match=r"unknown model\(s\) \['ghost'\]"):
         back.select_models(["ghost"])
 
 
@@ -134,7 +143,8 @@ def test_writer_refuses_unwritable_names(tmp_path):
     assert not (tmp_path / "up").exists()
     hidden = replace(rec, items=replace(rec.items, benchmark=np.array(
         ["_arc"] * 5 + ["mmlu"] * 4, dtype=object)))
-    with pytest.raises(RecordsError):                       # the reader would skip "_arc"
+    # the reader would skip "_arc"
+    with pytest.raises(RecordsError, match="benchmark name '_arc' cannot be a directory name"):
         write_records(hidden, tmp_path / "y")
     clash = replace(rec, models=("a/b", "a__b", "c"))
     with pytest.raises(RecordsError, match="share the file name"):

@@ -9,13 +9,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from test_records_roundtrip import SMALL_GRID, TINY, make_records
 
-from leaderboard_audit.records import (PRED_ABSENT, PRED_UNPARSEABLE, InferredLegendWarning,
-                                       RecordsError, load_records, write_records)
+from leaderboard_audit.records import (
+    PRED_ABSENT,
+    PRED_UNPARSEABLE,
+    InferredLegendWarning,
+    RecordsError,
+    load_records,
+    write_records,
+)
 from leaderboard_audit.records.table import read_table, table_frame, write_table
 from leaderboard_audit.records.writer import grid_bytes
-
-from test_records_roundtrip import SMALL_GRID, TINY, make_records
 
 pytest.importorskip("pyarrow")
 
@@ -153,8 +158,8 @@ def test_parquet_float_bits_refused(tmp_path):
     df = frame()
     df["correct"] = df["correct"].astype(float)
     e = error(save(df, tmp_path / "t.parquet"))
-    assert e.total == len(df)
-    assert "correct = 0.0 is not 0/1" in str(e) or "correct = 1.0 is not 0/1" in str(e)
+    assert e.total == 1          # one problem naming the column, not one per row
+    assert "column 'correct' must hold 0/1 integers or booleans (not floats), got Arrow type double" in str(e)
 
 
 def test_duplicate_rows(tmp_path):
@@ -357,3 +362,49 @@ def test_tiny_as_csv_matches_readme_numbers(tmp_path):
     assert json.loads((tmp_path / "grid.json").read_text())["reference"] == "gen|letter_plain|p0"
     write_records(rec, tmp_path / "dir")
     assert load_records(tmp_path / "dir").equals(rec)
+
+
+# -- answer_class and unparsed ------------------------------------------------------------------
+
+def records_with_extras():
+    from dataclasses import replace
+
+    from test_records_roundtrip import make_records
+
+    from leaderboard_audit.records import ANSWER_CLASSES
+    rec = make_records()
+    rng = np.random.default_rng(5)
+    return replace(rec, answer_class=rng.integers(-1, len(ANSWER_CLASSES), rec.shape).astype(np.int8),
+                   unparsed=rng.integers(-1, 4, rec.shape[:2]).astype(np.int16))
+
+
+@pytest.mark.parametrize("name", ["t.csv", "t.tsv", "t.parquet"])
+def test_answer_class_and_unparsed_round_trip_through_the_table(tmp_path, name):
+    from leaderboard_audit.records.table import write_table
+    rec = records_with_extras()
+    write_table(rec, tmp_path / name)
+    back = load_records(tmp_path / name)
+    assert np.array_equal(back.answer_class, rec.answer_class)
+    assert np.array_equal(back.unparsed, rec.unparsed)
+    assert back.answer_class.dtype == np.int8 and back.unparsed.dtype == np.int16
+
+
+def test_bad_answer_class_and_unparsed_in_the_table(tmp_path):
+    from leaderboard_audit.records.table import table_frame
+    df = table_frame(records_with_extras())
+    df = df.drop(columns=["question"])
+    df["answer_class"] = df["answer_class"].astype(object)
+    df.loc[3, "answer_class"] = "letters"
+    p = save(df, tmp_path / "t.csv")
+    assert f"{p}:5: " in str(error(p)) and "answer_class = letters is not one of ['letter'" in str(error(p))
+    df = table_frame(records_with_extras()).drop(columns=["question"])
+    first = df.index[df["unparsed"].notna()][0]
+    df["unparsed"] = df["unparsed"].astype("Int64")
+    df.loc[first + 1, "unparsed"] = int(df.loc[first, "unparsed"]) + 1      # same (model, item), other config
+    p = save(df, tmp_path / "u.csv")
+    assert f"{p}:{first + 3}: " in str(error(p)) and "unparsed differs from an earlier row of the same model" \
+        in str(error(p))
+    df.loc[first + 1, "unparsed"] = 99
+    df.loc[first, "unparsed"] = 99
+    p = save(df, tmp_path / "v.csv")
+    assert "unparsed = 99 is more than the 4 configs of the legend" in str(error(p))

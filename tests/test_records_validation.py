@@ -9,8 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from leaderboard_audit.records import (InferredLegendWarning, RecordsError, load_records,
-                                       read_records_dir, write_records)
+from leaderboard_audit.records import InferredLegendWarning, RecordsError, load_records, read_records_dir, write_records
 from leaderboard_audit.records.errors import MAX_SHOWN, Problem, ProblemLog
 from leaderboard_audit.records.grid import infer_grid, parse_grid
 from leaderboard_audit.records.writer import dumps_line
@@ -472,6 +471,6 @@ def test_grid_json_that_is_a_directory_or_a_broken_link(recs):
 
 
 def test_over_large_grid_json(recs, monkeypatch):
-    import leaderboard_audit.records.reader as reader
+    from leaderboard_audit.records import reader
     monkeypatch.setattr(reader, "MAX_GRID_BYTES", 100)
     assert "limit 100" in str(error(recs))

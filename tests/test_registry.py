@@ -80,7 +80,7 @@ def test_judge_is_exact_at_the_boundary():
     assert judge(0.6, pass_at=0.6, warn_at=0.5)[0] == PASS
     assert judge(0.55, pass_at=0.6, warn_at=0.5) == (WARN, -0.05)
     assert judge(0.4, pass_at=0.6, warn_at=0.5)[0] == FAIL
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="value nan is not a finite number"):
         judge(float("nan"), pass_at=0.5)
 
 

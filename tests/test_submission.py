@@ -116,7 +116,7 @@ def test_overall_and_exit_code():
 
 
 def test_unknown_model_is_an_error(demo):
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match=r"--audit-submission \['nope'\]: not in the records \(models: atlas-70b,"):
         submission_audit(demo, ["nope"])
 
 

@@ -8,7 +8,7 @@ every matching rule of RECORDS.md.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -17,6 +17,7 @@ from ..records.errors import ProblemLog, RecordsError
 from ..records.grid import DEFAULT_REFERENCE, Config, Grid
 from ..records.model import Records
 from ..records.reader import ModelFile, assemble, filename_for_model
+from ._values import json_safe
 
 
 @dataclass
@@ -64,19 +65,7 @@ def merge_configs(units: list[Unit], log: ProblemLog) -> list[Config]:
     return list(seen.values())
 
 
-def build_records(units: list[Unit], *, source: str, reference: str | None = None,
-                  intersect: bool = False, notes: list[str] | None = None,
-                  grid_extra: dict[str, Any] | None = None,
-                  match_what: str = "item") -> Records:
-    """Check coverage (every model x config has the same items) and assemble."""
-    notes = list(notes or [])
-    if not units:
-        raise RecordsError.one(source, None, "nothing to import: no runs found",
-                               fix="point at the directory that holds the runs")
-    log = ProblemLog()
-    configs = merge_configs(units, log)
-    log.raise_if_any()
-    keys = [c.key for c in configs]
+def choose_reference(keys: list[str], reference: str | None, source: str, notes: list[str]) -> str:
     if reference is None:
         reference = DEFAULT_REFERENCE if DEFAULT_REFERENCE in keys else keys[0]
         notes.append(f"reference configuration: {reference!r} "
@@ -85,9 +74,20 @@ def build_records(units: list[Unit], *, source: str, reference: str | None = Non
     elif reference not in keys:
         raise RecordsError.one(source, None, f"reference {reference!r} is not one of the "
                                f"imported configs {keys}")
-    grid = Grid(tuple(configs), reference, extra=dict(grid_extra or {}))
+    return reference
 
-    # one unit per (benchmark, model, config)
+
+def check_writable(configs: list[Config], units: list[Unit], log: ProblemLog) -> None:
+    """A legend that cannot be written as JSON (values nested too deeply) is an input problem."""
+    for c in configs:
+        if not json_safe(c.to_json()):
+            src = next(u.source for u in units if u.config.key == c.key)
+            log.add(src, None, f"config {c.key!r}: its description is nested too deeply to record",
+                    fix="check the run's configuration files")
+
+
+def index_cells(units: list[Unit], log: ProblemLog) -> dict[tuple[str, str, str], Unit]:
+    """One unit per (benchmark, model, config); a second one is a problem."""
     cells: dict[tuple[str, str, str], Unit] = {}
     for u in units:
         k = (u.benchmark, u.model, u.config.key)
@@ -97,10 +97,13 @@ def build_records(units: list[Unit], *, source: str, reference: str | None = Non
                     fix="keep one run per model x configuration, or name them apart in the mapping")
             continue
         cells[k] = u
-    log.raise_if_any()
-    benchmarks = sorted({u.benchmark for u in units})
-    models = sorted({u.model for u in units})
-    per_bench = {b: sorted({u.config.key for u in units if u.benchmark == b}) for b in benchmarks}
+    return cells
+
+
+def check_coverage(cells: dict[tuple[str, str, str], Unit], benchmarks: list[str], models: list[str],
+                   keys: list[str], source: str, log: ProblemLog) -> None:
+    """One legend for all benchmarks, and a run for every (benchmark, model, config)."""
+    per_bench = {b: sorted({k for (bb, _, k) in cells if bb == b}) for b in benchmarks}
     if len({tuple(v) for v in per_bench.values()}) > 1:
         for b, ks in per_bench.items():
             log.add(source, None, f"benchmark {b!r} has config(s) {_short(ks, 4)}")
@@ -117,83 +120,119 @@ def build_records(units: list[Unit], *, source: str, reference: str | None = Non
                     log.add(source, None, f"no run for benchmark {b!r}, model {m!r}, config "
                             f"{key!r} (runs of that benchmark: {_short(have)})",
                             fix="every model needs a run in every configuration of every benchmark")
+
+
+def report_missing(bunits: list[Unit], b: str, union: set[str], match_what: str, log: ProblemLog) -> None:
+    """Name each run that lacks items another run of the benchmark has."""
+    for u in bunits:
+        lacks = sorted(union - set(u.bits))
+        if lacks:
+            other = next(o for o in bunits if set(lacks[:1]) <= set(o.bits))
+            log.add(u.source, None, f"benchmark {b!r}: this run (model {u.model!r}, "
+                    f"config {u.config.key!r}) lacks {len(lacks)} {match_what}(s) that "
+                    f"{other.source} has, e.g. {_short(lacks, 2)}",
+                    fix="runs must cover the same documents; re-run the missing ones, "
+                        "or pass intersect=True (--intersect) to import only the common ones")
+
+
+def merged_meta(key: str, units: list[Unit]) -> ItemMeta:
+    """An item's facts: the first unit that knows each one (reference config first)."""
+    mt = ItemMeta()
+    for u in units:
+        got = u.meta.get(key)
+        if got is None:
+            continue
+        mt.item_id = mt.item_id or got.item_id
+        mt.gold = got.gold if mt.gold is None else mt.gold
+        mt.question = mt.question or got.question
+        mt.options = mt.options or got.options
+    return mt
+
+
+def model_file(b: str, m: str, order: list[str], keys: list[str], cells: dict[tuple[str, str, str], Unit],
+               metas: list[ItemMeta], source: str) -> ModelFile:
+    """One model's items of one benchmark, keyed by match key, as the records reader holds a file."""
+    mf = ModelFile(path=f"{source}/{b}/{filename_for_model(m)}", model=m)
+    mine = [cells[(b, m, key)] for key in keys]
+    mf.ids = list(order)
+    mf.lines = list(range(1, len(order) + 1))
+    mf.correct = np.array([[u.bits[k] for u in mine] for k in order], dtype=bool).reshape(len(order), len(keys))
+    mf.gold = [mt.gold for mt in metas]
+    mf.question = [mt.question for mt in metas]
+    mf.options = [mt.options for mt in metas]
+    for r, k in enumerate(order):
+        p = {key: u.pred[k] for key, u in zip(keys, mine) if k in u.pred}
+        if p:
+            mf.pred[r] = p
+        g = {key: u.margin[k] for key, u in zip(keys, mine) if k in u.margin}
+        if g:
+            mf.margin[r] = g
+    return mf
+
+
+def display_ids(b: str, order: list[str], metas: list[ItemMeta], notes: list[str]) -> list[str]:
+    """Item ids from the documents when they are unique, else the match keys."""
+    ids = [mt.item_id or k for k, mt in zip(order, metas)]
+    if len(set(ids)) != len(ids):
+        notes.append(f"benchmark {b!r}: item ids from the documents are not unique; "
+                     f"using the match keys as item ids")
+        return list(order)
+    return ids
+
+
+def build_records(units: list[Unit], *, source: str, reference: str | None = None,
+                  intersect: bool = False, notes: list[str] | None = None,
+                  grid_extra: dict[str, Any] | None = None,
+                  match_what: str = "item") -> Records:
+    """Check coverage (every model x config has the same items) and assemble.
+
+    The items every run of a benchmark covers are found here (a unit is one config of one
+    model); the per-model files are then aligned by the records reader's ``assemble``.
+    """
+    notes = list(notes or [])
+    if not units:
+        raise RecordsError.one(source, None, "nothing to import: no runs found",
+                               fix="point at the directory that holds the runs")
+    log = ProblemLog()
+    configs = merge_configs(units, log)
+    check_writable(configs, units, log)
+    log.raise_if_any()
+    keys = [c.key for c in configs]
+    reference = choose_reference(keys, reference, source, notes)
+    grid = Grid(tuple(configs), reference, extra=dict(grid_extra or {}))
+    cells = index_cells(units, log)
+    log.raise_if_any()
+    benchmarks = sorted({u.benchmark for u in units})
+    models = sorted({u.model for u in units})
+    check_coverage(cells, benchmarks, models, keys, source, log)
     log.raise_if_any()
 
     files: dict[str, dict[str, ModelFile]] = {}
     dropped: dict[str, int] = {}
+    display: dict[str, dict[str, str]] = {}
     for b in benchmarks:
         bunits = [cells[(b, m, k)] for m in models for k in keys]
-        first = bunits[0]
-        common = set(first.bits)
-        union = set(first.bits)
-        for u in bunits[1:]:
-            common &= set(u.bits)
-            union |= set(u.bits)
-        if common != union:
-            if not intersect:
-                for u in bunits:
-                    lacks = sorted(union - set(u.bits))
-                    if lacks:
-                        other = next(o for o in bunits if set(lacks[:1]) <= set(o.bits))
-                        log.add(u.source, None, f"benchmark {b!r}: this run (model {u.model!r}, "
-                                f"config {u.config.key!r}) lacks {len(lacks)} {match_what}(s) that "
-                                f"{other.source} has, e.g. {_short(lacks, 2)}",
-                                fix="runs must cover the same documents; re-run the missing ones, "
-                                    "or pass intersect=True (--intersect) to import only the "
-                                    "common ones")
-                continue
-            dropped[b] = len(union) - len(common)
-            if not common:
-                log.add(source, None, f"benchmark {b!r}: no {match_what} is common to all runs")
-                continue
-        # order: the reference config's first model's file order
-        ref_unit = cells[(b, models[0], reference)]
-        order = [k for k in ref_unit.bits if k in common]
-        # item facts: reference config first, then the others
+        union = set().union(*(set(u.bits) for u in bunits))
+        common = set.intersection(*(set(u.bits) for u in bunits))
+        if common != union and not intersect:
+            report_missing(bunits, b, union, match_what, log)
+            continue
+        dropped[b] = len(union) - len(common)
+        if not common:
+            log.add(source, None, f"benchmark {b!r}: no {match_what} is common to all runs")
+            continue
+        # order: the reference config's first model's order
+        order = [k for k in cells[(b, models[0], reference)].bits if k in common]
         meta_units = [cells[(b, m, reference)] for m in models] + bunits
-        ids: list[str] = []
-        golds, questions, options = [], [], []
-        for k in order:
-            mt = ItemMeta()
-            for u in meta_units:
-                got = u.meta.get(k)
-                if got is None:
-                    continue
-                mt.item_id = mt.item_id or got.item_id
-                mt.gold = got.gold if mt.gold is None else mt.gold
-                mt.question = mt.question or got.question
-                mt.options = mt.options or got.options
-            ids.append(mt.item_id or k)
-            golds.append(mt.gold)
-            questions.append(mt.question)
-            options.append(mt.options)
-        if len(set(ids)) != len(ids):
-            notes.append(f"benchmark {b!r}: item ids from the documents are not unique; "
-                         f"using the match keys as item ids")
-            ids = list(order)
-        per: dict[str, ModelFile] = {}
-        for m in models:
-            mf = ModelFile(path=f"{source}/{b}/{filename_for_model(m)}", model=m)
-            mf.ids = list(ids)
-            mf.lines = list(range(1, len(ids) + 1))
-            mf.correct = np.array([[cells[(b, m, key)].bits[k] for key in keys] for k in order],
-                                  dtype=bool).reshape(len(order), len(keys))
-            mf.gold, mf.question, mf.options = list(golds), list(questions), list(options)
-            for r, k in enumerate(order):
-                p = {key: cells[(b, m, key)].pred[k] for key in keys if k in cells[(b, m, key)].pred}
-                if p:
-                    mf.pred[r] = p
-                g = {key: cells[(b, m, key)].margin[k] for key in keys if k in cells[(b, m, key)].margin}
-                if g:
-                    mf.margin[r] = g
-            per[m] = mf
-        files[b] = per
+        metas = [merged_meta(k, meta_units) for k in order]
+        display[b] = dict(zip(order, display_ids(b, order, metas, notes)))
+        files[b] = {m: model_file(b, m, order, keys, cells, metas, source) for m in models}
     log.raise_if_any()
     if any(dropped.values()):
         notes.append(f"intersection of {match_what}s imported; dropped per benchmark: "
                      + ", ".join(f"{b}={n}" for b, n in sorted(dropped.items()) if n))
     rec = assemble(files, grid, source, notes=notes)
-    if intersect:
-        from dataclasses import replace
-        rec = replace(rec, dropped=dropped)
-    return rec
+    ids = np.array([display[b][k] for b, k in zip(rec.items.benchmark.tolist(), rec.items.item_id.tolist())],
+                   dtype=object)
+    rec = replace(rec, items=replace(rec.items, item_id=ids))
+    return replace(rec, dropped=dropped) if intersect else rec

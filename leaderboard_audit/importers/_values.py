@@ -36,6 +36,24 @@ def literal(v: Any) -> Any:
     return v
 
 
+def show(v: Any, limit: int = 80) -> str:
+    """``repr(v)`` cut to ``limit`` characters; a value nested too deeply to print says so."""
+    try:
+        text = repr(v)
+    except RecursionError:
+        return "<a value nested too deeply to show>"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def json_safe(v: Any) -> bool:
+    """True when ``v`` can be written as JSON (not nested past the interpreter's recursion limit)."""
+    try:
+        json.dumps(v)
+    except (RecursionError, ValueError, TypeError):
+        return False
+    return True
+
+
 def deep_literal(v: Any, depth: int = 0) -> Any:
     """:func:`literal` applied through nested lists/tuples (bounded depth)."""
     v = literal(v)

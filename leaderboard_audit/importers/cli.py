@@ -1,20 +1,28 @@
-"""``leaderboard-audit import {lm-eval,helm} SRC -o records/`` (issue 6)."""
+"""``leaderboard-audit import {lm-eval,helm} SRC -o records/`` (issue 6).
+
+Exit status: 0 written; 4 the input or the output was refused (one clear message on
+stderr, nothing written); 2 a usage error (argparse).
+"""
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ..records.errors import RecordsError
+
+PROG = "leaderboard-audit import"
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="leaderboard-audit import",
+        prog=PROG,
         description="Turn lm-evaluation-harness --log_samples runs or a HELM "
                     "benchmark_output/runs/<suite> tree into a records-v1 directory.")
     p.add_argument("format", choices=["lm-eval", "helm"])
     p.add_argument("src", help="lm-eval: the folder of runs; helm: benchmark_output/runs/<suite>")
-    p.add_argument("-o", "--output", required=True, help="records directory to write")
+    p.add_argument("-o", "--output", required=True,
+                   help="records directory to write (new, empty, or an earlier import: replaced as a whole)")
     p.add_argument("--metric", help="per-sample 0/1 metric: lm-eval acc (default), acc_norm, "
                    "exact_match; helm exact_match (default) or another per-instance stat")
     p.add_argument("--mapping", help="JSON file naming model/benchmark/config per run or task "
@@ -31,20 +39,52 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def fail(message: str) -> int:
+    print(f"{PROG}: {message}", file=sys.stderr)
+    return 4
+
+
+def name_problem(args: argparse.Namespace) -> str | None:
+    """--benchmark / --model that could not become a records path (checked before any reading)."""
+    from ..records.reader import filename_for_model
+    from ..records.writer import dirname_for_benchmark
+    for flag, value, check in (("--benchmark", args.benchmark, dirname_for_benchmark),
+                               ("--model", args.model, filename_for_model)):
+        if value is None:
+            continue
+        try:
+            check(value)
+        except RecordsError as exc:
+            return f"{flag} {value!r}: {exc.problems[0].message}"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     from . import load
-    from ..records import write_records
-    opts = dict(metric=args.metric, mapping=args.mapping, intersect=args.intersect,
-                reference=args.reference, model=args.model, benchmark=args.benchmark)
+    from ._output import OutputError, check_output, write_import
+    problem = name_problem(args)
+    if problem:
+        return fail(problem)
+    try:
+        check_output(Path(args.output))
+    except OutputError as exc:
+        return fail(str(exc))
+    opts = {"metric": args.metric, "mapping": args.mapping, "intersect": args.intersect,
+            "reference": args.reference, "model": args.model, "benchmark": args.benchmark}
     if args.format == "lm-eval":
         opts.update(match_by=args.match_by, filter=args.filter)
     try:
         rec = load(args.src, args.format, **opts)
     except (RecordsError, ValueError) as exc:
-        print(f"leaderboard-audit import: {exc}", file=sys.stderr)
-        return 1
-    write_records(rec, args.output)
+        return fail(str(exc))
+    try:
+        write_import(rec, args.output)
+    except (OutputError, RecordsError) as exc:
+        return fail(str(exc))
+    except OSError as exc:
+        return fail(f"cannot write {args.output}: {exc.strerror or exc}"
+                    + (f" ({exc.filename})" if exc.filename else ""))
     for note in rec.notes:
         print(f"note: {note}", file=sys.stderr)
     n_models, n_items, n_cfg = rec.shape

@@ -30,7 +30,8 @@ from ..records.errors import ProblemLog, RecordsError
 from ..records.grid import PAPER_ORDERINGS, Config, config_from_key
 from ..records.model import Records
 from ._build import ItemMeta, Unit, build_records
-from ._values import answer_index, deep_literal, letter_index, literal, sanitize_key, to_bit, to_number
+from ._files import JSON_ERRORS, file_problem, read_json_file
+from ._values import answer_index, deep_literal, letter_index, literal, sanitize_key, show, to_bit, to_number
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
 MAX_JSON_BYTES = 64 * 1024 * 1024
@@ -41,6 +42,8 @@ MC_TYPES = ("multiple_choice", "loglikelihood")
 ID_FIELDS = ("id", "question_id", "qid", "doc_id", "original_hash", "question", "query", "ctx", "goal")
 QUESTION_FIELDS = ("question", "query", "ctx", "goal", "sentence", "problem")
 MATCH_MODES = ("auto", "doc_hash", "doc_id")   # or "field:<doc field>"
+NOT_METRIC_FIELDS = ("doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
+                     "doc_hash", "prompt_hash", "target_hash")
 
 
 @dataclass
@@ -72,14 +75,7 @@ class Doc:
 # ------------------------------------------------------------------ discovery
 
 def _read_json(path: Path, log: ProblemLog) -> Any:
-    try:
-        if path.stat().st_size > MAX_JSON_BYTES:
-            log.add(str(path), None, f"larger than {MAX_JSON_BYTES} bytes")
-            return None
-        return json.loads(path.read_bytes())
-    except (OSError, ValueError) as exc:
-        log.add(str(path), None, f"unreadable JSON ({exc})")
-        return None
+    return read_json_file(path, log, MAX_JSON_BYTES)
 
 
 def _model_from_results(res: dict[str, Any]) -> str | None:
@@ -164,9 +160,12 @@ def load_mapping(mapping: Any) -> dict[str, Any]:
         return {}
     if isinstance(mapping, (str, os.PathLike)):
         p = Path(mapping)
+        why = file_problem(p)
         try:
+            if why is not None:
+                raise OSError(why)
             obj = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+        except (OSError, *JSON_ERRORS) as exc:
             raise RecordsError.one(str(p), None, f"unreadable mapping file ({exc})",
                                    fix="the mapping is one JSON object (docs/importers.md)") from None
         src = str(p)
@@ -335,44 +334,152 @@ def _margin(scores: list[float]) -> float | None:
     return round((ex[0] - ex[1]) / tot, 6)
 
 
+def _sample_lines(path: Path, log: ProblemLog):
+    """(line number, decoded object) of each non-blank line; problems go to ``log``."""
+    spath = str(path)
+    why = file_problem(path)
+    if why is not None:
+        log.add(spath, None, why)
+        return
+    try:
+        with open(path, "rb") as fh:
+            n = 0
+            while True:
+                raw = fh.readline(MAX_LINE_BYTES + 1)
+                if not raw:
+                    return
+                n += 1
+                if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                    log.add(spath, n, f"line longer than {MAX_LINE_BYTES} bytes")
+                    while raw and not raw.endswith(b"\n"):
+                        raw = fh.readline(MAX_LINE_BYTES + 1)
+                    continue
+                if not raw.strip():
+                    continue
+                try:
+                    yield n, json.loads(raw)
+                except JSON_ERRORS as exc:
+                    what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+                    log.add(spath, n, f"unreadable JSON ({what})",
+                            fix="a samples file holds one JSON object per line")
+    except OSError as exc:
+        log.add(spath, None, f"cannot be read ({exc.strerror or exc})")
+
+
+def _sample_rows(path: Path, filt: str | None, log: ProblemLog
+                 ) -> tuple[dict[str, tuple[int, dict[str, Any]]], set[str], int]:
+    """Samples by (doc_id, filter), the last line of each winning; the filters seen; duplicates."""
+    rows: dict[str, tuple[int, dict[str, Any]]] = {}
+    filters: set[str] = set()
+    dups = 0
+    for n, s in _sample_lines(path, log):
+        if not isinstance(s, dict) or "doc_id" not in s:
+            log.add(str(path), n, "not an lm-eval sample (no 'doc_id')")
+            continue
+        if not isinstance(s["doc_id"], int | str) or isinstance(s["doc_id"], bool):
+            log.add(str(path), n, f"'doc_id' must be an integer or a string, got {show(s['doc_id'], 40)}")
+            continue
+        f = s.get("filter")
+        f = f if isinstance(f, str) else "none"
+        filters.add(f)
+        if filt is not None and f != filt:
+            continue
+        key = f"{s['doc_id']}\x00{f}"
+        if key in rows:
+            dups += 1
+        rows[key] = (n, s)
+    return rows, filters, dups
+
+
+def _choose_metric(first: dict[str, Any], metric: str | None, spath: str, log: ProblemLog) -> str | None:
+    if metric is not None:
+        return metric
+    have = [m for m in ("acc", "exact_match") if m in first]
+    if not have:
+        log.add(spath, None, "no 'acc' or 'exact_match' field; choose the metric",
+                fix="pass metric=NAME (--metric) naming a 0/1 per-sample field")
+        return None
+    return have[0]
+
+
+def _sample_bit(s: dict[str, Any], n: int, metric: str, spath: str, log: ProblemLog) -> int | None:
+    if metric not in s:
+        avail = s.get("metrics") if isinstance(s.get("metrics"), list) else \
+            [k for k in s if k not in NOT_METRIC_FIELDS]
+        log.add(spath, n, f"doc {s['doc_id']}: no {metric!r} field (has {show(avail, 200)})",
+                fix="choose a metric every sample carries")
+        return None
+    bit = to_bit(s[metric])
+    if bit is None:
+        log.add(spath, n, f"doc {s['doc_id']}: {metric} = {show(s[metric])} is not 0/1",
+                fix="import a per-sample 0/1 metric (acc, acc_norm, exact_match)")
+    return bit
+
+
+def _mc_prediction(metric: str, options: list[str] | None, choices: list[str] | None,
+                   lls: list[float] | None, target: Any) -> tuple[Any, int | None, float | None, bool, list | None]:
+    """Multiple choice: gold from the target; pred and margin from the option log-likelihoods."""
+    if options is None and choices:
+        options = [c.strip() for c in choices]
+    n_opt = len(lls) if lls else None
+    gold = int(target) if type(target) is int or (isinstance(target, float) and target.is_integer()) \
+        else letter_index(target, n_opt)
+    if lls is None:
+        return gold, None, None, False, options
+    scores = lls
+    if metric == "acc_norm" and choices and len(choices) == len(lls):
+        scores = [x / max(len(c), 1) for x, c in zip(lls, choices)]
+    return gold, _argmax(scores), _margin(scores), True, options
+
+
+def _gen_prediction(s: dict[str, Any], options: list[str] | None, target: Any) -> tuple[Any, int | None, bool]:
+    """Generation: gold from the target letter or text; pred = the parsed answer."""
+    n_opt = len(options) if options else None
+    gold = letter_index(target, n_opt) if isinstance(target, str) else None
+    if gold is None and options and isinstance(target, str):
+        gold = answer_index(target, options)
+    if gold is None and not options:
+        return gold, None, False
+    return gold, answer_index(deep_literal(s.get("filtered_resps")), options), True
+
+
+def _doc(s: dict[str, Any], n: int, metric: str, mc_hint: bool | None, spath: str,
+         log: ProblemLog) -> tuple[Doc | None, bool]:
+    """One sample -> a Doc (None on a problem), and whether the bit disagrees with the argmax."""
+    bit = _sample_bit(s, n, metric, spath, log)
+    if bit is None:
+        return None, False
+    doc = literal(s.get("doc"))
+    doc = doc if isinstance(doc, dict) else {}
+    options = _doc_options(doc)
+    choices = _choices(s.get("arguments"))
+    lls = _loglikelihoods(s.get("filtered_resps"))
+    is_mc = mc_hint if mc_hint is not None else (lls is not None and choices is not None
+                                                 and len(lls) == len(choices) > 1)
+    target = literal(s.get("target"))
+    disagree = False
+    if is_mc:
+        gold, pred, margin, has_pred, options = _mc_prediction(metric, options, choices, lls, target)
+        if has_pred and metric in ("acc", "acc_norm") and gold is not None and int(pred == gold) != bit:
+            disagree = True
+    else:
+        gold, pred, has_pred = _gen_prediction(s, options, target)
+        margin = None
+    ident = {k: str(doc[k]) for k in ID_FIELDS
+             if isinstance(doc.get(k), str | int) and not isinstance(doc.get(k), bool)}
+    iid = doc.get("id")
+    item_id = str(iid) if isinstance(iid, str | int) and not isinstance(iid, bool) else str(s["doc_id"])
+    q = next((doc[k] for k in QUESTION_FIELDS if isinstance(doc.get(k), str)), None)
+    dh = s.get("doc_hash")
+    return Doc(str(s["doc_id"]), dh if isinstance(dh, str) and dh else None, ident, bit,
+               pred, margin, gold, options, q, item_id, has_pred), disagree
+
+
 def read_samples(path: Path, task: str, metric: str | None, filt: str | None, mc_hint: bool | None,
                  log: ProblemLog, notes: list[str]) -> tuple[list[Doc], str, dict[str, Any]]:
     """One samples file -> docs (last line wins per doc_id), the metric used, facts."""
     spath = str(path)
-    rows: dict[str, tuple[int, dict[str, Any]]] = {}
-    filters: set[str] = set()
-    dups = 0
-    with open(path, "rb") as fh:
-        n = 0
-        while True:
-            raw = fh.readline(MAX_LINE_BYTES + 1)
-            if not raw:
-                break
-            n += 1
-            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                log.add(spath, n, f"line longer than {MAX_LINE_BYTES} bytes")
-                while raw and not raw.endswith(b"\n"):
-                    raw = fh.readline(MAX_LINE_BYTES + 1)
-                continue
-            if not raw.strip():
-                continue
-            try:
-                s = json.loads(raw)
-            except ValueError as exc:
-                log.add(spath, n, f"unreadable JSON ({exc})", fix="a samples file holds one JSON object per line")
-                continue
-            if not isinstance(s, dict) or "doc_id" not in s:
-                log.add(spath, n, "not an lm-eval sample (no 'doc_id')")
-                continue
-            f = s.get("filter")
-            f = f if isinstance(f, str) else "none"
-            filters.add(f)
-            if filt is not None and f != filt:
-                continue
-            key = f"{s['doc_id']}\x00{f}"
-            if key in rows:
-                dups += 1
-            rows[key] = (n, s)
+    rows, filters, dups = _sample_rows(path, filt, log)
     if len(filters) > 1 and filt is None:
         log.add(spath, None, f"task {task!r} logs several filters {sorted(filters)}: choose one",
                 fix="set 'filter' in the mapping (or filter=...)")
@@ -387,70 +494,17 @@ def read_samples(path: Path, task: str, metric: str | None, filt: str | None, mc
         log.add(spath, None, "no samples")
         return [], metric or "", {}
     first = next(iter(rows.values()))[1]
+    metric = _choose_metric(first, metric, spath, log)
     if metric is None:
-        have = [m for m in ("acc", "exact_match") if m in first]
-        if not have:
-            log.add(spath, None, f"no 'acc' or 'exact_match' field; choose the metric",
-                    fix="pass metric=NAME (--metric) naming a 0/1 per-sample field")
-            return [], "", {}
-        metric = have[0]
-    facts = {"prompt_example": _first_prompt(first.get("arguments")),
-             "filter": next(iter(filters))}
+        return [], "", {}
+    facts = {"prompt_example": _first_prompt(first.get("arguments")), "filter": next(iter(filters))}
     docs: list[Doc] = []
     disagree = 0
     for n, s in rows.values():
-        if metric not in s:
-            avail = s.get("metrics") if isinstance(s.get("metrics"), list) else \
-                [k for k in s if k not in ("doc_id", "doc", "target", "arguments", "resps", "filtered_resps",
-                                           "filter", "metrics", "doc_hash", "prompt_hash", "target_hash")]
-            log.add(spath, n, f"doc {s['doc_id']}: no {metric!r} field (has {avail})",
-                    fix="choose a metric every sample carries")
-            continue
-        bit = to_bit(s[metric])
-        if bit is None:
-            log.add(spath, n, f"doc {s['doc_id']}: {metric} = {s[metric]!r} is not 0/1",
-                    fix="import a per-sample 0/1 metric (acc, acc_norm, exact_match)")
-            continue
-        doc = literal(s.get("doc"))
-        doc = doc if isinstance(doc, dict) else {}
-        options = _doc_options(doc)
-        choices = _choices(s.get("arguments"))
-        lls = _loglikelihoods(s.get("filtered_resps"))
-        is_mc = mc_hint if mc_hint is not None else (lls is not None and choices is not None
-                                                     and len(lls) == len(choices) > 1)
-        target = literal(s.get("target"))
-        pred, margin, has_pred = None, None, False
-        if is_mc:
-            if options is None and choices:
-                options = [c.strip() for c in choices]
-            n_opt = len(lls) if lls else None
-            gold = int(target) if type(target) is int or (isinstance(target, float) and target.is_integer()) \
-                else letter_index(target, n_opt)
-            if lls is not None:
-                scores = lls
-                if metric == "acc_norm" and choices and len(choices) == len(lls):
-                    scores = [x / max(len(c), 1) for x, c in zip(lls, choices)]
-                pred, margin, has_pred = _argmax(scores), _margin(scores), True
-                if metric in ("acc", "acc_norm") and gold is not None and int(pred == gold) != bit:
-                    disagree += 1
-        else:
-            n_opt = len(options) if options else None
-            gold = letter_index(target, n_opt) if isinstance(target, str) else None
-            if gold is None and options and isinstance(target, str):
-                gold = answer_index(target, options)
-            if gold is not None or options:
-                resp = deep_literal(s.get("filtered_resps"))
-                pred, has_pred = answer_index(resp, options), True
-        ident = {k: str(doc[k]) for k in ID_FIELDS
-                 if isinstance(doc.get(k), (str, int)) and not isinstance(doc.get(k), bool)}
-        iid = doc.get("id")
-        q = next((doc[k] for k in QUESTION_FIELDS if isinstance(doc.get(k), str)), None)
-        dh = s.get("doc_hash")
-        docs.append(Doc(str(s["doc_id"]), dh if isinstance(dh, str) and dh else None, ident, bit,
-                        pred, margin, gold, options, q,
-                        str(iid) if isinstance(iid, (str, int)) and not isinstance(iid, bool)
-                        else str(s["doc_id"]),
-                        has_pred))
+        d, differs = _doc(s, n, metric, mc_hint, spath, log)
+        if d is not None:
+            docs.append(d)
+            disagree += differs
     if disagree:
         notes.append(f"{spath}: {metric} disagrees with the argmax of the logged log-likelihoods "
                      f"on {disagree} document(s) (ties or a different normalisation); the bits "
@@ -475,7 +529,7 @@ def _task_facts(run: Run, task: str) -> dict[str, Any]:
             out[k] = res[k]
     out["apply_chat_template"] = bool(res.get("chat_template"))
     for fname, text in sorted(run.yaml_texts.items()):
-        if re.search(rf"^task:\s*['\"]?{re.escape(task)}['\"]?\s*$", text, re.M):
+        if re.search(rf"^task:\s*['\"]?{re.escape(task)}['\"]?\s*$", text, re.MULTILINE):
             out["task_yaml_file"] = fname
             out["task_yaml"] = text
             break

@@ -14,9 +14,13 @@ TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".tsv")
 
 
 def load_records(path: str | os.PathLike[str], *, intersect: bool = False) -> Records:
-    """Load records from a records-v1 directory or a long CSV/Parquet table."""
+    """Load records from a records-v1 directory, a long CSV/Parquet table or a packed file."""
     p = Path(path)
-    if p.is_file() and p.suffix.lower() in TABLE_SUFFIXES:
+    from .packed import is_packed
+    if is_packed(p):  # the packed form (records/packed.py), whatever its suffix
+        from .packed import read_packed
+        return read_packed(p, intersect=intersect)
+    if p.suffix.lower() in TABLE_SUFFIXES and not p.is_dir():
         from .table import read_table
         return read_table(p, intersect=intersect)
     if p.is_file() and p.suffix.lower() == ".jsonl":

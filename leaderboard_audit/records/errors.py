@@ -47,7 +47,7 @@ class RecordsError(ValueError):
 
     @classmethod
     def one(cls, file: str, line: int | None, message: str, fix: str | None = None,
-            unit: str = "line") -> "RecordsError":
+            unit: str = "line") -> RecordsError:
         return cls([Problem(str(file), line, message, unit)], fix=fix)
 
 

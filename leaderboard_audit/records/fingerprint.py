@@ -1,25 +1,174 @@
-"""A content hash of a records source, for the report's provenance."""
+"""A content hash of a records source: the report's provenance and the load cache's key.
+
+Only the files a reader accepts are hashed (docs/records.md, "Packed records and the
+load cache"): a stray file, a FIFO, or a symlink leading out of the source is never
+opened, so a link to a 3 GB file next to the records costs nothing and changes nothing.
+"""
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
+import stat
 from pathlib import Path
 
+TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
+LMEVAL_PATTERNS = ("samples_*.jsonl", "results_*.json", "*.yaml", "*.yml")
+HELM_PATTERNS = ("run_spec.json", "scenario_state.json", "per_instance_stats.json")
+MAPPING_FILE = "audit_mapping.json"
+CHUNK = 1 << 20
 
-def sha256_of(path: str | os.PathLike[str]) -> str:
-    """SHA-256 over (relative path, bytes) of every file, in sorted order; a file: its bytes."""
-    p = Path(path)
-    h = hashlib.sha256()
-    if p.is_file():
-        with open(p, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-        return h.hexdigest()
-    for f in sorted(x for x in p.rglob("*") if x.is_file() and not x.name.startswith(".")):
-        rel = f.relative_to(p).as_posix()
-        if any(part.startswith((".", "_")) for part in f.relative_to(p).parts[:-1]):
+
+def _regular_inside(f: Path, root_real: Path | None) -> bool:
+    """A regular file (after links) that, when ``root_real`` is given, resolves inside it."""
+    try:
+        st = os.stat(f)
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode):
+        return False
+    if root_real is None:
+        return True
+    try:
+        real = f.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False
+    return root_real in real.parents
+
+
+def _confined_entry(entry: os.DirEntry, root_real: Path) -> bool:
+    """A directory entry that is no link, or a link that resolves inside ``root_real``."""
+    if not entry.is_symlink():
+        return True
+    try:
+        real = Path(entry.path).resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False
+    return root_real in real.parents
+
+
+def records_v1_files(root: Path) -> list[Path]:
+    """grid.json and <benchmark>/<model>.jsonl: what read_records_dir reads (no links out, regular files)."""
+    root_real = root.resolve()
+    out = []
+    if _regular_inside(root / "grid.json", root_real):
+        out.append(root / "grid.json")
+    try:
+        with os.scandir(root) as it:
+            subdirs = sorted((e for e in it if not e.name.startswith((".", "_"))), key=lambda e: e.name)
+    except OSError:
+        return out
+    for d in subdirs:
+        try:
+            if not d.is_dir() or not _confined_entry(d, root_real):
+                continue
+            with os.scandir(d.path) as it:
+                names = sorted((e for e in it if e.name.endswith(".jsonl") and not e.name.startswith(".")),
+                               key=lambda e: e.name)
+        except OSError:
             continue
-        h.update(rel.encode() + b"\0")
-        h.update(f.read_bytes())
-        h.update(b"\0")
+        for f in names:
+            fp = Path(f.path)
+            if f.is_symlink():      # a link must stay inside the records and end at a regular file
+                if _regular_inside(fp, root_real):
+                    out.append(fp)
+                continue
+            try:
+                if stat.S_ISREG(f.stat(follow_symlinks=False).st_mode):
+                    out.append(fp)
+            except OSError:
+                continue
+    return out
+
+
+def importer_files(root: Path, patterns: tuple[str, ...]) -> list[Path]:
+    """Files matching ``patterns`` anywhere under ``root`` (no hidden folders, no links out)."""
+    root_real = root.resolve()
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.startswith(".") or not any(fnmatch.fnmatchcase(name, p) for p in patterns):
+                continue
+            f = Path(dirpath) / name
+            if _regular_inside(f, root_real):
+                out.append(f)
+    return sorted(out, key=lambda f: f.relative_to(root).as_posix())
+
+
+def source_files(path: str | os.PathLike[str], fmt: str = "auto") -> list[Path]:
+    """The files that make up a records source, in hashing order.
+
+    ``fmt``: "auto", "records", "table", "lm-eval" or "helm" (as ``--audit-format``).
+    A file source is the file itself (plus the grid.json next to a table); "auto" on a
+    directory is records-v1 when it has a grid.json, else what either reader would read.
+    """
+    p = Path(path)
+    if p.is_file():
+        files = [p] if _regular_inside(p, None) else []
+        if p.suffix.lower() in TABLE_SUFFIXES and _regular_inside(p.parent / "grid.json", p.parent.resolve()):
+            files.append(p.parent / "grid.json")
+        return files
+    if not p.is_dir():
+        return []
+    f = fmt.lower().replace("_", "-")
+    if f in ("lm-eval", "lmeval", "lm-evaluation-harness"):
+        return importer_files(p, LMEVAL_PATTERNS + (MAPPING_FILE,))
+    if f == "helm":
+        return importer_files(p, HELM_PATTERNS + (MAPPING_FILE,))
+    files = records_v1_files(p)
+    if f == "auto" and not (p / "grid.json").is_file():   # could be either: what both would read
+        more = importer_files(p, LMEVAL_PATTERNS + HELM_PATTERNS + (MAPPING_FILE,))
+        files = sorted(set(files) | set(more), key=lambda x: x.relative_to(p).as_posix())
+    return files
+
+
+def _hash_file(h, f: Path) -> None:
+    """Feed ``f``'s bytes to ``h``; opened non-blocking and checked regular (a FIFO swapped in never hangs)."""
+    try:
+        fd = os.open(f, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        h.update(b"<unreadable>")
+        return
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            h.update(b"<not a regular file>")
+            return
+        try:
+            for chunk in iter(lambda: fh.read(CHUNK), b""):
+                h.update(chunk)
+        except OSError:
+            h.update(b"<unreadable>")
+
+
+def _file_digest(f: Path) -> bytes:
+    h = hashlib.sha256()
+    _hash_file(h, f)
+    return h.digest()
+
+
+def sha256_of(path: str | os.PathLike[str], fmt: str = "auto") -> str:
+    """The source's fingerprint: a file's SHA-256; a folder's SHA-256 over (relative path, SHA-256 of the
+    bytes) of every accepted file in sorted order. Files are hashed in parallel threads (hashlib
+    releases the GIL), so a 31 MB folder costs about one core's time split over the cores."""
+    p = Path(path)
+    files = source_files(p, fmt)
+    if p.is_file() and files == [p]:
+        h = hashlib.sha256()
+        _hash_file(h, p)
+        return h.hexdigest()
+    workers = min(4, os.cpu_count() or 1, len(files))
+    if workers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(workers) as pool:
+            digests = list(pool.map(_file_digest, files))
+    else:
+        digests = [_file_digest(f) for f in files]
+    h = hashlib.sha256(b"leaderboard-audit/fingerprint-v2\0")
+    base = p.parent if p.is_file() else p
+    for f, dg in zip(files, digests):
+        h.update(f.relative_to(base).as_posix().encode("utf-8", "surrogateescape") + b"\0" + dg)
     return h.hexdigest()
+
+
+__all__ = ["records_v1_files", "sha256_of", "source_files"]

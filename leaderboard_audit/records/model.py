@@ -1,8 +1,9 @@
 """The Records type: the correctness tensor C[model, item, config] and its legend."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -10,6 +11,11 @@ from .grid import Grid
 
 PRED_UNPARSEABLE = -1  # `pred: null` in the file: the answer could not be parsed
 PRED_ABSENT = -2       # no prediction recorded for this (model, item, config)
+UNPARSED_ABSENT = -1   # no unparsed count recorded for this (model, item)
+# What a generation answer looked like (the line's optional `answer_class`); the array holds
+# the index into this tuple, ANSWER_CLASS_ABSENT where no class was recorded.
+ANSWER_CLASSES: tuple[str, ...] = ("letter", "enumeration", "refusal", "empty", "other")
+ANSWER_CLASS_ABSENT = -1
 
 
 @dataclass(frozen=True)
@@ -25,7 +31,7 @@ class Items:
     def __len__(self) -> int:
         return len(self.item_id)
 
-    def take(self, idx: np.ndarray | slice) -> "Items":
+    def take(self, idx: np.ndarray | slice) -> Items:
         if isinstance(idx, slice):
             return Items(self.benchmark[idx], self.item_id[idx], self.gold[idx],
                          self.question[idx], self.options[idx])
@@ -40,8 +46,13 @@ class Records:
 
     ``correct`` is a boolean array (models x items x configs); items are grouped
     by benchmark (benchmarks in sorted order), models sorted by name. ``pred``
-    (int16, ``PRED_UNPARSEABLE`` / ``PRED_ABSENT``) and ``margin`` (float64, NaN
-    when absent) are optional arrays of the same shape.
+    (int16, ``PRED_UNPARSEABLE`` / ``PRED_ABSENT``), ``margin`` (float64, NaN
+    when absent) and ``answer_class`` (int8 index into ``ANSWER_CLASSES``,
+    ``ANSWER_CLASS_ABSENT`` when absent) are optional arrays of the same shape;
+    ``unparsed`` (int16, models x items, ``UNPARSED_ABSENT`` when absent) is the
+    count of generation configs with no parseable answer. ``layout_notes`` says
+    how the files were read when the layout was not the canonical one
+    (docs/records.md, "The paper's release"); it describes the files, not the data.
     """
 
     correct: np.ndarray
@@ -53,6 +64,9 @@ class Records:
     source: str = ""
     notes: tuple[str, ...] = ()
     dropped: dict[str, int] = field(default_factory=dict)
+    unparsed: np.ndarray | None = None
+    answer_class: np.ndarray | None = None
+    layout_notes: tuple[str, ...] = ()
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -66,13 +80,14 @@ class Records:
     def configs(self) -> tuple[str, ...]:
         return self.grid.keys
 
-    def _take_items(self, idx: np.ndarray | slice) -> "Records":
+    def _take_items(self, idx: np.ndarray | slice) -> Records:
         def cut(a: np.ndarray | None) -> np.ndarray | None:
-            return None if a is None else a[:, idx, :]
+            return None if a is None else a[:, idx]
         return replace(self, correct=cut(self.correct), items=self.items.take(idx),
-                       pred=cut(self.pred), margin=cut(self.margin))
+                       pred=cut(self.pred), margin=cut(self.margin), unparsed=cut(self.unparsed),
+                       answer_class=cut(self.answer_class))
 
-    def scope(self, benchmark: str) -> "Records":
+    def scope(self, benchmark: str) -> Records:
         """One benchmark's items; a view (no copy) since items are grouped by benchmark."""
         where = np.flatnonzero(self.items.benchmark == benchmark)
         if where.size == 0:
@@ -82,11 +97,11 @@ class Records:
             return self._take_items(slice(lo, hi))
         return self._take_items(where)
 
-    def select_items(self, idx: Sequence[int] | np.ndarray) -> "Records":
+    def select_items(self, idx: Sequence[int] | np.ndarray) -> Records:
         """A subset of items (fancy indexing copies only the selected slice)."""
         return self._take_items(np.asarray(idx, dtype=np.intp))
 
-    def select_models(self, names: Sequence[str]) -> "Records":
+    def select_models(self, names: Sequence[str]) -> Records:
         """A subset of models, in the given order."""
         pos = {m: i for i, m in enumerate(self.models)}
         missing = [n for n in names if n not in pos]
@@ -97,9 +112,10 @@ class Records:
         def cut(a: np.ndarray | None) -> np.ndarray | None:
             return None if a is None else a[idx]
         return replace(self, correct=cut(self.correct), models=tuple(names),
-                       pred=cut(self.pred), margin=cut(self.margin))
+                       pred=cut(self.pred), margin=cut(self.margin), unparsed=cut(self.unparsed),
+                       answer_class=cut(self.answer_class))
 
-    def equals(self, other: "Records") -> bool:
+    def equals(self, other: Records) -> bool:
         """Exact equality of content (used by round-trip tests)."""
         def same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
             if a is None or b is None:
@@ -107,7 +123,8 @@ class Records:
             return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
         return (self.models == other.models and self.grid.to_json() == other.grid.to_json()
                 and same(self.correct, other.correct) and same(self.pred, other.pred)
-                and same(self.margin, other.margin)
+                and same(self.margin, other.margin) and same(self.unparsed, other.unparsed)
+                and same(self.answer_class, other.answer_class)
                 and self.items.benchmark.tolist() == other.items.benchmark.tolist()
                 and self.items.item_id.tolist() == other.items.item_id.tolist()
                 and self.items.gold == other.items.gold

@@ -1,7 +1,8 @@
 """The long table: one row per (model, benchmark, item, config) (RECORDS.md, "Other accepted inputs").
 
 Columns ``model, benchmark, item_id, config, correct`` are required; ``gold``,
-``pred``, ``margin`` and ``question`` are optional; other columns are ignored.
+``pred``, ``margin``, ``question``, ``answer_class`` and ``unparsed`` are optional;
+other columns are ignored.
 The legend is the ``grid.json`` in the table's directory, or is inferred from
 the config keys (with the same :class:`InferredLegendWarning` as the directory
 reader). Rows are pivoted into the same per-(benchmark, model) :class:`ModelFile`
@@ -20,12 +21,16 @@ Value conventions of the table (both formats):
 * ``pred``: the predicted option index; ``-1`` (or ``null`` in CSV) = unparseable
   answer; empty/null = no prediction recorded.
 * ``margin``: a finite number; empty/null = none recorded.
+* ``answer_class``: one of ``ANSWER_CLASSES``; empty = none recorded.
+* ``unparsed``: the item's count of unparseable generation answers, the same on every
+  row of a (model, item) that has one; empty = none recorded.
 """
 from __future__ import annotations
 
+import math
 import os
 import warnings
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,14 +38,17 @@ import numpy as np
 
 from .errors import MAX_SHOWN, ProblemLog, RecordsError
 from .grid import Grid, infer_grid
-from .model import PRED_ABSENT, PRED_UNPARSEABLE, Records
-from .reader import InferredLegendWarning, ModelFile, assemble, confined, read_grid_file
+from .layout import confined
+from .legend import find_legend
+from .model import ANSWER_CLASS_ABSENT, ANSWER_CLASSES, PRED_ABSENT, PRED_UNPARSEABLE, UNPARSED_ABSENT, Records
+from .names import RESERVED_FIX, benchmark_name_problem, reserved_benchmark
+from .reader import InferredLegendWarning, ModelFile, assemble, read_grid_file
 
 if TYPE_CHECKING:  # pandas is imported lazily: the directory reader does not need it
     import pandas as pd
 
 REQUIRED = ("model", "benchmark", "item_id", "config", "correct")
-OPTIONAL = ("gold", "pred", "margin", "question")
+OPTIONAL = ("gold", "pred", "margin", "question", "answer_class", "unparsed")
 CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 PARQUET_SUFFIXES = (".parquet", ".pq")
 _BITS = {"0": 0, "1": 1, "true": 1, "false": 0, "True": 1, "False": 0, "TRUE": 1, "FALSE": 0}
@@ -50,14 +58,15 @@ FIX_TABLE = ("the long table needs one row per (model, benchmark, item_id, confi
 
 
 def _cell(v: Any, limit: int = 60) -> str:
-    text = "null" if v is None or (isinstance(v, float) and v != v) else str(v)
+    null = v is None or (isinstance(v, float) and math.isnan(v)) or type(v).__name__ == "NAType"
+    text = "null" if null else str(v)
     return text if len(text) <= limit else text[:limit] + "..."
 
 
 class _Table:
     """A decoded table plus where each row came from."""
 
-    def __init__(self, path: Path, df: "pd.DataFrame", where: np.ndarray, unit: str, text: bool):
+    def __init__(self, path: Path, df: pd.DataFrame, where: np.ndarray, unit: str, text: bool):
         self.path = str(path)
         self.df = df
         self.where = where          # line (CSV) or row (Parquet) of each row
@@ -76,14 +85,42 @@ class _Table:
                 log.fix = fix
 
 
+def _open(path: Path):
+    from .safe_io import open_regular
+    return open_regular(path, "the table")
+
+
+def _csv_header(path: Path, sep: str) -> list[str]:
+    """The header's column names, parsed with the csv module (pandas renames duplicates)."""
+    import csv
+    import io
+
+    with _open(path) as fh:
+        head = fh.read(1 << 20)
+    text = head.decode("utf-8", errors="replace")
+    try:
+        return next(csv.reader(io.StringIO(text), delimiter=sep), [])
+    except csv.Error:
+        return []
+
+
+def _refuse_duplicate_columns(spath: str, names: list[str], line: int | None) -> None:
+    wanted = set(REQUIRED + OPTIONAL)
+    dups = sorted({n for n in names if n in wanted and names.count(n) > 1})
+    if dups:
+        raise RecordsError.one(spath, line, f"column(s) {dups} appear more than once in the header",
+                               fix="keep one column of each name")
+
+
 def _read_csv(path: Path, sep: str) -> _Table:
     import pandas as pd
 
     spath = str(path)
+    _refuse_duplicate_columns(spath, _csv_header(path, sep), 1)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _open(path) as fh:
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            df = pd.read_csv(path, sep=sep, dtype=str, index_col=False, keep_default_na=False,
+            df = pd.read_csv(fh, sep=sep, dtype=str, index_col=False, keep_default_na=False,
                              na_filter=False, skip_blank_lines=False, encoding="utf-8",
                              engine="c")
     except pd.errors.EmptyDataError:
@@ -103,46 +140,103 @@ def _read_csv(path: Path, sep: str) -> _Table:
     except (ValueError, OSError, MemoryError) as exc:
         raise RecordsError.one(spath, None, f"cannot read the table ({type(exc).__name__}: "
                                f"{str(exc)[:200]})", fix=FIX_TABLE) from None
+    df, where = _drop_blank_lines(df, _csv_lines(path, df))
+    return _Table(path, df, where, "line", text=True)
+
+
+def _csv_lines(path: Path, df: pd.DataFrame) -> np.ndarray:
+    """Line of each row: header is line 1. A quoted cell holding newlines shifts the rows
+    below it; count them only when the file has more newlines than rows (cheap check)."""
     n = len(df)
-    # Line of each row: header is line 1. A quoted cell holding newlines shifts the rows
-    # below it; count them only when the file has more newlines than rows (cheap check).
     where = np.arange(2, n + 2, dtype=np.int64)
     if n:
-        with open(path, "rb") as fh:
+        with _open(path) as fh:
             newlines = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 22), b""))
         if newlines > n + 1:
             extra = np.zeros(n, dtype=np.int64)
             for c in df.columns:
                 extra += df[c].str.count("\n").to_numpy(dtype=np.int64)
             where[1:] += np.cumsum(extra)[:-1]
-        blank = np.array((df.iloc[:, 0] == "").to_numpy(), dtype=bool)
-        if blank.any():
-            for c in df.columns[1:]:
-                cand = np.flatnonzero(blank)
-                blank[cand] = (df[c].iloc[cand] == "").to_numpy()
-        if blank.any():  # blank lines (skip_blank_lines=False kept them to count lines)
-            keep = ~blank
-            df = df.loc[keep].reset_index(drop=True)
-            where = where[keep]
-    return _Table(path, df, where, "line", text=True)
+    return where
+
+
+def _drop_blank_lines(df: pd.DataFrame, where: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
+    """Blank lines (skip_blank_lines=False kept them so lines could be counted)."""
+    if not len(df):
+        return df, where
+    blank = np.array((df.iloc[:, 0] == "").to_numpy(), dtype=bool)
+    if blank.any():
+        for c in df.columns[1:]:
+            cand = np.flatnonzero(blank)
+            blank[cand] = (df[c].iloc[cand] == "").to_numpy()
+    if blank.any():
+        keep = ~blank
+        df = df.loc[keep].reset_index(drop=True)
+        where = where[keep]
+    return df, where
+
+
+# Arrow types each column may have (anything else, e.g. after a flipped bit in the schema,
+# is one clear error before pandas sees the data).
+_ARROW_KINDS = {"model": "s", "benchmark": "s", "config": "s", "question": "s", "item_id": "si",
+                "gold": "si", "correct": "ib", "pred": "sif", "margin": "sif", "answer_class": "s",
+                "unparsed": "sif"}
+_KIND_TEXT = {"s": "strings", "si": "strings or integers", "ib": "0/1 integers or booleans (not floats)",
+              "sif": "numbers"}
+
+
+def _arrow_kind(t) -> str:
+    import pyarrow as pa
+
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_null(t):
+        return "s"
+    if pa.types.is_integer(t):
+        return "i"
+    if pa.types.is_boolean(t):
+        return "b"
+    if pa.types.is_floating(t):
+        return "f"
+    return "?"
+
+
+def _nullable_dtype(t):
+    """Integer and boolean columns as pandas' nullable dtypes, so a null stays a null."""
+    import pandas as pd
+    import pyarrow as pa
+
+    if pa.types.is_integer(t):
+        return pd.Int64Dtype()
+    if pa.types.is_boolean(t):
+        return pd.BooleanDtype()
+    return None
 
 
 def _read_parquet(path: Path) -> _Table:
     spath = str(path)
     try:
-        import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
         raise RecordsError.one(spath, None, "reading Parquet needs pyarrow",
                                fix="pip install 'leaderboard-audit[parquet]'") from None
     try:
-        names = pq.read_schema(path).names
-        cols = [c for c in dict.fromkeys(names) if c in REQUIRED + OPTIONAL]
-        table = pq.read_table(path, columns=cols)
+        with _open(path) as fh:
+            pf = pq.ParquetFile(fh, page_checksum_verification=True)
+            names = pf.schema_arrow.names
+            _refuse_duplicate_columns(spath, names, None)
+            cols = [c for c in names if c in REQUIRED + OPTIONAL]
+            for c in cols:
+                kind = _arrow_kind(pf.schema_arrow.field(c).type)
+                if kind not in _ARROW_KINDS[c]:
+                    raise RecordsError.one(spath, None, f"column {c!r} must hold {_KIND_TEXT[_ARROW_KINDS[c]]}, "
+                                           f"got Arrow type {pf.schema_arrow.field(c).type}", fix=FIX_TABLE)
+            table = pf.read(columns=cols)
+            table.validate(full=True)   # e.g. invalid UTF-8 in a string column, caught here, not later
         # ignore_metadata: never rebuild pandas objects from metadata stored in the file
-        df = table.to_pandas(ignore_metadata=True)
-    except (pa.ArrowException, ValueError, OSError, TypeError, MemoryError) as exc:
-        raise RecordsError.one(spath, None, f"unreadable Parquet ({type(exc).__name__}: "
+        df = table.to_pandas(ignore_metadata=True, types_mapper=_nullable_dtype)
+    except RecordsError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a corrupt file can make pyarrow raise almost anything
+        raise RecordsError.one(spath, None, f"unreadable Parquet, corrupt or not Parquet ({type(exc).__name__}: "
                                f"{str(exc)[:200]})", fix=FIX_TABLE) from None
     return _Table(path, df, np.arange(len(df), dtype=np.int64), "row", text=False)
 
@@ -259,6 +353,30 @@ def _margin(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray] | None:
     return np.where(absent | bad, np.nan, v), bad
 
 
+def _answer_class(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray] | None:
+    """``answer_class`` as int8 codes into ANSWER_CLASSES (ANSWER_CLASS_ABSENT where empty)
+    and a mask of rows holding an unknown class."""
+    col = _text(t, "answer_class", log)
+    if col is None:
+        return None
+    known = np.array([ANSWER_CLASSES.index(u) if u in ANSWER_CLASSES else -2 for u in col.uniques.tolist()]
+                     + [ANSWER_CLASS_ABSENT], dtype=np.int8)
+    codes = known[col.codes]
+    return np.where(codes == -2, ANSWER_CLASS_ABSENT, codes).astype(np.int8), codes == -2
+
+
+def _unparsed(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray] | None:
+    """``unparsed`` as int16 (UNPARSED_ABSENT where empty) and a mask of invalid rows."""
+    got = _numbers(t, "unparsed")
+    if got is None:
+        log.add(t.path, None, "column 'unparsed' must hold counts", fix=FIX_TABLE)
+        return None
+    v, absent, _ = got
+    with np.errstate(invalid="ignore"):
+        ok = absent | ((v == np.floor(v)) & (v >= 0) & (v < _MAX_PRED))
+    return np.where(absent | ~ok, UNPARSED_ABSENT, np.nan_to_num(v)).astype(np.int16), ~ok
+
+
 def _first_per_group(col: _Col, grp: np.ndarray, G: int) -> np.ndarray:
     """First non-empty value of each group (object array, None where a group has none)."""
     first = np.full(G, -1, dtype=np.int64)
@@ -289,168 +407,297 @@ def read_table(path: str | os.PathLike[str], *, intersect: bool = False) -> Reco
     naming the file and the line (CSV) or row (Parquet). With ``intersect=True`` items
     missing for some model are dropped and counted in ``Records.dropped``.
     """
-    import pandas as pd
-
     p = Path(path)
+    t = _load_table(p)
+    grid = _legend_beside(p)
+    cells = _decode_rows(t)
+    grid, notes = _legend_or_inferred(grid, cells, p)
+    cfg = _config_positions(t, cells, grid)
+    groups = _pivot(t, cells, cfg, grid.keys)
+    rec = assemble(_model_files(t, cells, groups), grid, t.path, intersect=intersect, notes=notes)
+    return _with_per_cell_extras(t, rec, cells, groups, cfg)
+
+
+def _load_table(p: Path) -> _Table:
+    """The decoded table; its required columns present and at least one row."""
     suffix = p.suffix.lower()
     if suffix not in CSV_SUFFIXES and suffix not in PARQUET_SUFFIXES:
         raise RecordsError.one(str(p), None, f"unknown table type {suffix!r}",
                                fix="use .csv, .tsv, .parquet or .pq")
-    if not p.is_file():
+    if not p.exists():
         raise RecordsError.one(str(p), None, "no such file")
     t = _read_parquet(p) if suffix in PARQUET_SUFFIXES else _read_csv(p, CSV_SUFFIXES[suffix])
-    spath = t.path
     missing = [c for c in REQUIRED if c not in t.df.columns]
     if missing:
-        raise RecordsError.one(spath, 1 if t.text else None,
+        raise RecordsError.one(t.path, 1 if t.text else None,
                                f"missing required column(s) {missing}; the header has "
                                f"{[str(c) for c in t.df.columns][:20]}", fix=FIX_TABLE)
     if len(t.df) == 0:
-        raise RecordsError.one(spath, None, "empty file: no records", fix=FIX_TABLE)
+        raise RecordsError.one(t.path, None, "empty file: no records", fix=FIX_TABLE)
+    return t
 
-    # The legend: grid.json in the same directory, else inferred from the keys.
-    gpath = p.parent / "grid.json"
-    grid: Grid | None = None
-    if gpath.exists() or gpath.is_symlink():
-        confined(gpath, p.parent.resolve(), "grid.json")
-        grid = read_grid_file(gpath)
 
-    # Stage 1: every row on its own.
+def _legend_beside(p: Path) -> Grid | None:
+    """The legend in the table's directory (any name of ``LEGEND_NAMES``), or None."""
+    gpath = find_legend(p.parent)
+    if gpath is None:
+        return None
+    confined(gpath, p.parent.resolve(), gpath.name)
+    return read_grid_file(gpath)
+
+
+@dataclass
+class _Cells:
+    """Stage 1: every column decoded on its own, row by row."""
+
+    model: _Col
+    bench: _Col
+    item: _Col
+    config: _Col
+    bits: tuple[np.ndarray, np.ndarray]
+    pred: tuple[np.ndarray, np.ndarray] | None
+    margin: tuple[np.ndarray, np.ndarray] | None
+    gold: _Col | None
+    question: _Col | None
+    answer_class: tuple[np.ndarray, np.ndarray] | None = None
+    unparsed: tuple[np.ndarray, np.ndarray] | None = None
+
+    def who(self, r: int) -> str:
+        return (f"model {_cell(self.model.value(r))!r}, item {_cell(self.item.value(r))!r} of benchmark "
+                f"{_cell(self.bench.value(r))!r}, config {_cell(self.config.value(r))!r}")
+
+
+def _decode_rows(t: _Table) -> _Cells:
     log = ProblemLog()
     cols = {c: _text(t, c, log, allow_int=(c == "item_id")) for c in REQUIRED[:4]}
     bits = _bits(t, log)
-    pred = _pred(t, log) if "pred" in t.df.columns else None
-    margin = _margin(t, log) if "margin" in t.df.columns else None
-    gold = _text(t, "gold", log, allow_int=True) if "gold" in t.df.columns else None
-    question = _text(t, "question", log) if "question" in t.df.columns else None
+    optional = {c: c in t.df.columns for c in OPTIONAL}
+    pred = _pred(t, log) if optional["pred"] else None
+    margin = _margin(t, log) if optional["margin"] else None
+    gold = _text(t, "gold", log, allow_int=True) if optional["gold"] else None
+    question = _text(t, "question", log) if optional["question"] else None
+    answer_class = _answer_class(t, log) if optional["answer_class"] else None
+    unparsed = _unparsed(t, log) if optional["unparsed"] else None
     log.raise_if_any()
     model, bench, item, config = (cols[c] for c in REQUIRED[:4])
     assert model and bench and item and config and bits
+    cells = _Cells(model, bench, item, config, bits, pred, margin, gold, question, answer_class, unparsed)
+    for name, col in cols.items():
+        t.report(log, np.flatnonzero(col.codes < 0), lambda r, name=name: f"empty {name!r}", fix=FIX_TABLE)
+    log.raise_if_any()
+    _report_bad_values(t, cells, log)
+    _report_bad_benchmarks(t, cells, log)
+    log.raise_if_any()
+    return cells
 
-    def who(r: int) -> str:
-        return (f"model {_cell(model.value(r))!r}, item {_cell(item.value(r))!r} of benchmark "
-                f"{_cell(bench.value(r))!r}, config {_cell(config.value(r))!r}")
 
+def _report_bad_values(t: _Table, cells: _Cells, log: ProblemLog) -> None:
     def raw(name: str, r: int) -> str:
         return _cell(t.df[name].iat[r])
 
-    for name, col in cols.items():
-        t.report(log, np.flatnonzero(col.codes < 0), lambda r, name=name: f"empty {name!r}",
-                 fix=FIX_TABLE)
-    log.raise_if_any()
-    t.report(log, np.flatnonzero(bits[1]),
-             lambda r: f"{who(r)}: correct = {raw('correct', r)} is not 0/1",
-             fix="correctness bits are 0/1 or true/false")
-    if pred is not None:
-        t.report(log, np.flatnonzero(pred[1]),
-                 lambda r: f"{who(r)}: pred = {raw('pred', r)} is not an option index "
+    def bit_msg(r: int) -> str:
+        v = raw("correct", r)
+        return (f"{cells.who(r)}: correct is null (a missing value)" if v == "null"
+                else f"{cells.who(r)}: correct = {v} is not 0/1")
+    t.report(log, np.flatnonzero(cells.bits[1]), bit_msg, fix="correctness bits are 0/1 or true/false")
+    if cells.pred is not None:
+        t.report(log, np.flatnonzero(cells.pred[1]),
+                 lambda r: f"{cells.who(r)}: pred = {raw('pred', r)} is not an option index "
                  "(-1 or null = unparseable, empty = none)")
-    if margin is not None:
-        t.report(log, np.flatnonzero(margin[1]),
-                 lambda r: f"{who(r)}: margin = {raw('margin', r)} is not a finite number")
-    notes: list[str] = []
-    if grid is None:
-        log.raise_if_any()
-        grid = infer_grid([str(k) for k in config.uniques], str(gpath))
-        note = (f"{p}: no grid.json; legend inferred from the config keys "
-                f"(reference {grid.reference!r})")
-        notes.append(note)
-        warnings.warn(note, InferredLegendWarning, stacklevel=3)
-    cfg = pd.Index(list(grid.keys)).get_indexer(config.uniques)[config.codes]
+    if cells.margin is not None:
+        t.report(log, np.flatnonzero(cells.margin[1]),
+                 lambda r: f"{cells.who(r)}: margin = {raw('margin', r)} is not a finite number")
+    if cells.answer_class is not None:
+        t.report(log, np.flatnonzero(cells.answer_class[1]),
+                 lambda r: f"{cells.who(r)}: answer_class = {raw('answer_class', r)} is not one of "
+                 f"{list(ANSWER_CLASSES)}")
+    if cells.unparsed is not None:
+        t.report(log, np.flatnonzero(cells.unparsed[1]),
+                 lambda r: f"{cells.who(r)}: unparsed = {raw('unparsed', r)} is not a count")
+
+
+def _report_bad_benchmarks(t: _Table, cells: _Cells, log: ProblemLog) -> None:
+    """Benchmark names that cannot be a directory or that the audit reserves (``pooled``)."""
+    for code, name in enumerate(cells.bench.uniques.tolist()):
+        why = benchmark_name_problem(str(name))
+        if why is not None:
+            fix = RESERVED_FIX if reserved_benchmark(str(name)) else "rename the benchmark"
+            t.report(log, np.flatnonzero(cells.bench.codes == code)[:1], lambda r, why=why: why, fix=fix)
+
+
+def _legend_or_inferred(grid: Grid | None, cells: _Cells, p: Path) -> tuple[Grid, list[str]]:
+    if grid is not None:
+        return grid, []
+    grid = infer_grid([str(k) for k in cells.config.uniques], str(p.parent / "grid.json"))
+    note = f"{p}: no grid.json; legend inferred from the config keys (reference {grid.reference!r})"
+    warnings.warn(note, InferredLegendWarning, stacklevel=4)
+    return grid, [note]
+
+
+def _config_positions(t: _Table, cells: _Cells, grid: Grid) -> np.ndarray:
+    """Each row's column in the legend (raises on keys the legend lacks)."""
+    import pandas as pd
+
+    log = ProblemLog()
+    cfg = pd.Index(list(grid.keys)).get_indexer(cells.config.uniques)[cells.config.codes]
     t.report(log, np.flatnonzero(cfg < 0),
-             lambda r: f"{who(r)}: config key not in the legend (grid.json)",
+             lambda r: f"{cells.who(r)}: config key not in the legend (grid.json)",
              fix="every config must be one of grid.json's keys")
     log.raise_if_any()
-    K = len(grid)
+    return cfg
 
-    # Stage 2: pivot rows into (benchmark, model, item) groups x configs.
-    nm, ni = len(model.uniques), len(item.uniques)
-    combo = (bench.codes * nm + model.codes) * ni + item.codes
+
+@dataclass
+class _Groups:
+    """Stage 2: rows pivoted into (benchmark, model, item) groups x configs."""
+
+    grp: np.ndarray          # each row's group
+    C: np.ndarray            # (G, K) int8 bits
+    first_row: np.ndarray    # each group's first row
+
+    @property
+    def size(self) -> int:
+        return len(self.C)
+
+
+def _pivot(t: _Table, cells: _Cells, cfg: np.ndarray, keys: tuple[str, ...]) -> _Groups:
+    import pandas as pd
+
+    K = len(keys)
+    nm, ni = len(cells.model.uniques), len(cells.item.uniques)
+    combo = (cells.bench.codes * nm + cells.model.codes) * ni + cells.item.codes
     grp, _ = pd.factorize(combo)            # groups numbered in order of first appearance
     grp = np.asarray(grp, dtype=np.int64)
     G = int(grp.max()) + 1
-    flat = grp * K + cfg
-    dup = pd.Series(flat).duplicated(keep="first").to_numpy()
-    if dup.any():
-        uniq, first = np.unique(flat, return_index=True)
-
-        def dup_msg(r: int) -> str:
-            f = first[np.searchsorted(uniq, flat[r])]
-            return f"{who(r)}: duplicate row (first at {t.unit} {int(t.where[f])})"
-        t.report(log, np.flatnonzero(dup), dup_msg,
-                 fix="keep one row per (model, benchmark, item_id, config)")
-        log.raise_if_any()
+    _refuse_duplicate_rows(t, cells, grp * K + cfg)
     C = np.full((G, K), -1, dtype=np.int8)
-    C[grp, cfg] = bits[0]
-    first_row = np.unique(grp, return_index=True)[1]
-    keys = grid.keys
-    holes = np.flatnonzero((C < 0).any(axis=1))
-    if holes.size:  # reported at the group's first row
-        group_of = dict(zip(first_row[holes].tolist(), holes.tolist()))
+    C[grp, cfg] = cells.bits[0]
+    groups = _Groups(grp, C, np.unique(grp, return_index=True)[1])
+    log = ProblemLog()
+    _report_holes(t, cells, groups, keys, log)
+    _report_missing_pairs(t, cells, groups, log)
+    log.raise_if_any()
+    return groups
 
-        def hole_msg(r: int) -> str:
-            miss = [keys[k] for k in np.flatnonzero(C[group_of[r]] < 0).tolist()]
-            shown = ", ".join(repr(k) for k in miss[:5]) + (
-                f" (+{len(miss) - 5} more)" if len(miss) > 5 else "")
-            return (f"model {model.value(r)!r}, item {item.value(r)!r} of benchmark "
-                    f"{bench.value(r)!r}: missing config key(s) {shown}")
-        t.report(log, first_row[holes], hole_msg,
-                 fix="every (model, item) needs one row per config of the legend")
-    g_b = bench.codes[first_row]
-    g_m = model.codes[first_row]
-    present = np.zeros((len(bench.uniques), nm), dtype=bool)
-    present[g_b, g_m] = True
-    for bi, mi in zip(*np.nonzero(~present)):
-        log.add(spath, None, f"model {model.uniques[mi]!r} has no rows for benchmark "
-                f"{bench.uniques[bi]!r}", fix="every model needs rows for every benchmark")
+
+def _refuse_duplicate_rows(t: _Table, cells: _Cells, flat: np.ndarray) -> None:
+    import pandas as pd
+
+    dup = pd.Series(flat).duplicated(keep="first").to_numpy()
+    if not dup.any():
+        return
+    uniq, first = np.unique(flat, return_index=True)
+
+    def dup_msg(r: int) -> str:
+        f = first[np.searchsorted(uniq, flat[r])]
+        return f"{cells.who(r)}: duplicate row (first at {t.unit} {int(t.where[f])})"
+    log = ProblemLog()
+    t.report(log, np.flatnonzero(dup), dup_msg, fix="keep one row per (model, benchmark, item_id, config)")
     log.raise_if_any()
 
-    # Stage 3: one ModelFile per (benchmark, model), then the shared alignment.
-    g_item = item.uniques[item.codes[first_row]]
-    g_line = t.where[first_row]
+
+def _report_holes(t: _Table, cells: _Cells, g: _Groups, keys: tuple[str, ...], log: ProblemLog) -> None:
+    """A (model, item) without a row for some config, reported at the group's first row."""
+    holes = np.flatnonzero((g.C < 0).any(axis=1))
+    if not holes.size:
+        return
+    group_of = dict(zip(g.first_row[holes].tolist(), holes.tolist()))
+
+    def hole_msg(r: int) -> str:
+        miss = [keys[k] for k in np.flatnonzero(g.C[group_of[r]] < 0).tolist()]
+        shown = ", ".join(repr(k) for k in miss[:5]) + (f" (+{len(miss) - 5} more)" if len(miss) > 5 else "")
+        return (f"model {cells.model.value(r)!r}, item {cells.item.value(r)!r} of benchmark "
+                f"{cells.bench.value(r)!r}: missing config key(s) {shown}")
+    t.report(log, g.first_row[holes], hole_msg, fix="every (model, item) needs one row per config of the legend")
+
+
+def _report_missing_pairs(t: _Table, cells: _Cells, g: _Groups, log: ProblemLog) -> None:
+    """A model without any row for some benchmark."""
+    present = np.zeros((len(cells.bench.uniques), len(cells.model.uniques)), dtype=bool)
+    present[cells.bench.codes[g.first_row], cells.model.codes[g.first_row]] = True
+    for bi, mi in zip(*np.nonzero(~present)):
+        log.add(t.path, None, f"model {cells.model.uniques[mi]!r} has no rows for benchmark "
+                f"{cells.bench.uniques[bi]!r}", fix="every model needs rows for every benchmark")
+
+
+def _model_files(t: _Table, cells: _Cells, g: _Groups) -> dict[str, dict[str, ModelFile]]:
+    """Stage 3: one ModelFile per (benchmark, model), for the alignment the directory reader uses."""
+    fr = g.first_row
+    g_b, g_m = cells.bench.codes[fr], cells.model.codes[fr]
+    g_item = cells.item.uniques[cells.item.codes[fr]]
+    g_line = t.where[fr]
+    gold = cells.gold
     if gold is not None:  # convert each distinct gold once
         gold = _Col(gold.codes, np.array(_gold_values(gold.uniques) + [None], dtype=object)[:-1])
-    g_gold = _first_per_group(gold, grp, G) if gold is not None else None
-    g_question = _first_per_group(question, grp, G) if question is not None else None
-    pair = g_b * nm + g_m
+    g_gold = _first_per_group(gold, g.grp, g.size) if gold is not None else None
+    g_question = _first_per_group(cells.question, g.grp, g.size) if cells.question is not None else None
+    pair = g_b * len(cells.model.uniques) + g_m
     order = np.argsort(pair, kind="stable")
     cuts = np.flatnonzero(np.diff(pair[order])) + 1
     files: dict[str, dict[str, ModelFile]] = {}
     for sel in np.split(order, cuts):
-        b, m = str(bench.uniques[g_b[sel[0]]]), str(model.uniques[g_m[sel[0]]])
+        b, m = str(cells.bench.uniques[g_b[sel[0]]]), str(cells.model.uniques[g_m[sel[0]]])
         n = len(sel)
         files.setdefault(b, {})[m] = ModelFile(
-            path=spath, model=m, ids=g_item[sel].tolist(), lines=g_line[sel].tolist(),
-            correct=C[sel].astype(bool),
+            path=t.path, model=m, ids=g_item[sel].tolist(), lines=g_line[sel].tolist(),
+            correct=g.C[sel].astype(bool),
             gold=g_gold[sel].tolist() if g_gold is not None else [None] * n,
             question=g_question[sel].tolist() if g_question is not None else [None] * n,
             options=[None] * n, unit=t.unit)
-    rec = assemble(files, grid, spath, intersect=intersect, notes=notes)
-
-    # pred/margin straight into the tensor, by each row's (model, item) position.
-    want_pred = pred is not None and bool((pred[0] != PRED_ABSENT).any())
-    want_margin = margin is not None and not bool(np.isnan(margin[0]).all())
-    if want_pred or want_margin:
-        mpos = pd.Index(list(rec.models)).get_indexer(model.uniques)[model.codes]
-        ipos_g = pd.MultiIndex.from_arrays([rec.items.benchmark, rec.items.item_id]).get_indexer(
-            pd.MultiIndex.from_arrays([bench.uniques[g_b], g_item]))
-        ipos = ipos_g[grp]
-        keep = ipos >= 0                    # rows of items dropped by intersect=True
-        M, N = len(rec.models), len(rec.items)
-        upd: dict[str, np.ndarray] = {}
-        if want_pred:
-            P = np.full((M, N, K), PRED_ABSENT, dtype=np.int16)
-            P[mpos[keep], ipos[keep], cfg[keep]] = pred[0][keep]
-            upd["pred"] = P
-        if want_margin:
-            A = np.full((M, N, K), np.nan)
-            A[mpos[keep], ipos[keep], cfg[keep]] = margin[0][keep]
-            upd["margin"] = A
-        rec = replace(rec, **upd)
-    return rec
+    return files
 
 
-def table_frame(records: Records) -> "pd.DataFrame":
+def _with_per_cell_extras(t: _Table, rec: Records, cells: _Cells, g: _Groups, cfg: np.ndarray) -> Records:
+    """pred, margin, answer_class (per cell) and unparsed (per model and item) straight into
+    the tensor, by each row's (model, item) position."""
+    import pandas as pd
+
+    per_cell = {"pred": (cells.pred, PRED_ABSENT, np.int16), "margin": (cells.margin, np.nan, np.float64),
+                "answer_class": (cells.answer_class, ANSWER_CLASS_ABSENT, np.int8)}
+    wanted = {n: v for n, v in per_cell.items() if v[0] is not None and _any_present(v[0][0], v[1])}
+    want_unparsed = cells.unparsed is not None and bool((cells.unparsed[0] != UNPARSED_ABSENT).any())
+    if not wanted and not want_unparsed:
+        return rec
+    fr = g.first_row
+    mpos = pd.Index(list(rec.models)).get_indexer(cells.model.uniques)[cells.model.codes]
+    ipos_g = pd.MultiIndex.from_arrays([rec.items.benchmark, rec.items.item_id]).get_indexer(
+        pd.MultiIndex.from_arrays([cells.bench.uniques[cells.bench.codes[fr]],
+                                   cells.item.uniques[cells.item.codes[fr]]]))
+    ipos = ipos_g[g.grp]
+    keep = ipos >= 0                    # rows of items dropped by intersect=True
+    M, N, K = rec.shape
+    upd: dict[str, np.ndarray] = {}
+    for name, (col, absent, dtype) in wanted.items():
+        out = np.full((M, N, K), absent, dtype=dtype)
+        out[mpos[keep], ipos[keep], cfg[keep]] = col[0][keep]
+        upd[name] = out
+    if want_unparsed:
+        assert cells.unparsed is not None
+        upd["unparsed"] = _unparsed_per_item(t, cells, cells.unparsed[0], mpos, ipos, keep, (M, N), K)
+    return replace(rec, **upd)
+
+
+def _any_present(values: np.ndarray, absent: Any) -> bool:
+    return bool((~np.isnan(values)).any()) if isinstance(absent, float) else bool((values != absent).any())
+
+
+def _unparsed_per_item(t: _Table, cells: _Cells, v: np.ndarray, mpos: np.ndarray, ipos: np.ndarray,
+                       keep: np.ndarray, shape: tuple[int, int], K: int) -> np.ndarray:
+    """One count per (model, item): every row of it that has a count must have the same one, at most K."""
+    out = np.full(shape, UNPARSED_ABSENT, dtype=np.int16)
+    have = np.flatnonzero(keep & (v != UNPARSED_ABSENT))
+    out[mpos[have[::-1]], ipos[have[::-1]]] = v[have[::-1]]      # reversed: the first row wins
+    log = ProblemLog()
+    t.report(log, have[out[mpos[have], ipos[have]] != v[have]],
+             lambda r: f"{cells.who(r)}: unparsed differs from an earlier row of the same model and item",
+             fix="the unparsed count is one number per model and item")
+    t.report(log, have[v[have] > K], lambda r: f"{cells.who(r)}: unparsed = {int(v[r])} is more than the "
+             f"{K} configs of the legend")
+    log.raise_if_any()
+    return out
+
+
+def table_frame(records: Records) -> pd.DataFrame:
     """``records`` as the long table, rows ordered model, item, config (``options`` is not kept)."""
     import pandas as pd
 
@@ -475,6 +722,13 @@ def table_frame(records: Records) -> "pd.DataFrame":
         data["pred"][p == PRED_ABSENT] = pd.NA
     if records.margin is not None:
         data["margin"] = records.margin.reshape(-1)
+    if records.answer_class is not None:
+        names = np.array(list(ANSWER_CLASSES) + [None], dtype=object)
+        data["answer_class"] = names[records.answer_class.reshape(-1)]   # ABSENT (-1) -> None
+    if records.unparsed is not None:
+        u = np.repeat(records.unparsed.reshape(-1), K)
+        data["unparsed"] = pd.array(np.where(u == UNPARSED_ABSENT, 0, u), dtype="Int16")
+        data["unparsed"][u == UNPARSED_ABSENT] = pd.NA
     return pd.DataFrame(data)
 
 
@@ -499,7 +753,7 @@ def write_table(records: Records, path: str | os.PathLike[str], *, write_grid: b
         import pyarrow as pa
         import pyarrow.parquet as pq
         buf = io.BytesIO()
-        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), buf)
+        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), buf, write_page_checksum=True)
         data = buf.getvalue()
     else:
         raise RecordsError.one(str(p), None, f"unknown table type {suffix!r}",

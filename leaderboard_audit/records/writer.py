@@ -2,17 +2,19 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
 from .errors import RecordsError
 from .grid import Grid
-from .model import PRED_ABSENT, PRED_UNPARSEABLE, Records
-from .reader import filename_for_model
+from .model import ANSWER_CLASS_ABSENT, ANSWER_CLASSES, PRED_ABSENT, PRED_UNPARSEABLE, UNPARSED_ABSENT, Records
+from .names import RESERVED_FIX, benchmark_name_problem, filename_for_model, reserved_benchmark
 
 
 def dumps_line(obj: dict[str, Any]) -> str:
@@ -73,44 +75,48 @@ def write_model_lines(path: str | os.PathLike[str], lines: Iterable[dict[str, An
     atomic_write_bytes(path, "".join(dumps_line(obj) + "\n" for obj in lines).encode())
 
 
+def _per_config(keys: tuple[str, ...], values: list[Any], absent: Any, conv=lambda v: v) -> dict[str, Any]:
+    return {k: conv(v) for k, v in zip(keys, values)
+            if not (v == absent or (isinstance(v, float) and math.isnan(v)))}
+
+
 def model_lines(records: Records, mi: int, benchmark: str) -> list[dict[str, Any]]:
     keys = records.grid.keys
     idx = np.flatnonzero(records.items.benchmark == benchmark)
     model = records.models[mi]
     corr = records.correct[mi][idx].astype(np.uint8).tolist()
-    pred = records.pred[mi][idx].tolist() if records.pred is not None else None
-    marg = records.margin[mi][idx].tolist() if records.margin is not None else None
+
+    def rows(a: np.ndarray | None) -> list[Any] | None:
+        return a[mi][idx].tolist() if a is not None else None
+    pred, marg, klass, unparsed = (rows(records.pred), rows(records.margin), rows(records.answer_class),
+                                   rows(records.unparsed))
     it = records.items
     out = []
     for r, i in enumerate(idx.tolist()):
         obj: dict[str, Any] = {"benchmark": benchmark, "model": model,
                                "item_id": it.item_id[i], "correct": dict(zip(keys, corr[r]))}
-        if it.gold[i] is not None:
-            obj["gold"] = it.gold[i]
-        if it.question[i] is not None:
-            obj["question"] = it.question[i]
-        if it.options[i] is not None:
-            obj["options"] = it.options[i]
-        if pred is not None:
-            p = {k: (None if v == PRED_UNPARSEABLE else v)
-                 for k, v in zip(keys, pred[r]) if v != PRED_ABSENT}
-            if p:
-                obj["pred"] = p
-        if marg is not None:
-            m = {k: v for k, v in zip(keys, marg[r]) if v == v}
-            if m:
-                obj["margin"] = m
+        for name, value in (("gold", it.gold[i]), ("question", it.question[i]), ("options", it.options[i])):
+            if value is not None:
+                obj[name] = value
+        maps = (("pred", pred, PRED_ABSENT, lambda v: None if v == PRED_UNPARSEABLE else v),
+                ("margin", marg, None, lambda v: v),
+                ("answer_class", klass, ANSWER_CLASS_ABSENT, lambda v: ANSWER_CLASSES[v]))
+        for name, values, absent, conv in maps:
+            d = _per_config(keys, values[r], absent, conv) if values is not None else None
+            if d:
+                obj[name] = d
+        if unparsed is not None and unparsed[r] != UNPARSED_ABSENT:
+            obj["unparsed"] = unparsed[r]
         out.append(obj)
     return out
 
 
 def dirname_for_benchmark(benchmark: str) -> str:
     """The benchmark's directory name; refuses names the reader would skip or that leave the root."""
-    if (not isinstance(benchmark, str) or not benchmark or benchmark.startswith((".", "_"))
-            or any(c in benchmark for c in "/\\\x00")):
-        raise RecordsError.one("<records>", None, f"benchmark name {benchmark!r} cannot be a "
-                               "directory name (no '/', '\\', NUL; no leading '.' or '_')",
-                               fix="rename the benchmark")
+    why = benchmark_name_problem(benchmark)
+    if why is not None:
+        raise RecordsError.one("<records>", None, why,
+                               fix=RESERVED_FIX if reserved_benchmark(benchmark) else "rename the benchmark")
     return benchmark
 
 

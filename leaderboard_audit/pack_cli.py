@@ -1,0 +1,65 @@
+"""`leaderboard-audit pack SRC -o OUT` and `leaderboard-audit cache` (docs/records.md, "Packed records")."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+FORMATS = ("auto", "records", "table", "lm-eval", "helm")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="leaderboard-audit pack",
+                                description="Write records in the packed form (one Arrow IPC file, "
+                                            "bits packed 8 per byte) that --audit reads fast.")
+    p.add_argument("src", help="anything --audit reads: records-v1 directory, CSV/Parquet table, "
+                               "packed file, lm-eval or HELM runs (with --format)")
+    p.add_argument("-o", "--output", required=True, help="packed file to write (e.g. records.arrow)")
+    p.add_argument("--format", default="auto", choices=FORMATS)
+    p.add_argument("--intersect", action="store_true", help="keep only the items common to all models")
+    p.add_argument("--mapping", help="importers: the mapping file (docs/importers.md)")
+    p.add_argument("--metric", help="importers: the per-sample 0/1 metric")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from .loading import load_for_audit
+    from .records import RecordsError
+    from .records.packed import write_packed
+    try:
+        rec = load_for_audit(args.src, args.format, intersect=args.intersect,
+                             mapping=args.mapping, metric=args.metric)
+    except RecordsError as exc:
+        print(f"leaderboard-audit pack: {exc}", file=sys.stderr)
+        return 4
+    try:
+        out = write_packed(rec, args.output)
+    except OSError as exc:
+        print(f"leaderboard-audit pack: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+        return 4
+    for note in rec.notes:
+        print(f"note: {note}", file=sys.stderr)
+    M, N, K = rec.shape
+    print(f"packed {args.src}: {M} model(s) x {N} item(s) x {K} config(s) -> {out} "
+          f"({out.stat().st_size:,} bytes)")
+    return 0
+
+
+def cache_main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="leaderboard-audit cache",
+                                description="Show or clear the records load cache (docs/records.md).")
+    p.add_argument("--dir", help="the cache folder (default: $LEADERBOARD_AUDIT_CACHE or "
+                                 "$XDG_CACHE_HOME/leaderboard-audit/records)")
+    p.add_argument("--clear", action="store_true", help="delete every entry")
+    args = p.parse_args(argv)
+    from .records.cache import cache_info, clear_cache
+    if args.clear:
+        print(f"removed {clear_cache(args.dir)} cache entr(ies)")
+    folder, n, size = cache_info(args.dir)
+    print(f"cache: {folder if folder is not None else 'disabled (LEADERBOARD_AUDIT_CACHE=off)'}: "
+          f"{n} entr(ies), {size:,} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,258 @@
+"""Every status branch of every verdict rule (``*_verdict`` in leaderboard_audit/checks/), on hand-built
+inputs, with the exact status, value, threshold and margin (margin = signed distance from the value to the
+pass region: positive inside).
+
+Inputs are the dictionaries the metrics layer hands the rules (a leaderboard row, a pair, the
+champions / compression / axes / brittleness results), built by hand with binary fractions so
+that every expected number is exact. Only the public functions are used (name + inputs).
+"""
+from __future__ import annotations
+
+import pytest
+
+from leaderboard_audit.checks.axes import axes_verdict
+from leaderboard_audit.checks.band import band_verdict
+from leaderboard_audit.checks.brittleness import brittleness_verdict
+from leaderboard_audit.checks.champions import champions_verdict
+from leaderboard_audit.checks.compression import compression_verdict
+from leaderboard_audit.checks.manufactured import pair_verdict
+from leaderboard_audit.verdicts import FAIL, PASS, WARN, Thresholds, make_verdict
+
+# binary fractions: band 1/4 .. 1/2, fragile share 1/2, champion items 3, axes 3/4 .. 1/2,
+# brittleness 1/4 .. 1/2
+T = Thresholds({"band_pass": 0.25, "band_warn": 0.5, "fragile_share": 0.5, "champion_items": 3.0,
+                "axes_pass": 0.75, "axes_warn": 0.5, "brittleness_pass": 0.25, "brittleness_warn": 0.5,
+                "compression_k": 10})
+
+
+def outcome(v: dict) -> tuple:
+    return v["status"], v["value"], v["threshold"], v["margin"]
+
+
+# ------------------------------------------------------------------ Thresholds, make_verdict()
+def test_threshold_defaults_and_conversion():
+    d = Thresholds()
+    assert d.as_dict() == {"axes_pass": 0.9, "axes_warn": 0.6, "band_pass": 0.02, "band_warn": 0.05,
+                           "brittleness_pass": 0.25, "brittleness_warn": 0.5, "champion_items": 3.0,
+                           "compression_k": 100, "fragile_share": 0.5}
+    assert Thresholds.names() == list(d.as_dict())
+    t = Thresholds.from_mapping({"band_pass": "0.125", "compression_k": "50"})
+    assert t.band_pass == 0.125 and t.compression_k == 50 and type(t.compression_k) is int
+    assert t.band_warn == 0.05 and t["band_warn"] == 0.05          # the rest keep their defaults
+    with pytest.raises(ValueError, match=r"unknown audit threshold\(s\) \['band_pas'\]; known: \['axes_pass'"):
+        Thresholds.from_mapping({"band_pas": 0.1})
+
+
+def test_verdict_record_carries_evidence_only_when_given():
+    v = make_verdict("band", "band[arc-m]", PASS, 0.5, 0.25, -0.25, "msg")
+    assert v == {"check": "band", "id": "band[arc-m]", "status": "pass", "value": 0.5, "threshold": 0.25,
+                 "margin": -0.25, "message": "msg"}
+    assert make_verdict("band", "x", WARN, None, 0.0, None, "m", {"a": 1})["evidence"] == {"a": 1}
+
+
+# ------------------------------------------------------------------ band
+def band_row(spread: float) -> dict:
+    return {"reference": 0.5, "min": 0.5, "max": 0.5 + spread, "spread": spread, "robust": 0.375,
+            "optimistic": 0.75, "config_lucky": "ll|x"}
+
+
+@pytest.mark.parametrize("spread,status,margin", [
+    (0.125, PASS, 0.125), (0.25, PASS, 0.0),           # pass <= band_pass (boundary included)
+    (0.375, WARN, -0.125), (0.5, WARN, -0.25),         # warn <= band_warn (boundary included)
+    (0.75, FAIL, -0.5)])
+def test_band(spread, status, margin):
+    v = band_verdict("arc", "org/m", band_row(spread), T)
+    assert outcome(v) == (status, spread, 0.25, margin)
+    assert v["check"] == "band" and v["id"] == "band[arc-org/m]"
+    assert v["evidence"] == {k: band_row(spread)[k] for k in ("reference", "min", "max", "spread", "robust",
+                                                               "optimistic", "config_lucky")}
+    assert f"org/m: accuracy ranges 0.500..{0.5 + spread:.3f} across configs (spread {spread:.3f}" in v["message"]
+
+
+def test_band_with_default_thresholds_is_exact_at_the_boundary():
+    # 2 items of 100: 0.52 - 0.50 is 0.020000000000000018 in floats, and passes
+    v = band_verdict("s", "m", band_row(0.52 - 0.50), Thresholds())
+    assert v["status"] == PASS and v["margin"] == 0.0
+    v = band_verdict("s", "m", band_row(0.03), Thresholds())
+    assert v["status"] == WARN and v["margin"] == -0.01
+    assert band_verdict("s", "m", band_row(0.0625), Thresholds())["status"] == FAIL
+
+
+# ------------------------------------------------------------------ manufactured (pairs)
+def pair(**kw) -> dict:
+    p = {"higher": "a", "lower": "b", "gap": 0.125, "gap_items": 4, "fragile_share": 0.25, "robust_items": 20,
+         "higher_only": 3, "lower_only": 1, "robust_diff": 0.125, "ci": (0.0625, 0.25), "reversing": 0,
+         "manufactured": False, "robust_tie": False}
+    p.update(kw)
+    return p
+
+
+@pytest.mark.parametrize("kw,status,value,why", [
+    # manufactured and some config reverses the pair: fail, whatever else holds
+    ({"manufactured": True, "reversing": 2, "robust_tie": True, "ci": (-0.25, -0.0625)}, FAIL, -0.25,
+     "manufactured: the robust items do not order the pair and 2/8 configs print the opposite order"),
+    # one reversing config is enough
+    ({"manufactured": True, "reversing": 1, "robust_tie": True, "ci": (-0.25, 0.25)}, FAIL, -0.25,
+     "manufactured: the robust items do not order the pair and 1/8 configs print the opposite order"),
+    # the robust items order the pair the other way (upper CI bound below 0)
+    ({"ci": (-0.375, -0.125)}, FAIL, -0.375, "the jointly robust items order the pair the other way"),
+    # an upper bound at 0 is not "the other way"
+    ({"ci": (-0.25, 0.0)}, PASS, -0.25, "the robust items order the pair"),
+    # a printed order for a reference tie
+    ({"gap_items": 0, "gap": 0.0}, WARN, 0.0625, "an order printed for a tie (reference gap = 0)"),
+    # manufactured, no config reverses
+    ({"manufactured": True, "robust_tie": True, "ci": (-0.125, 0.125)}, WARN, -0.125,
+     "manufactured by fragile items, though no config reverses the pair"),
+    # identified, but the gap is carried by fragile items
+    ({"fragile_share": 0.75}, WARN, 0.0625, "identified, but 75% of the gap is carried by fragile items"),
+    # pass: identified, fragile share at the threshold (strictly greater warns)
+    ({"fragile_share": 0.5}, PASS, 0.0625, "the robust items order the pair"),
+    # pass: not identified (robust tie) but not manufactured: the fragile share is not judged
+    ({"robust_tie": True, "fragile_share": 0.75, "ci": (-0.125, 0.125)}, PASS, -0.125,
+     "the robust items order the pair"),
+    # a one-item gap is not a tie
+    ({"gap_items": 1}, PASS, 0.0625, "the robust items order the pair"),
+    # pass with no jointly robust items: value 0
+    ({"ci": None, "fragile_share": None}, PASS, 0.0, "the robust items order the pair"),
+])
+def test_pair(kw, status, value, why):
+    v = pair_verdict("mmlu", pair(**kw), 8, T)
+    assert outcome(v) == (status, value, 0.0, value)
+    assert v["check"] == "manufactured" and v["id"] == "manufactured[mmlu-a>b]"
+    assert v["message"].startswith(f"a > b: {why}. gap ")
+    assert v["evidence"]["configs"] == 8 and v["evidence"]["reversing"] == pair(**kw)["reversing"]
+
+
+def test_pair_ci_caveats():
+    msg = pair_verdict("s", pair(higher_only=3, lower_only=0, ci=(0.0, 0.25)), 8, T)["message"]
+    assert "(no disagreement in one direction: a CI bound sits at 0 by construction)" in msg
+    msg = pair_verdict("s", pair(higher_only=0, lower_only=0, ci=(0.0, 0.0)), 8, T)["message"]
+    assert "(the two agree on every jointly robust item: the CI is [0, 0] by construction)" in msg
+    msg = pair_verdict("s", pair(ci=None), 8, T)["message"]
+    assert "robust diff CI n/a (no jointly robust items)" in msg and "by construction" not in msg
+
+
+# ------------------------------------------------------------------ champions
+def champs(per_config: list[tuple[str, list[str], int]], champion_set: list[str]) -> dict:
+    return {"count": len(champion_set), "set": champion_set,
+            "per_config": [{"config": c, "winners": w, "margin_items": m, "runner_up": "r"}
+                           for c, w, m in per_config]}
+
+
+def test_champions_one_champion_passes():
+    ch = champs([("ref", ["a"], 5), ("c1", ["a"], 2)], ["a"])
+    v = champions_verdict("pooled", ch, "ref", T)
+    assert outcome(v) == (PASS, 0, 3.0, 3.0)
+    assert v["id"] == "champions[pooled]" and v["message"].startswith("one champion (a) under every config.")
+    assert v["evidence"] == {"set": ["a"], "other_wins": []}
+
+
+def test_champions_other_winner_by_more_than_the_threshold_fails():
+    ch = champs([("ref", ["a"], 5), ("c1", ["b"], 4), ("c2", ["b"], 2)], ["a", "b"])
+    v = champions_verdict("pooled", ch, "ref", T)
+    assert outcome(v) == (FAIL, 4, 3.0, -1.0)
+    assert v["message"].startswith("2 champions; b wins c1 by 4 items over r.")
+    assert v["evidence"]["other_wins"] == [{"config": "c1", "winners": ["b"], "margin_items": 4},
+                                           {"config": "c2", "winners": ["b"], "margin_items": 2}]
+
+
+def test_champions_other_winner_within_the_threshold_warns():
+    ch = champs([("ref", ["a"], 5), ("c1", ["b"], 3)], ["a", "b"])          # 3 == threshold: warn
+    v = champions_verdict("pooled", ch, "ref", T)
+    assert outcome(v) == (WARN, 3, 3.0, 0.0)
+    assert v["message"].startswith("2 champions, the others win by <= 3 items (coin flips).")
+
+
+def test_champions_only_through_ties_warns():
+    # c1 is a tie between a and b, c2 between b and c: no outright other winner, so the value stays 0
+    ch = champs([("ref", ["a"], 5), ("c1", ["a", "b"], 0), ("c2", ["b", "c"], 0)], ["a", "b", "c"])
+    v = champions_verdict("pooled", ch, "ref", T)
+    assert outcome(v) == (WARN, 0, 3.0, 3.0)
+    assert v["message"].startswith("3 champions, the others win only through exact ties (coin flips).")
+    assert v["evidence"]["other_wins"] == [{"config": "c1", "winners": ["a", "b"], "margin_items": 0},
+                                           {"config": "c2", "winners": ["b", "c"], "margin_items": 0}]
+
+
+def test_champions_reference_tie_counts_both_as_reference_winners():
+    # both reference winners win elsewhere by 9 items: not "other" winners, so the value is 0
+    ch = champs([("ref", ["a", "b"], 0), ("c1", ["b"], 9)], ["a", "b"])
+    assert outcome(champions_verdict("s", ch, "ref", T)) == (WARN, 0, 3.0, 3.0)
+
+
+# ------------------------------------------------------------------ compression
+def comp(corr, ci, topk=0.5, allf=0.25, **kw) -> dict:
+    c = {"k": 10, "corr": corr, "ci": ci, "mean_fragility_topk": topk, "mean_fragility_all": allf,
+         "cutoff_above": 9, "cutoff_ties": 1, "champions_full": 2, "champions_topk_mean": 1.5,
+         "champions_random_mean": 1.25}
+    c.update(kw)
+    return c
+
+
+@pytest.mark.parametrize("c,status,value,why", [
+    (comp(None, None), PASS, 0.0, "corr(disc, fragility) undefined"),
+    (comp(-0.25, (-0.5, 0.125)), PASS, -0.5, "discriminative items are not the fragile ones"),
+    (comp(0.0, (-0.25, 0.25)), PASS, -0.25, "discriminative items are not the fragile ones"),   # corr 0
+    (comp(0.25, (-0.125, 0.5)), WARN, -0.125, "corr > 0 but its CI includes 0"),
+    (comp(0.25, (0.0, 0.5)), WARN, 0.0, "corr > 0 but its CI includes 0"),                    # lo = 0
+    (comp(0.25, None), WARN, 0.25, "corr > 0 but its CI includes 0"),                         # no CI
+    (comp(0.5, (0.25, 0.75)), FAIL, 0.25,
+     "compression keeps the fragile items: top-10 mean fragility 0.500 > 0.250 over all items"),
+    (comp(0.5, (0.25, 0.75), topk=0.25, allf=0.25), WARN, 0.25,
+     "corr > 0, but the top-10 items are no more fragile than all items"),
+    (comp(0.5, (0.25, 0.75), topk=None), WARN, 0.25,
+     "corr > 0, but the top-10 items are no more fragile than all items"),
+])
+def test_compression(c, status, value, why):
+    v = compression_verdict("arc", c, T)
+    assert outcome(v) == (status, value, 0.0, 0.0 - value)
+    assert v["id"] == "compression[arc]" and v["message"].startswith(why)
+    assert v["evidence"] == {k: c[k] for k in ("k", "corr", "ci", "mean_fragility_topk", "mean_fragility_all",
+                                               "champions_full", "champions_topk_mean", "champions_random_mean")}
+    assert "(k reduced to N//2)" not in v["message"]
+
+
+def test_compression_reduced_k_is_said():
+    v = compression_verdict("arc", comp(0.5, (0.25, 0.75), k_reduced=True), T)
+    assert v["message"].endswith("(k reduced to N//2)")
+
+
+# ------------------------------------------------------------------ axes
+@pytest.mark.parametrize("taus,status,value,axis", [
+    ({"template": 0.875, "ordering": 0.75, "joint": 0.0}, PASS, 0.75, "ordering"),    # boundary: pass
+    ({"template": 0.625, "ordering": 0.875, "joint": 0.0}, WARN, 0.625, "template"),
+    ({"template": 0.5, "ordering": 0.5, "joint": -1.0}, WARN, 0.5, "ordering"),        # tie: by name
+    ({"template": 0.25, "ordering": None, "scoring": 0.875}, FAIL, 0.25, "template"),  # None ignored
+])
+def test_axes(taus, status, value, axis):
+    v = axes_verdict("hellaswag", {"axis_kendall_min": taus}, T)
+    assert outcome(v) == (status, value, 0.75, value - 0.75)
+    assert v["id"] == "axes[hellaswag]"
+    assert v["evidence"] == {"axis_kendall_min": taus, "load_bearing": axis}
+    lead = (f"every single axis keeps the order (min Kendall tau {value:.2f}, {axis})" if status == PASS else
+            f"the {axis} axis is load-bearing: varying it alone reorders the models (min Kendall tau {value:.2f})")
+    assert v["message"].startswith(lead)
+
+
+@pytest.mark.parametrize("taus", [{}, {"joint": 0.25}, {"template": None, "joint": 0.5}])
+def test_axes_nothing_varies_passes_without_value(taus):
+    v = axes_verdict("s", {"axis_kendall_min": taus}, T)
+    assert outcome(v) == (PASS, None, 0.75, None)
+    assert "evidence" not in v
+    assert v["message"] == "no single axis varies (or every Kendall tau is undefined)"
+
+
+# ------------------------------------------------------------------ brittleness
+@pytest.mark.parametrize("per,status,value,model", [
+    ({"a": 0.125, "b": 0.25}, PASS, 0.25, "b"),                   # boundary: pass
+    ({"a": 0.375, "b": 0.125}, WARN, 0.375, "a"),
+    ({"ab": 0.5, "ba": 0.5}, WARN, 0.5, "ba"),                    # tie: the later name; boundary: warn
+    ({"a": 0.125, "b": 0.75}, FAIL, 0.75, "b"),
+])
+def test_brittleness(per, status, value, model):
+    br = {m: {"brittleness": x, "v_item": 1.0} for m, x in per.items()}
+    br["pi_model"] = 0.5                                          # not a model entry: ignored
+    br["pi_benchmark"] = {"arc": 0.875}                           # a dict without "brittleness": ignored
+    v = brittleness_verdict("pooled", br, T)
+    assert outcome(v) == (status, value, 0.25, 0.25 - value)
+    assert v["id"] == "brittleness[pooled]" and v["evidence"] == {"model": model, "per_model": per}
+    assert v["message"].startswith(f"largest prompt-sensitivity share {value:.3f} ({model})")
