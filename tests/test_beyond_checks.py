@@ -191,3 +191,16 @@ def test_degenerate_grids_give_valid_sections(n_models, n_items, configs):
     assert {v["status"] for v in pooled["verdicts"]} <= {"pass", "warn", "fail", "skip"}
     render_html(rep)
     render_markdown(rep)
+
+
+def test_release_style_records_with_unparsed_counts_only():
+    from dataclasses import replace as dc_replace
+    r = simulate(demo_spec(items_per_benchmark=30))
+    counts = np.random.default_rng(0).integers(0, 3, (len(r.models), r.shape[1])).astype(np.int16)
+    rep = audit(dc_replace(r, unparsed=counts), n_boot=500)
+    c = rep["scopes"]["pooled"]["compliance"]
+    assert c["source"] == "unparsed" and "skipped" in c["scoring_tau"]
+    verdicts = [v for s in rep["scopes"].values() for v in s["verdicts"]]
+    assert "scoring-axis tau not split" in render_summary(rep, verdicts, width=200)
+    render_html(rep)
+    render_markdown(rep)

@@ -131,3 +131,24 @@ def test_real_fixture_split():
     # the raw sidecar shows many unparsed digit answers for these small models
     assert max(e["compliance"] for e in out["per_model"].values()) > 0.05
     assert out["scoring_tau"]["per_config"] and len(out["scoring_tau"]["per_config"]) == 2
+
+
+def test_per_item_unparsed_counts_give_the_same_per_model_split():
+    """Release-style records carry only how many generation configs left an item
+    unparseable (appendix A.1): the per-model means equal those from per-config preds."""
+    r, pred = planted()
+    gen = generation_configs(r.grid)
+    unparsed = (pred[:, :, gen] == PRED_UNPARSEABLE).sum(axis=2).astype(np.int16)
+    from_pred = compliance(r.correct, pred, r.grid, models=r.models)
+    from_counts = compliance(r.correct, None, r.grid, models=r.models, unparsed=unparsed)
+    assert from_counts["source"] == "unparsed" and from_pred["source"] == "pred"
+    for m in r.models:
+        a, b = from_pred["per_model"][m], from_counts["per_model"][m]
+        for key in ("loss", "compliance", "competence", "unrecorded", "compliance_share"):
+            assert b[key] == pytest.approx(a[key], abs=1e-12), (m, key)
+        assert "per_config" not in b and b["unparsed_exceeds_wrong"] == 0
+    assert "pred" in from_counts["scoring_tau"]["skipped"]
+    unparsed[0, :5] = -1                                     # UNPARSED_ABSENT: those losses are unrecorded
+    part = compliance(r.correct, None, r.grid, models=r.models, unparsed=unparsed)["per_model"][r.models[0]]
+    assert part["unrecorded"] > 0
+    assert part["loss"] == pytest.approx(part["compliance"] + part["competence"] + part["unrecorded"], abs=1e-12)

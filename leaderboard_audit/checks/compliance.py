@@ -6,7 +6,9 @@ the accuracy loss split into compliance (unparseable answers) and competence (pa
 wrong; the per-config rows in the pooled scope only, to keep the report small); the
 scoring-axis Kendall tau recomputed with unparseable answers set aside and the
 share of the ranking movement between scorings that is compliance; by answer class when
-the records carry one. Skipped with the reason when the records carry no ``pred``.
+the records carry one. From the per-item ``unparsed`` counts (the paper's release) when
+the records carry no ``pred``: the per-model split only. Skipped with the reason when
+they carry neither.
 Definitions: docs/audits.md, "Beyond the paper: compliance vs competence".
 """
 from __future__ import annotations
@@ -37,7 +39,7 @@ class Compliance(Check):
         classes = tuple(getattr(records_model, "ANSWER_CLASSES", DEFAULT_ANSWER_CLASSES))
         return compliance(scope.C, r.pred, r.grid, models=scope.names,
                           answer_class=getattr(r, "answer_class", None), classes=classes,
-                          per_config=scope.name == POOLED)
+                          per_config=scope.name == POOLED, unparsed=getattr(r, "unparsed", None))
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:
         c = s.get("compliance")
@@ -63,7 +65,7 @@ class Compliance(Check):
                            "losses.", widths={0: 26})
         st = c["scoring_tau"]
         tau_rows = [[r["config"], r["tau_all"], r["tau_parsed"], r["movement"], r["compliance"],
-                     r["compliance_fraction"]] for r in st["per_config"]]
+                     r["compliance_fraction"]] for r in st.get("per_config", [])]
         tau = Table("compliance-tau", "Scoring axis: Kendall tau vs the reference, unparseable answers set aside",
                     ["config", "tau (all answers)", "tau (parsed only)", "movement 1 - tau", "compliance part",
                      "compliance fraction"], tau_rows,
@@ -73,10 +75,12 @@ class Compliance(Check):
         worst = max(shares) if shares else None
         mean_share = sum(x for x, _ in shares) / len(shares) if shares else None
         text = (f"compliance: unparseable answers carry {fmt(mean_share, 2)} of the generation loss on average"
-                + (f" (most: {worst[1]}, {worst[0]:.2f})" if worst else "")
-                + f"; scoring-axis tau mean {fmt(st['tau_all']['mean'], 2)} -> {fmt(st['tau_parsed']['mean'], 2)} "
-                  f"with them set aside (compliance fraction of the movement "
-                  f"{fmt(st['compliance_fraction'], 2)})")
+                + (f" (most: {worst[1]}, {worst[0]:.2f})" if worst else ""))
+        if "skipped" in st:
+            text += "; scoring-axis tau not split (per-item counts only, no per-config predictions)"
+            return [table, Line("compliance", text, detail="summary")]
+        text += (f"; scoring-axis tau mean {fmt(st['tau_all']['mean'], 2)} -> {fmt(st['tau_parsed']['mean'], 2)} "
+                 f"with them set aside (compliance fraction of the movement {fmt(st['compliance_fraction'], 2)})")
         return [table, tau, Line("compliance", text, detail="summary")]
 
 

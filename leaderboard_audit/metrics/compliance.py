@@ -129,9 +129,53 @@ def class_split(C: np.ndarray, answer_class: np.ndarray, gen: list[int],
     return (onehot & wrong[..., None]).sum(axis=1, dtype=np.int64) / max(N, 1)
 
 
+def split_from_counts(C: np.ndarray, unparsed: np.ndarray, gen: list[int]) -> dict[str, np.ndarray]:
+    """Per model, the loss split from per-item counts of unparseable generation configs
+    (the paper's released ``unparsed`` field, appendix A.1), as means over the G generation
+    configs of shares of the N items.
+
+    An unparseable answer is scored wrong (appendix A.3), so for an item with a count u:
+    u of its wrong generation answers are compliance, the rest competence. Items without
+    a count (``UNPARSED_ABSENT``) put their wrong answers in ``unrecorded``; so
+    ``loss = compliance + competence + unrecorded`` exactly. ``unparsed_exceeds_wrong``
+    counts items whose count exceeds their wrong answers (inconsistent records; the
+    excess is left out)."""
+    N, G = C.shape[1], len(gen)
+    wrong = (~C[:, :, gen]).sum(axis=2)                          # models x items
+    known = unparsed >= 0
+    u = np.where(known, np.minimum(unparsed, wrong), 0)
+    den = max(N * G, 1)
+    return {"loss": wrong.sum(axis=1) / den, "compliance": u.sum(axis=1) / den,
+            "competence": np.where(known, wrong - u, 0).sum(axis=1) / den,
+            "unrecorded": np.where(known, 0, wrong).sum(axis=1) / den,
+            "unparsed_exceeds_wrong": (known & (unparsed > wrong)).sum(axis=1)}
+
+
+def compliance_from_counts(C: np.ndarray, unparsed: np.ndarray, grid: Grid, *,
+                           models: tuple[str, ...]) -> dict[str, Any]:
+    """The per-model loss split when records carry only the per-item ``unparsed`` counts
+    (no per-config ``pred``): :func:`split_from_counts`. Which configs an item was
+    unparseable under is unknown, so there are no per-config rows and no scoring-axis tau."""
+    gen = generation_configs(grid)
+    if not gen:
+        return {"skipped": "the grid has no generation configuration"}
+    sp = split_from_counts(C, unparsed, gen)
+    per_model: dict[str, Any] = {}
+    for m, name in enumerate(models):
+        loss = float(sp["loss"][m])
+        per_model[name] = {"loss": loss, "compliance": float(sp["compliance"][m]),
+                           "competence": float(sp["competence"][m]), "unrecorded": float(sp["unrecorded"][m]),
+                           "compliance_share": float(sp["compliance"][m]) / loss if round(loss, 12) > 0 else None,
+                           "unparsed_exceeds_wrong": int(sp["unparsed_exceeds_wrong"][m])}
+    return {"source": "unparsed", "generation_configs": [grid.keys[k] for k in gen], "per_model": per_model,
+            "scoring_tau": {"skipped": "needs per-config predictions (pred); the records carry only per-item "
+                                       "counts of unparseable generation configs"}}
+
+
 def compliance(C: np.ndarray, pred: np.ndarray | None, grid: Grid, *, models: tuple[str, ...],
                answer_class: np.ndarray | None = None,
-               classes: tuple[str, ...] = DEFAULT_ANSWER_CLASSES, per_config: bool = True) -> dict[str, Any]:
+               classes: tuple[str, ...] = DEFAULT_ANSWER_CLASSES, per_config: bool = True,
+               unparsed: np.ndarray | None = None) -> dict[str, Any]:
     """Split each model's generation accuracy loss into compliance and competence.
 
     Per model and generation config: ``loss``, ``compliance`` (wrong and unparseable),
@@ -140,15 +184,18 @@ def compliance(C: np.ndarray, pred: np.ndarray | None, grid: Grid, *, models: tu
     ``compliance_share = sum compliance / sum loss`` (None without loss). The scoring
     axis tau with unparseable answers set aside: :func:`scoring_movement`. With an
     ``answer_class`` array the loss is also split by class. ``per_config=False`` leaves
-    out the per-config rows (a lighter section). ``{"skipped": reason}``
-    when there is no ``pred`` or no prediction under any generation config.
+    out the per-config rows (a lighter section). Without any generation ``pred`` but with
+    per-item ``unparsed`` counts: :func:`compliance_from_counts`. ``{"skipped": reason}``
+    when there is neither.
     """
-    if pred is None:
-        return {"skipped": "the records carry no predictions (pred)"}
     gen = generation_configs(grid)
     if not gen:
         return {"skipped": "the grid has no generation configuration"}
-    if not (pred[:, :, gen] != PRED_ABSENT).any():
+    if pred is None or not (pred[:, :, gen] != PRED_ABSENT).any():
+        if unparsed is not None and (unparsed >= 0).any():
+            return compliance_from_counts(C, unparsed, grid, models=models)
+        if pred is None:
+            return {"skipped": "the records carry no predictions (pred) and no unparsed counts"}
         return {"skipped": "no prediction is recorded under any generation configuration"}
     split = loss_split(C, pred)
     keys = grid.keys
@@ -172,7 +219,7 @@ def compliance(C: np.ndarray, pred: np.ndarray | None, grid: Grid, *, models: tu
             entry["per_config"] = rows
         per_model[name] = entry
     acc = C.sum(axis=1, dtype=np.int64) / C.shape[1]
-    out: dict[str, Any] = {"generation_configs": [keys[k] for k in gen], "per_model": per_model,
+    out: dict[str, Any] = {"source": "pred", "generation_configs": [keys[k] for k in gen], "per_model": per_model,
                            "scoring_tau": scoring_movement(acc, parsed_accuracy(C, pred), grid)}
     if cls_split is not None:
         out["classes"] = list(classes)
