@@ -204,3 +204,15 @@ def test_release_style_records_with_unparsed_counts_only():
     assert "scoring-axis tau not split" in render_summary(rep, verdicts, width=200)
     render_html(rep)
     render_markdown(rep)
+
+
+RELEASE = Path(__file__).resolve().parents[1] / "fixtures" / "release" / "records"
+
+
+@pytest.mark.skipif(not RELEASE.exists(), reason="fixtures/release missing")
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_release_layout_feeds_flip_and_compliance():
+    """The paper's release layout: one margin (plain cloze) and per-item unparsed counts."""
+    s = audit(load_records(RELEASE), n_boot=500)["scopes"]["pooled"]
+    assert s["flip"]["config"] == "ll|cloze_plain" and s["flip"]["pooled"]["auc"] is not None
+    assert s["compliance"]["source"] == "unparsed"
