@@ -133,7 +133,8 @@ def records_summary(records: Records, path: str | None = None, sha256: str | Non
             "models": list(records.models), "items": int(records.shape[1]),
             "configs": list(records.grid.keys), "benchmarks": list(records.benchmarks),
             "reference": records.grid.reference, "legend_inferred": records.grid.inferred,
-            "dropped": dict(records.dropped), "notes": list(records.notes)}
+            "dropped": dict(records.dropped), "notes": list(records.notes),
+            "layout_notes": list(getattr(records, "layout_notes", ()))}
 
 
 def build_report(summary: dict[str, Any], scopes: dict[str, dict[str, Any]], *, seed: int, n_boot: int,

@@ -8,7 +8,6 @@ printed first, so the results are never lost).
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from typing import Any
 

@@ -32,9 +32,9 @@ def run(argv: list[str], capsys) -> tuple[int, str, str]:
     (["--seed", "-1"], "the seed must be 0 or more"),
     (["--threshold", "band_pass"], "'band_pass': expected NAME=VALUE"),
     (["--threshold", "band_pass=abc"], "band_pass='abc' is not a number"),
-    (["--threshold", "band_pass=nan"], "must be a finite number"),
-    (["--threshold", "compression_k=2.7"], "compression_k=2.7: must be a whole number"),
-    (["--threshold", "compression_k=-5"], "must be a whole number of at least 1"),
+    (["--threshold", "band_pass=nan"], "band_pass='nan' must be finite"),
+    (["--threshold", "compression_k=2.7"], "compression_k='2.7' must be a positive whole number"),
+    (["--threshold", "compression_k=-5"], "compression_k='-5' must be a positive whole number"),
 ])
 def test_audit_option_values_are_usage_errors(capsys, argv, message):
     rc, _, err = run(["audit", str(TINY), *argv], capsys)

@@ -75,7 +75,7 @@ def test_deep_but_parseable_values_are_records_errors_or_ignored(tmp_path, field
 
 def test_deeply_nested_helm_file_is_a_records_error(tmp_path):
     suite = shutil.copytree(HELM, tmp_path / "v1")
-    run = sorted(suite.iterdir())[0]
+    run = min(suite.iterdir())
     (run / "scenario_state.json").write_text("{\"request_states\": " + "[" * DEEP + "]" * DEEP + "}")
     with pytest.raises(RecordsError, match=r"scenario_state.json: unreadable JSON \(nested too deeply\)"):
         load(suite, "helm")
@@ -83,7 +83,7 @@ def test_deeply_nested_helm_file_is_a_records_error(tmp_path):
 
 def test_helm_per_instance_stats_that_is_a_directory(tmp_path):
     suite = shutil.copytree(HELM, tmp_path / "v1")
-    run = sorted(suite.iterdir())[0]
+    run = min(suite.iterdir())
     (run / "per_instance_stats.json").unlink()
     (run / "per_instance_stats.json").mkdir()
     with pytest.raises(RecordsError, match="per_instance_stats.json: is a directory, not a file"):
@@ -99,7 +99,7 @@ def test_fifo_inputs_never_hang(tmp_path):
     with pytest.raises(RecordsError, match="is not a regular file"):
         load(runs, "lm-eval", model="m")
     suite = shutil.copytree(HELM, tmp_path / "v1")
-    run = sorted(suite.iterdir())[0]
+    run = min(suite.iterdir())
     (run / "run_spec.json").unlink()
     os.mkfifo(run / "run_spec.json")
     with pytest.raises(RecordsError, match="is not a regular file"):
@@ -167,3 +167,25 @@ def test_fuzz_helm_json(tmp_path_factory, data, which):
     obj = json.loads((run / which).read_text())
     (run / which).write_text(json.dumps(mutate(data, obj, data.draw), allow_nan=True))
     loads_or_refuses(suite, "helm", root / "out")
+
+
+def test_values_too_deep_to_print_or_record_are_handled():
+    from leaderboard_audit.importers._values import json_safe, show
+    deep: list = []
+    for _ in range(100_000):          # built in a loop: deeper than repr() or json.dumps can go
+        deep = [deep]
+    assert show(deep) == "<a value nested too deeply to show>"
+    assert not json_safe(deep) and json_safe({"a": [1, 2]})
+    assert show("x" * 500).endswith("...") and len(show("x" * 500)) == 83
+
+
+def test_a_legend_too_deep_to_write_is_a_records_error():
+    from leaderboard_audit.importers._build import Unit, build_records
+    from leaderboard_audit.records import Config
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    unit = Unit("runs/a/samples.jsonl", "arc", "m", Config("k", "gen", "t", None, None, {"doc_to_text": deep}))
+    unit.bits = {"q1": 1}
+    with pytest.raises(RecordsError, match="nested too deeply to record"):
+        build_records([unit], source="runs")

@@ -151,3 +151,10 @@ def test_large_seeds_do_not_alias_small_ones():
     a = dumps_report(audit(r, seed=1234, n_boot=300))
     b = dumps_report(audit(r, seed=1234 + 2**32, n_boot=300))
     assert a.replace('"seed": 1234', "") != b.replace(f'"seed": {1234 + 2**32}', "")
+
+
+@pytest.mark.parametrize("name", ["tiny", "demo", "real", "release/records", "release/records-v1"])
+def test_bundled_fixtures_are_data_only(name):
+    from leaderboard_audit.guard import problems
+    root = Path(__file__).resolve().parents[1] / "fixtures" / name
+    assert root.is_dir() and problems(root) == []

@@ -1,6 +1,7 @@
 """The load cache and the fingerprint it is keyed by (issue 12; issue 11 item 3)."""
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import warnings
@@ -39,7 +40,6 @@ def test_second_load_comes_from_the_cache_and_equals_a_direct_load(src, tmp_path
                         lambda *a, **k: calls.append(a) or pytest.fail("re-parsed"))
     second = load_cached(src, cache_dir=cache)
     assert not calls
-    direct = load_records.__wrapped__(src) if hasattr(load_records, "__wrapped__") else None
     monkeypatch.undo()
     direct = load_records(src)
     for rec in (first, second):
@@ -52,11 +52,10 @@ def test_a_changed_source_is_reloaded(src, tmp_path):
     before = load_cached(src, cache_dir=cache)
     f = src / "tiny" / "alpha.jsonl"
     lines = f.read_text().splitlines(keepends=True)
-    f.write_text(lines[0].replace('"gen|letter_plain|p0":1', '"gen|letter_plain|p0":0')
-                 .replace('"gen|letter_plain|p0":0', '"gen|letter_plain|p0":1', 0) + "".join(lines[1:]))
-    lines2 = f.read_text()
-    flipped = lines2.replace(':1,', ':0,', 1) if ':1,' in lines2 else lines2.replace(':0,', ':1,', 1)
-    f.write_text(flipped)
+    first = json.loads(lines[0])
+    key = next(iter(first["correct"]))
+    first["correct"][key] = 1 - first["correct"][key]          # one bit flipped
+    f.write_text(json.dumps(first) + "\n" + "".join(lines[1:]))
     after = load_cached(src, cache_dir=cache)
     assert after.equals(load_records(src)) and not after.equals(before)
     assert len(entries(cache)) == 2
@@ -210,3 +209,25 @@ def test_importer_sources_hash_their_inputs_only(tmp_path):
     names = [f.name for f in source_files(tmp_path / "runs", "lm-eval")]
     assert names == ["results_2024.json", "samples_arc_2024-01-01T00-00-00.jsonl"]
     assert [f.name for f in source_files(tmp_path / "runs")] == names
+
+
+def test_a_given_fingerprint_is_not_recomputed_and_must_match_the_entry(src, tmp_path, monkeypatch):
+    """The xdist path: the controller hashes once, workers pass the fingerprint along."""
+    cache = tmp_path / "cache"
+    rec, sha = load_cached_entry(src, cache_dir=cache)
+    monkeypatch.setattr(cache_mod, "sha256_of", lambda *a, **k: pytest.fail("hashed again"))
+    back, same = load_cached_entry(src, cache_dir=cache, fingerprint=sha)
+    assert same == sha and back.equals(rec)
+    monkeypatch.undo()
+    other, _ = load_cached_entry(src, cache_dir=cache, fingerprint="0" * 64)   # no entry for that content
+    assert other.equals(rec) and len(entries(cache)) == 1                      # loaded, and not stored
+
+
+def test_cache_dir_false_or_off_disables_it(src, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("LEADERBOARD_AUDIT_CACHE", raising=False)
+    for off in (False, "off"):
+        assert load_cached(src, cache_dir=off).equals(load_records(src))
+    assert not (tmp_path / "xdg").exists()
+    load_cached(src)
+    assert len(entries(tmp_path / "xdg" / "leaderboard-audit" / "records")) == 1

@@ -225,7 +225,7 @@ def test_intersect_is_a_no_op_on_packed_records(tmp_path):
 
 def test_rechunked_file_and_small_unpack_blocks_read_the_same(tmp_path, monkeypatch):
     """Another writer may split the column into chunks that do not start on a byte; blocks of any size."""
-    import leaderboard_audit.records.packed as packed
+    from leaderboard_audit.records import packed
     rec = full_records(M=3, per_bench=(7, 6), pred=True, margin=True)
     src = tmp_path / "a.arrow"
     src.write_bytes(packed_bytes(rec))
@@ -243,3 +243,24 @@ def test_rechunked_file_and_small_unpack_blocks_read_the_same(tmp_path, monkeypa
     assert_same(load_records(out), rec)
     monkeypatch.setattr(packed, "UNPACK_BLOCK", 1)
     assert_same(load_records(src), rec)
+
+
+def test_pack_command_from_an_importer_source(tmp_path, capsys):
+    from leaderboard_audit.importers import load
+    helm = REPO / "tests" / "data" / "helm" / "benchmark_output" / "runs" / "v1"
+    out = tmp_path / "helm.arrow"
+    assert cli_main(["pack", str(helm), "--format", "helm", "-o", str(out)]) == 0
+    direct = load(helm, "helm")
+    back = load_records(out)
+    assert_same(back, direct)
+
+
+def test_audit_of_the_packed_form_equals_the_audit_of_the_folder(tmp_path, capsys):
+    packed_path = tmp_path / "tiny.arrow"
+    write_packed(load_records(TINY), packed_path)
+    assert cli_main(["audit", str(TINY), "--json", str(tmp_path / "a.json")]) == 1
+    assert cli_main(["audit", str(packed_path), "--json", str(tmp_path / "b.json")]) == 1
+    a, b = (json.loads((tmp_path / n).read_text()) for n in ("a.json", "b.json"))
+    assert a["scopes"] == b["scopes"]
+    assert {k: v for k, v in a["records"].items() if k not in ("path", "sha256")} == \
+        {k: v for k, v in b["records"].items() if k not in ("path", "sha256")}

@@ -536,6 +536,117 @@ def _task_facts(run: Run, task: str) -> dict[str, Any]:
     return out
 
 
+@dataclass
+class TaskRead:
+    """One (run, task) samples file as read: its mapping settings, documents, metric, facts."""
+
+    run: Run
+    task: str
+    settings: dict[str, Any]
+    docs: list[Doc]
+    metric: str
+    facts: dict[str, Any]
+
+
+def read_tasks(runs: list[Run], mp: dict[str, Any], metric: str | None, filt: str | None,
+               log: ProblemLog, notes: list[str]) -> tuple[list[TaskRead], list[str]]:
+    """Every mapped (run, task) samples file, read; the unmapped ones ("run:task") are also named in a note."""
+    skipped: list[str] = []
+    out: list[TaskRead] = []
+    for run in runs:
+        for task, path in run.samples.items():
+            st = resolve(mp, run, task)
+            if st is None:
+                skipped.append(f"{run.rel or '.'}:{task}")
+                continue
+            facts = _task_facts(run, task)
+            ot = facts.get("output_type")
+            mc_hint = None if ot is None else ot in MC_TYPES
+            docs, used, sfacts = read_samples(path, task, metric or st.get("metric"), filt or st.get("filter"),
+                                              mc_hint, log, notes)
+            facts.update({k: v for k, v in sfacts.items() if v is not None})
+            out.append(TaskRead(run, task, st, docs, used, facts))
+    if skipped:
+        notes.append(f"not in the mapping, so not imported: {', '.join(skipped)}")
+    return out, skipped
+
+
+def stage_unit(t: TaskRead, model: str | None, benchmark: str | None, log: ProblemLog) -> Unit | None:
+    """The (benchmark, model, config) unit a task becomes, still without its bits."""
+    where = str(t.run.samples[t.task])
+    mdl = model or t.settings.get("model") or t.run.model
+    if not mdl:
+        log.add(where, None, "cannot tell the model (no results_*.json model name, run folder "
+                "not named <org>__<model>)", fix="name it: 'model' in the mapping, or --model")
+        return None
+    bench = benchmark or t.settings.get("benchmark") or t.task
+    mc = t.facts.get("output_type") in MC_TYPES if "output_type" in t.facts else \
+        any(d.has_pred and d.margin is not None for d in t.docs)
+    default_name = sanitize_key(t.run.name) if t.run.name else sanitize_key(t.task)
+    extra = {"source": "lm-eval", "task": t.task, "run": t.run.name or t.run.rel or ".", "metric": t.metric,
+             **t.facts}
+    cfg = make_config(t.settings.get("config"), default_name, "ll" if mc else "gen", extra, where)
+    return Unit(where, str(bench), str(mdl), cfg)
+
+
+def _canonical_options(group: list[tuple[Unit, list[Doc]]], mode: str, refkey: str) -> dict[str, list[str]]:
+    """Per match key, the options in the order of the reference run (else the first run that shows them)."""
+    canon: dict[str, list[str]] = {}
+    for _, docs in sorted(group, key=lambda g: g[0].config.key != refkey):
+        for d in docs:
+            k = _key(d, mode)
+            if d.options and k not in canon:
+                canon[k] = d.options
+    return canon
+
+
+def fill_unit(u: Unit, docs: list[Doc], mode: str, canon: dict[str, list[str]], log: ProblemLog) -> int:
+    """Bits, predictions, margins and item facts by match key; gold/pred in the canonical option order.
+
+    Returns how many documents showed their options in another order (and were remapped).
+    """
+    ks = [_key(d, mode) for d in docs]
+    if len(set(ks)) != len(ks):
+        log.add(u.source, None, f"documents are not unique by {mode} in this run",
+                fix="match by another key (--match-by doc_hash|doc_id|field:NAME)")
+        return 0
+    remapped = 0
+    for k, d in zip(ks, docs):
+        u.bits[k] = d.bit
+        pred, gold = d.pred_own, d.gold_own
+        c = canon.get(k)
+        if d.options and c and d.options != c and sorted(d.options) == sorted(c) and len(set(c)) == len(c):
+            to_c = [c.index(o) for o in d.options]
+            pred = None if pred is None else to_c[pred] if pred < len(to_c) else None
+            gold = to_c[gold] if isinstance(gold, int) and gold < len(to_c) else gold
+            remapped += 1
+        if d.has_pred:
+            u.pred[k] = pred
+        if d.margin is not None:
+            u.margin[k] = d.margin
+        u.meta[k] = ItemMeta(d.item_id, gold, d.question, c or d.options)
+    return remapped
+
+
+def match_benchmark(b: str, group: list[tuple[Unit, list[Doc]]], match_by: str, refkey: str,
+                    log: ProblemLog, notes: list[str]) -> None:
+    """Choose the match key for one benchmark's runs and fill their units by it."""
+    mode = _auto_mode(b, group, notes) if match_by == "auto" else match_by
+    if mode == "doc_hash" or mode.startswith("field:"):
+        what = "doc_hash" if mode == "doc_hash" else f"doc[{mode[6:]!r}]"
+        missing = [u.source for u, docs in group if any(not _key(d, mode) for d in docs)]
+        if missing:
+            log.add(missing[0], None, f"samples without {what}: cannot match by it",
+                    fix="match_by='doc_id' (--match-by doc_id)")
+            return
+    canon = _canonical_options(group, mode, refkey)
+    remapped = sum(fill_unit(u, docs, mode, canon, log) for u, docs in group)
+    if remapped:
+        notes.append(f"benchmark {b!r}: {remapped} document(s) show their options in another "
+                     f"order than the reference run; gold and predictions are given in the "
+                     f"reference order (matched by option text)")
+
+
 def load_lmeval(src: str | os.PathLike[str], *, metric: str | None = None, mapping: Any = None,
                 match_by: str = "auto", intersect: bool = False, reference: str | None = None,
                 model: str | None = None, benchmark: str | None = None,
@@ -552,103 +663,26 @@ def load_lmeval(src: str | os.PathLike[str], *, metric: str | None = None, mappi
     if not runs:
         raise RecordsError.one(str(root), None, "no samples_*.jsonl under this directory",
                                fix="run lm_eval with --log_samples --output_path DIR and pass DIR")
-    skipped: list[str] = []
-    per_unit: list[tuple[Run, str, dict[str, Any], list[Doc], str, dict[str, Any]]] = []
-    for run in runs:
-        for task, path in run.samples.items():
-            st = resolve(mp, run, task)
-            if st is None:
-                skipped.append(f"{run.rel or '.'}:{task}")
-                continue
-            m = metric or st.get("metric")
-            f = filter or st.get("filter")
-            facts = _task_facts(run, task)
-            ot = facts.get("output_type")
-            mc_hint = None if ot is None else ot in MC_TYPES
-            docs, used, sfacts = read_samples(path, task, m, f, mc_hint, log, notes)
-            facts.update({k: v for k, v in sfacts.items() if v is not None})
-            per_unit.append((run, task, st, docs, used, facts))
-    if skipped:
-        notes.append(f"not in the mapping, so not imported: {', '.join(skipped)}")
+    tasks, skipped = read_tasks(runs, mp, metric, filter, log, notes)
     log.raise_if_any()
-    if not per_unit:
+    if not tasks:
         raise RecordsError.one(str(root), None, "the mapping names none of the runs found "
                                f"({', '.join(skipped[:5])})", fix="match the mapping's run/task names")
-
-    # units without item keys yet
-    staged: list[tuple[Unit, list[Doc]]] = []
-    for run, task, st, docs, used, facts in per_unit:
-        where = str(run.samples[task])
-        mdl = model or st.get("model") or run.model
-        if not mdl:
-            log.add(where, None, "cannot tell the model (no results_*.json model name, run folder "
-                    "not named <org>__<model>)", fix="name it: 'model' in the mapping, or --model")
-            continue
-        bench = benchmark or st.get("benchmark") or task
-        mc = facts.get("output_type") in MC_TYPES if "output_type" in facts else \
-            any(d.has_pred and d.margin is not None for d in docs)
-        default_name = sanitize_key(run.name) if run.name else sanitize_key(task)
-        extra = {"source": "lm-eval", "task": task, "run": run.name or run.rel or ".", "metric": used, **facts}
-        cfg = make_config(st.get("config"), default_name, "ll" if mc else "gen", extra, where)
-        staged.append((Unit(where, str(bench), str(mdl), cfg), docs))
+    staged = [(u, t.docs) for t in tasks if (u := stage_unit(t, model, benchmark, log)) is not None]
     log.raise_if_any()
-
-    # resolve the reference to pick the option order that gold/pred are expressed in
+    # the reference picks the option order that gold/pred are expressed in
     keys = list(dict.fromkeys(u.config.key for u, _ in staged))
     ref = reference or mp.get("reference")
-    # per benchmark: choose the match key
+    refkey = ref if ref in keys else next((k for k in keys if k == "gen|letter_plain|p0"), keys[0])
     by_bench: dict[str, list[tuple[Unit, list[Doc]]]] = {}
     for u, docs in staged:
         by_bench.setdefault(u.benchmark, []).append((u, docs))
     for b, group in sorted(by_bench.items()):
-        mode = match_by
-        if mode == "auto":
-            mode = _auto_mode(b, group, notes)
-        if mode == "doc_hash" or mode.startswith("field:"):
-            what = "doc_hash" if mode == "doc_hash" else f"doc[{mode[6:]!r}]"
-            missing = [u.source for u, docs in group if any(not _key(d, mode) for d in docs)]
-            if missing:
-                log.add(missing[0], None, f"samples without {what}: cannot match by it",
-                        fix="match_by='doc_id' (--match-by doc_id)")
-                continue
-        refkey = ref if ref in keys else next((k for k in keys if k == "gen|letter_plain|p0"), keys[0])
-        canon: dict[str, list[str]] = {}
-        for u, docs in sorted(group, key=lambda g: g[0].config.key != refkey):
-            for d in docs:
-                k = _key(d, mode)
-                if d.options and k not in canon:
-                    canon[k] = d.options
-        remapped = 0
-        for u, docs in group:
-            ks = [_key(d, mode) for d in docs]
-            if len(set(ks)) != len(ks):
-                log.add(u.source, None, f"documents are not unique by {mode} in this run",
-                        fix="match by another key (--match-by doc_hash|doc_id|field:NAME)")
-                continue
-            for d in docs:
-                k = _key(d, mode)
-                u.bits[k] = d.bit
-                pred, gold = d.pred_own, d.gold_own
-                c = canon.get(k)
-                if d.options and c and d.options != c and sorted(d.options) == sorted(c) \
-                        and len(set(c)) == len(c):
-                    to_c = [c.index(o) for o in d.options]
-                    pred = None if pred is None else to_c[pred] if pred < len(to_c) else None
-                    gold = to_c[gold] if isinstance(gold, int) and gold < len(to_c) else gold
-                    remapped += 1
-                if d.has_pred:
-                    u.pred[k] = pred
-                if d.margin is not None:
-                    u.margin[k] = d.margin
-                u.meta[k] = ItemMeta(d.item_id, gold, d.question, c or d.options)
-        if remapped:
-            notes.append(f"benchmark {b!r}: {remapped} document(s) show their options in another "
-                         f"order than the reference run; gold and predictions are given in the "
-                         f"reference order (matched by option text)")
+        match_benchmark(b, group, match_by, refkey, log, notes)
     log.raise_if_any()
-    grid_extra = {"imported_from": "lm-eval", "source": str(root)}
     return build_records([u for u, _ in staged], source=str(root), reference=ref,
-                         intersect=intersect, notes=notes, grid_extra=grid_extra,
+                         intersect=intersect, notes=notes,
+                         grid_extra={"imported_from": "lm-eval", "source": str(root)},
                          match_what="document")
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from .errors import Problem, RecordsError
 from .grid import DEFAULT_REFERENCE, FORMAT, PAPER_ORDERINGS, Config, Grid
-from .model import PRED_ABSENT, PRED_UNPARSEABLE, Items, Records
-from .reader import InferredLegendWarning, read_records_dir
+from .model import ANSWER_CLASS_ABSENT, ANSWER_CLASSES, PRED_ABSENT, PRED_UNPARSEABLE, UNPARSED_ABSENT, Items, Records
+from .reader import InferredLayoutWarning, InferredLegendWarning, read_records_dir
 from .writer import write_records
 
 TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".tsv")
@@ -29,6 +29,24 @@ def load_records(path: str | os.PathLike[str], *, intersect: bool = False) -> Re
     return read_records_dir(p, intersect=intersect)
 
 
-__all__ = ["Config", "DEFAULT_REFERENCE", "FORMAT", "Grid", "InferredLegendWarning", "Items",
-           "PAPER_ORDERINGS", "PRED_ABSENT", "PRED_UNPARSEABLE", "Problem", "Records",
-           "RecordsError", "load_records", "read_records_dir", "write_records"]
+__all__ = [
+    "ANSWER_CLASSES",
+    "ANSWER_CLASS_ABSENT",
+    "DEFAULT_REFERENCE",
+    "FORMAT",
+    "PAPER_ORDERINGS",
+    "PRED_ABSENT",
+    "PRED_UNPARSEABLE",
+    "UNPARSED_ABSENT",
+    "Config",
+    "Grid",
+    "InferredLayoutWarning",
+    "InferredLegendWarning",
+    "Items",
+    "Problem",
+    "Records",
+    "RecordsError",
+    "load_records",
+    "read_records_dir",
+    "write_records",
+]

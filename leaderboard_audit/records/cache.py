@@ -9,7 +9,7 @@ entry) is ignored and rebuilt. Entries are written atomically (temp file + renam
 under a file lock, so parallel loads (xdist workers) build an entry once; the cache is
 kept under a size bound by deleting the least recently used entries.
 
-Where: ``cache_dir=`` if given, else ``$LEADERBOARD_AUDIT_CACHE`` (``off``/``0``/empty
+Where: ``cache_dir=`` if given (``False`` or "off" disables it), else ``$LEADERBOARD_AUDIT_CACHE`` (``off``/``0``/empty
 disables it), else ``$XDG_CACHE_HOME/leaderboard-audit/records``, else
 ``~/.cache/leaderboard-audit/records``. Bound: ``max_bytes=`` or
 ``$LEADERBOARD_AUDIT_CACHE_MAX_MB`` (default 2048). Clear it with
@@ -133,15 +133,32 @@ def prune(folder: str | os.PathLike[str], max_bytes: int, keep: Path | None = No
     return removed
 
 
-def load_cached_entry(path: str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | None = None,
-                      max_bytes: int | None = None, **load_kwargs: Any) -> tuple[Records, str]:
-    """:func:`load_cached`, plus the source's SHA-256 fingerprint (the report's ``records.sha256``)."""
+def resolve_cache_dir(cache_dir: str | os.PathLike[str] | bool | None) -> Path | None:
+    """``None``: the default folder; ``False`` or "off"/"0"/"": no cache; else that folder."""
+    if cache_dir is None:
+        return default_cache_dir()
+    if cache_dir is False or (isinstance(cache_dir, str) and cache_dir.strip().lower() in OFF):
+        return None
+    if cache_dir is True:
+        return default_cache_dir()
+    return Path(cache_dir).expanduser()
+
+
+def load_cached_entry(path: str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | bool | None = None,
+                      max_bytes: int | None = None, fingerprint: str | None = None,
+                      **load_kwargs: Any) -> tuple[Records, str]:
+    """:func:`load_cached`, plus the source's SHA-256 fingerprint (the report's ``records.sha256``).
+
+    ``fingerprint``: the source's :func:`sha256_of`, when the caller computed it already
+    (the pytest controller, for its xdist workers): it is then not computed again, and an
+    entry is used only if it was built from exactly that content.
+    """
     from . import load_records
     from .packed import is_packed
 
     p = Path(path)
-    fingerprint = sha256_of(p)
-    folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    fingerprint = fingerprint or sha256_of(p)
+    folder = resolve_cache_dir(cache_dir)
     if folder is None or is_packed(p):       # disabled, or already the packed form
         return load_records(p, **load_kwargs), fingerprint
     key = entry_key(fingerprint, p, load_kwargs)
@@ -172,7 +189,7 @@ def load_cached_entry(path: str | os.PathLike[str], *, cache_dir: str | os.PathL
     return rec, fingerprint
 
 
-def load_cached(path: str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | None = None,
+def load_cached(path: str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | bool | None = None,
                 max_bytes: int | None = None, **load_kwargs: Any) -> Records:
     """``load_records(path, **load_kwargs)``, served from the load cache when the source is unchanged.
 
@@ -185,7 +202,7 @@ def load_cached(path: str | os.PathLike[str], *, cache_dir: str | os.PathLike[st
 
 def cache_info(cache_dir: str | os.PathLike[str] | None = None) -> tuple[Path | None, int, int]:
     """(folder, number of entries, total bytes)."""
-    folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    folder = resolve_cache_dir(cache_dir)
     if folder is None or not folder.is_dir():
         return folder, 0, 0
     sizes = [f.stat().st_size for f in folder.iterdir() if f.suffix == ENTRY_SUFFIX and f.is_file()]
@@ -194,10 +211,11 @@ def cache_info(cache_dir: str | os.PathLike[str] | None = None) -> tuple[Path | 
 
 def clear_cache(cache_dir: str | os.PathLike[str] | None = None) -> int:
     """Delete every entry (and stale temp file); returns how many entries were removed."""
-    folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    folder = resolve_cache_dir(cache_dir)
     if folder is None or not folder.is_dir():
         return 0
     return len(prune(folder, -1))
 
 
-__all__ = ["cache_info", "clear_cache", "default_cache_dir", "load_cached", "load_cached_entry", "prune"]
+__all__ = ["cache_info", "clear_cache", "default_cache_dir", "load_cached", "load_cached_entry", "prune",
+           "resolve_cache_dir"]

@@ -30,6 +30,7 @@ import itertools
 import json
 import os
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -271,19 +272,17 @@ def read_packed(path: str | os.PathLike[str], *, intersect: bool = False) -> Rec
     return rec
 
 
-def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tuple[Records, dict[str, Any]]:
-    """:func:`read_packed`, plus the file's metadata object (the cache checks its key in it)."""
+def _open_table(spath: str):
     pa = _pyarrow()
-    p = Path(path)
-    spath = str(p)
-    if not p.is_file():
-        raise RecordsError.one(spath, None, "not a regular file")
     try:
         with pa.memory_map(spath, "r") as src:
-            table = pa.ipc.open_file(src).read_all()
+            return pa.ipc.open_file(src).read_all()
     except (pa.ArrowException, OSError, ValueError, MemoryError) as exc:
         raise _bad(spath, f"unreadable Arrow file ({type(exc).__name__}: {str(exc)[:200]})") from None
-    meta = _read_meta(table.schema, spath)
+
+
+def _header(meta: dict[str, Any], spath: str) -> dict[str, Any]:
+    """Shape, models, legend, items, notes and dropped from the metadata, each checked."""
     shape = meta.get("shape")
     if not (isinstance(shape, list) and len(shape) == 3 and all(type(x) is int and x > 0 for x in shape)):
         raise _bad(spath, f"metadata 'shape' must be three positive integers, got {shape!r}")
@@ -295,51 +294,74 @@ def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tupl
     if len(grid) != K:
         raise _bad(spath, f"the legend has {len(grid)} configs, the shape says {K}")
     if meta.get("grid_inferred") is True:
-        from dataclasses import replace
         grid = replace(grid, inferred=True)
-    items = _items_from_meta(meta, N, spath)
-    notes = meta.get("notes", [])
-    _str_list(notes, None, "notes", spath)
+    notes = _str_list(meta.get("notes", []), None, "notes", spath)
     dropped = meta.get("dropped", {})
     if not isinstance(dropped, dict) or not all(type(v) is int for v in dropped.values()):
         raise _bad(spath, "metadata 'dropped' must map benchmarks to counts")
-    if table.num_rows != M * N:
-        raise _bad(spath, f"{table.num_rows} rows, expected models x items = {M * N}")
+    return {"shape": (M, N, K), "models": tuple(models), "grid": grid, "items": _items_from_meta(meta, N, spath),
+            "notes": tuple(notes), "dropped": dict(dropped)}
+
+
+def _columns(table, K: int, spath: str) -> dict[str, Any]:
+    """The file's columns by name, each checked to be fixed_size_list<type>[K]."""
+    pa = _pyarrow()
     cols = set(table.column_names)
     if "correct" not in cols or not cols <= {"correct", "pred", "margin"}:
         raise _bad(spath, f"columns {sorted(cols)}; expected 'correct' and optionally 'pred', 'margin'")
-    arrays: dict[str, Any] = {}
+    out: dict[str, Any] = {}
     for name, value_type in (("correct", pa.bool_()), ("pred", pa.int16()), ("margin", pa.float64())):
         if name not in cols:
             continue
         typ = table.schema.field(name).type
         if not (pa.types.is_fixed_size_list(typ) and typ.list_size == K and typ.value_type == value_type):
             raise _bad(spath, f"column {name!r} is {typ}, expected fixed_size_list<{value_type}>[{K}]")
-        arrays[name] = table.column(name)
-    correct, packed = _unpack_bits(arrays["correct"], K, spath, M * N)
+        out[name] = table.column(name)
+    return out
+
+
+def _pred_margin(columns: dict[str, Any], shape: tuple[int, int, int], spath: str
+                 ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    M, N, K = shape
     pred = margin = None
-    if "pred" in arrays:
-        pred = _list_values(arrays["pred"], K, "<i2", spath, "pred", M * N).astype(np.int16, copy=False)
+    if "pred" in columns:
+        pred = _list_values(columns["pred"], K, "<i2", spath, "pred", M * N).astype(np.int16, copy=False)
         if ((pred < -2) | (pred >= 32000)).any():
             raise _bad(spath, "column 'pred' holds values that are not option indices, -1 or -2")
         pred = pred.reshape(M, N, K)
-    if "margin" in arrays:
-        margin = _list_values(arrays["margin"], K, "<f8", spath, "margin", M * N).astype(np.float64, copy=False)
+    if "margin" in columns:
+        margin = _list_values(columns["margin"], K, "<f8", spath, "margin", M * N).astype(np.float64, copy=False)
         if np.isinf(margin).any():
             raise _bad(spath, "column 'margin' holds infinite values")
         margin = margin.reshape(M, N, K)
+    return pred, margin
+
+
+def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tuple[Records, dict[str, Any]]:
+    """:func:`read_packed`, plus the file's metadata object (the cache checks its key in it)."""
+    spath = str(Path(path))
+    if not Path(path).is_file():
+        raise RecordsError.one(spath, None, "not a regular file")
+    table = _open_table(spath)
+    meta = _read_meta(table.schema, spath)
+    head = _header(meta, spath)
+    M, N, K = head["shape"]
+    if table.num_rows != M * N:
+        raise _bad(spath, f"{table.num_rows} rows, expected models x items = {M * N}")
+    columns = _columns(table, K, spath)
+    correct, packed = _unpack_bits(columns["correct"], K, spath, M * N)
+    pred, margin = _pred_margin(columns, (M, N, K), spath)
     try:
         digest = content_sha256(meta, packed, pred, margin)
     except ValueError:  # NaN smuggled into the metadata
         digest = None
     if digest != meta.get("content_sha256"):
         raise _bad(spath, "content checksum mismatch: the file is corrupt or was edited")
-    rec = Records(correct=correct.reshape(M, N, K), models=tuple(models), items=items, grid=grid,
-                  pred=pred, margin=margin, source=spath,
-                  notes=tuple(notes), dropped=dict(dropped))
-    if grid.inferred and warn:  # the same warning the JSONL reader gives for a missing grid.json
+    rec = Records(correct=correct.reshape(M, N, K), models=head["models"], items=head["items"], grid=head["grid"],
+                  pred=pred, margin=margin, source=spath, notes=head["notes"], dropped=head["dropped"])
+    if rec.grid.inferred and warn:  # the same warning the JSONL reader gives for a missing grid.json
         from .reader import InferredLegendWarning
-        note = next((n for n in notes if "legend inferred" in n), f"{spath}: legend inferred")
+        note = next((n for n in rec.notes if "legend inferred" in n), f"{spath}: legend inferred")
         warnings.warn(note, InferredLegendWarning, stacklevel=3)
     return rec, meta
 

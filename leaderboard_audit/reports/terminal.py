@@ -90,7 +90,7 @@ def _header(report: dict[str, Any]) -> list[str]:
     lines = [f"records {clean(rec['path'])}: {len(rec['models'])} models, {rec['items']} items, "
              f"{len(rec['configs'])} configs, benchmarks {', '.join(clean(b) for b in rec['benchmarks'])}; "
              f"seed {report['seed']}, {report['bootstrap']} resamples"]
-    return lines + [clean(n) for n in rec.get("notes", [])]
+    return lines + [clean(n) for n in [*rec.get("layout_notes", []), *rec.get("notes", [])]]
 
 
 def _offender_line(v: dict[str, Any], width: int) -> str:
