@@ -93,11 +93,21 @@ class AuditSession:
             from .records import RecordsError
             from .sources import load_for_audit
             path = self.records_path()
+            fmt = self.settings["format"]
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")   # inference notes travel in Records.notes
-                    records = load_for_audit(path, self.settings["format"], intersect=self.settings["intersect"],
-                                             mapping=self.settings["mapping"], metric=self.settings["metric"])
+                    if fmt in ("auto", "records", "table") and self.settings.get("cache") != "off" \
+                            and str(path).strip() and Path(path).exists():
+                        load_for_audit(path, fmt, intersect=self.settings["intersect"], check_only=True)
+                        from .records.cache import load_cached_entry
+                        records, sha = load_cached_entry(path, cache_dir=self.settings.get("cache"),
+                                                         fingerprint=self.settings.get("sha256"),
+                                                         intersect=self.settings["intersect"])
+                        self.settings["sha256"] = sha
+                    else:
+                        records = load_for_audit(path, fmt, intersect=self.settings["intersect"],
+                                                 mapping=self.settings["mapping"], metric=self.settings["metric"])
             except (RecordsError, FileNotFoundError) as exc:
                 from .reports.text import clean
                 raise pytest.UsageError(f"--audit {clean(path)}: {clean(exc)}") from None
@@ -135,7 +145,7 @@ class AuditSession:
         from .auditor import records_summary
         if "sha256" not in self.settings:
             from .records.fingerprint import sha256_of
-            self.settings["sha256"] = sha256_of(self.settings["path"])
+            self.settings["sha256"] = sha256_of(self.settings["path"], self.settings["format"])
         return records_summary(self.records, self.settings["path"], self.settings["sha256"])
 
     # -- session start: validate once, hand settings to workers --------------------------------
@@ -143,9 +153,9 @@ class AuditSession:
         # Load (and validate) up front: bad records are one usage error naming file and
         # line, not a collection error per worker. The controller hashes once.
         _ = self.records
-        if not _is_worker(self.config):
+        if not _is_worker(self.config) and "sha256" not in self.settings:
             from .records.fingerprint import sha256_of
-            self.settings.setdefault("sha256", sha256_of(self.settings["path"]))
+            self.settings["sha256"] = sha256_of(self.settings["path"], self.settings["format"])
         if self.settings["submission"]:
             unknown = [m for m in self.settings["submission"] if m not in self.records.models]
             if unknown:
@@ -156,9 +166,10 @@ class AuditSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         """xdist controller -> worker: the resolved settings (pytest-randomly's pattern)."""
-        _ = self.records   # path resolved (collection done) before workers start
-        from .records.fingerprint import sha256_of
-        self.settings.setdefault("sha256", sha256_of(self.settings["path"]))
+        _ = self.records   # path resolved (collection done), cache entry built, before workers start
+        if "sha256" not in self.settings:
+            from .records.fingerprint import sha256_of
+            self.settings["sha256"] = sha256_of(self.settings["path"], self.settings["format"])
         node.workerinput[WORKER_KEY] = json.dumps(self.settings, sort_keys=True)
 
     # -- collection -------------------------------------------------------------------------

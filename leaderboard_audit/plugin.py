@@ -45,6 +45,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="produce the records first by running models (collection spec); then audit them")
     g.addoption("--audit-submission", metavar="MODEL", action="append", default=[],
                 help="audit only what this new model's arrival changes (repeatable)")
+    g.addoption("--audit-cache", metavar="DIR", default=None,
+                help="load cache folder (default $LEADERBOARD_AUDIT_CACHE or $XDG_CACHE_HOME/leaderboard-audit; "
+                     "'off' to disable)")
     g.addoption("--audit-summary", choices=SUMMARY_CHOICES, default="short",
                 help="terminal summary: short (default, at most ~60 lines), full (every table), none")
     for key, help_ in (("seed", "global seed"), ("boot", "bootstrap resamples"), ("alpha", "identified-order alpha")):
@@ -110,6 +113,7 @@ def settings_from_config(config: pytest.Config) -> dict[str, Any]:
         "html": config.getoption("audit_html"), "collect": collect,
         "submission": list(dict.fromkeys(config.getoption("audit_submission") or [])),
         "summary": config.getoption("audit_summary"),
+        "cache": config.getoption("audit_cache"),
     })
     return resolved
 

@@ -76,6 +76,8 @@ def corruption(draw, data: bytes):
                                  "change_value", "delete_key", "insert_bytes", "replace_bits",
                                  "field_value"]))
     lines = data.split(b"\n")
+    if not data:   # an earlier corruption left the file empty: only growing it is possible
+        return draw(st.binary(min_size=1, max_size=20))
     if kind == "flip":
         out = bytearray(data)
         for _ in range(draw(st.integers(1, 4))):

@@ -264,3 +264,27 @@ def test_audit_of_the_packed_form_equals_the_audit_of_the_folder(tmp_path, capsy
     assert a["scopes"] == b["scopes"]
     assert {k: v for k, v in a["records"].items() if k not in ("path", "sha256")} == \
         {k: v for k, v in b["records"].items() if k not in ("path", "sha256")}
+
+
+def test_packed_keeps_answer_class_unparsed_and_layout_notes(tmp_path):
+    """The packed form (and so the load cache) keeps every optional Records field."""
+    from dataclasses import replace as _replace
+
+    import numpy as _np
+
+    from leaderboard_audit.records import load_records as _load
+    from leaderboard_audit.records.packed import write_packed as _write
+    r = _load(Path(__file__).resolve().parents[1] / "fixtures" / "release" / "records")
+    M, N, K = r.shape
+    rng = _np.random.default_rng(0)
+    ac = rng.integers(-1, 5, (M, N, K)).astype(_np.int8)
+    r = _replace(r, answer_class=ac)
+    assert r.unparsed is not None and r.layout_notes
+    out = tmp_path / "r.packed"
+    _write(r, out)
+    back = _load(out)
+    assert _np.array_equal(back.answer_class, ac)
+    assert _np.array_equal(back.unparsed, r.unparsed)
+    assert back.layout_notes == r.layout_notes
+    assert _np.array_equal(back.correct, r.correct)
+    assert _np.array_equal(_np.nan_to_num(back.margin, nan=-9), _np.nan_to_num(r.margin, nan=-9))

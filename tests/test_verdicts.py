@@ -34,7 +34,7 @@ def test_threshold_defaults_and_conversion():
     d = Thresholds()
     assert d.as_dict() == {"axes_pass": 0.9, "axes_warn": 0.6, "band_pass": 0.02, "band_warn": 0.05,
                            "brittleness_pass": 0.25, "brittleness_warn": 0.5, "champion_items": 3.0,
-                           "compression_k": 100, "fragile_share": 0.5}
+                           "compression_k": 100, "flip_boot": 1000, "flip_precision": 0.8, "fragile_share": 0.5}
     assert Thresholds.names() == list(d.as_dict())
     t = Thresholds.from_mapping({"band_pass": "0.125", "compression_k": "50"})
     assert t.band_pass == 0.125 and t.compression_k == 50 and type(t.compression_k) is int

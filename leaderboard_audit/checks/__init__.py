@@ -11,7 +11,8 @@ import importlib
 
 from .base import POOLED, Check, Scope, num
 
-BUILTIN = ("band", "manufactured", "ranking", "champions", "compression", "axes", "brittleness")
+BUILTIN = ("band", "manufactured", "ranking", "champions", "compression", "axes", "brittleness", "flip",
+           "compliance", "robust_subset", "mix")
 ENTRY_POINT_GROUP = "leaderboard_audit.checks"
 
 

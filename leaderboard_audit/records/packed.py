@@ -81,11 +81,14 @@ def canonical_meta(meta: dict[str, Any]) -> bytes:
 
 
 def content_sha256(meta: dict[str, Any], packed_bits: bytes | np.ndarray, pred: np.ndarray | None,
-                   margin: np.ndarray | None) -> str:
-    """SHA-256 over the metadata, the packed correctness bits, then pred (int16 LE) and margin (float64 LE)."""
+                   margin: np.ndarray | None, answer_class: np.ndarray | None = None,
+                   unparsed: np.ndarray | None = None) -> str:
+    """SHA-256 over the metadata, the packed correctness bits, then pred (int16 LE), margin (float64 LE),
+    answer_class (int8) and unparsed (int16 LE), each present one named."""
     h = hashlib.sha256(canonical_meta(meta) + b"\0")
     h.update(memoryview(np.ascontiguousarray(packed_bits, dtype=np.uint8)))
-    for name, arr, dt in (("pred", pred, "<i2"), ("margin", margin, "<f8")):
+    for name, arr, dt in (("pred", pred, "<i2"), ("margin", margin, "<f8"), ("answer_class", answer_class, "i1"),
+                          ("unparsed", unparsed, "<i2")):
         if arr is not None:
             h.update(name.encode() + b"\0")
             h.update(memoryview(np.ascontiguousarray(arr, dtype=dt)).cast("B"))
@@ -103,6 +106,7 @@ def packed_meta(records: Records) -> dict[str, Any]:
         "items": {"benchmark": it.benchmark.tolist(), "item_id": it.item_id.tolist(),
                   "gold": list(it.gold), "question": list(it.question), "options": list(it.options)},
         "notes": list(records.notes),
+        "layout_notes": list(getattr(records, "layout_notes", ())),
         "dropped": dict(records.dropped),
         "source": records.source,
     }
@@ -117,7 +121,8 @@ def packed_bytes(records: Records, extra_meta: dict[str, Any] | None = None) -> 
     M, N, K = records.shape
     bits = _packed_bits(records.correct)
     meta_obj = {**packed_meta(records), **(extra_meta or {})}
-    meta_obj["content_sha256"] = content_sha256(meta_obj, bits, records.pred, records.margin)
+    meta_obj["content_sha256"] = content_sha256(meta_obj, bits, records.pred, records.margin,
+                                                records.answer_class, records.unparsed)
     child = pa.Array.from_buffers(pa.bool_(), M * N * K, [None, pa.py_buffer(bits)])
     cols = {"correct": pa.FixedSizeListArray.from_arrays(child, K)}
     if records.pred is not None:
@@ -127,6 +132,11 @@ def packed_bytes(records: Records, extra_meta: dict[str, Any] | None = None) -> 
         vals = pa.array(np.ascontiguousarray(records.margin, dtype=np.float64).reshape(-1),
                         from_pandas=False)
         cols["margin"] = pa.FixedSizeListArray.from_arrays(vals, K)
+    if records.answer_class is not None:
+        vals = pa.array(np.ascontiguousarray(records.answer_class, dtype=np.int8).reshape(-1))
+        cols["answer_class"] = pa.FixedSizeListArray.from_arrays(vals, K)
+    if records.unparsed is not None:
+        cols["unparsed"] = pa.array(np.ascontiguousarray(records.unparsed, dtype=np.int16).reshape(-1))
     meta = json.dumps(meta_obj, sort_keys=True, ensure_ascii=False,
                       allow_nan=False, separators=(",", ":")).encode()
     table = pa.table(cols).replace_schema_metadata({META_KEY: meta})
@@ -296,21 +306,28 @@ def _header(meta: dict[str, Any], spath: str) -> dict[str, Any]:
     if meta.get("grid_inferred") is True:
         grid = replace(grid, inferred=True)
     notes = _str_list(meta.get("notes", []), None, "notes", spath)
+    layout_notes = _str_list(meta.get("layout_notes", []), None, "layout_notes", spath)
     dropped = meta.get("dropped", {})
     if not isinstance(dropped, dict) or not all(type(v) is int for v in dropped.values()):
         raise _bad(spath, "metadata 'dropped' must map benchmarks to counts")
     return {"shape": (M, N, K), "models": tuple(models), "grid": grid, "items": _items_from_meta(meta, N, spath),
-            "notes": tuple(notes), "dropped": dict(dropped)}
+            "notes": tuple(notes), "layout_notes": tuple(layout_notes), "dropped": dict(dropped)}
 
 
 def _columns(table, K: int, spath: str) -> dict[str, Any]:
     """The file's columns by name, each checked to be fixed_size_list<type>[K]."""
     pa = _pyarrow()
     cols = set(table.column_names)
-    if "correct" not in cols or not cols <= {"correct", "pred", "margin"}:
-        raise _bad(spath, f"columns {sorted(cols)}; expected 'correct' and optionally 'pred', 'margin'")
+    if "correct" not in cols or not cols <= {"correct", "pred", "margin", "answer_class", "unparsed"}:
+        raise _bad(spath, f"columns {sorted(cols)}; expected 'correct' and optionally 'pred', 'margin', "
+                          "'answer_class', 'unparsed'")
     out: dict[str, Any] = {}
-    for name, value_type in (("correct", pa.bool_()), ("pred", pa.int16()), ("margin", pa.float64())):
+    if "unparsed" in cols:
+        if table.schema.field("unparsed").type != pa.int16():
+            raise _bad(spath, f"column 'unparsed' is {table.schema.field('unparsed').type}, expected int16")
+        out["unparsed"] = table.column("unparsed")
+    for name, value_type in (("correct", pa.bool_()), ("pred", pa.int16()), ("margin", pa.float64()),
+                             ("answer_class", pa.int8())):
         if name not in cols:
             continue
         typ = table.schema.field(name).type
@@ -337,6 +354,28 @@ def _pred_margin(columns: dict[str, Any], shape: tuple[int, int, int], spath: st
     return pred, margin
 
 
+def _class_unparsed(columns: dict[str, Any], shape: tuple[int, int, int], spath: str
+                    ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    from .model import ANSWER_CLASSES
+    M, N, K = shape
+    answer_class = unparsed = None
+    if "answer_class" in columns:
+        answer_class = _list_values(columns["answer_class"], K, "i1", spath, "answer_class", M * N).astype(
+            np.int8, copy=False)
+        if ((answer_class < -1) | (answer_class >= len(ANSWER_CLASSES))).any():
+            raise _bad(spath, "column 'answer_class' holds values that are not answer-class codes or -1")
+        answer_class = answer_class.reshape(M, N, K)
+    if "unparsed" in columns:
+        col = columns["unparsed"]
+        if col.null_count:
+            raise _bad(spath, "column 'unparsed' holds nulls")
+        unparsed = col.to_numpy().astype(np.int16, copy=False)
+        if (unparsed < -1).any():
+            raise _bad(spath, "column 'unparsed' holds negative counts other than -1")
+        unparsed = unparsed.reshape(M, N)
+    return answer_class, unparsed
+
+
 def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tuple[Records, dict[str, Any]]:
     """:func:`read_packed`, plus the file's metadata object (the cache checks its key in it)."""
     spath = str(Path(path))
@@ -351,14 +390,16 @@ def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tupl
     columns = _columns(table, K, spath)
     correct, packed = _unpack_bits(columns["correct"], K, spath, M * N)
     pred, margin = _pred_margin(columns, (M, N, K), spath)
+    answer_class, unparsed = _class_unparsed(columns, (M, N, K), spath)
     try:
-        digest = content_sha256(meta, packed, pred, margin)
+        digest = content_sha256(meta, packed, pred, margin, answer_class, unparsed)
     except ValueError:  # NaN smuggled into the metadata
         digest = None
     if digest != meta.get("content_sha256"):
         raise _bad(spath, "content checksum mismatch: the file is corrupt or was edited")
     rec = Records(correct=correct.reshape(M, N, K), models=head["models"], items=head["items"], grid=head["grid"],
-                  pred=pred, margin=margin, source=spath, notes=head["notes"], dropped=head["dropped"])
+                  pred=pred, margin=margin, source=spath, notes=head["notes"], dropped=head["dropped"],
+                  answer_class=answer_class, unparsed=unparsed, layout_notes=head["layout_notes"])
     if rec.grid.inferred and warn:  # the same warning the JSONL reader gives for a missing grid.json
         from .reader import InferredLegendWarning
         note = next((n for n in rec.notes if "legend inferred" in n), f"{spath}: legend inferred")

@@ -118,7 +118,10 @@ def figures_section(name: str, s: dict[str, Any], highlight: frozenset[str] = fr
     out = [f"<h2>Figures (scope {e(name)})</h2>"]
     note = (" Submitted model(s) (\u25b6, purple): " + ", ".join(sorted(highlight)) + ".") if highlight else ""
     for fid, label, fn, caption in FIGURES:
-        out.append(f'<figure id="{fid}" class="audit-figure">{fn(s, highlight)}<figcaption><b>{e(label)}.</b> '
+        svg = fn(s, highlight)
+        if not svg:      # a figure whose section the scope does not have (e.g. no margins)
+            continue
+        out.append(f'<figure id="{fid}" class="audit-figure">{svg}<figcaption><b>{e(label)}.</b> '
                    f"{e(caption + note)}</figcaption></figure>")
     return "".join(out)
 

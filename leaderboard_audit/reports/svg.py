@@ -233,6 +233,55 @@ def figure_axes(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> s
     return _svg("fig4", h, "Figure 4: axis-robust accuracy per model", body)
 
 
+ROC_COLORS = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d", "#bab0ac",
+              "#eeca3b", "#ff9da6", "#1b9e77", "#7570b3")
+
+
+def figure_roc(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> str:
+    """Figure 5 (beyond the paper): ROC curves of the flip predictor, one per model and
+    pooled; "" when the scope has no flip section or no margins."""
+    f = s.get("flip")
+    if not f or "skipped" in f:
+        return ""
+    x0, y0, side = 70.0, 30.0, 320.0
+    h = y0 + side + 50
+
+    def px(v: float) -> float:
+        return x0 + v * side
+
+    def py(v: float) -> float:
+        return y0 + (1.0 - v) * side
+    body = [f'<rect x="{_f(x0)}" y="{_f(y0)}" width="{_f(side)}" height="{_f(side)}" fill="none" stroke="#333"/>',
+            f'<line x1="{_f(px(0))}" y1="{_f(py(0))}" x2="{_f(px(1))}" y2="{_f(py(1))}" stroke="{GREY}" '
+            'stroke-dasharray="4 3"/>']
+    for t in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0):
+        body.append(f'<line x1="{_f(px(t))}" y1="{_f(py(0))}" x2="{_f(px(t))}" y2="{_f(py(0) + 4)}" stroke="#333"/>'
+                    f'<text x="{_f(px(t))}" y="{_f(py(0) + 16)}" text-anchor="middle">{t:g}</text>'
+                    f'<line x1="{_f(px(0) - 4)}" y1="{_f(py(t))}" x2="{_f(px(0))}" y2="{_f(py(t))}" stroke="#333"/>'
+                    f'<text x="{_f(px(0) - 7)}" y="{_f(py(t) + 4)}" text-anchor="end">{t:g}</text>')
+    body.append(f'<text x="{_f(px(0.5))}" y="{_f(py(0) + 34)}" text-anchor="middle">false positive rate '
+                '(robust items flagged)</text>')
+    body.append(f'<text x="{_f(px(0) - 44)}" y="{_f(py(0.5))}" text-anchor="middle" transform="rotate(-90 '
+                f'{_f(px(0) - 44)} {_f(py(0.5))})">true positive rate (fragile items flagged)</text>')
+    curves = [(m, st, ROC_COLORS[j % len(ROC_COLORS)], 1.6) for j, (m, st) in enumerate(f["per_model"].items())]
+    curves.append(("pooled", f["pooled"], "#000", 2.8))
+    lx, ly = x0 + side + 40, y0 + 8
+    for m, st, color, width in curves:
+        roc = st.get("roc")
+        auc = "n/a" if st.get("auc") is None else f"{st['auc']:.2f}"
+        if roc and st.get("auc") is not None:       # one class only: no curve to draw
+            pts = " ".join(f"{_f(px(a))},{_f(py(b))}" for a, b in zip(roc["fpr"], roc["tpr"]))
+            body.append(f'<polyline class="roc" points="{pts}" fill="none" stroke="{color}" '
+                        f'stroke-width="{width}"><title>{esc(m)}: AUC {auc}</title></polyline>')
+        bold = ' font-weight="bold"' if m == "pooled" or m in highlight else ""
+        body.append(f'<line x1="{_f(lx)}" y1="{_f(ly - 4)}" x2="{_f(lx + 18)}" y2="{_f(ly - 4)}" stroke="{color}" '
+                    f'stroke-width="{width}"/><text x="{_f(lx + 24)}" y="{_f(ly)}"{bold}><title>{esc(m)}</title>'
+                    f'{esc(_cut(m, 34))}: AUC {auc}</text>')
+        ly += 17
+    h = max(h, ly + 10)
+    return _svg("fig5", h, f"Figure 5: flip predictor ROC, margin at {f['config']}", body)
+
+
 def _nice_step(span: float) -> float:
     import math
     raw = span / 6 or 0.1
@@ -272,7 +321,11 @@ FIGURES = (
     ("fig-4", "Figure 4", figure_axes,
      "Which axis does the damage. For each model, four bars give the accuracy that survives varying one harness "
      "axis with the others at the reference (option order, prompt format, scoring method) and the joint grid."),
+    ("fig-5", "Figure 5", figure_roc,
+     "Beyond the paper: can the margin between a model's top two options flag its config-fragile items before "
+     "running the grid? One ROC curve per model (and pooled, black) for 'flag every item whose margin under the "
+     "likelihood configuration is at most t'; the dashed diagonal is chance. AUC 0.5 = the margin says nothing."),
 )
 
 
-__all__ = ["FIGURES", "esc", "figure_axes", "figure_band", "figure_pairs", "figure_ranks"]
+__all__ = ["FIGURES", "esc", "figure_axes", "figure_band", "figure_pairs", "figure_ranks", "figure_roc"]

@@ -123,6 +123,8 @@ def render_short(report: dict[str, Any], verdicts: list[dict[str, Any]], width: 
         tiers = _tiers_line(s, width)
         if tiers:
             lines.append(tiers)
+        lines += [clean(t.text) for check in registry().values() for t in check.tables(first, s)
+                  if isinstance(t, Line) and t.detail == "summary"]
     lines += ["", "checks (all scopes):"]
     by_check: dict[str, list[dict[str, Any]]] = {}
     for v in verdicts:

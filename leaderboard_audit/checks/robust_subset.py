@@ -1,0 +1,66 @@
+"""Robust subset: benchmark compression that does not keep the fragile items (beyond the
+paper: beside section 4.4 and Table 7)
+
+Section ``robust_subset`` (no verdict: a report section): the k most discriminative items
+among those robust for most models, with its champion count, Kendall tau vs the full set
+and mean fragility, beside the same figures for the paper's top-k by discrimination.
+Definitions: docs/audits.md, "Beyond the paper: robust subset".
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..metrics.robust_subset import robust_subset
+from ..reports.tables import Line, Table
+from ..verdicts import fmt
+from .base import Check, Scope
+
+
+class RobustSubset(Check):
+    name = "robust_subset"
+    title = "Robust subset (beyond the paper: section 4.4)"
+    section = "robust_subset"
+
+    def cases(self, scope: Scope) -> list[tuple[str, str]]:
+        return []
+
+    def judge(self, scope: Scope, section: Any) -> list[dict[str, Any]]:
+        return []
+
+    def compute(self, scope: Scope) -> dict[str, Any]:
+        if scope.single_config:
+            return {"skipped": "one configuration: every item is robust"}
+        return robust_subset(scope.C, scope.ref, seed=scope.seed, scope=scope.name,
+                             k=scope.thresholds.compression_k)
+
+    def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:
+        r = s.get("robust_subset")
+        if not r:
+            return []
+        if "skipped" in r:
+            return [Line("robust_subset", f"robust subset: skipped ({r['skipped']})")]
+        t = r["topk"]
+
+        def row(label: str, x: dict[str, Any]) -> list[Any]:
+            return [label, x["champions_mean"], f"{x['champions_min']}-{x['champions_max']}",
+                    x["kendall_tau_mean"], x["kendall_tau_min"], x["mean_fragility"]]
+        rows = [["all items", r["champions_full"], "-", 1.0, 1.0, r["mean_fragility_all"]],
+                row(f"top-{r['k']} by discrimination", t), row(f"robust subset (k={r['k']})", r)]
+        cap = (f"items config-fragile for at most {r['fragile_models_cap']} models"
+               + (" (cap raised: too few items are robust for most models)" if r["cap_raised"] else
+                  " (robust for most models)"))
+        table = Table("robust_subset", "Robust subset vs top-k by discrimination",
+                      ["subset", "champions (mean)", "range", "Kendall tau vs all (mean)", "min",
+                       "mean fragility"], rows,
+                      note=f"Robust subset: the {r['k']} most discriminative of the {r['eligible']} {cap}; ties at "
+                           "the cutoff broken by seeded draws, figures are means over the draws. Kendall tau: "
+                           "reference-config accuracies on the subset vs on all items.")
+        line = Line("robust_subset", f"robust subset (k={r['k']}): mean fragility {fmt(r['mean_fragility'], 2)} vs "
+                    f"top-k {fmt(t['mean_fragility'], 2)} (all items {fmt(r['mean_fragility_all'], 2)}); champions "
+                    f"{fmt(r['champions_mean'], 1)} vs {fmt(t['champions_mean'], 1)} (all items "
+                    f"{r['champions_full']}); Kendall tau vs all {fmt(r['kendall_tau_mean'], 2)} vs "
+                    f"{fmt(t['kendall_tau_mean'], 2)}", detail="summary")
+        return [table, line]
+
+
+CHECK = RobustSubset()
