@@ -219,7 +219,7 @@ def test_reports_without_optional_keys_and_deterministic():
     assert "<figure" in h and "# Leaderboard audit" in m
     assert '<section id="legend">' in render_html(full) and '<section id="legend">' not in h
     assert "## Legend" in render_markdown(full) and "## Legend" not in m
-    assert "(manufactured" in render_markdown(full) and "(manufactured" not in m
+    assert "** (manufactured" in render_markdown(full) and "** (manufactured" not in m
     assert "; per benchmark: " in render_markdown(full) and "; per benchmark: " not in m
     # deterministic: a second, independent audit renders byte for byte the same
     again = enrich_report(audit(r, n_boot=200), r)
