@@ -48,6 +48,9 @@ def test_counts_p_values_and_holm_by_hand():
     rep = identified_report(io, NAMES)
     assert rep["edges"] == [["a", "b"], ["a", "c"], ["c", "b"]] and rep["tiers"] == [["a"], ["c"], ["b"]]
     assert rep["method"] == "holm-sign-test" and rep["alpha"] == 0.05 and rep["robust_winner"] == "a"
+    assert (rep["edges_total"], rep["edges_truncated"]) == (3, False)
+    cut = identified_report(io, NAMES, edges_listed=2)      # a leaderboard-scale report lists the first ones
+    assert cut["edges"] == [["a", "b"], ["a", "c"]] and (cut["edges_total"], cut["edges_truncated"]) == (3, True)
 
 
 def test_holm_withholds_an_edge_that_a_single_test_would_draw():

@@ -236,15 +236,22 @@ def identified_order(C: np.ndarray, *, models: Sequence[str], alpha: float = 0.0
     return identified_from_masks(rc, rw, models=models, alpha=alpha, display=display)
 
 
-def identified_report(io: IdentifiedOrder, models: Sequence[str]) -> dict[str, Any]:
-    """The report's ``identified`` entry (names, edges sorted by name)."""
+#: edges listed in the report; beyond it the list is cut (a 4,278-model leaderboard has
+#: ~2M edges: a 290 MB report) and ``edges_total`` / ``edges_truncated`` say so
+EDGES_LISTED = 10_000
+
+
+def identified_report(io: IdentifiedOrder, models: Sequence[str], edges_listed: int = EDGES_LISTED) -> dict[str, Any]:
+    """The report's ``identified`` entry (names; edges sorted by name, the first
+    ``edges_listed`` of them)."""
     names = np.array(list(models), dtype=object)
     rank = np.empty(len(names), dtype=np.int64)
     rank[np.argsort(names.astype(str), kind="stable")] = np.arange(len(names))   # name order
     e = io.edges
-    e = e[np.lexsort((rank[e[:, 1]], rank[e[:, 0]]))] if e.size else e
+    e = e[np.lexsort((rank[e[:, 1]], rank[e[:, 0]]))][:edges_listed] if e.size else e
     return {"alpha": io.alpha, "method": METHOD,
             "edges": names[e].tolist() if e.size else [],
+            "edges_total": int(io.edges.shape[0]), "edges_truncated": bool(io.edges.shape[0] > edges_listed),
             "tiers": [[models[m] for m in tier] for tier in io.tiers],
             "robust_winner": None if io.robust_winner is None else models[io.robust_winner],
             "reason": io.reason, "cycle": io.cycle}
