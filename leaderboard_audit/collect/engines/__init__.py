@@ -6,7 +6,7 @@ from typing import Any
 ENGINES = ("vllm", "transformers", "fake")
 
 
-def make_engine(name: str, model_path: str, *, dtype: str = "float32", options: dict[str, Any] | None = None):
+def make_engine(name: str, model_path: str, *, dtype: str = "auto", options: dict[str, Any] | None = None):
     """Load ``model_path`` into the named engine (imports torch/vLLM only here)."""
     options = dict(options or {})
     if name == "vllm":
