@@ -12,7 +12,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                              "write records-v1 (resumable; see docs/collect.md).")
     ap.add_argument("spec", help="collection spec (TOML)")
     ap.add_argument("--output", help="override the spec's output directory")
-    ap.add_argument("--engine", choices=["vllm", "transformers", "fake"], help="override the engine")
+    ap.add_argument("--engine", choices=["vllm", "transformers", "fake", "openai"], help="override the engine")
     ap.add_argument("--n-items", type=int, help="override items per benchmark")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     ap.add_argument("--no-validate", action="store_true", help="skip load_records() at the end")
