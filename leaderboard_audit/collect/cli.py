@@ -16,6 +16,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--n-items", type=int, help="override items per benchmark")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     ap.add_argument("--no-validate", action="store_true", help="skip load_records() at the end")
+    ap.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                    help="run engine actors on a Ray cluster (ADDRESS: auto, host:6379, ray://host:10001; "
+                         "none: a local cluster); needs the ray extra")
+    ap.add_argument("--ray-actors", type=int, help="at most this many engine actors per model")
+    ap.add_argument("--ray-cpus-per-actor", type=int, default=1, help="CPUs per actor where there are no GPUs")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the work (prompts, tokens per model) and a time estimate; run nothing")
+    ap.add_argument("--accelerator", default=None,
+                    help="for --dry-run: H200, H100, A100, A40, L4, CPU (default: all of them)")
+    ap.add_argument("--peak-tflops", type=float, help="for --dry-run: your accelerator's peak bf16 TFLOP/s")
     a = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
 
     from pathlib import Path
@@ -28,8 +38,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         spec.engine = a.engine
     if a.n_items is not None:
         spec.n_items = a.n_items
-    from .run import collect
-    root = collect(spec, progress=not a.quiet)
+    if a.dry_run:
+        from .dryrun import dry_run_main
+        return dry_run_main(spec, accelerator=a.accelerator, peak_tflops=a.peak_tflops)
+    if a.ray is not None:
+        from .distributed import collect_ray
+        root = collect_ray(spec, address=None if a.ray == "local" else a.ray, progress=not a.quiet,
+                           max_actors=a.ray_actors, cpus_per_actor=a.ray_cpus_per_actor)
+    else:
+        from .run import collect
+        root = collect(spec, progress=not a.quiet)
     if not a.no_validate:
         from ..records import load_records
         rec = load_records(root)
