@@ -26,6 +26,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--accelerator", default=None,
                     help="for --dry-run: H200, H100, A100, A40, L4, CPU (default: all of them)")
     ap.add_argument("--peak-tflops", type=float, help="for --dry-run: your accelerator's peak bf16 TFLOP/s")
+    ap.add_argument("--tokenizer-proxy", help="for --dry-run: count tokens with this model's tokenizer where a "
+                                              "model's own does not load (a folder, hub id or gguf:NAME)")
     a = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
 
     from pathlib import Path
@@ -40,7 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         spec.n_items = a.n_items
     if a.dry_run:
         from .dryrun import dry_run_main
-        return dry_run_main(spec, accelerator=a.accelerator, peak_tflops=a.peak_tflops)
+        return dry_run_main(spec, accelerator=a.accelerator, peak_tflops=a.peak_tflops,
+                            tokenizer_proxy=a.tokenizer_proxy)
     if a.ray is not None:
         from .distributed import collect_ray
         root = collect_ray(spec, address=None if a.ray == "local" else a.ray, progress=not a.quiet,
