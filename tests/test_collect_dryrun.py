@@ -134,3 +134,10 @@ def test_cli_dry_run_prints_and_writes_nothing(tmp_path, capsys):
         main([str(tmp_path / "s.toml"), "--dry-run", "--accelerator", "TPU"])
     assert main([str(tmp_path / "s.toml"), "--dry-run", "--peak-tflops", "100"]) == 0
     assert "custom floor" in capsys.readouterr().out
+
+
+def test_tokenizer_proxy_arguments():
+    from leaderboard_audit.collect.dryrun import parse_proxies
+    assert parse_proxies(["qwen3=gguf:qwen2.5-coder-0.5b-instruct", "gguf:smollm2-135m-instruct", "/t/a=b"]) == [
+        ("qwen3", "gguf:qwen2.5-coder-0.5b-instruct"), ("", "gguf:smollm2-135m-instruct"), ("", "/t/a=b")]
+    assert parse_proxies("Gemma=/tok") == [("gemma", "/tok")] and parse_proxies(None) == []

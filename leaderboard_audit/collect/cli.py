@@ -26,8 +26,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--accelerator", default=None,
                     help="for --dry-run: H200, H100, A100, A40, L4, CPU (default: all of them)")
     ap.add_argument("--peak-tflops", type=float, help="for --dry-run: your accelerator's peak bf16 TFLOP/s")
-    ap.add_argument("--tokenizer-proxy", help="for --dry-run: count tokens with this model's tokenizer where a "
-                                              "model's own does not load (a folder, hub id or gguf:NAME)")
+    ap.add_argument("--tokenizer-proxy", action="append",
+                    help="for --dry-run: count tokens with this tokenizer where a model's own does not load "
+                         "(PATH, or NAME_PART=PATH for models whose name contains NAME_PART; repeatable)")
     a = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
 
     from pathlib import Path

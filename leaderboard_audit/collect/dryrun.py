@@ -2,7 +2,8 @@
 
 For every model: the generation prompts and likelihood requests the runner
 would send, their prefill tokens (counted with the model's tokenizer where it
-loads locally, else with ``--tokenizer-proxy``'s, else estimated at
+loads locally, else with a ``--tokenizer-proxy`` (``PATH`` for every model, or
+``NAME_PART=PATH`` for the models whose name contains NAME_PART), else estimated at
 :data:`CHARS_PER_TOKEN`), the most tokens generation can produce
 (prompts x ``max_tokens``), and a floor on time per accelerator:
 
@@ -154,7 +155,16 @@ def count_work(harness: Harness, items: dict[str, list[Item]], counter: _Counter
     return n_gen, n_ll, tokens
 
 
-def plan(spec: Spec, *, tokenizer_proxy: str | None = None, harness: Harness | None = None,
+def parse_proxies(spec: str | list[str] | None) -> list[tuple[str, str]]:
+    """``["qwen=gguf:qwen2.5-coder-0.5b-instruct", "/path/tok"]`` -> [(name part, path), ("", path)]."""
+    out = []
+    for s in [spec] if isinstance(spec, str) else (spec or []):
+        sub, sep, path = s.partition("=")
+        out.append((sub.lower(), path) if sep and not sub.startswith(("gguf:", "/", ".")) else ("", s))
+    return out
+
+
+def plan(spec: Spec, *, tokenizer_proxy: str | list[str] | None = None, harness: Harness | None = None,
          items: dict[str, list[Item]] | None = None) -> tuple[list[ModelWork], dict[str, int], Harness]:
     """The work of every model in ``spec``; nothing runs."""
     harness = harness or load_harness(spec.grid)
@@ -163,10 +173,8 @@ def plan(spec: Spec, *, tokenizer_proxy: str | None = None, harness: Harness | N
         for b in spec.benchmarks:
             n = None if spec.n_items is None else spec.n_items + spec.item_offset
             items[b] = load_items(b, n, files=spec.files_for(b))[spec.item_offset:]
-    proxy = None
-    if tokenizer_proxy:
-        from .models import resolve_model_path
-        proxy = _load_tokenizer(resolve_model_path(tokenizer_proxy))
+    proxies = parse_proxies(tokenizer_proxy)
+    loaded: dict[str, Any] = {}
     cache: dict[tuple[str, bool], tuple[int, int, int]] = {}
     out = []
     for m in spec.models:
@@ -180,8 +188,13 @@ def plan(spec: Spec, *, tokenizer_proxy: str | None = None, harness: Harness | N
                 tok, source = _load_tokenizer(str(folder or m.path)), "tokenizer"
             except Exception:  # noqa: BLE001 - offline hub id, no transformers: fall back
                 tok = None
+        proxy = next((p for sub, p in proxies if sub and sub in m.name.lower()), None) or \
+            next((p for sub, p in proxies if not sub), None)
         if tok is None and proxy is not None:
-            tok, source = proxy, f"proxy {tokenizer_proxy}"
+            if proxy not in loaded:
+                from .models import resolve_model_path
+                loaded[proxy] = _load_tokenizer(resolve_model_path(proxy))
+            tok, source = loaded[proxy], f"proxy {proxy}"
         key = (source if source != "tokenizer" else f"tok:{folder or m.path}", m.chat_template)
         if key not in cache:
             cache[key] = count_work(harness, items, _Counter(tok), m.chat_template)
@@ -261,7 +274,7 @@ def report(works: list[ModelWork], counts: dict[str, int], harness: Harness, *,
 
 
 def dry_run_main(spec: Spec, *, accelerator: str | None = None, peak_tflops: float | None = None,
-                 tokenizer_proxy: str | None = None) -> int:
+                 tokenizer_proxy: str | list[str] | None = None) -> int:
     if peak_tflops is not None:
         accels = {accelerator or "custom": float(peak_tflops)}
     elif accelerator is not None:
