@@ -104,8 +104,11 @@ def test_engine_on_gpu_leaves_the_cpu_environment_alone(stub_vllm, monkeypatch):
 
 def test_engine_on_cpu_sets_the_in_process_environment(stub_vllm):
     import os
-    VLLMEngine("/models/x", cuda=False, cpu_threads="1")
-    assert stub_vllm[0]["enforce_eager"] is True and stub_vllm[0]["dtype"] == "float32"
+    VLLMEngine("/models/x", cuda=False, cpu_threads="1", dtype="bfloat16")
+    # exactly the keywords the CPU-only engine passed before devices were told apart (fixtures/real)
+    assert stub_vllm == [{"model": "/models/x", "dtype": "bfloat16", "tensor_parallel_size": 1,
+                          "max_model_len": 2048, "enable_prefix_caching": False, "enforce_eager": True,
+                          "seed": 1234}]
     assert os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] == "0"
     assert os.environ["VLLM_CPU_OMP_THREADS_BIND"] == "1"
     assert "cpu_threads" not in stub_vllm[0]

@@ -76,7 +76,7 @@ def plan_slots(resources: dict[str, float], *, engine: str, tensor_parallel_size
     numbered on one node; a multi-node CPU cluster should set ``max_actors`` per node count.
     """
     gpus = int(resources.get("GPU", 0))
-    if gpus and engine != "fake":
+    if gpus and engine == "vllm":            # the other engines run on CPU (or over HTTP)
         n, per_gpu, per_cpu = gpus // max(1, tensor_parallel_size), float(tensor_parallel_size), 1.0
         if n == 0:
             raise ValueError(f"tensor_parallel_size = {tensor_parallel_size} but the cluster has {gpus} GPU(s)")

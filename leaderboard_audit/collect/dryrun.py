@@ -115,10 +115,33 @@ def _local_folder(m: ModelSpec) -> Path | None:
 
 
 def _load_tokenizer(path: str) -> Any:
+    """A folder or hub id (offline: a dry run never downloads); ``gguf:NAME`` reads only the tokenizer."""
     import os
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")      # a dry run never downloads
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if path.startswith("gguf:"):
+        from .models import KNOWN, gguf_file
+        name = path[len("gguf:"):]
+        if name not in KNOWN:
+            raise ValueError(f"unknown gguf model {name!r}; known: {', '.join(KNOWN)}")
+        return _GGUFTokenizer(gguf_file(name))
     from .engines.hf_tok import HFTokenizer
     return HFTokenizer(path)
+
+
+class _GGUFTokenizer:
+    """The tokenizer inside a GGUF file, without converting the weights (counts may miss a BOS token)."""
+
+    def __init__(self, gguf: Path) -> None:
+        from transformers import AutoTokenizer
+        self.tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.tok(text)["input_ids"])
+
+    def chat(self, user_text: str) -> list[int]:
+        text = self.tok.apply_chat_template([{"role": "user", "content": user_text}], tokenize=False,
+                                            add_generation_prompt=True)
+        return list(self.tok(text, add_special_tokens=False)["input_ids"])
 
 
 class _Counter:
@@ -192,8 +215,7 @@ def plan(spec: Spec, *, tokenizer_proxy: str | list[str] | None = None, harness:
             next((p for sub, p in proxies if not sub), None)
         if tok is None and proxy is not None:
             if proxy not in loaded:
-                from .models import resolve_model_path
-                loaded[proxy] = _load_tokenizer(resolve_model_path(proxy))
+                loaded[proxy] = _load_tokenizer(proxy)
             tok, source = loaded[proxy], f"proxy {proxy}"
         key = (source if source != "tokenizer" else f"tok:{folder or m.path}", m.chat_template)
         if key not in cache:
