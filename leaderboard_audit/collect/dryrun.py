@@ -116,8 +116,6 @@ def _local_folder(m: ModelSpec) -> Path | None:
 
 def _load_tokenizer(path: str) -> Any:
     """A folder or hub id (offline: a dry run never downloads); ``gguf:NAME`` reads only the tokenizer."""
-    import os
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if path.startswith("gguf:"):
         from .models import KNOWN, gguf_file
         name = path[len("gguf:"):]
@@ -125,6 +123,9 @@ def _load_tokenizer(path: str) -> Any:
             raise ValueError(f"unknown gguf model {name!r}; known: {', '.join(KNOWN)}")
         return _GGUFTokenizer(gguf_file(name))
     from .engines.hf_tok import HFTokenizer
+    if not Path(path).is_dir():          # a hub id: only from the local cache, never the network
+        from huggingface_hub import snapshot_download
+        path = snapshot_download(path, local_files_only=True)
     return HFTokenizer(path)
 
 
