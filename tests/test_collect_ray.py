@@ -14,10 +14,10 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from leaderboard_audit.collect.distributed import collect_ray, plan_slots
-from leaderboard_audit.collect.run import collect
-from leaderboard_audit.collect.spec import spec_from_obj
-from leaderboard_audit.records import load_records
+from leaderboard_audit.collect.distributed import collect_ray, plan_slots  # noqa: E402
+from leaderboard_audit.collect.run import collect  # noqa: E402
+from leaderboard_audit.collect.spec import spec_from_obj  # noqa: E402
+from leaderboard_audit.records import load_records  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks"
 

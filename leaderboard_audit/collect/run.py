@@ -147,7 +147,8 @@ def grid_for(spec: Spec, harness: Harness) -> Any:
     extra = {"collector": {
         "engine": spec.engine,
         "engine_options": spec.engine_options,
-        "models": {m.name: {"source": m.path, "dtype": m.dtype, **_dtype_rule(m.dtype), "chat_template": m.chat_template,
+        "models": {m.name: {"source": m.path, "dtype": m.dtype, **_dtype_rule(m.dtype),
+                            "chat_template": m.chat_template,
                             "chat_template_rule": ("generation prompts wrapped as one user turn with "
                                                    "the model's chat template and its generation "
                                                    "prompt; cloze stems always raw") if m.chat_template
