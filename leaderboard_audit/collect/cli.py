@@ -18,7 +18,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-validate", action="store_true", help="skip load_records() at the end")
     ap.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
                     help="run engine actors on a Ray cluster (ADDRESS: auto, host:6379, ray://host:10001; "
-                         "none: a local cluster); needs the ray extra")
+                         "none: a local cluster; put it after SPEC); needs the ray extra")
     ap.add_argument("--ray-actors", type=int, help="at most this many engine actors per model")
     ap.add_argument("--ray-cpus-per-actor", type=int, default=1, help="CPUs per actor where there are no GPUs")
     ap.add_argument("--dry-run", action="store_true",

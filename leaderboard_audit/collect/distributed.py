@@ -226,7 +226,11 @@ def collect_ray(spec: Spec, *, address: str | None = None, progress: bool = True
         tp = int(m.options.get("tensor_parallel_size", spec.engine_options.get("tensor_parallel_size", 1)))
         slots = plan_slots(resources, engine=spec.engine, tensor_parallel_size=tp,
                            cpus_per_actor=cpus_per_actor, max_actors=max_actors)
-        pool = _Pool(ray, spec, m, slots, dict(actor_env or {}))
+        env = dict(actor_env or {})
+        key_var = dict(spec.engine_options, **m.options).get("api_key_env")
+        if spec.engine == "openai" and key_var and key_var in os.environ:
+            env.setdefault(key_var, os.environ[key_var])      # to the actors' memory, never to a file
+        pool = _Pool(ray, spec, m, slots, env)
         units = []
         for b in spec.benchmarks:
             _prepare_work_dir(spec, root, b, m, gbytes, gbase, items[b])
