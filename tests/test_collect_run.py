@@ -147,7 +147,7 @@ def test_spec_validation(tmp_path):
         spec_from_obj({"models": [{"path": "a", "name": "x"}, {"path": "b", "name": "x"}]})
     s = spec_from_obj({"models": [{"path": "org/model-1"}]}, tmp_path)
     assert s.models[0].name == "model-1" and s.engine == "vllm" and s.n_items == 1000
-    assert s.models[0].dtype == "float32" and s.models[0].chat_template is False
+    assert s.models[0].dtype == "auto" and s.models[0].chat_template is False
 
 
 def test_cli_entry_points(tmp_path, capsys):

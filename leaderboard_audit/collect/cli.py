@@ -12,10 +12,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                                              "write records-v1 (resumable; see docs/collect.md).")
     ap.add_argument("spec", help="collection spec (TOML)")
     ap.add_argument("--output", help="override the spec's output directory")
-    ap.add_argument("--engine", choices=["vllm", "transformers", "fake"], help="override the engine")
+    ap.add_argument("--engine", choices=["vllm", "transformers", "fake", "openai"], help="override the engine")
     ap.add_argument("--n-items", type=int, help="override items per benchmark")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     ap.add_argument("--no-validate", action="store_true", help="skip load_records() at the end")
+    ap.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                    help="run engine actors on a Ray cluster (ADDRESS: auto, host:6379, ray://host:10001; "
+                         "none: a local cluster; put it after SPEC); needs the ray extra")
+    ap.add_argument("--ray-actors", type=int, help="at most this many engine actors per model")
+    ap.add_argument("--ray-cpus-per-actor", type=int, default=1, help="CPUs per actor where there are no GPUs")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the work (prompts, tokens per model) and a time estimate; run nothing")
+    ap.add_argument("--accelerator", default=None,
+                    help="for --dry-run: H200, H100, A100, A40, L4, CPU (default: all of them)")
+    ap.add_argument("--peak-tflops", type=float, help="for --dry-run: your accelerator's peak bf16 TFLOP/s")
+    ap.add_argument("--tokenizer-proxy", action="append",
+                    help="for --dry-run: count tokens with this tokenizer where a model's own does not load "
+                         "(PATH, or NAME_PART=PATH for models whose name contains NAME_PART; repeatable)")
     a = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
 
     from pathlib import Path
@@ -28,8 +41,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         spec.engine = a.engine
     if a.n_items is not None:
         spec.n_items = a.n_items
-    from .run import collect
-    root = collect(spec, progress=not a.quiet)
+    if a.dry_run:
+        from .dryrun import dry_run_main
+        return dry_run_main(spec, accelerator=a.accelerator, peak_tflops=a.peak_tflops,
+                            tokenizer_proxy=a.tokenizer_proxy)
+    if a.ray is not None:
+        from .distributed import collect_ray
+        root = collect_ray(spec, address=None if a.ray == "local" else a.ray, progress=not a.quiet,
+                           max_actors=a.ray_actors, cpus_per_actor=a.ray_cpus_per_actor)
+    else:
+        from .run import collect
+        root = collect(spec, progress=not a.quiet)
     if not a.no_validate:
         from ..records import load_records
         rec = load_records(root)

@@ -139,11 +139,16 @@ def _versions(engine_name: str) -> dict[str, str]:
     return out
 
 
+def _dtype_rule(dtype: str) -> dict[str, str]:
+    return {"dtype_auto": "bfloat16 on a CUDA GPU, float32 on CPU"} if dtype == "auto" else {}
+
+
 def grid_for(spec: Spec, harness: Harness) -> Any:
     extra = {"collector": {
         "engine": spec.engine,
         "engine_options": spec.engine_options,
-        "models": {m.name: {"source": m.path, "dtype": m.dtype, "chat_template": m.chat_template,
+        "models": {m.name: {"source": m.path, "dtype": m.dtype, **_dtype_rule(m.dtype),
+                            "chat_template": m.chat_template,
                             "chat_template_rule": ("generation prompts wrapped as one user turn with "
                                                    "the model's chat template and its generation "
                                                    "prompt; cloze stems always raw") if m.chat_template

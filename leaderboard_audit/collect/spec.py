@@ -18,7 +18,7 @@ tensor_parallel_size = 1
 [[models]]
 name = "SmolLM2-135M-Instruct"     # display name in the records
 path = "gguf:smollm2-135m-instruct"  # HF folder, hub id, or gguf:<name> (leaderboard-audit models)
-dtype = "float32"
+dtype = "auto"                     # auto: bfloat16 on a GPU, float32 on CPU
 chat_template = false
 ```
 """
@@ -38,7 +38,7 @@ from .benchmarks import SOURCES
 class ModelSpec:
     name: str
     path: str
-    dtype: str = "float32"
+    dtype: str = "auto"       # bfloat16 on a CUDA GPU, float32 on CPU (engines resolve it)
     chat_template: bool = False
     options: dict[str, Any] = field(default_factory=dict)
 
@@ -101,7 +101,7 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         if mk:
             raise ValueError(f"unknown model keys: {', '.join(sorted(mk))}")
         models.append(ModelSpec(str(m.get("name") or path.split(":")[-1].rstrip("/").split("/")[-1]),
-                                path, str(m.get("dtype", "float32")), bool(m.get("chat_template", False)),
+                                path, str(m.get("dtype", "auto")), bool(m.get("chat_template", False)),
                                 dict(m.get("options") or {})))
     if not models:
         raise ValueError("the spec names no [[models]]")

