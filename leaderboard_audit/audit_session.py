@@ -172,6 +172,17 @@ class AuditSession:
             self.settings["sha256"] = sha256_of(self.settings["path"], self.settings["format"])
         node.workerinput[WORKER_KEY] = json.dumps(self.settings, sort_keys=True)
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """Under ``-n N`` (xdist's default ``load``), one scope's tests go to one worker."""
+        if config.getvalue("dist") != "load":
+            return None        # the user chose a distribution mode: keep it
+        from .auditor import alias_of
+        from .xdist_scheduling import ScopeScheduling
+        groups = {(f"test_{c.check}", c.test_id): alias_of(self.records, c.scope)
+                  for lst in self.cases().values() for c in lst}
+        return ScopeScheduling(config, log, groups)
+
     # -- collection -------------------------------------------------------------------------
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
         # The bundled checks are collected whatever the project's python_files says.
@@ -195,7 +206,6 @@ class AuditSession:
                              indirect=True)
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        from .auditor import alias_of
         keep, drop = [], []
         for it in items:
             if "audit_check" not in getattr(it, "fixturenames", ()):
@@ -204,7 +214,6 @@ class AuditSession:
             (keep if isinstance(param, tuple) else drop).append(it)
             if isinstance(param, tuple):
                 it.add_marker(pytest.mark.audit)
-                it.add_marker(pytest.mark.xdist_group(f"audit-{alias_of(self.records, param[0])}"))
         if drop:   # a check with no case here (e.g. --audit-submission) is deselected, not skipped
             config.hook.pytest_deselected(items=drop)
             dropped = set(map(id, drop))

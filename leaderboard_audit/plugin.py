@@ -141,9 +141,6 @@ def pytest_configure(config: pytest.Config) -> None:
     from .audit_session import AuditSession
     session = AuditSession(config, settings, audits_dir())
     config.pluginmanager.register(session, PLUGIN_NAME)
-    if workerinput is None and getattr(config.option, "numprocesses", None) and \
-            getattr(config.option, "dist", "no") in ("load", "no"):
-        config.option.dist = "loadgroup"   # one scope's tests on one worker: each scope computed once
     here = str(session.audits_dir)
     if config.args_source == pytest.Config.ArgsSource.ARGS:
         if here not in config.args:

@@ -13,7 +13,7 @@ from typing import Any
 from .svg import FIGURES, esc as e
 from ..checks import scope_tables
 from .submission_text import state_line
-from .tables import Cell, Line, Table, ci_cell, counts_text, status_counts, evidence_heading, pair_kind, pair_label, verdicts_table
+from .tables import kind_of, Table, ci_cell, counts_text, status_counts, evidence_heading, pair_kind, pair_label, verdicts_table
 from .text import num, signed
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -54,7 +54,7 @@ def _table(headers: list[str], rows: list[str], cls: str = "") -> str:
 
 
 def cell_html(c: Any, digits: int = 3) -> str:
-    if isinstance(c, Cell):
+    if kind_of(c) == "cell":
         if c.style == "status":
             return _td(_status(c.text))
         if c.style == "strong":
@@ -103,7 +103,7 @@ def scope_section(name: str, s: dict[str, Any]) -> str:
              f"{e(s['reference'])}.</p>"]
     lines = []
     for t in scope_tables(name, s):
-        if isinstance(t, Line):
+        if kind_of(t) == "line":
             lines.append(f"<li>{e(t.text)}</li>")
         else:
             parts.append(table_html(t))

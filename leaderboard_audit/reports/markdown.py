@@ -15,7 +15,7 @@ from typing import Any
 
 from ..checks import scope_tables
 from .submission_text import state_line
-from .tables import Cell, Line, Table, counts_text, status_counts, evidence_heading, pair_kind, pair_label, verdicts_table
+from .tables import kind_of, Table, counts_text, status_counts, evidence_heading, pair_kind, pair_label, verdicts_table
 from .text import num, signed
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~^$-])")
@@ -42,7 +42,7 @@ def _status(v: dict[str, Any]) -> str:
 
 
 def cell_md(c: Any, digits: int = 3) -> str:
-    if isinstance(c, Cell):
+    if kind_of(c) == "cell":
         if c.style == "status":
             return STATUS.get(c.text, md(c.text))
         if c.style == "strong":
@@ -89,7 +89,7 @@ def scope_md(name: str, s: dict[str, Any], level: int = 2) -> list[str]:
            f"(reference {md(s['reference'])})", ""]
     lines = []
     for t in scope_tables(name, s):
-        if isinstance(t, Line):
+        if kind_of(t) == "line":
             lines.append(f"- {md(t.text)}")
         else:
             out += table_md(t, level + 1)

@@ -9,9 +9,16 @@ records is untrusted and escaped by each renderer; numbers are formatted with
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 STATUSES = ("pass", "warn", "fail", "skip")
+
+
+def kind_of(x: object) -> str | None:
+    """"cell", "table" or "line" for the model's objects (by a class attribute, not
+    isinstance: the check registry may hold objects built before a module was reloaded)."""
+    return getattr(x, "model_kind", None)
 
 
 @dataclass(frozen=True)
@@ -21,10 +28,12 @@ class Cell:
 
     text: str
     style: str = ""
+    model_kind = "cell"
 
 
 @dataclass(frozen=True)
 class Table:
+    model_kind = "table"
     key: str
     title: str
     headers: list[str]
@@ -45,6 +54,7 @@ class Line:
     key: str
     text: str
     detail: str = "short"
+    model_kind = "line"
 
 
 def pair_label(higher: str, lower: str) -> str:
@@ -90,6 +100,6 @@ def verdicts_table(verdicts: list[dict[str, Any]], key: str = "verdicts", title:
     return Table(key, title, ["status", "check", "value", "threshold", "margin", "message"], rows)
 
 
-__all__ = ["Cell", "Line", "Table", "ci_cell", "counts_text", "evidence_heading", "pair_kind", "pair_label",
+__all__ = ["kind_of", "Cell", "Line", "Table", "ci_cell", "counts_text", "evidence_heading", "pair_kind", "pair_label",
            "range_cell",
            "status_counts", "verdicts_table"]

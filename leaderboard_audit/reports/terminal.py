@@ -14,7 +14,7 @@ import tabulate as _tabulate_module
 from tabulate import tabulate as _tabulate
 
 from ..checks import registry
-from .tables import STATUSES, Cell, Line, Table, counts_text, status_counts
+from .tables import kind_of, STATUSES, Table, counts_text, status_counts
 from .text import ci_text, clean, num, signed
 
 WIDTH = 100
@@ -34,7 +34,7 @@ def tabulate(rows: Any, headers: Any = (), tablefmt: str = "simple", **kw: Any) 
 
 
 def cell_text(c: Any, width: int | None = None, digits: int = 3) -> str:
-    if isinstance(c, Cell):
+    if kind_of(c) == "cell":
         return clean(c.text.upper() if c.style == "status" and c.text in ("warn", "fail") else c.text, width)
     if isinstance(c, str):
         return clean(c, width)
@@ -78,7 +78,7 @@ def scope_text(name: str, s: dict[str, Any]) -> list[str]:
     lines = []
     for check in registry().values():
         for t in check.tables(name, s):
-            if isinstance(t, Line):
+            if kind_of(t) == "line":
                 lines.append(clean(t.text))
             elif t.detail == "short" or name == "pooled":
                 out += [render_table(t), ""]
@@ -116,7 +116,7 @@ def render_short(report: dict[str, Any], verdicts: list[dict[str, Any]], width: 
         s = scopes[first]
         lines += ["", f"--- {clean(first)}: {s['n_models']} models x {s['n_items']} items x {s['n_configs']} "
                       f"configs (reference {clean(s['reference'])}) ---"]
-        board = next((t for t in registry()["band"].tables(first, s) if isinstance(t, Table)), None) \
+        board = next((t for t in registry()["band"].tables(first, s) if kind_of(t) == "table"), None) \
             if "leaderboard" in s else None
         if board is not None:
             lines += render_table(board, max_rows=TOP_ROWS).splitlines()
@@ -124,7 +124,7 @@ def render_short(report: dict[str, Any], verdicts: list[dict[str, Any]], width: 
         if tiers:
             lines.append(tiers)
         lines += [clean(t.text) for check in registry().values() for t in check.tables(first, s)
-                  if isinstance(t, Line) and t.detail == "summary"]
+                  if kind_of(t) == "line" and t.detail == "summary"]
     lines += ["", "checks (all scopes):"]
     by_check: dict[str, list[dict[str, Any]]] = {}
     for v in verdicts:
