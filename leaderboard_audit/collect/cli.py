@@ -16,8 +16,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--n-items", type=int, help="override items per benchmark")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     ap.add_argument("--no-validate", action="store_true", help="skip load_records() at the end")
+    ap.add_argument("--only-model", action="append", metavar="NAME",
+                    help="collect only this model of the spec (repeatable; the CI gate, docs/ci-gate.md)")
     a = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
+    from ..records import RecordsError
+    from .errors import CollectError
+    try:
+        return _run(a)
+    except (CollectError, RecordsError) as exc:
+        print(f"leaderboard-audit collect: {exc}", file=sys.stderr)
+        return 4
+    except OSError as exc:   # disk full, permissions changed mid-run: name the file, no traceback
+        print(f"leaderboard-audit collect: {exc.filename or a.spec}: {exc.strerror or exc}", file=sys.stderr)
+        return 4
 
+
+def _run(a: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .spec import load_spec
@@ -29,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if a.n_items is not None:
         spec.n_items = a.n_items
     from .run import collect
-    root = collect(spec, progress=not a.quiet)
+    root = collect(spec, progress=not a.quiet, only_models=a.only_model)
     if not a.no_validate:
         from ..records import load_records
         rec = load_records(root)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -76,6 +77,18 @@ class Spec:
         return h.hexdigest()
 
 
+def _check_model_name(name: str) -> None:
+    """A model name becomes a file name under each benchmark folder: refuse one that escapes it."""
+    from .errors import CollectError
+    bad = (not name or name.startswith((".", "/")) or "\\" in name or "\x00" in name
+           or any(part in ("", ".", "..") for part in name.split("/"))
+           or any(ord(ch) < 32 or ord(ch) == 127 for ch in name))
+    if bad:
+        raise CollectError(name, f"model name {name!r} cannot be a records file name (it must not start with "
+                           "'.' or '/', hold '..' or empty path parts, backslashes or control characters)",
+                           fix="give the [[models]] entry a plain `name`")
+
+
 def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
     base = base or Path.cwd()
 
@@ -89,7 +102,8 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
              "benchmark_files", "engine_options", "chunk_items", "item_offset", "raw_sidecar"}
     unknown = set(obj) - known
     if unknown:
-        raise ValueError(f"unknown spec keys: {', '.join(sorted(unknown))}")
+        raise ValueError(f"unknown spec key(s) {', '.join(repr(k) for k in sorted(unknown))}; "
+                         f"known: {', '.join(sorted(known))}")
     models = []
     for m in obj.get("models") or []:
         if "path" not in m:
@@ -99,15 +113,19 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
             path = str(rel(path))
         mk = set(m) - {"name", "path", "dtype", "chat_template", "options"}
         if mk:
-            raise ValueError(f"unknown model keys: {', '.join(sorted(mk))}")
+            raise ValueError(f"unknown [[models]] key(s) {', '.join(repr(k) for k in sorted(mk))}; known: "
+                             "name, path, dtype, chat_template, options")
         models.append(ModelSpec(str(m.get("name") or path.split(":")[-1].rstrip("/").split("/")[-1]),
                                 path, str(m.get("dtype", "float32")), bool(m.get("chat_template", False)),
                                 dict(m.get("options") or {})))
     if not models:
         raise ValueError("the spec names no [[models]]")
     names = [m.name for m in models]
+    for name in names:
+        _check_model_name(name)
     if len(set(names)) != len(names):
-        raise ValueError("model names must be unique")
+        dup = next(n for n in names if names.count(n) > 1)
+        raise ValueError(f"model name '{dup}' appears twice; model names must be unique")
     benches = list(obj.get("benchmarks") or SOURCES)
     for b in benches:
         if b not in SOURCES:
@@ -127,5 +145,31 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
 
 
 def load_spec(path: str | Path) -> Spec:
+    """Read a spec file; any problem is one :class:`CollectError` naming file, line and fix."""
+    from .errors import CollectError, line_of_key, line_of_value
     p = Path(path)
-    return spec_from_obj(tomllib.loads(p.read_text(encoding="utf-8")), p.parent.resolve())
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CollectError(p, "no such collection spec", fix="pass the path of an existing TOML spec") from None
+    except IsADirectoryError:
+        raise CollectError(p, "is a directory, not a collection spec", fix="pass the TOML file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CollectError(p, f"cannot read the spec ({exc})") from None
+    try:
+        obj = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise CollectError(p, f"invalid TOML: {exc}", line=int(m.group(1)) if m else None,
+                           fix="correct the TOML syntax") from None
+    try:
+        return spec_from_obj(obj, p.parent.resolve())
+    except CollectError as exc:
+        raise CollectError(p, exc.message, line=exc.line or line_of_value(text, exc.where),
+                           fix=exc.fix) from None
+    except (ValueError, TypeError, KeyError) as exc:
+        msg = str(exc).strip("'\"")
+        line = None
+        for name in re.findall(r"'([^']+)'", msg.split(";", 1)[0]):
+            line = line or line_of_key(text, name) or line_of_value(text, name)
+        raise CollectError(p, msg, line=line, fix="see docs/collect.md for the spec's keys") from None
