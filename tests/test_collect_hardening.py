@@ -9,14 +9,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
+from test_collect_run import _spec, _tree
 
 from leaderboard_audit.collect.cli import main as collect_main
 from leaderboard_audit.collect.engines.fake import FakeEngine
 from leaderboard_audit.collect.run import collect
 from leaderboard_audit.records import load_records
-from test_collect_run import _spec, _tree
 
 
 class _Boom(RuntimeError):
@@ -37,7 +38,7 @@ class CrashingFake(FakeEngine):
 
 
 class CountingFake(FakeEngine):
-    log: list[str] = []
+    log: ClassVar[list[str]] = []
 
     def _tick(self) -> None:
         super()._tick()
@@ -69,7 +70,7 @@ def test_damaged_checkpoint_is_recomputed(tmp_path, damage, capsys):
     with pytest.raises(_Boom):
         collect(spec, progress=False, engine_factory=lambda m: CrashingFake(m.path, 5))
     out = tmp_path / "b" / "records"
-    chunk = sorted((out / "_work" / "arc").rglob("chunk-00000.json"))[0]
+    chunk = min((out / "_work" / "arc").rglob("chunk-00000.json"))
     obj = json.loads(chunk.read_text())
     assert len(obj["ids"]) == 5
     if damage == "drop_line":          # right ids, one line missing: was accepted before

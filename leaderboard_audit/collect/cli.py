@@ -49,6 +49,9 @@ def _run(a: argparse.Namespace) -> int:
         rec = load_records(root)
         print(f"records: {root} ({len(rec.models)} models x {len(rec.items)} items x "
               f"{len(rec.grid)} configs)")
+        from .summary import classes_line
+        for line in classes_line(root):
+            print(line)
     else:
         print(f"records: {root}")
     return 0

@@ -26,6 +26,7 @@ from typing import Any, Sequence
 
 from ..records.reader import filename_for_model
 from ..records.writer import atomic_write_bytes, dumps_line, grid_bytes, write_grid, write_model_lines
+from .answers import answer_class
 from .benchmarks import Item, load_items
 from .harness import Harness, HarnessConfig, load_harness, parse_answer
 from .progress import Progress
@@ -72,7 +73,7 @@ def mean_lp(lps: Sequence[float]) -> float:
 # --------------------------------------------------------------------------- one chunk
 
 def run_chunk(engine: Any, harness: Harness, items: Sequence[Item], *, benchmark: str, model: str,
-              chat_template: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+              chat_template: bool, parse: str = "paper") -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Records lines and raw sidecar lines for ``items`` (two batched engine calls)."""
     tok = engine.tokenizer
     gens, lls = harness.gen_configs, harness.ll_configs
@@ -92,10 +93,13 @@ def run_chunk(engine: Any, harness: Harness, items: Sequence[Item], *, benchmark
         margin: dict[str, float] = {}
         raw_gen: dict[str, str] = {}
         raw_ll: dict[str, list[float]] = {}
+        classes: dict[str, str] = {}
         for c in gens:
             text = tok.decode(outs[g])
             g += 1
-            p = parse_answer(c, text)
+            assert c.template.label_style is not None
+            classes[c.key] = answer_class(c.template.label_style, text)
+            p = None if parse == "strict" and classes[c.key] == "enumeration" else parse_answer(c, text)
             raw_gen[c.key] = text
             pred[c.key] = p
             correct[c.key] = int(p is not None and p == it.gold)
@@ -112,6 +116,8 @@ def run_chunk(engine: Any, harness: Harness, items: Sequence[Item], *, benchmark
                                 "correct": correct, "pred": pred}
         if margin:
             line["margin"] = margin
+        if classes:
+            line["answer_class"] = classes
         lines.append(line)
         raws.append({"item_id": it.item_id, "gen": raw_gen, "ll_mean_logprob": raw_ll})
     return lines, raws
@@ -136,6 +142,11 @@ def grid_for(spec: Spec, harness: Harness) -> Any:
                         "engine as token ids",
         "chunk_items": spec.chunk_items,
     }}
+    if spec.parse != "paper":     # absent for the paper's rule, so earlier outputs keep their fingerprints
+        extra["collector"]["parse"] = {
+            "rule": spec.parse, "enumeration": "an answer whose first non-blank line opens with two or more "
+            "distinct labels joined only by punctuation or or/and (' A, B, C, D', ' 1-4') is unparseable: "
+            "pred null, scored wrong"}
     return harness.to_grid(extra)
 
 
@@ -396,7 +407,7 @@ def _collect_file(plan: _FilePlan, lazy: _Lazy, only_chunk: int | None = None) -
             continue
         engine = lazy.get()
         cl, cr = run_chunk(engine, harness, chunk, benchmark=b, model=m.name,
-                           chat_template=m.chat_template)
+                           chat_template=m.chat_template, parse=spec.parse)
         atomic_write_bytes(cpath, json.dumps({"ids": ids, "lines": cl, "raw": cr}, sort_keys=True).encode())
         lines += cl
         raws += cr

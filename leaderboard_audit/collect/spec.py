@@ -58,6 +58,7 @@ class Spec:
     chunk_items: int = 50
     item_offset: int = 0     # skip this many selected items (CI subsets); ids unchanged
     raw_sidecar: bool = True
+    parse: str = "paper"     # "strict": enumerations (" A, B, C, D") score unparseable (collect/answers.py)
 
     def files_for(self, bench: str) -> str | None:
         if bench in self.benchmark_files:
@@ -100,6 +101,7 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
 
     known = {"models", "output", "benchmarks", "n_items", "engine", "grid", "benchmarks_dir",
              "benchmark_files", "engine_options", "chunk_items", "item_offset", "raw_sidecar"}
+    known |= {"parse"}
     unknown = set(obj) - known
     if unknown:
         raise ValueError(f"unknown spec key(s) {', '.join(repr(k) for k in sorted(unknown))}; "
@@ -141,7 +143,14 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
                 benchmark_files={k: str(rel(v)) for k, v in (obj.get("benchmark_files") or {}).items()},
                 engine_options=dict(obj.get("engine_options") or {}),
                 chunk_items=int(obj.get("chunk_items", 50)), item_offset=int(obj.get("item_offset", 0)),
-                raw_sidecar=bool(obj.get("raw_sidecar", True)))
+                raw_sidecar=bool(obj.get("raw_sidecar", True)), parse=_parse_rule(obj.get("parse", "paper")))
+
+
+def _parse_rule(value: Any) -> str:
+    from .answers import PARSE_RULES
+    if value not in PARSE_RULES:
+        raise ValueError(f"parse = '{value}' is not a parse rule; known: {', '.join(PARSE_RULES)}")
+    return str(value)
 
 
 def load_spec(path: str | Path) -> Spec:
