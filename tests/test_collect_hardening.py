@@ -283,3 +283,51 @@ def test_fixtures_real_is_complete_for_its_spec(tmp_path):
         raise AssertionError(f"{m.name} would be recollected")
     collect(spec, progress=False, engine_factory=no_engine)
     assert _tree(tmp_path / "real") == _tree(real)
+
+
+# --------------------------------------------------------------------------- batches vs checkpoints (issue 14.1)
+
+class BatchDependentFake(FakeEngine):
+    """A fake whose answers depend on the batch size, like an engine whose numerics do."""
+
+    def generate(self, prompts, max_tokens, *, seed=1234):
+        return super().generate([list(p) + [len(prompts) % 7 + 2] for p in prompts], max_tokens, seed=seed)
+
+
+def _records_only(tree: dict[str, bytes]) -> dict[str, bytes]:
+    return {k: v for k, v in tree.items() if k != "grid.json" and not k.endswith(".manifest.json")}
+
+
+def test_batch_items_groups_chunks_into_one_engine_call(tmp_path):
+    ref = collect(_spec(tmp_path / "a"), progress=False)
+    spec = _spec(tmp_path / "b")
+    spec.write_text("batch_items = 15\n" + spec.read_text())
+    CountingFake.log.clear()
+    root = collect(spec, progress=False, engine_factory=lambda m: CountingFake(m.path))
+    # 12 items per benchmark in chunks of 5 -> 3 chunks -> 1 group of 3: one generate + one score call
+    assert len(CountingFake.log) == 2 * 2 * 2
+    assert _records_only(_tree(root)) == _records_only(_tree(ref))     # a batch-invariant engine: same bits
+    assert json.loads((root / "grid.json").read_text())["collector"]["batch_items"] == 15
+
+
+def test_resume_inside_a_group_recomputes_the_whole_group(tmp_path):
+    """A batch-dependent engine still gives byte-identical files after a partial group is resumed."""
+    ref_spec = _spec(tmp_path / "ref")
+    ref_spec.write_text("batch_items = 10\n" + ref_spec.read_text())
+    ref = collect(ref_spec, progress=False, engine_factory=lambda m: BatchDependentFake(m.path))
+    spec = _spec(tmp_path / "b")
+    spec.write_text("batch_items = 10\n" + spec.read_text())
+
+    class Crash(BatchDependentFake):
+        def _tick(self):
+            super()._tick()
+            if self.calls > 2:
+                raise _Boom("engine died")
+    with pytest.raises(_Boom):
+        collect(spec, progress=False, engine_factory=lambda m: Crash(m.path))
+    work = tmp_path / "b" / "records" / "_work" / "arc" / "m__one"
+    assert (work / "chunk-00000.json").exists() and (work / "chunk-00001.json").exists()
+    (work / "chunk-00001.json").unlink()          # half of group 0 survives
+    collect(spec, progress=False, engine_factory=lambda m: BatchDependentFake(m.path))
+    out = tmp_path / "b" / "records"
+    assert _without_provenance(_tree(out)) == _without_provenance(_tree(ref))

@@ -142,6 +142,8 @@ def grid_for(spec: Spec, harness: Harness) -> Any:
                         "engine as token ids",
         "chunk_items": spec.chunk_items,
     }}
+    if spec.batch_items and spec.batch_items > spec.chunk_items:   # absent by default: fingerprints unchanged
+        extra["collector"]["batch_items"] = max(1, spec.batch_items // spec.chunk_items) * spec.chunk_items
     if spec.parse != "paper":     # absent for the paper's rule, so earlier outputs keep their fingerprints
         extra["collector"]["parse"] = {
             "rule": spec.parse, "enumeration": "an answer whose first non-blank line opens with two or more "
@@ -300,12 +302,11 @@ def collect(spec_path_or_obj: str | os.PathLike[str] | dict[str, Any] | Spec, *,
         try:
             # Chunk-major: chunk 0 of every benchmark, then chunk 1, ... so that a run cut
             # short holds the same first items everywhere (a smaller N then reuses them all).
-            size = max(1, spec.chunk_items)
-            n_chunks = max((len(v) + size - 1) // size for v in items.values()) if items else 0
             plans = {b: _FilePlan(spec, harness, root, b, m, items[b], prog) for b in spec.benchmarks}
-            for k in range(n_chunks):
+            n_groups = max(len(p.groups) for p in plans.values()) if plans else 0
+            for g in range(n_groups):
                 for b in spec.benchmarks:
-                    _collect_file(plans[b], lazy, only_chunk=k)
+                    _collect_file(plans[b], lazy, only_group=g)
             for b in spec.benchmarks:
                 _collect_file(plans[b], lazy)
         finally:
@@ -340,10 +341,18 @@ class _FilePlan:
         self.base_fp = spec.fingerprint(b, m, gbase, [])       # everything but the item selection
         self.done = False
         self.warned = False
+        # Checkpoints hold chunk_items items; one engine call covers a group of batch_items // chunk_items
+        # consecutive chunks. A group is always computed whole, so every engine call sees the same batch as
+        # in an uninterrupted run whatever was resumed (byte-identical resume even if the engine's numerics
+        # depend on the batch).
+        size = max(1, spec.chunk_items)
+        chunks = [(k, its[lo:lo + size]) for k, lo in enumerate(range(0, len(its), size))]
+        per = max(1, (spec.batch_items or size) // size)
+        self.groups = [chunks[i:i + per] for i in range(0, len(chunks), per)]
 
 
-def _collect_file(plan: _FilePlan, lazy: _Lazy, only_chunk: int | None = None) -> None:
-    """Finish one (benchmark, model) file; with ``only_chunk``, just checkpoint that chunk."""
+def _collect_file(plan: _FilePlan, lazy: _Lazy, only_group: int | None = None) -> None:
+    """Finish one (benchmark, model) file; with ``only_group``, just checkpoint that group of chunks."""
     from .manifest import file_facts, read_manifest, verify
     spec, harness, root, b, m, its, prog = (plan.spec, plan.harness, plan.root, plan.b, plan.m,
                                             plan.its, plan.prog)
@@ -359,8 +368,7 @@ def _collect_file(plan: _FilePlan, lazy: _Lazy, only_chunk: int | None = None) -
     if final.exists() and manifest is not None and why != "the spec changed" and not plan.warned:
         plan.warned = True
         print(f"[collect] {b}/{fname}: {why}; recollecting it", file=sys.stderr, flush=True)
-    size = max(1, spec.chunk_items)
-    if only_chunk is not None and only_chunk * size >= len(its):
+    if only_group is not None and only_group >= len(plan.groups):
         return
     # Same harness, model and engine, other items (e.g. a larger N): reuse finished items whose
     # file still matches its manifest. A chunk is reused only if it held exactly the same items,
@@ -372,6 +380,7 @@ def _collect_file(plan: _FilePlan, lazy: _Lazy, only_chunk: int | None = None) -
         o_raws = [json.loads(x) for x in (rawdir / fname).read_text(encoding="utf-8").splitlines()]
         if [x["item_id"] for x in o_lines] != [x["item_id"] for x in o_raws]:
             o_lines = o_raws = []
+    o_pos = {x["item_id"]: i for i, x in enumerate(o_lines)}
     # Chunks check their own item ids; the folder is stale only if harness/model/engine changed.
     if (work / "fingerprint").exists() and (work / "fingerprint").read_text().strip() != plan.base_fp:
         shutil.rmtree(work)
@@ -380,39 +389,52 @@ def _collect_file(plan: _FilePlan, lazy: _Lazy, only_chunk: int | None = None) -
         atomic_write_bytes(work / "fingerprint", (plan.base_fp + "\n").encode())
     lines: list[dict[str, Any]] = []
     raws: list[dict[str, Any]] = []
-    for k, lo in enumerate(range(0, len(its), size)):
-        if only_chunk is not None and k != only_chunk:
+    for gi, group in enumerate(plan.groups):
+        if only_group is not None and gi != only_group:
             continue
-        chunk = its[lo:lo + size]
-        ids = [it.item_id for it in chunk]
-        counted = (b, m.name, k) in prog.seen
-        prog.seen.add((b, m.name, k))
-        cpath = work / f"chunk-{k:05d}.json"
-        got = _read_json(cpath)
-        if _chunk_ok(got, ids, harness.keys):
-            lines += got["lines"]
-            raws += got["raw"]
-            if not counted:
-                prog.skip(len(chunk), f"({b}/{m.name}, chunk {k})")
-            continue
-        if cpath.exists() and not counted:
-            print(f"[collect] {cpath}: incomplete or malformed checkpoint; recomputing it",
-                  file=sys.stderr, flush=True)
-        prev = o_lines[lo:lo + size]
-        if len(prev) == len(chunk) and [x["item_id"] for x in prev] == ids:
-            lines += prev
-            raws += o_raws[lo:lo + size]
-            if not counted:
-                prog.skip(len(chunk), f"({b}/{m.name}, chunk {k} from the previous file)")
-            continue
-        engine = lazy.get()
-        cl, cr = run_chunk(engine, harness, chunk, benchmark=b, model=m.name,
-                           chat_template=m.chat_template, parse=spec.parse)
-        atomic_write_bytes(cpath, json.dumps({"ids": ids, "lines": cl, "raw": cr}, sort_keys=True).encode())
-        lines += cl
-        raws += cr
-        prog.advance(len(chunk), f"{b}/{m.name}")
-    if only_chunk is not None:
+        have: dict[int, tuple[list[Any], list[Any]]] = {}
+        where: dict[int, str] = {}
+        for k, chunk in group:
+            ids = [it.item_id for it in chunk]
+            cpath = work / f"chunk-{k:05d}.json"
+            got = _read_json(cpath)
+            if _chunk_ok(got, ids, harness.keys):
+                have[k] = (got["lines"], got["raw"])
+                where[k] = f"chunk {k}"
+                continue
+            if cpath.exists() and (b, m.name, k) not in prog.seen:
+                print(f"[collect] {cpath}: incomplete or malformed checkpoint; recomputing it",
+                      file=sys.stderr, flush=True)
+            lo = o_pos.get(ids[0]) if ids else None
+            prev = o_lines[lo:lo + len(ids)] if lo is not None else []
+            if len(prev) == len(chunk) and [x["item_id"] for x in prev] == ids:
+                have[k] = (prev, o_raws[lo:lo + len(ids)])
+                where[k] = f"chunk {k} from the previous file"
+        first = [k for k, _ in group if (b, m.name, k) not in prog.seen]
+        prog.seen.update((b, m.name, k) for k in first)
+        for k, chunk in group:
+            if k in first and k in have:
+                prog.skip(len(chunk), f"({b}/{m.name}, {where[k]})")
+        if len(have) < len(group):
+            # Compute the whole group in one engine call, as an uninterrupted run would.
+            engine = lazy.get()
+            flat = [it for _, chunk in group for it in chunk]
+            cl, cr = run_chunk(engine, harness, flat, benchmark=b, model=m.name,
+                               chat_template=m.chat_template, parse=spec.parse)
+            fresh = sum(len(chunk) for k, chunk in group if k in first and k not in have)
+            pos = 0
+            for k, chunk in group:
+                n = len(chunk)
+                atomic_write_bytes(work / f"chunk-{k:05d}.json", json.dumps(
+                    {"ids": [it.item_id for it in chunk], "lines": cl[pos:pos + n], "raw": cr[pos:pos + n]},
+                    sort_keys=True).encode())
+                have[k] = (cl[pos:pos + n], cr[pos:pos + n])
+                pos += n
+            prog.advance(fresh, f"{b}/{m.name}")
+        for k, _ in group:
+            lines += have[k][0]
+            raws += have[k][1]
+    if only_group is not None:
         return
     if spec.raw_sidecar:
         atomic_write_bytes(rawdir / fname, "".join(dumps_line(r) + "\n" for r in raws).encode())

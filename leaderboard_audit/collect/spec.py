@@ -58,6 +58,7 @@ class Spec:
     chunk_items: int = 50
     item_offset: int = 0     # skip this many selected items (CI subsets); ids unchanged
     raw_sidecar: bool = True
+    batch_items: int | None = None   # items per engine call (a multiple of chunk_items; default chunk_items)
     parse: str = "paper"     # "strict": enumerations (" A, B, C, D") score unparseable (collect/answers.py)
 
     def files_for(self, bench: str) -> str | None:
@@ -101,7 +102,7 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
 
     known = {"models", "output", "benchmarks", "n_items", "engine", "grid", "benchmarks_dir",
              "benchmark_files", "engine_options", "chunk_items", "item_offset", "raw_sidecar"}
-    known |= {"parse"}
+    known |= {"parse", "batch_items"}
     unknown = set(obj) - known
     if unknown:
         raise ValueError(f"unknown spec key(s) {', '.join(repr(k) for k in sorted(unknown))}; "
@@ -143,7 +144,8 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
                 benchmark_files={k: str(rel(v)) for k, v in (obj.get("benchmark_files") or {}).items()},
                 engine_options=dict(obj.get("engine_options") or {}),
                 chunk_items=int(obj.get("chunk_items", 50)), item_offset=int(obj.get("item_offset", 0)),
-                raw_sidecar=bool(obj.get("raw_sidecar", True)), parse=_parse_rule(obj.get("parse", "paper")))
+                raw_sidecar=bool(obj.get("raw_sidecar", True)), parse=_parse_rule(obj.get("parse", "paper")),
+                batch_items=int(obj["batch_items"]) if obj.get("batch_items") else None)
 
 
 def _parse_rule(value: Any) -> str:
