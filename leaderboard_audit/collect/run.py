@@ -27,7 +27,7 @@ from typing import Any, Sequence
 from ..records.reader import filename_for_model
 from ..records.writer import atomic_write_bytes, dumps_line, grid_bytes, write_grid, write_model_lines
 from .answers import answer_class
-from .benchmarks import Item, load_items
+from .benchmarks import Item, load_items, load_mapped_items
 from .harness import Harness, HarnessConfig, load_harness, parse_answer
 from .progress import Progress
 from .spec import ModelSpec, Spec, load_spec, spec_from_obj
@@ -73,18 +73,23 @@ def mean_lp(lps: Sequence[float]) -> float:
 # --------------------------------------------------------------------------- one chunk
 
 def run_chunk(engine: Any, harness: Harness, items: Sequence[Item], *, benchmark: str, model: str,
-              chat_template: bool, parse: str = "paper") -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Records lines and raw sidecar lines for ``items`` (two batched engine calls)."""
+              chat_template: bool, parse: str = "paper", combined: bool = False,
+              ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Records lines and raw sidecar lines for ``items``: two batched engine calls, or one
+    (``combined``, engines with ``run``: generation and scoring scheduled together)."""
     tok = engine.tokenizer
     gens, lls = harness.gen_configs, harness.ll_configs
     dec = harness.decoding
     prompts = [gen_prompt_ids(tok, c, it, chat_template) for it in items for c in gens]
-    outs = engine.generate(prompts, dec.max_tokens, seed=dec.seed) if prompts else []
     reqs: list[tuple[list[int], int]] = []
     for it in items:
         for c in lls:
             reqs.extend(ll_requests(tok, c, it, dec.continuation_prefix))
-    scored = engine.score(reqs) if reqs else []
+    if combined and hasattr(engine, "run") and prompts and reqs:
+        outs, scored = engine.run(prompts, dec.max_tokens, reqs, seed=dec.seed)
+    else:
+        outs = engine.generate(prompts, dec.max_tokens, seed=dec.seed) if prompts else []
+        scored = engine.score(reqs) if reqs else []
     lines, raws = [], []
     g = s = 0
     for it in items:
@@ -136,7 +141,9 @@ def grid_for(spec: Spec, harness: Harness) -> Any:
                             else "raw prompt text, tokenizer's default special tokens"}
                    for m in spec.models},
         "benchmarks": {b: {"n_items": spec.n_items, "seed": 1234, "reserved": 5,
-                           "item_offset": spec.item_offset} for b in spec.benchmarks},
+                           "item_offset": spec.item_offset,
+                           **({"source": _disclosed_source(spec.benchmark_sources[b])}
+                              if b in spec.benchmark_sources else {})} for b in spec.benchmarks},
         "normalization": harness.decoding.normalization,
         "tokenization": "prompts tokenized once by the collector (HF tokenizer) and passed to the "
                         "engine as token ids",
@@ -150,6 +157,17 @@ def grid_for(spec: Spec, harness: Harness) -> Any:
             "distinct labels joined only by punctuation or or/and (' A, B, C, D', ' 1-4') is unparseable: "
             "pred null, scored wrong"}
     return harness.to_grid(extra)
+
+
+def _disclosed_source(mapping: dict[str, Any]) -> dict[str, Any]:
+    """A mapped benchmark's source in grid.json: the mapping, with file names (not machine paths)."""
+    from .manifest import file_facts
+    out = dict(mapping)
+    if "files" in out:
+        # the content hash makes an edited data file recollect its records (ids alone would not)
+        out["sha256"] = {Path(f).name: (file_facts(Path(f)) or {}).get("sha256") for f in out["files"]}
+        out["files"] = [Path(f).name for f in out["files"]]
+    return out
 
 
 class _Lazy:
@@ -248,9 +266,13 @@ def _load_benchmark_items(spec: Spec) -> dict[str, list[Item]]:
     items: dict[str, list[Item]] = {}
     for b in spec.benchmarks:
         n = None if spec.n_items is None else spec.n_items + spec.item_offset
-        src = spec.files_for(b)
+        mapping = spec.benchmark_sources.get(b)
+        src = (", ".join(mapping.get("files") or [mapping.get("hub", b)]) if mapping else spec.files_for(b))
         try:
-            items[b] = load_items(b, n, files=src)[spec.item_offset:]
+            if mapping:
+                items[b] = load_mapped_items(b, mapping, n)[spec.item_offset:]
+            else:
+                items[b] = load_items(b, n, files=src)[spec.item_offset:]
         except (OSError, ValueError, KeyError, TypeError) as exc:
             what = f"{type(exc).__name__}: {exc}" if isinstance(exc, (KeyError, TypeError)) else str(exc)
             raise CollectError(src or b, f"cannot read benchmark {b!r} ({what})",

@@ -58,6 +58,7 @@ class Spec:
     chunk_items: int = 50
     item_offset: int = 0     # skip this many selected items (CI subsets); ids unchanged
     raw_sidecar: bool = True
+    benchmark_sources: dict[str, dict[str, Any]] = field(default_factory=dict)   # any benchmark: field mapping
     batch_items: int | None = None   # items per engine call (a multiple of chunk_items; default chunk_items)
     parse: str = "paper"     # "strict": enumerations (" A, B, C, D") score unparseable (collect/answers.py)
 
@@ -102,7 +103,7 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
 
     known = {"models", "output", "benchmarks", "n_items", "engine", "grid", "benchmarks_dir",
              "benchmark_files", "engine_options", "chunk_items", "item_offset", "raw_sidecar"}
-    known |= {"parse", "batch_items"}
+    known |= {"parse", "batch_items", "benchmark_sources"}
     unknown = set(obj) - known
     if unknown:
         raise ValueError(f"unknown spec key(s) {', '.join(repr(k) for k in sorted(unknown))}; "
@@ -130,9 +131,11 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         dup = next(n for n in names if names.count(n) > 1)
         raise ValueError(f"model name '{dup}' appears twice; model names must be unique")
     benches = list(obj.get("benchmarks") or SOURCES)
+    sources = _benchmark_sources(obj.get("benchmark_sources") or {}, rel)
     for b in benches:
-        if b not in SOURCES:
-            raise ValueError(f"unknown benchmark {b!r}; known: {', '.join(SOURCES)}")
+        if b not in SOURCES and b not in sources:
+            raise ValueError(f"unknown benchmark '{b}'; known: {', '.join(list(SOURCES) + list(sources))} "
+                             "(or describe it in [benchmark_sources.NAME])")
     grid = str(obj.get("grid", "paper"))
     if grid not in ("paper", "paper-26"):
         grid = str(rel(grid))
@@ -145,7 +148,22 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
                 engine_options=dict(obj.get("engine_options") or {}),
                 chunk_items=int(obj.get("chunk_items", 50)), item_offset=int(obj.get("item_offset", 0)),
                 raw_sidecar=bool(obj.get("raw_sidecar", True)), parse=_parse_rule(obj.get("parse", "paper")),
-                batch_items=int(obj["batch_items"]) if obj.get("batch_items") else None)
+                batch_items=int(obj["batch_items"]) if obj.get("batch_items") else None,
+                benchmark_sources=sources)
+
+
+def _benchmark_sources(obj: Any, rel: Any) -> dict[str, dict[str, Any]]:
+    from .benchmarks import check_mapping
+    if not isinstance(obj, dict):
+        raise ValueError("benchmark_sources must be a table of [benchmark_sources.NAME] tables")
+    out = {}
+    for name, mapping in obj.items():
+        m = check_mapping(str(name), mapping)
+        if "files" in m:
+            fs = m["files"] if isinstance(m["files"], list) else [m["files"]]
+            m["files"] = [str(rel(str(f))) for f in fs]
+        out[str(name)] = m
+    return out
 
 
 def _parse_rule(value: Any) -> str:
