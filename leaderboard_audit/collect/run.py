@@ -30,6 +30,7 @@ from .answers import answer_class
 from .benchmarks import Item, load_items, load_mapped_items
 from .harness import Harness, HarnessConfig, load_harness, parse_answer
 from .progress import Progress
+from .scoring import get_normalization
 from .spec import ModelSpec, Spec, load_spec, spec_from_obj
 
 MARGIN_DIGITS = 6
@@ -37,10 +38,13 @@ MARGIN_DIGITS = 6
 
 # --------------------------------------------------------------------------- prompts
 
-def gen_prompt_ids(tok: Any, cfg: HarnessConfig, item: Item, chat_template: bool) -> list[int]:
+def gen_prompt_ids(tok: Any, cfg: HarnessConfig, item: Item, chat_template: bool,
+                   chat_kwargs: dict[str, Any] | None = None) -> list[int]:
     assert cfg.permutation is not None
     text = cfg.template.render_gen(item.question, item.options, cfg.permutation)
-    return tok.chat(text) if chat_template else tok.encode(text)
+    if not chat_template:
+        return tok.encode(text)
+    return tok.chat(text, **chat_kwargs) if chat_kwargs else tok.chat(text)
 
 
 def ll_requests(tok: Any, cfg: HarnessConfig, item: Item, prefix: str) -> list[tuple[list[int], int]]:
@@ -74,13 +78,14 @@ def mean_lp(lps: Sequence[float]) -> float:
 
 def run_chunk(engine: Any, harness: Harness, items: Sequence[Item], *, benchmark: str, model: str,
               chat_template: bool, parse: str = "paper", combined: bool = False,
+              chat_kwargs: dict[str, Any] | None = None,
               ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Records lines and raw sidecar lines for ``items``: two batched engine calls, or one
     (``combined``, engines with ``run``: generation and scoring scheduled together)."""
     tok = engine.tokenizer
     gens, lls = harness.gen_configs, harness.ll_configs
     dec = harness.decoding
-    prompts = [gen_prompt_ids(tok, c, it, chat_template) for it in items for c in gens]
+    prompts = [gen_prompt_ids(tok, c, it, chat_template, chat_kwargs) for it in items for c in gens]
     reqs: list[tuple[list[int], int]] = []
     for it in items:
         for c in lls:
@@ -98,6 +103,7 @@ def run_chunk(engine: Any, harness: Harness, items: Sequence[Item], *, benchmark
         margin: dict[str, float] = {}
         raw_gen: dict[str, str] = {}
         raw_ll: dict[str, list[float]] = {}
+        raw_other: dict[str, list[float]] = {}    # options' scores under another normalization
         classes: dict[str, str] = {}
         for c in gens:
             text = tok.decode(outs[g])
@@ -109,10 +115,11 @@ def run_chunk(engine: Any, harness: Harness, items: Sequence[Item], *, benchmark
             pred[c.key] = p
             correct[c.key] = int(p is not None and p == it.gold)
         for c in lls:
-            sc = [mean_lp(scored[s + j]) for j in range(len(it.options))]
+            norm = get_normalization(c.template.normalization or dec.normalization)
+            sc = [norm.score(scored[s + j], it.options[j]) for j in range(len(it.options))]
             s += len(it.options)
             best, mg = decide(sc)
-            raw_ll[c.key] = sc
+            (raw_ll if norm.name == "mean_token_logprob" else raw_other)[c.key] = sc
             pred[c.key] = best
             correct[c.key] = int(best == it.gold)
             margin[c.key] = round(mg, MARGIN_DIGITS)
@@ -124,7 +131,8 @@ def run_chunk(engine: Any, harness: Harness, items: Sequence[Item], *, benchmark
         if classes:
             line["answer_class"] = classes
         lines.append(line)
-        raws.append({"item_id": it.item_id, "gen": raw_gen, "ll_mean_logprob": raw_ll})
+        raws.append({"item_id": it.item_id, "gen": raw_gen, "ll_mean_logprob": raw_ll,
+                     **({"ll_score": raw_other} if raw_other else {})})
     return lines, raws
 
 
@@ -135,6 +143,7 @@ def grid_for(spec: Spec, harness: Harness) -> Any:
         "engine": spec.engine,
         "engine_options": spec.engine_options,
         "models": {m.name: {"source": m.path, "dtype": m.dtype, "chat_template": m.chat_template,
+                            **({"chat_template_kwargs": m.chat_template_kwargs} if m.chat_template_kwargs else {}),
                             "chat_template_rule": ("generation prompts wrapped as one user turn with "
                                                    "the model's chat template and its generation "
                                                    "prompt; cloze stems always raw") if m.chat_template
@@ -442,7 +451,8 @@ def _collect_file(plan: _FilePlan, lazy: _Lazy, only_group: int | None = None) -
             engine = lazy.get()
             flat = [it for _, chunk in group for it in chunk]
             cl, cr = run_chunk(engine, harness, flat, benchmark=b, model=m.name,
-                               chat_template=m.chat_template, parse=spec.parse)
+                               chat_template=m.chat_template, parse=spec.parse,
+                               chat_kwargs=m.chat_template_kwargs)
             fresh = sum(len(chunk) for k, chunk in group if k in first and k not in have)
             pos = 0
             for k, chunk in group:

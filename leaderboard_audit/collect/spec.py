@@ -42,6 +42,7 @@ class ModelSpec:
     dtype: str = "float32"
     chat_template: bool = False
     options: dict[str, Any] = field(default_factory=dict)
+    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)   # e.g. enable_thinking = false
 
 
 @dataclass
@@ -73,7 +74,10 @@ class Spec:
     def fingerprint(self, bench: str, model: ModelSpec, grid_json: bytes, item_ids: list[str]) -> str:
         """What a (benchmark, model) file's content depends on (not the output dir)."""
         h = hashlib.sha256()
-        for part in (grid_json, json.dumps(asdict(model), sort_keys=True).encode(),
+        mdict = asdict(model)
+        if not mdict["chat_template_kwargs"]:       # absent when unused: earlier outputs keep their fingerprints
+            del mdict["chat_template_kwargs"]
+        for part in (grid_json, json.dumps(mdict, sort_keys=True).encode(),
                      self.engine.encode(), json.dumps(self.engine_options, sort_keys=True).encode(),
                      str(self.chunk_items).encode(), "\n".join(item_ids).encode()):
             h.update(hashlib.sha256(part).digest())
@@ -115,13 +119,13 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         path = str(m["path"])
         if not path.startswith("gguf:") and (path.startswith((".", "/", "~"))):
             path = str(rel(path))
-        mk = set(m) - {"name", "path", "dtype", "chat_template", "options"}
+        mk = set(m) - {"name", "path", "dtype", "chat_template", "options", "chat_template_kwargs"}
         if mk:
             raise ValueError(f"unknown [[models]] key(s) {', '.join(repr(k) for k in sorted(mk))}; known: "
-                             "name, path, dtype, chat_template, options")
+                             "name, path, dtype, chat_template, options, chat_template_kwargs")
         models.append(ModelSpec(str(m.get("name") or path.split(":")[-1].rstrip("/").split("/")[-1]),
                                 path, str(m.get("dtype", "float32")), bool(m.get("chat_template", False)),
-                                dict(m.get("options") or {})))
+                                dict(m.get("options") or {}), dict(m.get("chat_template_kwargs") or {})))
     if not models:
         raise ValueError("the spec names no [[models]]")
     names = [m.name for m in models]
