@@ -4,12 +4,17 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_collect_run import _spec
 
 from leaderboard_audit.collect.engines.fake import ByteTokenizer
 from leaderboard_audit.collect.harness import harness_from_obj
 from leaderboard_audit.collect.run import collect
-from leaderboard_audit.collect.scoring import NORMALIZATIONS, Normalization, get_normalization, register_normalization
-from test_collect_run import _spec
+from leaderboard_audit.collect.scoring import (
+    NORMALIZATIONS,
+    Normalization,
+    get_normalization,
+    register_normalization,
+)
 
 
 def test_hand_computed_scores():
