@@ -331,3 +331,23 @@ def test_resume_inside_a_group_recomputes_the_whole_group(tmp_path):
     collect(spec, progress=False, engine_factory=lambda m: BatchDependentFake(m.path))
     out = tmp_path / "b" / "records"
     assert _without_provenance(_tree(out)) == _without_provenance(_tree(ref))
+
+
+def test_packaged_weights_are_verified_against_the_recorded_hash(tmp_path, monkeypatch):
+    from leaderboard_audit.collect import models
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.gguf").write_bytes(b"weights")
+    src = models.GGUFSource("t", "test", ("pkg",), (("pkg", "m.gguf"),), "0" * 64, version="1.0")
+    monkeypatch.setitem(models.KNOWN, "t", src)
+    calls = []
+
+    def module_dir(module, package, *, install, version=None):
+        calls.append((package, version))
+        return tmp_path / module
+    monkeypatch.setattr(models, "_module_dir", module_dir)
+    with pytest.raises(ValueError, match="sha256 differs from the recorded"):
+        models.gguf_file("t")
+    assert calls == [("pkg", "1.0")]
+    import hashlib
+    monkeypatch.setitem(models.KNOWN, "t", src.__class__(**{**src.__dict__, "sha256": hashlib.sha256(b"weights").hexdigest()}))
+    assert models.gguf_file("t") == tmp_path / "pkg" / "m.gguf"
