@@ -73,4 +73,9 @@ for b in ["arc", "hellaswag", "mmlu", "truthfulqa"]:
 print(f"collect_check: {checked} item-config bits compared with fixtures/real, {bad} differ")
 sys.exit(1 if bad else 0)
 PY
+# Incremental: a rerun finds every file complete (manifest verified) and loads no model.
+T3=$(date +%s)
+"$VENV/bin/leaderboard-audit" collect "$OUT/spec.toml" 2> "$OUT/rerun.log" > "$OUT/rerun.out" || { tail -20 "$OUT/rerun.log"; exit 1; }
+if grep -q "items/s" "$OUT/rerun.log"; then echo "collect_check: the rerun recomputed items"; cat "$OUT/rerun.log"; exit 1; fi
+echo "collect_check: rerun is a no-op ($(( $(date +%s) - T3 ))s); $(grep '^answer classes' "$OUT/rerun.out" | head -1)"
 echo "collect_check: OK in $(( $(date +%s) - T0 ))s"
