@@ -171,7 +171,8 @@ def run_lmeval(a: argparse.Namespace) -> list[dict[str, Any]]:
                 stem = c.template.render_stem(it.question)
                 ll += [(stem, " " + o) for o in it.options]
     t = time.perf_counter()
-    lm = HFLM(pretrained=resolve_model_path(a.model), dtype=a.dtype, batch_size=a.lmeval_batch, device="cpu")
+    dtype = a.lmeval_dtype or a.dtype
+    lm = HFLM(pretrained=resolve_model_path(a.model), dtype=dtype, batch_size=a.lmeval_batch, device="cpu")
     load_s = time.perf_counter() - t
     out = []
     for rep in range(a.repeats):
@@ -186,10 +187,10 @@ def run_lmeval(a: argparse.Namespace) -> list[dict[str, Any]]:
         lm.loglikelihood(li, disable_tqdm=True)
         ts = time.perf_counter() - t
         g, o = len(gi) / tg, len(li) / ts
-        out.append({"engine": f"lm-eval 0.4.13 HF backend (batch {a.lmeval_batch})", "rep": rep,
+        out.append({"engine": f"lm-eval 0.4.13 HF backend ({dtype}, batch {a.lmeval_batch})", "rep": rep,
                     "generations_per_s": round(g, 2), "scored_options_per_s": round(o, 2),
                     "item_configs_per_s": round(_grid_rate(g, o), 2), "load_before": la, "load_after": _load(),
-                    "model": a.model, "dtype": a.dtype, "load_s": round(load_s, 1)})
+                    "model": a.model, "dtype": dtype, "load_s": round(load_s, 1)})
     return out
 
 
@@ -205,6 +206,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--lmeval-python", default=None, help="python of the lmeval environment (skip lm-eval if unset)")
     ap.add_argument("--lmeval-batch", type=int, default=16)
+    ap.add_argument("--lmeval-dtype", default=None, help="lm-eval's dtype (default: --dtype)")
     ap.add_argument("--only", choices=["ours", "lmeval"], default=None, help=argparse.SUPPRESS)
     ap.add_argument("--json", default=None, help="append result rows (JSON lines) here")
     a = ap.parse_args()
