@@ -25,7 +25,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..records.reader import filename_for_model
-from ..records.writer import atomic_write_bytes, dumps_line, grid_bytes, write_grid, write_model_lines
+from ..records.writer import (
+    atomic_write_bytes,
+    dumps_line,
+    grid_bytes,
+    write_grid,
+    write_model_lines,
+)
 from .answers import answer_class
 from .benchmarks import Item, load_items, load_mapped_items
 from .harness import Harness, HarnessConfig, load_harness, parse_answer

@@ -159,7 +159,7 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
 def _benchmark_sources(obj: Any, rel: Any) -> dict[str, dict[str, Any]]:
     from .benchmarks import check_mapping
     if not isinstance(obj, dict):
-        raise ValueError("benchmark_sources must be a table of [benchmark_sources.NAME] tables")
+        raise ValueError("benchmark_sources must be a table of [benchmark_sources.NAME] tables")  # noqa: TRY004
     out = {}
     for name, mapping in obj.items():
         m = check_mapping(str(name), mapping)
