@@ -1,17 +1,18 @@
-"""Run models on benchmarks under a harness grid and write records-v1.
+"""Run models on benchmarks under a harness grid and write records-v1 (docs/collect.md).
 
 Layout written under the output directory::
 
     grid.json                          legend (template texts, decoding, parsing, engine)
     <benchmark>/<model>.jsonl          one line per item, written atomically when complete
     _raw/<benchmark>/<model>.jsonl     sidecar: generated text and per-option log-likelihoods
-    _raw/<benchmark>/<model>.fingerprint
+    _raw/<benchmark>/<model>.manifest.json   fingerprint, line count + SHA-256 of both files, provenance
     _work/<benchmark>/<model>/chunk-NNNNN.json   checkpoints while a file is in progress
 
-A killed run restarts where it stopped: finished files whose fingerprint
-matches are kept, finished chunks are reused, the rest is recomputed. Chunks
-have fixed boundaries, so every engine call sees the same batch as in an
-uninterrupted run and the final bytes are identical.
+A killed run restarts where it stopped: finished files whose fingerprint and
+manifest match are kept, well-formed finished chunks are reused, the rest is
+recomputed. Chunks have fixed boundaries and a batch (a group of chunks) is always
+computed whole, so every engine call sees the same batch as in an uninterrupted
+run and the final bytes are identical.
 """
 from __future__ import annotations
 
