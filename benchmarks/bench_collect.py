@@ -11,8 +11,8 @@ One process per engine, run one after the other on the same items (the paper's 2
   with every item of a benchmark in one call (``batch_items``), and once with generation and scoring in
   a single vLLM call (``combined``). Bits, predictions and generated texts of the variants are compared
   (``flips``): a nonzero count means vLLM's numerics depend on the batch.
-* **raw vLLM**: the same token-id prompts in one ``LLM.generate`` call each (no parsing, no records):
-  the ceiling for this engine.
+* **raw vLLM**: the same token-id prompts, one ``LLM.generate`` call per kind and benchmark (the
+  batches of the "all items" variant; no prompt building, parsing or records): the engine's ceiling.
 * **lm-eval**: lm-evaluation-harness 0.4.13's HF backend (``HFLM``, batch size 16, same dtype) on the
   same prompt texts through its own ``generate_until`` (8 new tokens, greedy) and ``loglikelihood``
   requests, in the ``lmeval`` extra's environment (``--lmeval-python``).
@@ -130,20 +130,24 @@ def run_ours(a: argparse.Namespace) -> list[dict[str, Any]]:
         results.append({"compare": f"{variants[0][0]} vs {name}", "bits_differ": bits, "preds_differ": preds,
                         "texts_differ": texts, "margins_differ": margins,
                         "item_configs": len(base) * 26})
-    # raw vLLM: the same prompts, one call each, no collector around them
+    # raw vLLM: the same prompts, one call per kind and benchmark (the batches of "all items of a
+    # benchmark"), nothing around them
     tok = eng.tokenizer
-    prompts = [gen_prompt_ids(tok, c, it, False) for its in items.values() for it in its for c in h.gen_configs]
-    reqs = [r for its in items.values() for it in its for c in h.ll_configs for r in ll_requests(tok, c, it, " ")]
+    per_b = [([gen_prompt_ids(tok, c, it, False) for it in its for c in h.gen_configs],
+              [r for it in its for c in h.ll_configs for r in ll_requests(tok, c, it, " ")])
+             for its in items.values()]
     for rep in range(a.repeats):
         la = _load()
-        t = time.perf_counter()
-        eng.generate(prompts, 8)
-        tg = time.perf_counter() - t
-        t = time.perf_counter()
-        eng.score(reqs)
-        ts = time.perf_counter() - t
-        g, o = len(prompts) / tg, len(reqs) / ts
-        results.append({"engine": "raw vLLM (one call per kind)", "rep": rep, "generations_per_s": round(g, 2),
+        tg = ts = 0.0
+        for prompts, reqs in per_b:
+            t = time.perf_counter()
+            eng.generate(prompts, 8)
+            tg += time.perf_counter() - t
+            t = time.perf_counter()
+            eng.score(reqs)
+            ts += time.perf_counter() - t
+        g, o = sum(len(p) for p, _ in per_b) / tg, sum(len(r) for _, r in per_b) / ts
+        results.append({"engine": "raw vLLM (one call per kind and benchmark)", "rep": rep, "generations_per_s": round(g, 2),
                         "scored_options_per_s": round(o, 2), "item_configs_per_s": round(_grid_rate(g, o), 2),
                         "load_before": la, "load_after": _load()})
     eng.close()
