@@ -51,10 +51,18 @@ grep '^\[collect\]' "$OUT/collect.log" | tail -2
 T2=$(date +%s)
 echo "collect_check: collection $((T2 - T1))s"
 
-"$VENV/bin/python" - "$OUT/records" "$ROOT/fixtures/real" "$N" <<'PY'
+# fixtures/real was collected on an Intel Xeon with AMX-BF16 (see its manifests' provenance). bfloat16
+# matmuls take other kernels on CPUs without AMX, and there a few bits flip (23 of 520 on an AMD EPYC
+# with AVX512-BF16, the same with the code before this check's last change): exact agreement is required
+# on AMX machines, at most COLLECT_CHECK_MAX_DIFF (default 5% = 26) differing bits elsewhere.
+if grep -q -m1 amx_bf16 /proc/cpuinfo 2>/dev/null; then MAXDIFF=${COLLECT_CHECK_MAX_DIFF:-0}; else
+  MAXDIFF=${COLLECT_CHECK_MAX_DIFF:-26}
+  echo "collect_check: this CPU has no AMX-BF16 (fixtures/real was made on one): allowing up to $MAXDIFF differing bits"
+fi
+"$VENV/bin/python" - "$OUT/records" "$ROOT/fixtures/real" "$N" "$MAXDIFF" <<'PY'
 import json, sys
 from pathlib import Path
-got, ref, n = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+got, ref, n, maxdiff = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 model = "SmolLM2-135M-Instruct.jsonl"
 bad = checked = 0
 for b in ["arc", "hellaswag", "mmlu", "truthfulqa"]:
@@ -70,7 +78,12 @@ for b in ["arc", "hellaswag", "mmlu", "truthfulqa"]:
                 bad += 1
                 print(f"MISMATCH {b} {g['item_id']} {k}: got {g['correct'][k]}/{g['pred'][k]} "
                       f"committed {r['correct'][k]}/{r['pred'][k]}")
-print(f"collect_check: {checked} item-config bits compared with fixtures/real, {bad} differ")
-sys.exit(1 if bad else 0)
+print(f"collect_check: {checked} item-config bits compared with fixtures/real, {bad} differ (allowed {maxdiff})")
+sys.exit(1 if bad > maxdiff else 0)
 PY
+# Incremental: a rerun finds every file complete (manifest verified) and loads no model.
+T3=$(date +%s)
+"$VENV/bin/leaderboard-audit" collect "$OUT/spec.toml" 2> "$OUT/rerun.log" > "$OUT/rerun.out" || { tail -20 "$OUT/rerun.log"; exit 1; }
+if grep -q "items/s" "$OUT/rerun.log"; then echo "collect_check: the rerun recomputed items"; cat "$OUT/rerun.log"; exit 1; fi
+echo "collect_check: rerun is a no-op ($(( $(date +%s) - T3 ))s); $(grep '^answer classes' "$OUT/rerun.out" | head -1)"
 echo "collect_check: OK in $(( $(date +%s) - T0 ))s"

@@ -9,13 +9,26 @@ import pytest
 def collect_once(spec_path: str, config: pytest.Config) -> Path:
     """Run the collector for ``spec_path``; with pytest-xdist one worker collects while
     the others wait on the lock, then find the finished records (collection resumes
-    and is a no-op when every file is complete)."""
+    and is a no-op when every file is complete). Bad input (spec, output folder,
+    benchmark files) is one usage error (exit 4), never an INTERNALERROR."""
     from filelock import FileLock
     try:
+        from .collect.errors import CollectError
         from .collect.run import collect
     except ImportError as exc:
         raise pytest.UsageError(f"--audit-collect needs the collection extra "
                                 f"(pip install 'leaderboard-audit[collect]'): {exc}") from None
-    lock = Path(spec_path).resolve().with_suffix(".lock")
-    with FileLock(str(lock)):
-        return Path(collect(spec_path, progress=not hasattr(config, "workerinput")))
+    from .records import RecordsError
+    spec = Path(spec_path)
+    if not spec.is_file():
+        raise pytest.UsageError(f"--audit-collect {spec_path}: no such collection spec file "
+                                "(pass the path of an existing TOML spec)")
+    lock = spec.resolve().with_suffix(".lock")
+    try:
+        with FileLock(str(lock)):
+            return Path(collect(spec_path, progress=not hasattr(config, "workerinput")))
+    except (CollectError, RecordsError) as exc:
+        raise pytest.UsageError(f"--audit-collect {spec_path}: {exc}") from None
+    except OSError as exc:
+        raise pytest.UsageError(f"--audit-collect {spec_path}: {exc.filename or spec_path}: "
+                                f"{exc.strerror or exc}") from None

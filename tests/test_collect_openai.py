@@ -174,7 +174,7 @@ def test_chat_generation_and_its_refusal_to_score(server):
 
 
 def test_concurrency_limit_is_respected(server):
-    server.delay = 0.05
+    server.delay = 0.3   # long enough that two requests overlap even on a loaded machine
     eng = _engine(server, concurrency=2, prompts_per_request=1)
     eng.generate(PROMPTS, 8)
     assert server.max_inflight == 2
@@ -281,7 +281,7 @@ def _bench(tmp: Path) -> str:
 
 def _tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != "grid.json" and not p.name.endswith(".fingerprint")}
+            if p.is_file() and p.name != "grid.json" and not p.name.endswith((".fingerprint", ".manifest.json"))}
 
 
 def test_collect_through_the_api_equals_the_in_process_engine_and_keeps_the_key_out(server, tmp_path,

@@ -139,7 +139,7 @@ def test_ll_requests_split_option_tokens():
 def test_spec_validation(tmp_path):
     with pytest.raises(ValueError, match="no \\[\\[models\\]\\]"):
         spec_from_obj({"output": "x"})
-    with pytest.raises(ValueError, match="unknown spec keys"):
+    with pytest.raises(ValueError, match="unknown spec key"):
         spec_from_obj({"models": [{"path": "a"}], "bogus": 1})
     with pytest.raises(ValueError, match="unknown benchmark"):
         spec_from_obj({"models": [{"path": "a"}], "benchmarks": ["squad"]})

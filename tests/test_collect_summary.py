@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from leaderboard_audit.collect.summary import markdown, summarize
+from leaderboard_audit.collect.summary import markdown, summarize, classes_markdown
 from leaderboard_audit.records import PRED_UNPARSEABLE, load_records
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
@@ -82,7 +82,7 @@ def test_markdown_of_an_empty_directory_and_of_likelihood_only_records(tmp_path)
 def test_module_prints_the_table(records_dir):
     out = subprocess.run([sys.executable, "-m", "leaderboard_audit.collect.summary", str(records_dir)],
                          capture_output=True, text=True, check=True).stdout
-    assert out == markdown(records_dir) + "\n"
+    assert out == markdown(records_dir) + "\n\n" + classes_markdown(records_dir) + "\n"
 
 
 def test_summary_agrees_with_the_records_reader_on_real_records():

@@ -167,3 +167,91 @@ def load_items(name: str, n_items: int | None = 1000, *, files: str | Sequence[s
     if name not in SOURCES:
         raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(SOURCES)}")
     return select_items(load_rows(name, files), SOURCES[name].to_item, n_items, seed=seed)
+
+
+# --------------------------------------------------------------------------- any benchmark (a field mapping)
+
+MAPPING_KEYS = ("files", "hub", "hub_config", "split", "question", "choices", "answer", "id", "subject",
+                "n_options", "answer_base")
+RESERVED_NAMES = ("pooled",)
+
+
+def _field(row: dict[str, Any], path: str) -> Any:
+    """``a.b`` reads row["a"]["b"] (hub schemas nest choices: ``choices.text``)."""
+    cur: Any = row
+    for part in path.split("."):
+        if not isinstance(cur, dict) or part not in cur:
+            raise KeyError(f"field {path!r} is not in the row (fields: {', '.join(map(str, row))})")
+        cur = cur[part]
+    return cur
+
+
+def mapped_item_fn(name: str, mapping: dict[str, Any]) -> Callable[[int, dict[str, Any]], Item | None]:
+    """Row -> Item for a benchmark described by a field mapping (docs/collect.md, "Any benchmark").
+
+    ``choices`` names one list field (``"choices"``, ``"choices.text"``) or a list of fields (one per
+    option); ``answer`` is the text of the right choice (checked first), a 0-based index
+    (``answer_base = 1`` for 1-based) or a label letter ``A``-``Z``; rows whose choice count is not ``n_options`` (default 4) are
+    skipped, as the paper's construction skips them.
+    """
+    q_f, c_f, a_f = mapping["question"], mapping["choices"], mapping["answer"]
+    id_f, subj_f = mapping.get("id"), mapping.get("subject")
+    n_opt, base = int(mapping.get("n_options", 4)), int(mapping.get("answer_base", 0))
+
+    def to_item(i: int, row: dict[str, Any]) -> Item | None:
+        choices = [_field(row, f) for f in c_f] if isinstance(c_f, list) else list(_field(row, c_f))
+        choices = [str(c).strip() for c in choices]
+        if len(choices) != n_opt:
+            return None
+        ans = _field(row, a_f)
+        if isinstance(ans, bool) or ans is None:
+            return None
+        if isinstance(ans, str) and ans.strip() in choices:      # the right choice's text, checked first
+            gold = choices.index(ans.strip())
+        elif isinstance(ans, (int, float)) or (isinstance(ans, str) and ans.strip().lstrip("-").isdigit()):
+            gold = int(ans) - base
+        elif isinstance(ans, str) and len(ans.strip()) == 1 and ans.strip().isalpha():
+            gold = ord(ans.strip().upper()) - ord("A")
+        else:
+            return None
+        if not 0 <= gold < n_opt:
+            return None
+        rid = str(_field(row, id_f)) if id_f else str(i)
+        subj = f"{_field(row, subj_f)}/" if subj_f else ""
+        return Item(f"{name}/{subj}{rid}", str(_field(row, q_f)).strip(), tuple(choices), gold)
+    return to_item
+
+
+def check_mapping(name: str, mapping: Any) -> dict[str, Any]:
+    """Validate a ``[benchmark_sources.NAME]`` table; returns it (ValueError naming the key otherwise)."""
+    if name in RESERVED_NAMES or name in SOURCES or not name or name.startswith(("_", ".")) or "/" in name \
+            or any(not (ch.isalnum() or ch in "-_.") for ch in name):
+        raise ValueError(f"benchmark name '{name}' is reserved, built in or not a plain name; pick another "
+                         f"(letters, digits, - _ .; not {', '.join(RESERVED_NAMES + tuple(SOURCES))})")
+    if not isinstance(mapping, dict):
+        raise ValueError(f"benchmark_sources.{name} must be a table")  # noqa: TRY004 - one error type for specs
+    unknown = set(mapping) - set(MAPPING_KEYS)
+    if unknown:
+        raise ValueError(f"unknown key(s) {', '.join(repr(k) for k in sorted(unknown))} in "
+                         f"[benchmark_sources.{name}]; known: {', '.join(MAPPING_KEYS)}")
+    for k in ("question", "choices", "answer"):
+        if k not in mapping:
+            raise ValueError(f"[benchmark_sources.{name}] needs '{k}' (the field that holds it)")
+    if ("files" in mapping) == ("hub" in mapping):
+        raise ValueError(f"[benchmark_sources.{name}] needs exactly one of 'files' (local Parquet/JSONL) or 'hub'")
+    return dict(mapping)
+
+
+def load_mapped_items(name: str, mapping: dict[str, Any], n_items: int | None, *, seed: int = SEED,
+                      reserved: int = RESERVED) -> list[Item]:
+    """The paper's selection (shuffle with the seed, skip the reserved items, first N) over a mapped benchmark."""
+    if "files" in mapping:
+        files = mapping["files"] if isinstance(mapping["files"], list) else [mapping["files"]]
+        files = [str(f) for f in files]
+        kind = "parquet" if files[0].endswith((".parquet", ".pq")) else "json"
+        rows = _read_local(files, kind)
+    else:
+        import datasets
+        rows = datasets.load_dataset(mapping["hub"], mapping.get("hub_config"),
+                                     split=mapping.get("split", "test")).to_list()
+    return select_items(rows, mapped_item_fn(name, mapping), n_items, seed=seed, reserved=reserved)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -29,8 +29,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--tokenizer-proxy", action="append",
                     help="for --dry-run: count tokens with this tokenizer where a model's own does not load "
                          "(PATH, or NAME_PART=PATH for models whose name contains NAME_PART; repeatable)")
+    ap.add_argument("--only-model", action="append", metavar="NAME",
+                    help="collect only this model of the spec (repeatable; the CI gate, docs/ci-gate.md)")
     a = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
+    from ..records import RecordsError
+    from .errors import CollectError
+    try:
+        return _run(a)
+    except (CollectError, RecordsError) as exc:
+        print(f"leaderboard-audit collect: {exc}", file=sys.stderr)
+        return 4
+    except OSError as exc:   # disk full, permissions changed mid-run: name the file, no traceback
+        print(f"leaderboard-audit collect: {exc.filename or a.spec}: {exc.strerror or exc}", file=sys.stderr)
+        return 4
 
+
+def _run(a: argparse.Namespace) -> int:
+    from .errors import CollectError
     from pathlib import Path
 
     from .spec import load_spec
@@ -46,17 +61,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return dry_run_main(spec, accelerator=a.accelerator, peak_tflops=a.peak_tflops,
                             tokenizer_proxy=a.tokenizer_proxy)
     if a.ray is not None:
+        if a.only_model:
+            raise CollectError("--only-model with --ray: not supported; collect the new model without --ray "
+                               "or give the Ray run a spec that names only it")
         from .distributed import collect_ray
         root = collect_ray(spec, address=None if a.ray == "local" else a.ray, progress=not a.quiet,
                            max_actors=a.ray_actors, cpus_per_actor=a.ray_cpus_per_actor)
     else:
         from .run import collect
-        root = collect(spec, progress=not a.quiet)
+        root = collect(spec, progress=not a.quiet, only_models=a.only_model)
     if not a.no_validate:
         from ..records import load_records
         rec = load_records(root)
         print(f"records: {root} ({len(rec.models)} models x {len(rec.items)} items x "
               f"{len(rec.grid)} configs)")
+        from .summary import classes_line
+        for line in classes_line(root):
+            print(line)
     else:
         print(f"records: {root}")
     return 0

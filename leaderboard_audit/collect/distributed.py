@@ -26,12 +26,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from ..records.reader import filename_for_model
-from ..records.writer import atomic_write_bytes, grid_bytes, write_grid
-from .benchmarks import Item, load_items
+from ..records.writer import write_grid
 from .harness import load_harness
 from .progress import Progress
-from .run import _collect_file, _read_text, collect, grid_for
+from .run import _collect_file, _FilePlan, _load_benchmark_items, _prepare_output, collect, grid_for, prepare_work
 from .spec import ModelSpec, Spec
 
 
@@ -205,18 +203,12 @@ def collect_ray(spec: Spec, *, address: str | None = None, progress: bool = True
         ray.init(address=address, **kw)
     harness = load_harness(spec.grid)
     grid = grid_for(spec, harness)
-    gbytes = grid_bytes(grid)
-    gbase = grid_bytes(grid_for(dataclasses.replace(spec, n_items=None, item_offset=0), harness))
     root = Path(spec.output)
-    root.mkdir(parents=True, exist_ok=True)
+    _prepare_output(root)
+    items = _load_benchmark_items(spec)
     write_grid(grid, root)
-    items: dict[str, list[Item]] = {}
-    for b in spec.benchmarks:
-        n = None if spec.n_items is None else spec.n_items + spec.item_offset
-        items[b] = load_items(b, n, files=spec.files_for(b))[spec.item_offset:]
     total = sum(len(v) for v in items.values()) * len(spec.models)
     prog = Progress(total, len(harness.configs), enabled=progress)
-    size = max(1, spec.chunk_items)
     resources = ray.cluster_resources()
     t0 = time.monotonic()
     for m in spec.models:
@@ -231,15 +223,14 @@ def collect_ray(spec: Spec, *, address: str | None = None, progress: bool = True
         if spec.engine == "openai" and key_var and key_var in os.environ:
             env.setdefault(key_var, os.environ[key_var])      # to the actors' memory, never to a file
         pool = _Pool(ray, spec, m, slots, env)
-        units = []
-        for b in spec.benchmarks:
-            _prepare_work_dir(spec, root, b, m, gbytes, gbase, items[b])
-            units += [(k, b) for k in range((len(items[b]) + size - 1) // size)]
-        units.sort(key=lambda u: (u[0], spec.benchmarks.index(u[1])))        # chunk-major, as collect()
+        plans = {b: _FilePlan(spec, harness, root, b, m, items[b], prog) for b in spec.benchmarks}
+        for plan in plans.values():
+            prepare_work(plan)                # once here, so concurrent groups never race on it
+        units = sorted(((g, b) for b, plan in plans.items() for g in range(len(plan.groups))),
+                       key=lambda u: (u[0], spec.benchmarks.index(u[1])))   # group-major, as collect()
         try:
             with ThreadPoolExecutor(max_workers=max(2, 2 * slots.actors)) as ex:
-                futs = [ex.submit(_collect_file, spec, harness, gbytes, gbase, root, b, m, items[b], pool, prog,
-                                  only_chunk=k) for k, b in units]
+                futs = [ex.submit(_collect_file, plans[b], pool, only_group=g) for g, b in units]
                 for f in futs:
                     f.result()
         finally:
@@ -253,20 +244,3 @@ def collect_ray(spec: Spec, *, address: str | None = None, progress: bool = True
     return collect(spec, progress=False, engine_factory=lambda m: _NoEngine())
 
 
-def _prepare_work_dir(spec: Spec, root: Path, b: str, m: ModelSpec, gbytes: bytes, gbase: bytes,
-                      its: list[Item]) -> None:
-    """What ``_collect_file`` does first, done once here so that concurrent chunks never race on it."""
-    import shutil
-    fname = filename_for_model(m.name)
-    fp_path = root / "_raw" / b / (fname[:-len(".jsonl")] + ".fingerprint")
-    done = _read_text(fp_path)
-    if (root / b / fname).exists() and done is not None and \
-            done.split()[:1] == [spec.fingerprint(b, m, gbytes, [it.item_id for it in its])]:
-        return                                          # complete: the runner skips it without a work dir
-    base_fp = spec.fingerprint(b, m, gbase, [])
-    work = root / "_work" / b / fname[:-len(".jsonl")]
-    if (work / "fingerprint").exists() and (work / "fingerprint").read_text().strip() != base_fp:
-        shutil.rmtree(work)
-    work.mkdir(parents=True, exist_ok=True)
-    if _read_text(work / "fingerprint") != base_fp:
-        atomic_write_bytes(work / "fingerprint", (base_fp + "\n").encode())

@@ -77,6 +77,7 @@ class Template:
     scoring: str                   # "gen" or "ll"
     text: str
     label_style: LabelStyle | None = None   # gen only
+    normalization: str | None = None        # ll only; None: the decoding's (collect/scoring.py)
 
     def render_gen(self, question: str, options: Sequence[str], perm: Sequence[int]) -> str:
         assert self.label_style is not None
@@ -125,13 +126,13 @@ class Decoding:
                                "special tokens skipped"}
 
     def ll_json(self) -> dict[str, Any]:
+        from .scoring import get_normalization
+        n = get_normalization(self.normalization)
         return {"normalization": self.normalization,
-                "normalization_rule": "mean over the option's tokens of log p(token | stem, "
-                                      "previous option tokens); option tokens = tokens of "
-                                      "stem+prefix+option past the tokens of stem",
+                "normalization_rule": n.rule,
                 "continuation_prefix": self.continuation_prefix,
                 "decision": "argmax over options; ties -> lowest original option index",
-                "margin": "top-1 minus top-2 normalized log-likelihood (nats per token)"}
+                "margin": f"top-1 minus top-2 normalized log-likelihood ({n.unit})"}
 
 
 # --------------------------------------------------------------------------- harness
@@ -178,6 +179,12 @@ class Harness:
             else:
                 ex["label_style"] = None
                 ex.update(self.decoding.ll_json())
+                norm = c.template.normalization
+                if norm and norm != self.decoding.normalization:
+                    from .scoring import get_normalization
+                    n = get_normalization(norm)
+                    ex.update(normalization=n.name, normalization_rule=n.rule,
+                              margin=f"top-1 minus top-2 normalized log-likelihood ({n.unit})")
             out.append(Config(c.key, c.scoring, c.template.name, c.ordering, c.permutation, ex))
         gextra = {"harness": self.name, "zero_shot": True}
         gextra.update(extra or {})
@@ -229,7 +236,13 @@ def harness_from_obj(obj: dict[str, Any]) -> Harness:
                 raise ValueError(f"template {name!r}: a generation template needs [options]")
         if "[q]" not in t["text"]:
             raise ValueError(f"template {name!r}: the text needs [q]")
-        templates[name] = Template(name, scoring, t["text"], style)
+        norm = t.get("normalization")
+        if norm is not None:
+            from .scoring import get_normalization
+            get_normalization(str(norm))
+            if scoring != "ll":
+                raise ValueError(f"template {name!r}: normalization applies to likelihood templates only")
+        templates[name] = Template(name, scoring, t["text"], style, None if norm is None else str(norm))
     for name, p in (obj.get("orderings") or {}).items():
         if sorted(p) != list(range(len(p))):
             raise ValueError(f"ordering {name!r} is not a permutation: {p!r}")
@@ -244,7 +257,10 @@ def harness_from_obj(obj: dict[str, Any]) -> Harness:
     d = obj.get("decoding") or {}
     dec = Decoding(temperature=float(d.get("temperature", 0.0)), top_p=float(d.get("top_p", 1.0)),
                    seed=int(d.get("seed", 1234)), max_tokens=int(d.get("max_tokens", 8)),
-                   continuation_prefix=str(d.get("continuation_prefix", " ")))
+                   continuation_prefix=str(d.get("continuation_prefix", " ")),
+                   normalization=str(d.get("normalization", "mean_token_logprob")))
+    from .scoring import get_normalization
+    get_normalization(dec.normalization)
     if dec.temperature != 0.0:
         raise ValueError("only greedy decoding (temperature 0) is supported")
     ref = obj.get("reference", f"gen|{gen[0]}|{next(iter(orderings))}" if gen else DEFAULT_REFERENCE)

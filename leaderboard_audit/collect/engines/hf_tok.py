@@ -18,6 +18,13 @@ class HFTokenizer:
         if gc.exists():
             e = json.loads(gc.read_text()).get("eos_token_id")
             eos.update([e] if isinstance(e, int) else (e or []))
+        elif not Path(model_path).exists():   # a hub id: its generation config's stop tokens too
+            try:
+                from transformers import GenerationConfig
+                e = GenerationConfig.from_pretrained(model_path).eos_token_id
+                eos.update([e] if isinstance(e, int) else (e or []))
+            except (OSError, ValueError):
+                pass
         self.eos_ids = frozenset(eos)
         # A folder converted from GGUF says whether the model wants a BOS token.
         meta = Path(model_path) / "leaderboard-audit.json"
@@ -33,9 +40,11 @@ class HFTokenizer:
     def decode(self, ids: Sequence[int]) -> str:
         return self.tok.decode(list(ids), skip_special_tokens=True)
 
-    def chat(self, user_text: str) -> list[int]:
+    def chat(self, user_text: str, **template_kwargs: object) -> list[int]:
+        """One user turn in the model's chat template; ``template_kwargs`` (the spec's
+        ``chat_template_kwargs``, e.g. ``enable_thinking=False``) go to the template."""
         if not getattr(self.tok, "chat_template", None):
             raise ValueError("chat_template = true but the tokenizer has no chat template")
         text = self.tok.apply_chat_template([{"role": "user", "content": user_text}], tokenize=False,
-                                            add_generation_prompt=True)
+                                            add_generation_prompt=True, **template_kwargs)
         return list(self.tok(text, add_special_tokens=False)["input_ids"])

@@ -126,6 +126,27 @@ class VLLMEngine:
             res.append([float(pl[t][ids[t]].logprob) for t in range(start, len(ids))])
         return res
 
+    def run(self, prompts: Sequence[Sequence[int]], max_tokens: int,
+            requests: Sequence[tuple[Sequence[int], int]], *, seed: int = 1234
+            ) -> tuple[list[list[int]], list[list[float]]]:
+        """Generation and scoring in ONE ``LLM.generate`` call (a list of SamplingParams), so the
+        scheduler fills every step with both kinds of request (collect/run.py uses it when present)."""
+        gen_sp = self.SamplingParams(temperature=0.0, top_p=1.0, seed=seed, max_tokens=max_tokens,
+                                     detokenize=False, ignore_eos=True,
+                                     stop_token_ids=sorted(self.tokenizer.eos_ids))
+        score_sp = self.SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False,
+                                       skip_reading_prefix_cache=True)
+        tps = [self._tp(p) for p in prompts] + [self._tp(ids) for ids, _ in requests]
+        sps = [gen_sp] * len(prompts) + [score_sp] * len(requests)
+        outs = self.llm.generate(tps, sps, use_tqdm=False)
+        eos = self.tokenizer.eos_ids
+        gens = [cut_at_eos(o.outputs[0].token_ids, eos) for o in outs[:len(prompts)]]
+        scores = []
+        for (ids, start), o in zip(requests, outs[len(prompts):]):
+            pl = o.prompt_logprobs
+            scores.append([float(pl[t][ids[t]].logprob) for t in range(start, len(ids))])
+        return gens, scores
+
     def close(self) -> None:
         """Free the model: engine core, distributed state, and (on a GPU) the CUDA cache."""
         llm, self.llm = self.llm, None
