@@ -1,6 +1,7 @@
 """Top-level conftest: fixtures shared by the test suite and by ad-hoc audits of the
 bundled fixtures. (pytester is enabled with ``-p pytester`` in pyproject's addopts,
 because ``pytest_plugins`` here would break audits collected from an editable install.)"""
+
 from __future__ import annotations
 
 from pathlib import Path

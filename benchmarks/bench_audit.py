@@ -6,6 +6,7 @@ pytest plugin disabled: when installed it imports all of hypothesis at terminal-
 time, which costs seconds where bytecode caching is off), and the
 library call `audit(load_records(DIR))`. Not a test: speed targets live here.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -24,8 +25,24 @@ def main() -> None:
         walls = []
         for _ in range(3):
             t = time.perf_counter()
-            res = subprocess.run([sys.executable, "-m", "pytest", "--audit", d, "-q", "-p", "no:cacheprovider",
-                                  "--audit-boot", "10000", "-p", "no:hypothesispytest"], capture_output=True, text=True)
+            res = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "--audit",
+                    d,
+                    "-q",
+                    "-p",
+                    "no:cacheprovider",
+                    "--audit-boot",
+                    "10000",
+                    "-p",
+                    "no:hypothesispytest",
+                ],
+                capture_output=True,
+                text=True,
+            )
             walls.append(time.perf_counter() - t)
         tail = res.stdout.strip().splitlines()[-1]
         t = time.perf_counter()
@@ -34,8 +51,10 @@ def main() -> None:
         t = time.perf_counter()
         audit(r)
         t_audit = time.perf_counter() - t
-        print(f"pytest --audit 12x3679x26 (all checks, 5 scopes, 10000 resamples): "
-              f"{min(walls):.2f} s wall (best of 3; {tail})")
+        print(
+            f"pytest --audit 12x3679x26 (all checks, 5 scopes, 10000 resamples): "
+            f"{min(walls):.2f} s wall (best of 3; {tail})"
+        )
         print(f"library: load {t_load:.2f} s, audit() {t_audit:.2f} s")
 
 

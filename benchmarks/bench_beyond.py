@@ -7,6 +7,7 @@ a margin under ``ll|cloze_plain`` (smaller, on average, for config-fragile items
 the four new ones (flip, compliance, robust_subset, mix) left out of the registry, and
 each new section's ``compute`` alone on the pooled scope. Not a test.
 """
+
 from __future__ import annotations
 
 import time
@@ -21,13 +22,15 @@ def paper_sized_with_margins_and_preds():
     from leaderboard_audit.metrics.per_model import robust_masks
     from leaderboard_audit.records import PRED_ABSENT, PRED_UNPARSEABLE
     from leaderboard_audit.simulate import paper_sized_spec, simulate
+
     r = simulate(paper_sized_spec())
     C = r.correct
     rng = np.random.default_rng(0)
     fragile = robust_masks(C)[2]
     margin = np.full(C.shape, np.nan)
-    margin[:, :, r.grid.index("ll|cloze_plain")] = np.where(fragile, rng.gamma(1.0, 0.5, fragile.shape),
-                                                            rng.gamma(2.0, 0.5, fragile.shape))
+    margin[:, :, r.grid.index("ll|cloze_plain")] = np.where(
+        fragile, rng.gamma(1.0, 0.5, fragile.shape), rng.gamma(2.0, 0.5, fragile.shape)
+    )
     gold = np.array(r.items.gold)[None, :, None]
     wrong = (gold + rng.integers(1, 4, C.shape)) % 4
     pred = np.where(C, gold, np.where(rng.random(C.shape) < 0.3, PRED_UNPARSEABLE, wrong)).astype(np.int16)
@@ -49,6 +52,7 @@ def best(fn, n: int = 3) -> float:
 def main() -> None:
     from leaderboard_audit.auditor import audit, make_scope
     from leaderboard_audit.checks import registry
+
     r = paper_sized_with_margins_and_preds()
     t_all = best(lambda: audit(r))
     reg = registry()
@@ -60,10 +64,12 @@ def main() -> None:
     finally:
         reg.clear()
         reg.update(saved)
-    print(f"audit() 12x3679x26 with margins and preds, CPU time: {t_all:.2f} s with the new sections, "
-          f"{t_base:.2f} s without (+{t_all - t_base:.2f} s)")
+    print(
+        f"audit() 12x3679x26 with margins and preds, CPU time: {t_all:.2f} s with the new sections, "
+        f"{t_base:.2f} s without (+{t_all - t_base:.2f} s)"
+    )
     sc = make_scope(r, "pooled")
-    for name in [c for c in saved if c not in NEW]:       # sections mix reads
+    for name in [c for c in saved if c not in NEW]:  # sections mix reads
         if saved[name].section:
             sc.sections[saved[name].section] = saved[name].compute(sc)
     for name in NEW:

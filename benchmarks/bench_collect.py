@@ -21,6 +21,7 @@ Reported: generations/s, scored options/s, and item-configurations/s of the whol
 and lm-eval: 26 / (24 / generations per s + 8 / scored options per s) per item). The machine's load
 average is printed before and after: on a shared machine only same-run ratios mean anything.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-N_GEN, N_SCORED = 24, 8      # per item under the paper's grid
+N_GEN, N_SCORED = 24, 8  # per item under the paper's grid
 
 
 def _load() -> str:
@@ -41,6 +42,7 @@ def _load() -> str:
 
 def _items(benchmarks: list[str], n: int, bench_dir: str) -> dict[str, list[Any]]:
     from leaderboard_audit.collect.benchmarks import load_items, local_file
+
     return {b: load_items(b, n, files=str(local_file(b, bench_dir))) for b in benchmarks}
 
 
@@ -93,9 +95,11 @@ def run_ours(a: argparse.Namespace) -> list[dict[str, Any]]:
     eng = make_engine("vllm", resolve_model_path(a.model), dtype=a.dtype, options=json.loads(a.engine_options))
     load_s = time.perf_counter() - t
     results, outputs = [], {}
-    variants = [(f"ours, batch = chunk of {a.chunk} items", a.chunk, False),
-                (f"ours, batch = all {a.items} items of a benchmark", a.items, False),
-                ("ours, one combined call per batch", a.items, True)]
+    variants = [
+        (f"ours, batch = chunk of {a.chunk} items", a.chunk, False),
+        (f"ours, batch = all {a.items} items of a benchmark", a.items, False),
+        ("ours, one combined call per batch", a.items, True),
+    ]
     for rep in range(a.repeats):
         for name, batch, combined in variants:
             te = Timed(eng, combined)
@@ -104,16 +108,26 @@ def run_ours(a: argparse.Namespace) -> list[dict[str, Any]]:
             la = _load()
             for b, its in items.items():
                 for lo in range(0, len(its), batch):
-                    cl, cr = run_chunk(te, h, its[lo:lo + batch], benchmark=b, model="m", chat_template=False,
-                                       combined=combined)
+                    cl, cr = run_chunk(
+                        te, h, its[lo : lo + batch], benchmark=b, model="m", chat_template=False, combined=combined
+                    )
                     lines += [(x, r) for x, r in zip(cl, cr)]
             dt = time.perf_counter() - t
             n = sum(len(v) for v in items.values())
-            row = {"engine": name, "rep": rep, "items": n, "wall_s": round(dt, 1),
-                   "item_configs_per_s": round(n * 26 / dt, 2), "load_before": la, "load_after": _load()}
+            row = {
+                "engine": name,
+                "rep": rep,
+                "items": n,
+                "wall_s": round(dt, 1),
+                "item_configs_per_s": round(n * 26 / dt, 2),
+                "load_before": la,
+                "load_after": _load(),
+            }
             if not combined:
-                row.update(generations_per_s=round(te.n_gen / te.gen_s, 2),
-                           scored_options_per_s=round(te.n_opt / te.score_s, 2))
+                row.update(
+                    generations_per_s=round(te.n_gen / te.gen_s, 2),
+                    scored_options_per_s=round(te.n_opt / te.score_s, 2),
+                )
             results.append(row)
             outputs.setdefault(name, lines)
     # bits / predictions / texts that differ between the variants (0 = batch-invariant here)
@@ -127,15 +141,26 @@ def run_ours(a: argparse.Namespace) -> list[dict[str, Any]]:
                 preds += x["pred"][k] != y["pred"][k]
             texts += sum(r["gen"][k] != s["gen"][k] for k in r["gen"])
             margins += sum(x["margin"][k] != y["margin"][k] for k in x["margin"])
-        results.append({"compare": f"{variants[0][0]} vs {name}", "bits_differ": bits, "preds_differ": preds,
-                        "texts_differ": texts, "margins_differ": margins,
-                        "item_configs": len(base) * 26})
+        results.append(
+            {
+                "compare": f"{variants[0][0]} vs {name}",
+                "bits_differ": bits,
+                "preds_differ": preds,
+                "texts_differ": texts,
+                "margins_differ": margins,
+                "item_configs": len(base) * 26,
+            }
+        )
     # raw vLLM: the same prompts, one call per kind and benchmark (the batches of "all items of a
     # benchmark"), nothing around them
     tok = eng.tokenizer
-    per_b = [([gen_prompt_ids(tok, c, it, False) for it in its for c in h.gen_configs],
-              [r for it in its for c in h.ll_configs for r in ll_requests(tok, c, it, " ")])
-             for its in items.values()]
+    per_b = [
+        (
+            [gen_prompt_ids(tok, c, it, False) for it in its for c in h.gen_configs],
+            [r for it in its for c in h.ll_configs for r in ll_requests(tok, c, it, " ")],
+        )
+        for its in items.values()
+    ]
     for rep in range(a.repeats):
         la = _load()
         tg = ts = 0.0
@@ -147,9 +172,17 @@ def run_ours(a: argparse.Namespace) -> list[dict[str, Any]]:
             eng.score(reqs)
             ts += time.perf_counter() - t
         g, o = sum(len(p) for p, _ in per_b) / tg, sum(len(r) for _, r in per_b) / ts
-        results.append({"engine": "raw vLLM (one call per kind and benchmark)", "rep": rep, "generations_per_s": round(g, 2),
-                        "scored_options_per_s": round(o, 2), "item_configs_per_s": round(_grid_rate(g, o), 2),
-                        "load_before": la, "load_after": _load()})
+        results.append(
+            {
+                "engine": "raw vLLM (one call per kind and benchmark)",
+                "rep": rep,
+                "generations_per_s": round(g, 2),
+                "scored_options_per_s": round(o, 2),
+                "item_configs_per_s": round(_grid_rate(g, o), 2),
+                "load_before": la,
+                "load_after": _load(),
+            }
+        )
     eng.close()
     for r in results:
         r.update(model=a.model, dtype=a.dtype, load_s=round(load_s, 1))
@@ -181,8 +214,10 @@ def run_lmeval(a: argparse.Namespace) -> list[dict[str, Any]]:
     out = []
     for rep in range(a.repeats):
         la = _load()
-        gi = [Instance("generate_until", {}, (x, {"until": [], "max_gen_toks": 8, "do_sample": False}), i)
-              for i, x in enumerate(gen_texts)]
+        gi = [
+            Instance("generate_until", {}, (x, {"until": [], "max_gen_toks": 8, "do_sample": False}), i)
+            for i, x in enumerate(gen_texts)
+        ]
         t = time.perf_counter()
         lm.generate_until(gi, disable_tqdm=True)
         tg = time.perf_counter() - t
@@ -191,10 +226,20 @@ def run_lmeval(a: argparse.Namespace) -> list[dict[str, Any]]:
         lm.loglikelihood(li, disable_tqdm=True)
         ts = time.perf_counter() - t
         g, o = len(gi) / tg, len(li) / ts
-        out.append({"engine": f"lm-eval 0.4.13 HF backend ({dtype}, batch {a.lmeval_batch})", "rep": rep,
-                    "generations_per_s": round(g, 2), "scored_options_per_s": round(o, 2),
-                    "item_configs_per_s": round(_grid_rate(g, o), 2), "load_before": la, "load_after": _load(),
-                    "model": a.model, "dtype": dtype, "load_s": round(load_s, 1)})
+        out.append(
+            {
+                "engine": f"lm-eval 0.4.13 HF backend ({dtype}, batch {a.lmeval_batch})",
+                "rep": rep,
+                "generations_per_s": round(g, 2),
+                "scored_options_per_s": round(o, 2),
+                "item_configs_per_s": round(_grid_rate(g, o), 2),
+                "load_before": la,
+                "load_after": _load(),
+                "model": a.model,
+                "dtype": dtype,
+                "load_s": round(load_s, 1),
+            }
+        )
     return out
 
 
@@ -249,12 +294,18 @@ def _table(rows: list[dict[str, Any]]) -> None:
     print("|---|---|---|---|---|", file=sys.stderr)
     for r in rows:
         if "engine" in r:
-            print(f"| {r['engine']} | {r.get('generations_per_s', '-')} | {r.get('scored_options_per_s', '-')} | "
-                  f"{r['item_configs_per_s']} | {r['load_before']} -> {r['load_after']} |", file=sys.stderr)
+            print(
+                f"| {r['engine']} | {r.get('generations_per_s', '-')} | {r.get('scored_options_per_s', '-')} | "
+                f"{r['item_configs_per_s']} | {r['load_before']} -> {r['load_after']} |",
+                file=sys.stderr,
+            )
     for r in rows:
         if "compare" in r:
-            print(f"{r['compare']}: {r['bits_differ']} bits, {r['preds_differ']} preds, {r['texts_differ']} texts, "
-                  f"{r['margins_differ']} margins differ of {r['item_configs']} item-configs", file=sys.stderr)
+            print(
+                f"{r['compare']}: {r['bits_differ']} bits, {r['preds_differ']} preds, {r['texts_differ']} texts, "
+                f"{r['margins_differ']} margins differ of {r['item_configs']} item-configs",
+                file=sys.stderr,
+            )
 
 
 if __name__ == "__main__":

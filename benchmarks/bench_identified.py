@@ -10,6 +10,7 @@ items), then wall-clock time, best of 3, of
 
 Target (issue 10): under 2 s. Not a test: speed targets live here.
 """
+
 from __future__ import annotations
 
 import time
@@ -52,10 +53,14 @@ def main() -> None:
     rc, rw, _ = robust_masks(C)
     t_masks, io = best_of(lambda: identified_from_masks(rc, rw, models=names, display=display))
     t_full, _ = best_of(lambda: identified_order(C, models=names, display=display))
-    print(f"identified order, {M} models x {N} items x {K} configs ({M * (M - 1) // 2} pairs): "
-          f"{t_masks:.2f} s from robust masks, {t_full:.2f} s from the tensor (best of 3)")
-    print(f"  {len(io.edges)} edges, {len(io.tiers)} tiers (largest {max(map(len, io.tiers))}), "
-          f"robust winner {io.robust_winner if io.robust_winner is None else names[io.robust_winner]}")
+    print(
+        f"identified order, {M} models x {N} items x {K} configs ({M * (M - 1) // 2} pairs): "
+        f"{t_masks:.2f} s from robust masks, {t_full:.2f} s from the tensor (best of 3)"
+    )
+    print(
+        f"  {len(io.edges)} edges, {len(io.tiers)} tiers (largest {max(map(len, io.tiers))}), "
+        f"robust winner {io.robust_winner if io.robust_winner is None else names[io.robust_winner]}"
+    )
 
 
 if __name__ == "__main__":

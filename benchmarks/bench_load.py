@@ -8,6 +8,7 @@ three loads, e.g. ``load 12x3679x26 (48 files, 31.2 MB): 0.71 s``.
 
 ``--table`` also times the same records as a long CSV and Parquet table.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,6 +47,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"load {M}x{N}x{K} ({len(files)} files, {size / 1e6:.1f} MB): {t:.2f} s")
         if args.table:
             from leaderboard_audit.records.table import write_table
+
             for name in ("records.csv", "records.parquet"):
                 path = Path(tmp) / "table" / name
                 write_table(records, path)

@@ -10,6 +10,7 @@ array from three bit-packed layouts, all read with pyarrow:
 
     python benchmarks/bench_load_formats.py [--models 1000 --items 30000] [--repeat 2]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,7 +23,7 @@ import numpy as np
 
 def _bits_of(arr) -> np.ndarray:
     raw = np.frombuffer(arr.buffers()[1], dtype=np.uint8)
-    return np.unpackbits(raw, count=arr.offset + len(arr), bitorder="little")[arr.offset:].view(bool)
+    return np.unpackbits(raw, count=arr.offset + len(arr), bitorder="little")[arr.offset :].view(bool)
 
 
 def per_config_to_numpy(table, shape) -> np.ndarray:
@@ -31,7 +32,7 @@ def per_config_to_numpy(table, shape) -> np.ndarray:
     for k, name in enumerate(table.column_names):
         pos = 0
         for chunk in table.column(name).chunks:
-            out[pos:pos + len(chunk), k] = _bits_of(chunk)
+            out[pos : pos + len(chunk), k] = _bits_of(chunk)
             pos += len(chunk)
     return out.reshape(M, N, K)
 
@@ -56,9 +57,11 @@ def main(argv: list[str] | None = None) -> None:
     def col(k):
         bits = np.packbits(np.ascontiguousarray(flat[:, k]), bitorder="little")
         return pa.Array.from_buffers(pa.bool_(), M * N, [None, pa.py_buffer(bits)])
+
     wide = pa.table({f"c{k}": col(k) for k in range(K)})
-    child = pa.Array.from_buffers(pa.bool_(), M * N * K, [None, pa.py_buffer(np.packbits(C.reshape(-1),
-                                                                                          bitorder="little"))])
+    child = pa.Array.from_buffers(
+        pa.bool_(), M * N * K, [None, pa.py_buffer(np.packbits(C.reshape(-1), bitorder="little"))]
+    )
     listed = pa.table({"correct": pa.FixedSizeListArray.from_arrays(child, K)})
 
     def read_ipc(path):
@@ -75,8 +78,10 @@ def main(argv: list[str] | None = None) -> None:
             del got
         return min(times)
 
-    print(f"{M} x {N} x {K} = {M * N * K:,} bits ({M * N * K / 8 / 2**20:.0f} MiB packed, "
-          f"{C.nbytes / 2**20:.0f} MiB as numpy bool)")
+    print(
+        f"{M} x {N} x {K} = {M * N * K:,} bits ({M * N * K / 8 / 2**20:.0f} MiB packed, "
+        f"{C.nbytes / 2**20:.0f} MiB as numpy bool)"
+    )
     with tempfile.TemporaryDirectory(prefix="bench-formats-") as tmp:
         t = Path(tmp)
         pq.write_table(wide, t / "wide.parquet", compression="snappy", row_group_size=1 << 22)
@@ -85,17 +90,27 @@ def main(argv: list[str] | None = None) -> None:
         with pa.OSFile(str(t / "list.arrow"), "wb") as sink, pa.ipc.new_file(sink, listed.schema) as w:
             w.write_table(listed)
         rows = [
-            ("Parquet, one bool column per config", t / "wide.parquet",
-             lambda: per_config_to_numpy(pq.read_table(t / "wide.parquet"), (M, N, K))),
-            ("Arrow IPC, one bool column per config", t / "wide.arrow",
-             lambda: per_config_to_numpy(read_ipc(t / "wide.arrow"), (M, N, K))),
-            ("Arrow IPC, fixed_size_list<bool>[K] (packed form)", t / "list.arrow",
-             lambda: _unpack_bits(read_ipc(t / "list.arrow").column("correct"), K, "x", M * N)[0]
-             .reshape(M, N, K)),
+            (
+                "Parquet, one bool column per config",
+                t / "wide.parquet",
+                lambda: per_config_to_numpy(pq.read_table(t / "wide.parquet"), (M, N, K)),
+            ),
+            (
+                "Arrow IPC, one bool column per config",
+                t / "wide.arrow",
+                lambda: per_config_to_numpy(read_ipc(t / "wide.arrow"), (M, N, K)),
+            ),
+            (
+                "Arrow IPC, fixed_size_list<bool>[K] (packed form)",
+                t / "list.arrow",
+                lambda: _unpack_bits(read_ipc(t / "list.arrow").column("correct"), K, "x", M * N)[0].reshape(M, N, K),
+            ),
         ]
         for name, path, fn in rows:
-            print(f"  {name:<52} {path.stat().st_size / 1e6:7.1f} MB  read -> numpy {best(fn):6.2f} s "
-                  f"(best of {args.repeat})")
+            print(
+                f"  {name:<52} {path.stat().st_size / 1e6:7.1f} MB  read -> numpy {best(fn):6.2f} s "
+                f"(best of {args.repeat})"
+            )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ peak RSS of a fresh process that only loads the file (``--big``).
 
     python benchmarks/bench_load_packed.py [--repeat 5] [--big] [--models 1000 --items 30000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,8 +54,10 @@ def paper(repeat: int, tmp: Path) -> None:
     size = sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
     packed = write_packed(rec, tmp / "records.arrow")
     assert load_records(root).equals(rec) and load_records(packed).equals(rec)
-    print(f"paper-sized grid {M} x {N} x {K}: JSONL {size / 1e6:.1f} MB in "
-          f"{len(list(root.glob('*/*.jsonl')))} files, packed {packed.stat().st_size / 1e6:.2f} MB")
+    print(
+        f"paper-sized grid {M} x {N} x {K}: JSONL {size / 1e6:.1f} MB in "
+        f"{len(list(root.glob('*/*.jsonl')))} files, packed {packed.stat().st_size / 1e6:.2f} MB"
+    )
     print(f"  JSONL load (validation included): {best_of(lambda: load_records(root), repeat):.3f} s (best of {repeat})")
     print(f"  packed load:                      {best_of(lambda: load_records(packed), repeat):.3f} s")
     print(f"  fingerprint of the JSONL folder:  {best_of(lambda: sha256_of(root), repeat):.3f} s")
@@ -89,8 +92,14 @@ def big(models: int, items: int, tmp: Path) -> None:
         u = rng.random(items, dtype=np.float32)[:, None]
         correct[m] = u < 1.0 / (1.0 + np.exp(-(ability[m] - difficulty[:, None] + noise)))
     per = items // 4
-    bench = np.array([b for j, b in enumerate(("arc", "hellaswag", "mmlu", "truthfulqa"))
-                      for _ in range(per if j < 3 else items - 3 * per)], dtype=object)
+    bench = np.array(
+        [
+            b
+            for j, b in enumerate(("arc", "hellaswag", "mmlu", "truthfulqa"))
+            for _ in range(per if j < 3 else items - 3 * per)
+        ],
+        dtype=object,
+    )
     ids = np.array([f"{b}/i{j:06d}" for j, b in enumerate(bench)], dtype=object)
     names = tuple(f"model-{m:04d}" for m in range(models))
     rec = Records(correct, names, Items(bench, ids, [0] * items, [None] * items, [None] * items), grid)
@@ -102,13 +111,14 @@ def big(models: int, items: int, tmp: Path) -> None:
     print(f"big grid {models} x {items} x {K}: packed {path.stat().st_size / 1e6:.1f} MB, written in {wt:.1f} s")
     runs = []
     for _ in range(3):
-        out = subprocess.run([sys.executable, "-c", LOAD_ONE, str(path)], capture_output=True, text=True,
-                             check=True)
+        out = subprocess.run([sys.executable, "-c", LOAD_ONE, str(path)], capture_output=True, text=True, check=True)
         runs.append(json.loads(out.stdout))
     best = min(runs, key=lambda r: r["load_s"])
-    print(f"  load in a fresh process (imports included): {best['load_s']:.2f} s (best of 3; "
-          f"{', '.join(format(r['load_s'], '.2f') for r in runs)}), peak RSS {best['peak_rss_mib']:.0f} MiB, "
-          f"correct array {best['correct_mib']:.0f} MiB")
+    print(
+        f"  load in a fresh process (imports included): {best['load_s']:.2f} s (best of 3; "
+        f"{', '.join(format(r['load_s'], '.2f') for r in runs)}), peak RSS {best['peak_rss_mib']:.0f} MiB, "
+        f"correct array {best['correct_mib']:.0f} MiB"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -3,6 +3,7 @@
 Runs `pytest --version` with and without the plugin (-p no:leaderboard_audit),
 alternating, and prints the medians and their difference. Not a test.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -24,8 +25,10 @@ def main(runs: int = 21) -> None:
         on.append(timed(["--version"]))
         off.append(timed(["-p", "no:leaderboard_audit", "--version"]))
     a, b = statistics.median(on), statistics.median(off)
-    print(f"pytest --version: with plugin {a * 1000:.0f} ms, without {b * 1000:.0f} ms, "
-          f"plugin costs {(a - b) * 1000:+.0f} ms (median of {runs})")
+    print(
+        f"pytest --version: with plugin {a * 1000:.0f} ms, without {b * 1000:.0f} ms, "
+        f"plugin costs {(a - b) * 1000:+.0f} ms (median of {runs})"
+    )
 
 
 if __name__ == "__main__":

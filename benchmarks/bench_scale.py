@@ -11,6 +11,7 @@
 Not a test: ``python benchmarks/bench_scale.py [leaderboard|paper|xdist ...]``.
 Prints one line per figure. Peak RSS is the child's maximum resident set size.
 """
+
 from __future__ import annotations
 
 import os
@@ -28,15 +29,22 @@ PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", 
 
 def leaderboard_table(path: Path, n_models: int = 4278, n_items: int = 102, seed: int = 0) -> Path:
     import pandas as pd
+
     rng = np.random.default_rng(seed)
     ability = rng.normal(0, 1.2, n_models)
     difficulty = rng.normal(0, 1, n_items)
     p = 1 / (1 + np.exp(-(ability[:, None] - difficulty[None, :])))
     C = rng.random((n_models, n_items)) < p
     models = np.array([f"org{m % 97}/model-{m:05d}" for m in range(n_models)], dtype=object)
-    df = pd.DataFrame({"model": np.repeat(models, n_items), "benchmark": "mmlu",
-                       "item_id": np.tile([f"mmlu/{i:04d}" for i in range(n_items)], n_models),
-                       "config": "gen|letter_plain|p0", "correct": C.reshape(-1).astype(np.int8)})
+    df = pd.DataFrame(
+        {
+            "model": np.repeat(models, n_items),
+            "benchmark": "mmlu",
+            "item_id": np.tile([f"mmlu/{i:04d}" for i in range(n_items)], n_models),
+            "config": "gen|letter_plain|p0",
+            "correct": C.reshape(-1).astype(np.int8),
+        }
+    )
     df.to_parquet(path, index=False)
     return path
 
@@ -65,9 +73,11 @@ def bench_leaderboard(tmp: Path) -> None:
 def paper_dir(tmp: Path, items_scale: int = 1) -> Path:
     from leaderboard_audit.records import write_records
     from leaderboard_audit.simulate import paper_sized_spec, simulate
+
     spec = paper_sized_spec()
     if items_scale != 1:
         from dataclasses import replace
+
         spec = replace(spec, items_per_benchmark={b: n * items_scale for b, n in spec.items_per_benchmark.items()})
     d = tmp / f"paper-x{items_scale}"
     write_records(simulate(spec), d)
@@ -80,6 +90,7 @@ def bench_paper(tmp: Path) -> None:
     print(f"paper 12x3679x26: best {min(walls):.2f} s, median {sorted(walls)[2]:.2f} s of 5 end to end")
     from leaderboard_audit.auditor import audit_scopes
     from leaderboard_audit.records import load_records
+
     r = load_records(d)
     t = time.perf_counter()
     audit_scopes(r)
@@ -93,8 +104,10 @@ def bench_xdist(tmp: Path) -> None:
         n0.append(run(["--audit", str(d), "--audit-report", str(tmp / "n0.json")])[0])
         n2.append(run(["--audit", str(d), "-n", "2", "--audit-report", str(tmp / "n2.json")])[0])
     same = (tmp / "n0.json").read_bytes() == (tmp / "n2.json").read_bytes()
-    print(f"xdist paper x4 items: -n 0 median {sorted(n0)[1]:.2f} s, -n 2 median {sorted(n2)[1]:.2f} s "
-          f"(ratio {sorted(n2)[1] / sorted(n0)[1]:.2f}); report identical: {same}")
+    print(
+        f"xdist paper x4 items: -n 0 median {sorted(n0)[1]:.2f} s, -n 2 median {sorted(n2)[1]:.2f} s "
+        f"(ratio {sorted(n2)[1] / sorted(n0)[1]:.2f}); report identical: {same}"
+    )
 
 
 def main(argv: list[str]) -> None:

@@ -6,6 +6,7 @@ Deterministic: the same arguments give byte-identical files. The planted truths
 (a manufactured pair, a second champion under likelihood scoring, a truly
 separated model) are described in ``leaderboard_audit/simulate.py``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,7 @@ def main(argv: list[str] | None = None) -> None:
     files = sorted(args.out.rglob("*.json*"))
     size = sum(f.stat().st_size for f in files)
     M, N, K = records.shape
-    print(f"wrote {args.out}: {M} models x {N} items x {K} configs, {len(files)} files, "
-          f"{size / 1e6:.2f} MB")
+    print(f"wrote {args.out}: {M} models x {N} items x {K} configs, {len(files)} files, {size / 1e6:.2f} MB")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 Import-light on purpose: numpy, pandas and scipy load only when a function that
 needs them is first used.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -22,6 +23,7 @@ _LAZY = {
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
+
         mod, attr = _LAZY[name]
         value = getattr(importlib.import_module(mod), attr)
         globals()[name] = value

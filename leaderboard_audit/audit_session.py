@@ -1,6 +1,7 @@
 """The per-run side of the plugin: records loaded once per process, scopes computed
 lazily (each by the one xdist worker that runs its group), verdicts attached to test
 reports, worker output merged on the controller, reports written and summarized there."""
+
 from __future__ import annotations
 
 import json
@@ -27,9 +28,11 @@ def record_verdict(item: pytest.Item, v: dict[str, Any]) -> None:
         item.user_properties.append((f"audit_{key}", v[key]))
     if v["status"] == "fail":
         from .reports.terminal import evidence_block
+
         pytest.fail(evidence_block(v), pytrace=False)
     if v["status"] == "skip":
         from .reports.text import clean
+
         pytest.skip(clean(v["message"]))
 
 
@@ -56,12 +59,12 @@ class AuditSession:
         self._records = None
         self._cases: dict[str, list[Any]] | None = None
         self._ids: dict[str, dict[tuple[str, int], str]] | None = None
-        self._scopes: dict[str, dict[str, Any]] = {}        # computed here, with the in-process handle
-        self._index: dict[str, dict[str, dict[str, Any]]] = {}   # scope -> verdict id -> verdict
+        self._scopes: dict[str, dict[str, Any]] = {}  # computed here, with the in-process handle
+        self._index: dict[str, dict[str, dict[str, Any]]] = {}  # scope -> verdict id -> verdict
         self._thresholds = None
         self._report: dict[str, Any] | None = None
         self.output_errors: list[str] = []
-        self.verdicts: dict[str, dict[str, Any]] = {}       # id -> verdict, from reports (controller)
+        self.verdicts: dict[str, dict[str, Any]] = {}  # id -> verdict, from reports (controller)
         self.worker_scopes: dict[str, dict[str, Any]] = {}
         self.worker_summary: dict[str, Any] | None = None
 
@@ -70,6 +73,7 @@ class AuditSession:
     def thresholds(self):
         if self._thresholds is None:
             from .verdicts import Thresholds
+
             try:
                 self._thresholds = Thresholds(self.settings["thresholds"])
             except ValueError as exc:
@@ -80,6 +84,7 @@ class AuditSession:
         path = self.settings["path"]
         if self.settings["collect"] and not path:
             from .collect_fixture import collect_once
+
             path = str(collect_once(self.settings["collect"], self.config))
             self.settings["path"] = path
         if not path:
@@ -92,28 +97,45 @@ class AuditSession:
             import warnings
             from .records import RecordsError
             from .sources import load_for_audit
+
             path = self.records_path()
             fmt = self.settings["format"]
             try:
                 with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")   # inference notes travel in Records.notes
-                    if fmt in ("auto", "records", "table") and self.settings.get("cache") != "off" \
-                            and str(path).strip() and Path(path).exists():
+                    warnings.simplefilter("ignore")  # inference notes travel in Records.notes
+                    if (
+                        fmt in ("auto", "records", "table")
+                        and self.settings.get("cache") != "off"
+                        and str(path).strip()
+                        and Path(path).exists()
+                    ):
                         load_for_audit(path, fmt, intersect=self.settings["intersect"], check_only=True)
                         from .records.cache import load_cached_entry
-                        records, sha = load_cached_entry(path, cache_dir=self.settings.get("cache"),
-                                                         fingerprint=self.settings.get("sha256"),
-                                                         intersect=self.settings["intersect"])
+
+                        records, sha = load_cached_entry(
+                            path,
+                            cache_dir=self.settings.get("cache"),
+                            fingerprint=self.settings.get("sha256"),
+                            intersect=self.settings["intersect"],
+                        )
                         self.settings["sha256"] = sha
                     else:
-                        records = load_for_audit(path, fmt, intersect=self.settings["intersect"],
-                                                 mapping=self.settings["mapping"], metric=self.settings["metric"])
+                        records = load_for_audit(
+                            path,
+                            fmt,
+                            intersect=self.settings["intersect"],
+                            mapping=self.settings["mapping"],
+                            metric=self.settings["metric"],
+                        )
             except (RecordsError, FileNotFoundError) as exc:
                 from .reports.text import clean
+
                 raise pytest.UsageError(f"--audit {clean(path)}: {clean(exc)}") from None
             if "pooled" in records.benchmarks:
-                raise pytest.UsageError(f"--audit {path}: a benchmark is named 'pooled', the name of the scope "
-                                        "over all benchmarks; rename that benchmark")
+                raise pytest.UsageError(
+                    f"--audit {path}: a benchmark is named 'pooled', the name of the scope "
+                    "over all benchmarks; rename that benchmark"
+                )
             self._records = records
         return self._records
 
@@ -121,6 +143,7 @@ class AuditSession:
         """check -> its cases (identical on every worker: from the records only)."""
         if self._cases is None:
             from .auditor import cases
+
             self._cases = cases(self.records)
             self._ids = {}
             for lst in self._cases.values():
@@ -131,20 +154,30 @@ class AuditSession:
     def scope(self, name: str) -> dict[str, Any]:
         if name not in self._scopes:
             from .auditor import alias_of, audit_scope
+
             self.cases()
             target = alias_of(self.records, name)
             shared = self.scope(target)["_scope"] if target != name else None
-            s = audit_scope(self.records, name, seed=self.settings["seed"], n_boot=self.settings["boot"],
-                            thresholds=self.thresholds, alpha=self.settings["alpha"],
-                            ids=(self._ids or {}).get(name), shared=shared)
+            s = audit_scope(
+                self.records,
+                name,
+                seed=self.settings["seed"],
+                n_boot=self.settings["boot"],
+                thresholds=self.thresholds,
+                alpha=self.settings["alpha"],
+                ids=(self._ids or {}).get(name),
+                shared=shared,
+            )
             self._scopes[name] = s
             self._index[name] = {v["id"]: v for v in s["verdicts"]}
         return self._scopes[name]
 
     def summary(self) -> dict[str, Any]:
         from .auditor import records_summary
+
         if "sha256" not in self.settings:
             from .records.fingerprint import sha256_of
+
             self.settings["sha256"] = sha256_of(self.settings["path"], self.settings["format"])
         return records_summary(self.records, self.settings["path"], self.settings["sha256"])
 
@@ -155,20 +188,25 @@ class AuditSession:
         _ = self.records
         if not _is_worker(self.config) and "sha256" not in self.settings:
             from .records.fingerprint import sha256_of
+
             self.settings["sha256"] = sha256_of(self.settings["path"], self.settings["format"])
         if self.settings["submission"]:
             unknown = [m for m in self.settings["submission"] if m not in self.records.models]
             if unknown:
                 from .reports.text import clean
-                raise pytest.UsageError(f"--audit-submission {clean(unknown)}: not in the records (models: "
-                                        f"{clean(', '.join(self.records.models))})")
+
+                raise pytest.UsageError(
+                    f"--audit-submission {clean(unknown)}: not in the records (models: "
+                    f"{clean(', '.join(self.records.models))})"
+                )
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         """xdist controller -> worker: the resolved settings (pytest-randomly's pattern)."""
-        _ = self.records   # path resolved (collection done), cache entry built, before workers start
+        _ = self.records  # path resolved (collection done), cache entry built, before workers start
         if "sha256" not in self.settings:
             from .records.fingerprint import sha256_of
+
             self.settings["sha256"] = sha256_of(self.settings["path"], self.settings["format"])
         node.workerinput[WORKER_KEY] = json.dumps(self.settings, sort_keys=True)
 
@@ -176,19 +214,26 @@ class AuditSession:
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
         """Under ``-n N`` (xdist's default ``load``), one scope's tests go to one worker."""
         if config.getvalue("dist") != "load":
-            return None        # the user chose a distribution mode: keep it
+            return None  # the user chose a distribution mode: keep it
         from .auditor import alias_of
         from .xdist_scheduling import ScopeScheduling
-        groups = {(f"test_{c.check}", c.test_id): alias_of(self.records, c.scope)
-                  for lst in self.cases().values() for c in lst}
+
+        groups = {
+            (f"test_{c.check}", c.test_id): alias_of(self.records, c.scope)
+            for lst in self.cases().values()
+            for c in lst
+        }
         return ScopeScheduling(config, log, groups)
 
     # -- collection -------------------------------------------------------------------------
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
         # The bundled checks are collected whatever the project's python_files says.
-        if file_path.suffix == ".py" and file_path.name.startswith("test_") \
-                and file_path.parent.resolve() == self.audits_dir \
-                and not _matches(file_path, parent.config.getini("python_files")):
+        if (
+            file_path.suffix == ".py"
+            and file_path.name.startswith("test_")
+            and file_path.parent.resolve() == self.audits_dir
+            and not _matches(file_path, parent.config.getini("python_files"))
+        ):
             return pytest.Module.from_parent(parent, path=file_path)
         return None
 
@@ -201,9 +246,11 @@ class AuditSession:
             raise pytest.UsageError(f"{metafunc.definition.nodeid}: no registered check named {check!r}")
         if self.settings["submission"]:
             from .submission import submission_cases
+
             cases = submission_cases(cases, self.settings["submission"])
-        metafunc.parametrize("audit_check", [(c.scope, c.vid) for c in cases], ids=[c.test_id for c in cases],
-                             indirect=True)
+        metafunc.parametrize(
+            "audit_check", [(c.scope, c.vid) for c in cases], ids=[c.test_id for c in cases], indirect=True
+        )
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         keep, drop = [], []
@@ -214,7 +261,7 @@ class AuditSession:
             (keep if isinstance(param, tuple) else drop).append(it)
             if isinstance(param, tuple):
                 it.add_marker(pytest.mark.audit)
-        if drop:   # a check with no case here (e.g. --audit-submission) is deselected, not skipped
+        if drop:  # a check with no case here (e.g. --audit-submission) is deselected, not skipped
             config.hook.pytest_deselected(items=drop)
             dropped = set(map(id, drop))
             items[:] = [it for it in items if id(it) not in dropped]
@@ -231,8 +278,9 @@ class AuditSession:
         rep = yield
         vs = item.stash.get(VERDICT_KEY, None)
         if vs and rep.when == "call":
-            rep.audit_verdicts = [{k: v[k] for k in VERDICT_FIELDS if k in v and (k != "evidence" or v.get("user"))}
-                                  for v in vs]
+            rep.audit_verdicts = [
+                {k: v[k] for k in VERDICT_FIELDS if k in v and (k != "evidence" or v.get("user"))} for v in vs
+            ]
         return rep
 
     def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config):
@@ -249,6 +297,7 @@ class AuditSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if _is_worker(self.config):
             from .auditor import finish_scope
+
             payload = {"scopes": {k: finish_scope(v) for k, v in self._scopes.items()}}
             self.config.workeroutput[WORKER_KEY] = json.dumps(payload, sort_keys=True)
             return
@@ -258,8 +307,11 @@ class AuditSession:
         self.write_outputs(report)
         if self.output_errors:
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
-        elif self.settings["strict"] and session.exitstatus == 0 and \
-                any(v["status"] == "warn" for v in self.verdicts.values()):
+        elif (
+            self.settings["strict"]
+            and session.exitstatus == 0
+            and any(v["status"] == "warn" for v in self.verdicts.values())
+        ):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     @pytest.hookimpl(optionalhook=True)
@@ -270,6 +322,7 @@ class AuditSession:
 
     def all_scopes(self) -> dict[str, dict[str, Any]]:
         from .auditor import finish_scope
+
         merged = dict(self.worker_scopes)
         merged.update({k: finish_scope(v) for k, v in self._scopes.items()})
         return merged
@@ -283,27 +336,39 @@ class AuditSession:
     def _build_report(self) -> dict[str, Any]:
         from .auditor import build_report
         from .evidence import enrich_report
-        scopes = json.loads(json.dumps(self.all_scopes()))   # own copy: user verdicts are added below
-        rep = build_report(self.summary(), scopes, seed=self.settings["seed"], n_boot=self.settings["boot"],
-                           thresholds=self.thresholds)
+
+        scopes = json.loads(json.dumps(self.all_scopes()))  # own copy: user verdicts are added below
+        rep = build_report(
+            self.summary(), scopes, seed=self.settings["seed"], n_boot=self.settings["boot"], thresholds=self.thresholds
+        )
         add_user_verdicts(rep, self.verdicts.values())
         if self.settings["submission"]:
             rep["submission"] = list(self.settings["submission"])
-        enrich_report(rep, self.records, submission=self.settings["submission"], seed=self.settings["seed"],
-                      n_boot=self.settings["boot"], thresholds=self.thresholds, strict=self.settings["strict"])
+        enrich_report(
+            rep,
+            self.records,
+            submission=self.settings["submission"],
+            seed=self.settings["seed"],
+            n_boot=self.settings["boot"],
+            thresholds=self.thresholds,
+            strict=self.settings["strict"],
+        )
         return rep
 
     def write_outputs(self, report: dict[str, Any]) -> None:
         from .auditor import dumps_report
         from .records.writer import atomic_write_bytes
+
         outputs = []
         if self.settings["report"]:
             outputs.append(("--audit-report", self.settings["report"], lambda: dumps_report(report)))
         if self.settings["markdown"]:
             from .reports.markdown import render_markdown
+
             outputs.append(("--audit-markdown", self.settings["markdown"], lambda: render_markdown(report)))
         if self.settings["html"]:
             from .reports.html import render_html
+
             outputs.append(("--audit-html", self.settings["html"], lambda: render_html(report)))
         for opt, path, render in outputs:
             try:
@@ -319,12 +384,16 @@ class AuditSession:
             report = self.report()
             if "submission_audit" in report:  # only the newcomer's checks, and one line on the state
                 from .reports.submission_text import render_submission_text
-                text = render_submission_text(report, list(self.verdicts.values()), strict=self.settings["strict"],
-                                              width=width)
+
+                text = render_submission_text(
+                    report, list(self.verdicts.values()), strict=self.settings["strict"], width=width
+                )
             else:
                 from .reports.terminal import render_summary
-                text = render_summary(report, list(self.verdicts.values()), detail=self.settings["summary"],
-                                      width=width)
+
+                text = render_summary(
+                    report, list(self.verdicts.values()), detail=self.settings["summary"], width=width
+                )
             terminalreporter.write_sep("=", "leaderboard audit")
             for line in text.splitlines():
                 terminalreporter.write_line(line)
@@ -346,6 +415,7 @@ def add_user_verdicts(report: dict[str, Any], verdicts: Any) -> None:
 
 def _matches(path: Path, patterns: list[str]) -> bool:
     import fnmatch
+
     return any(fnmatch.fnmatch(path.name, p) or ("/" in p and fnmatch.fnmatch(str(path), p)) for p in patterns)
 
 

@@ -5,11 +5,13 @@ check registry (``leaderboard_audit.checks``). The plugin computes scopes lazily
 once per process, and merges them on the controller. ``cases`` lists every test the
 registry will produce, with ids made unambiguous across the whole audit.
 """
+
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
+from collections.abc import Iterable, Sequence
 
 from .checks import POOLED, Check, Scope, registry
 from .records import Records
@@ -20,10 +22,24 @@ from .verdicts import Thresholds, skipped
 REPORT_FORMAT = "leaderboard-audit/report-v1"
 
 
-def make_scope(records: Records, scope: str, *, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT,
-               thresholds: Thresholds | None = None, alpha: float = DEFAULT_ALPHA) -> Scope:
-    return Scope(scope_records(records, scope), scope, seed=seed, n_boot=n_boot,
-                 thresholds=thresholds or Thresholds(), alpha=alpha, full=records)
+def make_scope(
+    records: Records,
+    scope: str,
+    *,
+    seed: int = DEFAULT_SEED,
+    n_boot: int = DEFAULT_BOOT,
+    thresholds: Thresholds | None = None,
+    alpha: float = DEFAULT_ALPHA,
+) -> Scope:
+    return Scope(
+        scope_records(records, scope),
+        scope,
+        seed=seed,
+        n_boot=n_boot,
+        thresholds=thresholds or Thresholds(),
+        alpha=alpha,
+        full=records,
+    )
 
 
 @dataclass(frozen=True)
@@ -34,8 +50,8 @@ class Case:
     scope: str
     vid: str
     test_id: str
-    index: int                      # position among the check's verdicts in this scope
-    subject: tuple[str, ...] = ()   # the models the case is about (empty: the whole scope)
+    index: int  # position among the check's verdicts in this scope
+    subject: tuple[str, ...] = ()  # the models the case is about (empty: the whole scope)
 
 
 def cases(records: Records, checks: Iterable[Check] | None = None) -> dict[str, list[Case]]:
@@ -51,11 +67,13 @@ def cases(records: Records, checks: Iterable[Check] | None = None) -> dict[str, 
         for s, sc in scopes.items():
             if not check.applies_to(s, records):
                 continue
-            if check.skip_reason(sc):   # one skipped case per scope, not one per model or pair
+            if check.skip_reason(sc):  # one skipped case per scope, not one per model or pair
                 raw.append((s, 0, f"{check.name}[{s}]", s, ()))
             else:
-                raw += [(s, j, vid, tid, subj) for j, ((vid, tid), subj)
-                        in enumerate(zip(check.cases(sc), check.subjects(sc)))]
+                raw += [
+                    (s, j, vid, tid, subj)
+                    for j, ((vid, tid), subj) in enumerate(zip(check.cases(sc), check.subjects(sc)))
+                ]
         seen: dict[str, int] = {}
         lst = []
         for s, j, vid, tid, subj in raw:
@@ -66,9 +84,17 @@ def cases(records: Records, checks: Iterable[Check] | None = None) -> dict[str, 
     return out
 
 
-def audit_scope(records: Records, scope: str, *, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT,
-                thresholds: Thresholds | None = None, alpha: float = DEFAULT_ALPHA,
-                ids: dict[tuple[str, int], str] | None = None, shared: Scope | None = None) -> dict[str, Any]:
+def audit_scope(
+    records: Records,
+    scope: str,
+    *,
+    seed: int = DEFAULT_SEED,
+    n_boot: int = DEFAULT_BOOT,
+    thresholds: Thresholds | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    ids: dict[tuple[str, int], str] | None = None,
+    shared: Scope | None = None,
+) -> dict[str, Any]:
     """Every section and verdict of one scope, JSON-ready.
 
     ``ids`` maps (check, index) to the unambiguous verdict id (``cases``); ``shared``
@@ -82,8 +108,9 @@ def audit_scope(records: Records, scope: str, *, seed: int = DEFAULT_SEED, n_boo
         if not check.applies_to(scope, records):
             continue
         if check.section is not None:
-            reuse = shared is not None and check.section in shared.sections and not getattr(
-                check, "scope_dependent", False)
+            reuse = (
+                shared is not None and check.section in shared.sections and not getattr(check, "scope_dependent", False)
+            )
             section = json.loads(json.dumps(shared.sections[check.section])) if reuse else check.compute(sc)
             sc.sections[check.section] = section
             out[check.section] = section
@@ -129,33 +156,60 @@ def audit_scopes(records: Records, names: Sequence[str] | None = None, **kw: Any
 
 
 def records_summary(records: Records, path: str | None = None, sha256: str | None = None) -> dict[str, Any]:
-    return {"path": path if path is not None else records.source, "sha256": sha256,
-            "models": list(records.models), "items": int(records.shape[1]),
-            "configs": list(records.grid.keys), "benchmarks": list(records.benchmarks),
-            "reference": records.grid.reference, "legend_inferred": records.grid.inferred,
-            "dropped": dict(records.dropped), "notes": list(records.notes),
-            "layout_notes": list(getattr(records, "layout_notes", ()))}
+    return {
+        "path": path if path is not None else records.source,
+        "sha256": sha256,
+        "models": list(records.models),
+        "items": int(records.shape[1]),
+        "configs": list(records.grid.keys),
+        "benchmarks": list(records.benchmarks),
+        "reference": records.grid.reference,
+        "legend_inferred": records.grid.inferred,
+        "dropped": dict(records.dropped),
+        "notes": list(records.notes),
+        "layout_notes": list(getattr(records, "layout_notes", ())),
+    }
 
 
-def build_report(summary: dict[str, Any], scopes: dict[str, dict[str, Any]], *, seed: int, n_boot: int,
-                 thresholds: Thresholds, order: Iterable[str] | None = None) -> dict[str, Any]:
+def build_report(
+    summary: dict[str, Any],
+    scopes: dict[str, dict[str, Any]],
+    *,
+    seed: int,
+    n_boot: int,
+    thresholds: Thresholds,
+    order: Iterable[str] | None = None,
+) -> dict[str, Any]:
     names = list(order) if order is not None else sorted(scopes, key=lambda s: (s != POOLED, s))
-    return {"format": REPORT_FORMAT, "seed": seed, "bootstrap": n_boot,
-            "thresholds": thresholds.as_dict(), "records": summary,
-            "scopes": {s: finish_scope(scopes[s]) for s in names if s in scopes}}
+    return {
+        "format": REPORT_FORMAT,
+        "seed": seed,
+        "bootstrap": n_boot,
+        "thresholds": thresholds.as_dict(),
+        "records": summary,
+        "scopes": {s: finish_scope(scopes[s]) for s in names if s in scopes},
+    }
 
 
-def audit(records: Records, *, seed: int = DEFAULT_SEED, n_boot: int = DEFAULT_BOOT,
-          thresholds: Thresholds | None = None, path: str | None = None) -> dict[str, Any]:
+def audit(
+    records: Records,
+    *,
+    seed: int = DEFAULT_SEED,
+    n_boot: int = DEFAULT_BOOT,
+    thresholds: Thresholds | None = None,
+    path: str | None = None,
+) -> dict[str, Any]:
     """Audit every scope of ``records``; returns the report-v1 dict (the plugin's JSON)."""
     t = thresholds or Thresholds()
     sha = None
     if path is not None:
         from .records.fingerprint import sha256_of
+
         sha = sha256_of(path)
     scopes = audit_scopes(records, seed=seed, n_boot=n_boot, thresholds=t)
     report = build_report(records_summary(records, path, sha), scopes, seed=seed, n_boot=n_boot, thresholds=t)
-    from .evidence import enrich_report   # legend and the items behind each pair's gap
+    from .evidence import enrich_report  # legend and the items behind each pair's gap
+
     return enrich_report(report, records, seed=seed, n_boot=n_boot, thresholds=t)
 
 
@@ -164,6 +218,24 @@ def dumps_report(report: dict[str, Any]) -> str:
     return json.dumps(report, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-__all__ = ["Case", "DEFAULT_ALPHA", "DEFAULT_BOOT", "DEFAULT_SEED", "POOLED", "REPORT_FORMAT", "alias_of",
-           "audit", "audit_scope", "audit_scopes", "build_report", "case_ids_by_scope", "cases", "dumps_report",
-           "finish_scope", "make_scope", "records_summary", "scope_records", "scopes_of"]
+__all__ = [
+    "Case",
+    "DEFAULT_ALPHA",
+    "DEFAULT_BOOT",
+    "DEFAULT_SEED",
+    "POOLED",
+    "REPORT_FORMAT",
+    "alias_of",
+    "audit",
+    "audit_scope",
+    "audit_scopes",
+    "build_report",
+    "case_ids_by_scope",
+    "cases",
+    "dumps_report",
+    "finish_scope",
+    "make_scope",
+    "records_summary",
+    "scope_records",
+    "scopes_of",
+]

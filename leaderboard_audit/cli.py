@@ -2,6 +2,7 @@
 
 Each subcommand's code lives with its layer; this module only dispatches.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -10,7 +11,11 @@ import sys
 SUBCOMMANDS = {
     "audit": ("leaderboard_audit.report_cli", "main", "audit records and print/write the report"),
     "collect": ("leaderboard_audit.collect.cli", "main", "run models on benchmarks under the grid -> records"),
-    "models": ("leaderboard_audit.collect.cli", "models_main", "turn GGUF files shipped in PyPI packages into HF folders"),
+    "models": (
+        "leaderboard_audit.collect.cli",
+        "models_main",
+        "turn GGUF files shipped in PyPI packages into HF folders",
+    ),
     "import": ("leaderboard_audit.importers.cli", "main", "import lm-evaluation-harness or HELM runs as records"),
     "pack": ("leaderboard_audit.pack_cli", "main", "write records in the packed form (fast to load)"),
     "cache": ("leaderboard_audit.pack_cli", "cache_main", "show or clear the records load cache"),

@@ -1,4 +1,5 @@
 """`pytest --audit-collect SPEC.toml`: produce records first, once, under a file lock."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,17 +13,21 @@ def collect_once(spec_path: str, config: pytest.Config) -> Path:
     and is a no-op when every file is complete). Bad input (spec, output folder,
     benchmark files) is one usage error (exit 4), never an INTERNALERROR."""
     from filelock import FileLock
+
     try:
         from .collect.errors import CollectError
         from .collect.run import collect
     except ImportError as exc:
-        raise pytest.UsageError(f"--audit-collect needs the collection extra "
-                                f"(pip install 'leaderboard-audit[collect]'): {exc}") from None
+        raise pytest.UsageError(
+            f"--audit-collect needs the collection extra (pip install 'leaderboard-audit[collect]'): {exc}"
+        ) from None
     from .records import RecordsError
+
     spec = Path(spec_path)
     if not spec.is_file():
-        raise pytest.UsageError(f"--audit-collect {spec_path}: no such collection spec file "
-                                "(pass the path of an existing TOML spec)")
+        raise pytest.UsageError(
+            f"--audit-collect {spec_path}: no such collection spec file (pass the path of an existing TOML spec)"
+        )
     lock = spec.resolve().with_suffix(".lock")
     try:
         with FileLock(str(lock)):
@@ -30,5 +35,6 @@ def collect_once(spec_path: str, config: pytest.Config) -> Path:
     except (CollectError, RecordsError) as exc:
         raise pytest.UsageError(f"--audit-collect {spec_path}: {exc}") from None
     except OSError as exc:
-        raise pytest.UsageError(f"--audit-collect {spec_path}: {exc.filename or spec_path}: "
-                                f"{exc.strerror or exc}") from None
+        raise pytest.UsageError(
+            f"--audit-collect {spec_path}: {exc.filename or spec_path}: {exc.strerror or exc}"
+        ) from None

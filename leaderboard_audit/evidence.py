@@ -10,9 +10,11 @@
 * ``enrich_report(report, records, ...)``: adds ``legend``, each manufactured pair's
   ``fragile_evidence`` and, in submission mode, ``submission_audit``.
 """
+
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -36,8 +38,7 @@ def _question(q: Any) -> str | None:
     return q if len(q) <= QUESTION_CHARS else q[: QUESTION_CHARS - 1] + "…"
 
 
-def pair_evidence(records: Records, scope: str, higher: str, lower: str,
-                  cap: int = EVIDENCE_CAP) -> dict[str, Any]:
+def pair_evidence(records: Records, scope: str, higher: str, lower: str, cap: int = EVIDENCE_CAP) -> dict[str, Any]:
     """The fragile items on which ``higher`` and ``lower`` differ under the reference."""
     r = scope_records(records, scope)
     C = r.correct
@@ -56,14 +57,27 @@ def pair_evidence(records: Records, scope: str, higher: str, lower: str,
         for i in idx.tolist():
             if len(items) >= cap:
                 break
-            items.append({"item_id": str(r.items.item_id[i]), "benchmark": str(r.items.benchmark[i]),
-                          "question": _question(r.items.question[i]), "favours": side,
-                          "higher_configs": int(n_h[i]), "lower_configs": int(n_l[i]), "configs": K})
-    return {"higher_right": int(fav_h.size), "lower_right": int(fav_l.size),
-            "net_items": int(fav_h.size) - int(fav_l.size), "shown": len(items), "cap": cap,
-            "rule": "items not robust for both models where the two differ under the reference config; "
-                    "higher_configs / lower_configs = configs under which each model gets the item right",
-            "items": items}
+            items.append(
+                {
+                    "item_id": str(r.items.item_id[i]),
+                    "benchmark": str(r.items.benchmark[i]),
+                    "question": _question(r.items.question[i]),
+                    "favours": side,
+                    "higher_configs": int(n_h[i]),
+                    "lower_configs": int(n_l[i]),
+                    "configs": K,
+                }
+            )
+    return {
+        "higher_right": int(fav_h.size),
+        "lower_right": int(fav_l.size),
+        "net_items": int(fav_h.size) - int(fav_l.size),
+        "shown": len(items),
+        "cap": cap,
+        "rule": "items not robust for both models where the two differ under the reference config; "
+        "higher_configs / lower_configs = configs under which each model gets the item right",
+        "items": items,
+    }
 
 
 def add_pair_evidence(report: dict[str, Any], records: Records, cap: int = EVIDENCE_CAP) -> None:
@@ -72,22 +86,34 @@ def add_pair_evidence(report: dict[str, Any], records: Records, cap: int = EVIDE
             if p.get("manufactured"):
                 ev = pair_evidence(records, scope, p["higher"], p["lower"], cap)
                 if ev["higher_right"] + ev["lower_right"] or p.get("cause") != "sampling":
-                    p["fragile_evidence"] = ev   # a sampling pair without fragile items has nothing to show
+                    p["fragile_evidence"] = ev  # a sampling pair without fragile items has nothing to show
 
 
-def enrich_report(report: dict[str, Any], records: Records, *, submission: Sequence[str] = (),
-                  seed: int | None = None, n_boot: int | None = None, thresholds: Any = None,
-                  strict: bool = False) -> dict[str, Any]:
+def enrich_report(
+    report: dict[str, Any],
+    records: Records,
+    *,
+    submission: Sequence[str] = (),
+    seed: int | None = None,
+    n_boot: int | None = None,
+    thresholds: Any = None,
+    strict: bool = False,
+) -> dict[str, Any]:
     """Add what needs the Records to a built report (in place; also returned)."""
     report["legend"] = legend(records)
     add_pair_evidence(report, records)
     # an unknown model is the plugin's usage error (loading.submission_filter): no audit then
     if submission and all(m in records.models for m in submission):
         from .submission import submission_audit
+
         report["submission_audit"] = submission_audit(
-            records, list(submission), seed=report.get("seed", 1234) if seed is None else seed,
+            records,
+            list(submission),
+            seed=report.get("seed", 1234) if seed is None else seed,
             n_boot=report.get("bootstrap", 10_000) if n_boot is None else n_boot,
-            thresholds=thresholds, strict=strict)
+            thresholds=thresholds,
+            strict=strict,
+        )
     return report
 
 

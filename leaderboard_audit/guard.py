@@ -6,13 +6,25 @@ would become the run's config). ``problems(path)`` names every file under the pa
 that pytest or Python would treat as configuration or code; the plugin refuses such
 a path before any conftest is loaded (docs/records.md, "Security model").
 """
+
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-CONFIG_NAMES = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg", "conftest.py",
-                          "setup.py", "sitecustomize.py", "usercustomize.py"})
+CONFIG_NAMES = frozenset(
+    {
+        "pytest.ini",
+        ".pytest.ini",
+        "pyproject.toml",
+        "tox.ini",
+        "setup.cfg",
+        "conftest.py",
+        "setup.py",
+        "sitecustomize.py",
+        "usercustomize.py",
+    }
+)
 CODE_SUFFIXES = (".py", ".pyc", ".pyo", ".pyd", ".so", ".pth")
 MAX_ENTRIES = 200_000
 

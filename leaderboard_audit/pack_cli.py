@@ -1,4 +1,5 @@
 """`leaderboard-audit pack SRC -o OUT` and `leaderboard-audit cache` (docs/records.md, "Packed records")."""
+
 from __future__ import annotations
 
 import argparse
@@ -8,11 +9,16 @@ FORMATS = ("auto", "records", "table", "lm-eval", "helm")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="leaderboard-audit pack",
-                                description="Write records in the packed form (one Arrow IPC file, "
-                                            "bits packed 8 per byte) that --audit reads fast.")
-    p.add_argument("src", help="anything --audit reads: records-v1 directory, CSV/Parquet table, "
-                               "packed file, lm-eval or HELM runs (with --format)")
+    p = argparse.ArgumentParser(
+        prog="leaderboard-audit pack",
+        description="Write records in the packed form (one Arrow IPC file, "
+        "bits packed 8 per byte) that --audit reads fast.",
+    )
+    p.add_argument(
+        "src",
+        help="anything --audit reads: records-v1 directory, CSV/Parquet table, "
+        "packed file, lm-eval or HELM runs (with --format)",
+    )
     p.add_argument("-o", "--output", required=True, help="packed file to write (e.g. records.arrow)")
     p.add_argument("--format", default="auto", choices=FORMATS)
     p.add_argument("--intersect", action="store_true", help="keep only the items common to all models")
@@ -26,9 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     from .sources import load_for_audit
     from .records import RecordsError
     from .records.packed import write_packed
+
     try:
-        rec = load_for_audit(args.src, args.format, intersect=args.intersect,
-                             mapping=args.mapping, metric=args.metric)
+        rec = load_for_audit(args.src, args.format, intersect=args.intersect, mapping=args.mapping, metric=args.metric)
     except RecordsError as exc:
         print(f"leaderboard-audit pack: {exc}", file=sys.stderr)
         return 4
@@ -40,24 +46,29 @@ def main(argv: list[str] | None = None) -> int:
     for note in rec.notes:
         print(f"note: {note}", file=sys.stderr)
     M, N, K = rec.shape
-    print(f"packed {args.src}: {M} model(s) x {N} item(s) x {K} config(s) -> {out} "
-          f"({out.stat().st_size:,} bytes)")
+    print(f"packed {args.src}: {M} model(s) x {N} item(s) x {K} config(s) -> {out} ({out.stat().st_size:,} bytes)")
     return 0
 
 
 def cache_main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="leaderboard-audit cache",
-                                description="Show or clear the records load cache (docs/records.md).")
-    p.add_argument("--dir", help="the cache folder (default: $LEADERBOARD_AUDIT_CACHE or "
-                                 "$XDG_CACHE_HOME/leaderboard-audit/records)")
+    p = argparse.ArgumentParser(
+        prog="leaderboard-audit cache", description="Show or clear the records load cache (docs/records.md)."
+    )
+    p.add_argument(
+        "--dir",
+        help="the cache folder (default: $LEADERBOARD_AUDIT_CACHE or $XDG_CACHE_HOME/leaderboard-audit/records)",
+    )
     p.add_argument("--clear", action="store_true", help="delete every entry")
     args = p.parse_args(argv)
     from .records.cache import cache_info, clear_cache
+
     if args.clear:
         print(f"removed {clear_cache(args.dir)} cache entr(ies)")
     folder, n, size = cache_info(args.dir)
-    print(f"cache: {folder if folder is not None else 'disabled (LEADERBOARD_AUDIT_CACHE=off)'}: "
-          f"{n} entr(ies), {size:,} bytes")
+    print(
+        f"cache: {folder if folder is not None else 'disabled (LEADERBOARD_AUDIT_CACHE=off)'}: "
+        f"{n} entr(ies), {size:,} bytes"
+    )
     return 0
 
 

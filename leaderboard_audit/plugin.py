@@ -6,11 +6,13 @@ audit code are imported inside hooks and fixtures, and only when they are used.
 Public fixtures (``pytest --fixtures``): ``audit_records``, ``audit_collect`` and
 ``audit_verdict``; the bundled checks use ``audit_check``. See docs/checks.md.
 """
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 
@@ -21,39 +23,81 @@ SUMMARY_CHOICES = ("short", "full", "none")
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     g = parser.getgroup("leaderboard-audit", "audit a leaderboard's order against harness configs")
-    g.addoption("--audit", metavar="PATH", default=None,
-                help="records to audit: a records-v1 directory or a long CSV/Parquet table")
-    g.addoption("--audit-format", default="auto", choices=("auto", "records", "table", "lm-eval", "helm"),
-                help="how to read --audit PATH (default: auto)")
-    g.addoption("--audit-mapping", metavar="MAP.json", default=None,
-                help="lm-eval/helm: which run is which model, benchmark and config (default SRC/audit_mapping.json)")
-    g.addoption("--audit-metric", metavar="NAME", default=None,
-                help="lm-eval/helm: the per-sample metric that is the correctness bit (acc, acc_norm, exact_match)")
+    g.addoption(
+        "--audit",
+        metavar="PATH",
+        default=None,
+        help="records to audit: a records-v1 directory or a long CSV/Parquet table",
+    )
+    g.addoption(
+        "--audit-format",
+        default="auto",
+        choices=("auto", "records", "table", "lm-eval", "helm"),
+        help="how to read --audit PATH (default: auto)",
+    )
+    g.addoption(
+        "--audit-mapping",
+        metavar="MAP.json",
+        default=None,
+        help="lm-eval/helm: which run is which model, benchmark and config (default SRC/audit_mapping.json)",
+    )
+    g.addoption(
+        "--audit-metric",
+        metavar="NAME",
+        default=None,
+        help="lm-eval/helm: the per-sample metric that is the correctness bit (acc, acc_norm, exact_match)",
+    )
     g.addoption("--audit-seed", default=None, help="global seed, a whole number >= 0 (default 1234)")
-    g.addoption("--audit-boot", default=None,
-                help="bootstrap resamples for pair CIs, 100..1,000,000 (default 10000)")
+    g.addoption("--audit-boot", default=None, help="bootstrap resamples for pair CIs, 100..1,000,000 (default 10000)")
     g.addoption("--audit-alpha", default=None, help="family-wise alpha of the identified order (default 0.05)")
     g.addoption("--audit-strict", action="store_true", default=None, help="a warn makes the run fail (exit 1)")
     g.addoption("--audit-report", metavar="PATH.json", default=None, help="write the report-v1 JSON here")
     g.addoption("--audit-markdown", metavar="PATH.md", default=None, help="write a Markdown report here")
     g.addoption("--audit-html", metavar="PATH.html", default=None, help="write a self-contained HTML report here")
-    g.addoption("--audit-threshold", metavar="NAME=VALUE", action="append", default=[],
-                help="override a verdict threshold (names: see docs/audits.md or the report's 'thresholds')")
-    g.addoption("--audit-intersect", action="store_true", default=None,
-                help="audit the items common to all models instead of failing on unmatched records")
-    g.addoption("--audit-collect", metavar="SPEC.toml", default=None,
-                help="produce the records first by running models (collection spec); then audit them")
-    g.addoption("--audit-submission", metavar="MODEL", action="append", default=[],
-                help="audit only what this new model's arrival changes (repeatable)")
-    g.addoption("--audit-cache", metavar="DIR", default=None,
-                help="load cache folder (default $LEADERBOARD_AUDIT_CACHE or $XDG_CACHE_HOME/leaderboard-audit; "
-                     "'off' to disable)")
-    g.addoption("--audit-summary", choices=SUMMARY_CHOICES, default="short",
-                help="terminal summary: short (default, at most ~60 lines), full (every table), none")
+    g.addoption(
+        "--audit-threshold",
+        metavar="NAME=VALUE",
+        action="append",
+        default=[],
+        help="override a verdict threshold (names: see docs/audits.md or the report's 'thresholds')",
+    )
+    g.addoption(
+        "--audit-intersect",
+        action="store_true",
+        default=None,
+        help="audit the items common to all models instead of failing on unmatched records",
+    )
+    g.addoption(
+        "--audit-collect",
+        metavar="SPEC.toml",
+        default=None,
+        help="produce the records first by running models (collection spec); then audit them",
+    )
+    g.addoption(
+        "--audit-submission",
+        metavar="MODEL",
+        action="append",
+        default=[],
+        help="audit only what this new model's arrival changes (repeatable)",
+    )
+    g.addoption(
+        "--audit-cache",
+        metavar="DIR",
+        default=None,
+        help="load cache folder (default $LEADERBOARD_AUDIT_CACHE or $XDG_CACHE_HOME/leaderboard-audit; "
+        "'off' to disable)",
+    )
+    g.addoption(
+        "--audit-summary",
+        choices=SUMMARY_CHOICES,
+        default="short",
+        help="terminal summary: short (default, at most ~60 lines), full (every table), none",
+    )
     for key, help_ in (("seed", "global seed"), ("boot", "bootstrap resamples"), ("alpha", "identified-order alpha")):
         parser.addini(f"audit_{key}", f"leaderboard-audit {help_}", default=None)
     parser.addini("audit_strict", "leaderboard-audit: treat warn as failure", default=None)
     from .threshold_names import THRESHOLD_NAMES
+
     for name in THRESHOLD_NAMES:
         parser.addini(f"audit_{name}", f"leaderboard-audit threshold {name}", default=None)
 
@@ -70,6 +114,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     if not path or not str(path).strip():
         return
     from .guard import inside, problems
+
     msgs = []
     inipath = getattr(early_config, "inipath", None)
     if inipath is not None and inside(inipath, path):
@@ -80,14 +125,17 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     if msgs:
         raise pytest.UsageError(
             f"--audit {path}: refusing a records path that could configure pytest or run code ("
-            + "; ".join(msgs) + "). Records are data only: move those files out, or audit a copy of the "
-            "records folder (docs/records.md, 'Security model').")
+            + "; ".join(msgs)
+            + "). Records are data only: move those files out, or audit a copy of the "
+            "records folder (docs/records.md, 'Security model')."
+        )
 
 
 def settings_from_config(config: pytest.Config) -> dict[str, Any]:
     """Resolve and validate the settings (controller; workers receive them)."""
     from .settings import SettingsError, find_pyproject, pyproject_table, resolve
     from .threshold_names import THRESHOLD_NAMES
+
     audit = config.getoption("audit")
     collect = config.getoption("audit_collect")
     if audit is not None and not str(audit).strip():
@@ -99,28 +147,44 @@ def settings_from_config(config: pytest.Config) -> dict[str, Any]:
         table = pyproject_table(table_path)
         ini = {k: config.getini(f"audit_{k}") for k in ("seed", "boot", "alpha", "strict")}
         ini.update({f"threshold:{n}": config.getini(f"audit_{n}") for n in THRESHOLD_NAMES})
-        cli = {"seed": config.getoption("audit_seed"), "boot": config.getoption("audit_boot"),
-               "alpha": config.getoption("audit_alpha"), "strict": config.getoption("audit_strict"),
-               "intersect": config.getoption("audit_intersect")}
-        resolved = resolve(cli=cli, ini=ini, table=table, table_path=table_path,
-                           cli_thresholds=list(config.getoption("audit_threshold") or []))
+        cli = {
+            "seed": config.getoption("audit_seed"),
+            "boot": config.getoption("audit_boot"),
+            "alpha": config.getoption("audit_alpha"),
+            "strict": config.getoption("audit_strict"),
+            "intersect": config.getoption("audit_intersect"),
+        }
+        resolved = resolve(
+            cli=cli,
+            ini=ini,
+            table=table,
+            table_path=table_path,
+            cli_thresholds=list(config.getoption("audit_threshold") or []),
+        )
     except SettingsError as exc:
         raise pytest.UsageError(str(exc)) from None
-    resolved.update({
-        "path": audit, "format": config.getoption("audit_format"),
-        "mapping": config.getoption("audit_mapping"), "metric": config.getoption("audit_metric"),
-        "report": config.getoption("audit_report"), "markdown": config.getoption("audit_markdown"),
-        "html": config.getoption("audit_html"), "collect": collect,
-        "submission": list(dict.fromkeys(config.getoption("audit_submission") or [])),
-        "summary": config.getoption("audit_summary"),
-        "cache": config.getoption("audit_cache"),
-    })
+    resolved.update(
+        {
+            "path": audit,
+            "format": config.getoption("audit_format"),
+            "mapping": config.getoption("audit_mapping"),
+            "metric": config.getoption("audit_metric"),
+            "report": config.getoption("audit_report"),
+            "markdown": config.getoption("audit_markdown"),
+            "html": config.getoption("audit_html"),
+            "collect": collect,
+            "submission": list(dict.fromkeys(config.getoption("audit_submission") or [])),
+            "summary": config.getoption("audit_summary"),
+            "cache": config.getoption("audit_cache"),
+        }
+    )
     return resolved
 
 
 def audits_dir() -> Path:
     """Where the bundled checks live (installed as ``leaderboard_audit.audits``)."""
     import importlib.util
+
     spec = importlib.util.find_spec("leaderboard_audit.audits")
     if spec is None or not spec.submodule_search_locations:  # pragma: no cover - broken install
         raise pytest.UsageError("leaderboard_audit.audits is not installed: reinstall leaderboard-audit")
@@ -139,6 +203,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError("--audit-submission needs --audit PATH (or --audit-collect SPEC)")
         return
     from .audit_session import AuditSession
+
     session = AuditSession(config, settings, audits_dir())
     config.pluginmanager.register(session, PLUGIN_NAME)
     here = str(session.audits_dir)
@@ -163,6 +228,7 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 # -- public fixtures ---------------------------------------------------------------------
 
+
 @pytest.fixture(scope="session")
 def audit_records(request: pytest.FixtureRequest) -> Any:
     """The audited records (``leaderboard_audit.Records``) of this run: loaded once per
@@ -186,8 +252,10 @@ def audit_collect(request: pytest.FixtureRequest) -> Callable[..., Any]:
         if key not in done:
             from .collect_fixture import collect_once
             from .records import load_records
+
             done[key] = load_records(collect_once(spec, request.config))
         return done[key]
+
     return collect
 
 
@@ -201,19 +269,31 @@ def audit_verdict(request: pytest.FixtureRequest) -> Callable[..., dict[str, Any
     from .audit_session import record_verdict
     from .verdicts import judge, make_verdict
 
-    def verdict(check: str, value: float, *, pass_at: float, warn_at: float | None = None,
-                higher_is_better: bool = True, scope: str = "pooled", message: str = "",
-                vid: str | None = None, evidence: dict[str, Any] | None = None) -> dict[str, Any]:
+    def verdict(
+        check: str,
+        value: float,
+        *,
+        pass_at: float,
+        warn_at: float | None = None,
+        higher_is_better: bool = True,
+        scope: str = "pooled",
+        message: str = "",
+        vid: str | None = None,
+        evidence: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         status, margin = judge(value, pass_at=pass_at, warn_at=warn_at, higher_is_better=higher_is_better)
         op = ">=" if higher_is_better else "<="
         text = message or f"{check}: value {value:.3f} (pass {op} {pass_at:g}" + (
-            f", warn {op} {warn_at:g})" if warn_at is not None else ")")
-        v = make_verdict(check, vid or f"{check}[{scope}]", status, float(value), float(pass_at), margin, text,
-                         evidence)
+            f", warn {op} {warn_at:g})" if warn_at is not None else ")"
+        )
+        v = make_verdict(
+            check, vid or f"{check}[{scope}]", status, float(value), float(pass_at), margin, text, evidence
+        )
         v["scope"] = scope
         v["user"] = True
         record_verdict(request.node, v)
         return v
+
     return verdict
 
 

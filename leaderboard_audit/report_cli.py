@@ -5,6 +5,7 @@ warned, with --strict); 2 a usage error (bad option value: one line naming the o
 4 the records were refused, or a report file could not be written (the summary is
 printed first, so the results are never lost).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -12,7 +13,6 @@ import sys
 from typing import Any
 
 from .settings import DEFAULT_BOOT, DEFAULT_SEED, MAX_BOOT, MIN_BOOT
-
 
 
 def boot_count(text: str) -> int:
@@ -38,10 +38,12 @@ def seed_value(text: str) -> int:
 def threshold_pair(text: str) -> tuple[str, str]:
     """``NAME=VALUE`` with a known name and a finite number (a whole one for integer thresholds)."""
     from .verdicts import Thresholds
+
     names = Thresholds.names()
     if "=" not in text:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME=VALUE, e.g. band_pass=0.02 "
-                                         f"(names: {', '.join(names)})")
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected NAME=VALUE, e.g. band_pass=0.02 (names: {', '.join(names)})"
+        )
     name, value = (part.strip() for part in text.split("=", 1))
     if name not in names:
         raise argparse.ArgumentTypeError(f"unknown threshold {name!r} (names: {', '.join(names)})")
@@ -53,13 +55,18 @@ def threshold_pair(text: str) -> tuple[str, str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="leaderboard-audit audit",
-                                description="Audit records and print the tables and verdicts.")
+    p = argparse.ArgumentParser(
+        prog="leaderboard-audit audit", description="Audit records and print the tables and verdicts."
+    )
     p.add_argument("path", help="records-v1 directory, CSV/Parquet table, packed file, or lm-eval/helm source")
     p.add_argument("--format", default="auto", choices=("auto", "records", "table", "lm-eval", "helm"))
     p.add_argument("--seed", type=seed_value, default=DEFAULT_SEED)
-    p.add_argument("--boot", type=boot_count, default=DEFAULT_BOOT,
-                   help=f"bootstrap resamples ({MIN_BOOT:,} to {MAX_BOOT:,}; default {DEFAULT_BOOT:,})")
+    p.add_argument(
+        "--boot",
+        type=boot_count,
+        default=DEFAULT_BOOT,
+        help=f"bootstrap resamples ({MIN_BOOT:,} to {MAX_BOOT:,}; default {DEFAULT_BOOT:,})",
+    )
     p.add_argument("--intersect", action="store_true", help="audit only the items common to all models")
     p.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE", type=threshold_pair)
     p.add_argument("--json", metavar="PATH", help="write the report-v1 JSON")
@@ -73,6 +80,7 @@ def write_reports(report: dict[str, Any], args: argparse.Namespace) -> list[str]
     """Write the requested report files; returns one line per file that could not be written."""
     from .records.writer import atomic_write_bytes
     from .auditor import dumps_report
+
     failed = []
     for flag, path in (("--json", args.json), ("--markdown", args.markdown), ("--html", args.html)):
         if not path:
@@ -82,9 +90,11 @@ def write_reports(report: dict[str, Any], args: argparse.Namespace) -> list[str]
                 text = dumps_report(report)
             elif flag == "--markdown":
                 from .reports.markdown import render_markdown
+
                 text = render_markdown(report)
             else:
                 from .reports.html import render_html
+
                 text = render_html(report)
             atomic_write_bytes(path, text.encode())
         except OSError as exc:
@@ -95,13 +105,14 @@ def write_reports(report: dict[str, Any], args: argparse.Namespace) -> list[str]
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-    except SystemExit as exc:      # usage errors (2) and --help (0) as a return value
+    except SystemExit as exc:  # usage errors (2) and --help (0) as a return value
         return exc.code if isinstance(exc.code, int) else 2
     from .sources import load_for_audit
     from .records import RecordsError
     from .auditor import audit
     from .reports.terminal import render_summary
     from .verdicts import Thresholds
+
     try:
         thresholds = Thresholds.from_mapping(dict(args.threshold))
     except (ValueError, TypeError) as exc:

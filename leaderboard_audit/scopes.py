@@ -1,4 +1,5 @@
 """Scopes: each benchmark, and ``pooled`` (every benchmark's items together)."""
+
 from __future__ import annotations
 
 from .checks.base import POOLED

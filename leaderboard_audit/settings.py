@@ -6,16 +6,18 @@ Precedence for seed, boot, alpha, strict and every threshold: command line > ini
 ``SettingsError`` naming where it came from (the plugin turns it into a usage error).
 The controller resolves them once and sends them to xdist workers (``workerinput``).
 """
+
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 DEFAULT_SEED = 1234
 DEFAULT_BOOT = 10_000
 DEFAULT_ALPHA = 0.05
-MAX_BOOT = 1_000_000       # 10,000 is plenty; beyond a million the pair arrays take GBs
+MAX_BOOT = 1_000_000  # 10,000 is plenty; beyond a million the pair arrays take GBs
 MIN_BOOT = 100
 TABLE_KEYS = ("seed", "boot", "alpha", "strict", "intersect", "thresholds")
 SUMMARY_CHOICES = ("short", "full", "none")
@@ -42,6 +44,7 @@ def pyproject_table(path: Path | None) -> dict[str, Any]:
     if path is None:
         return {}
     import tomllib
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -50,18 +53,20 @@ def pyproject_table(path: Path | None) -> dict[str, Any]:
     if not isinstance(table, dict):
         raise SettingsError(f"{path}: [tool.leaderboard_audit] must be a table")
     from .checks import default_thresholds
+
     known = set(TABLE_KEYS) | set(default_thresholds())
     unknown = sorted(set(table) - known)
     if unknown:
-        raise SettingsError(f"{path}: unknown key(s) {unknown} in [tool.leaderboard_audit]; known: "
-                            f"{sorted(known)}")
+        raise SettingsError(f"{path}: unknown key(s) {unknown} in [tool.leaderboard_audit]; known: {sorted(known)}")
     nested = table.get("thresholds", {})
     if not isinstance(nested, dict):
         raise SettingsError(f"{path}: [tool.leaderboard_audit.thresholds] must be a table")
     bad = sorted(set(nested) - set(default_thresholds()))
     if bad:
-        raise SettingsError(f"{path}: unknown threshold(s) {bad} in [tool.leaderboard_audit.thresholds]; "
-                            f"known: {sorted(default_thresholds())}")
+        raise SettingsError(
+            f"{path}: unknown threshold(s) {bad} in [tool.leaderboard_audit.thresholds]; "
+            f"known: {sorted(default_thresholds())}"
+        )
     return table
 
 
@@ -77,6 +82,7 @@ def _int(name: str, where: str, lo: int, hi: int | None = None) -> Callable[[Any
             bound = f"between {lo:,} and {hi:,}" if hi is not None else f">= {lo}"
             raise SettingsError(f"{where} {name}={v!r} must be {bound}")
         return x
+
     return conv
 
 
@@ -89,6 +95,7 @@ def _alpha(where: str) -> Callable[[Any], float]:
         if not (math.isfinite(x) and 0 < x < 1):
             raise SettingsError(f"{where} alpha={v!r} must be between 0 and 1")
         return x
+
     return conv
 
 
@@ -102,14 +109,22 @@ def _bool(name: str, where: str) -> Callable[[Any], bool]:
         if s in ("0", "false", "no", "off", ""):
             return False
         raise SettingsError(f"{where} {name}={v!r} is not a boolean")
+
     return conv
 
 
-def resolve(*, cli: dict[str, Any], ini: dict[str, Any], table: dict[str, Any], table_path: Path | None,
-            cli_thresholds: list[str]) -> dict[str, Any]:
+def resolve(
+    *,
+    cli: dict[str, Any],
+    ini: dict[str, Any],
+    table: dict[str, Any],
+    table_path: Path | None,
+    cli_thresholds: list[str],
+) -> dict[str, Any]:
     """Merge the three sources (see the module docstring) into plain settings."""
     from .checks import default_thresholds
     from .verdicts import Thresholds
+
     tname = f"{table_path} [tool.leaderboard_audit]" if table_path else "[tool.leaderboard_audit]"
     out: dict[str, Any] = {}
     specs: dict[str, tuple[Any, Callable[[str], Callable[[Any], Any]]]] = {
@@ -130,8 +145,10 @@ def resolve(*, cli: dict[str, Any], ini: dict[str, Any], table: dict[str, Any], 
             out[key] = default
     thresholds: dict[str, Any] = {}
     sources: dict[str, str] = {}
-    for k, v in {**{k: v for k, v in table.items() if k in default_thresholds()},
-                 **table.get("thresholds", {})}.items():
+    for k, v in {
+        **{k: v for k, v in table.items() if k in default_thresholds()},
+        **table.get("thresholds", {}),
+    }.items():
         thresholds[k], sources[k] = v, tname
     for k in default_thresholds():
         v = ini.get(f"threshold:{k}")
@@ -141,11 +158,15 @@ def resolve(*, cli: dict[str, Any], ini: dict[str, Any], table: dict[str, Any], 
         name, sep, value = item.partition("=")
         name = name.strip()
         if not sep or not value.strip():
-            raise SettingsError(f"--audit-threshold {item!r}: expected NAME=VALUE, e.g. band_pass=0.03 "
-                                f"(names: {', '.join(sorted(default_thresholds()))})")
+            raise SettingsError(
+                f"--audit-threshold {item!r}: expected NAME=VALUE, e.g. band_pass=0.03 "
+                f"(names: {', '.join(sorted(default_thresholds()))})"
+            )
         if name not in default_thresholds():
-            raise SettingsError(f"--audit-threshold {item!r}: unknown threshold {name!r} "
-                                f"(names: {', '.join(sorted(default_thresholds()))})")
+            raise SettingsError(
+                f"--audit-threshold {item!r}: unknown threshold {name!r} "
+                f"(names: {', '.join(sorted(default_thresholds()))})"
+            )
         thresholds[name], sources[name] = value.strip(), "--audit-threshold"
     for name, value in thresholds.items():
         try:
@@ -156,5 +177,15 @@ def resolve(*, cli: dict[str, Any], ini: dict[str, Any], table: dict[str, Any], 
     return out
 
 
-__all__ = ["DEFAULT_ALPHA", "DEFAULT_BOOT", "DEFAULT_SEED", "MAX_BOOT", "MIN_BOOT", "SUMMARY_CHOICES",
-           "SettingsError", "find_pyproject", "pyproject_table", "resolve"]
+__all__ = [
+    "DEFAULT_ALPHA",
+    "DEFAULT_BOOT",
+    "DEFAULT_SEED",
+    "MAX_BOOT",
+    "MIN_BOOT",
+    "SUMMARY_CHOICES",
+    "SettingsError",
+    "find_pyproject",
+    "pyproject_table",
+    "resolve",
+]

@@ -26,6 +26,7 @@ when the configs move p across U. Planted truths:
 * **second champion**: a model with a large likelihood-scoring shift wins the
   ``ll`` configurations outright.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -41,7 +42,7 @@ from .records.model import PRED_ABSENT, Items, Records
 class SimModel:
     name: str
     ability: float
-    scoring_shift: dict[str, float] = field(default_factory=dict)   # "gen"/"ll" -> logits
+    scoring_shift: dict[str, float] = field(default_factory=dict)  # "gen"/"ll" -> logits
     template_shift: dict[str, float] = field(default_factory=dict)  # template -> logits
     ordering_shift: dict[str, float] = field(default_factory=dict)  # ordering -> logits
     twin_of: str | None = None
@@ -88,43 +89,58 @@ def simulate(spec: SimSpec) -> Records:
     correct = np.empty((len(names), N, K), dtype=bool)
     for out, mi in enumerate(order):
         m = spec.models[mi]
-        delta = np.array([m.scoring_shift.get(c.scoring, 0.0)
-                          + m.template_shift.get(c.template or "", 0.0)
-                          + m.ordering_shift.get(c.ordering or "", 0.0) for c in grid.configs])
+        delta = np.array(
+            [
+                m.scoring_shift.get(c.scoring, 0.0)
+                + m.template_shift.get(c.template or "", 0.0)
+                + m.ordering_shift.get(c.ordering or "", 0.0)
+                for c in grid.configs
+            ]
+        )
         logit = a[:, None] * (m.ability - b[:, None]) + sens[:, None] * (delta[None, :] + eta)
         p = 1.0 / (1.0 + np.exp(-logit))
         correct[out] = U[m.name][:, None] < p
     bench_col = np.array([bb for bb in benches for _ in range(spec.items_per_benchmark[bb])], dtype=object)
-    ids = np.array([f"{bb}/sim-{j:05d}" for bb in benches for j in range(spec.items_per_benchmark[bb])],
-                   dtype=object)
+    ids = np.array([f"{bb}/sim-{j:05d}" for bb in benches for j in range(spec.items_per_benchmark[bb])], dtype=object)
     gold = [int(g) for g in _rng(spec.seed, "gold").integers(0, 4, N)]
     items = Items(bench_col, ids, gold, [None] * N, [None] * N)
-    return Records(correct=correct, models=tuple(names[i] for i in order), items=items, grid=grid,
-                   source=f"simulate(seed={spec.seed})")
+    return Records(
+        correct=correct,
+        models=tuple(names[i] for i in order),
+        items=items,
+        grid=grid,
+        source=f"simulate(seed={spec.seed})",
+    )
 
 
 def demo_spec(items_per_benchmark: int = 120, seed: int = 7) -> SimSpec:
     """Six models with every planted truth the audits look for."""
     models = (
         SimModel("atlas-70b", 1.6, template_shift={"digit_labels": -1.0}),
-        SimModel("atlas-70b-instruct", 1.6, twin_of="atlas-70b",
-                 template_shift={"letter_plain": 0.6, "instruction": -0.8}),  # manufactured pair
-        SimModel("borealis-8b", 0.4, scoring_shift={"ll": 3.0}),           # second champion (ll)
+        SimModel(
+            "atlas-70b-instruct", 1.6, twin_of="atlas-70b", template_shift={"letter_plain": 0.6, "instruction": -0.8}
+        ),  # manufactured pair
+        SimModel("borealis-8b", 0.4, scoring_shift={"ll": 3.0}),  # second champion (ll)
         SimModel("cirrus-3b", -0.3, ordering_shift={"p3": -0.6}),
         SimModel("cirrus-3b-dpo", -0.3, twin_of="cirrus-3b", template_shift={"letter_plain": 0.5}),
-        SimModel("dune-1b", -1.4),                                          # truly separated
+        SimModel("dune-1b", -1.4),  # truly separated
     )
-    return SimSpec(models, {b: items_per_benchmark for b in ("arc", "hellaswag", "mmlu", "truthfulqa")},
-                   seed=seed)
+    return SimSpec(models, {b: items_per_benchmark for b in ("arc", "hellaswag", "mmlu", "truthfulqa")}, seed=seed)
 
 
 def paper_sized_spec(seed: int = 1234) -> SimSpec:
     """12 models x 3,679 items x 26 configs, the paper's shape (for speed benchmarks)."""
     rng = _rng(seed, "abilities")
     abil = np.sort(rng.normal(0.8, 0.8, 12))[::-1]
-    models = tuple(SimModel(f"model-{j:02d}", float(t), scoring_shift={"ll": float(rng.normal(0, 1))},
-                            template_shift={"digit_labels": float(rng.normal(0, 1))})
-                   for j, t in enumerate(abil))
+    models = tuple(
+        SimModel(
+            f"model-{j:02d}",
+            float(t),
+            scoring_shift={"ll": float(rng.normal(0, 1))},
+            template_shift={"digit_labels": float(rng.normal(0, 1))},
+        )
+        for j, t in enumerate(abil)
+    )
     return SimSpec(models, {"arc": 1000, "hellaswag": 1000, "mmlu": 1000, "truthfulqa": 679}, seed=seed)
 
 

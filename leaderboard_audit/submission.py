@@ -17,9 +17,11 @@ The verdicts are computed with the same functions, seeds and keys as
 ``auditor.audit_scope``, so they equal the checks the plugin runs in submission
 mode (``auditor.submission_cases``): band and pairs of the newcomer, champions.
 """
+
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -38,21 +40,32 @@ from .verdicts import FAIL, PASS, SEVERITY, WARN, Thresholds
 
 def _pair_dict(p: PairStats, names: Sequence[str]) -> dict[str, Any]:
     """The report's pair entry (same keys as ``auditor.audit_scope``)."""
-    return {"higher": names[p.higher], "lower": names[p.lower], "gap": p.gap,
-            "gap_items": p.gap_items, "fragile_share": _num(p.fragile_share),
-            "robust_items": p.robust_items, "higher_only": p.higher_only,
-            "lower_only": p.lower_only, "robust_diff": _num(p.robust_diff),
-            "ci": None if p.ci is None else [p.ci[0], p.ci[1]],
-            "robust_tie": p.robust_tie, "manufactured": p.manufactured,
-            "reversing": p.reversing, "cause": p.cause, "items_needed": p.items_needed}
+    return {
+        "higher": names[p.higher],
+        "lower": names[p.lower],
+        "gap": p.gap,
+        "gap_items": p.gap_items,
+        "fragile_share": _num(p.fragile_share),
+        "robust_items": p.robust_items,
+        "higher_only": p.higher_only,
+        "lower_only": p.lower_only,
+        "robust_diff": _num(p.robust_diff),
+        "ci": None if p.ci is None else [p.ci[0], p.ci[1]],
+        "robust_tie": p.robust_tie,
+        "manufactured": p.manufactured,
+        "reversing": p.reversing,
+        "cause": p.cause,
+        "items_needed": p.items_needed,
+    }
 
 
 def _slim(v: dict[str, Any]) -> dict[str, Any]:
     return {k: v[k] for k in ("check", "id", "status", "value", "threshold", "margin", "message")}
 
 
-def _champions_dict(acc: np.ndarray, ref: int, names: Sequence[str], keys: Sequence[str],
-                    members: list[int], N: int) -> tuple[dict[str, Any], dict[str, Any]]:
+def _champions_dict(
+    acc: np.ndarray, ref: int, names: Sequence[str], keys: Sequence[str], members: list[int], N: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Champions over the models ``members`` (indices into ``names``): the report's
     champions entry (enough for ``champions_verdict``) and the raw result."""
     sub = acc[members]
@@ -62,18 +75,35 @@ def _champions_dict(acc: np.ndarray, ref: int, names: Sequence[str], keys: Seque
     for k in range(len(keys)):
         ru = ch["runner_up"][k]
         margin = _num(ch["margin"][k])
-        per_config.append({"config": keys[k], "winners": [names[members[m]] for m in ch["winners"][k]],
-                           "accuracy": float(ch["best"][k]),
-                           "runner_up": None if ru is None else names[members[ru]], "margin": margin,
-                           "margin_items": 0 if margin is None else int(round(margin * N)),
-                           "lead_items": leads[k]})
-    out = {"set": [names[members[m]] for m in ch["champion_set"]], "count": len(ch["champion_set"]),
-           "outright": [names[members[m]] for m in ch["outright"]], "per_config": per_config}
+        per_config.append(
+            {
+                "config": keys[k],
+                "winners": [names[members[m]] for m in ch["winners"][k]],
+                "accuracy": float(ch["best"][k]),
+                "runner_up": None if ru is None else names[members[ru]],
+                "margin": margin,
+                "margin_items": 0 if margin is None else int(round(margin * N)),
+                "lead_items": leads[k],
+            }
+        )
+    out = {
+        "set": [names[members[m]] for m in ch["champion_set"]],
+        "count": len(ch["champion_set"]),
+        "outright": [names[members[m]] for m in ch["outright"]],
+        "per_config": per_config,
+    }
     return out, ch
 
 
-def submission_scope(records: Records, scope: str, models: Sequence[str], *, seed: int = DEFAULT_SEED,
-                     n_boot: int = DEFAULT_BOOT, thresholds: Thresholds | None = None) -> dict[str, Any]:
+def submission_scope(
+    records: Records,
+    scope: str,
+    models: Sequence[str],
+    *,
+    seed: int = DEFAULT_SEED,
+    n_boot: int = DEFAULT_BOOT,
+    thresholds: Thresholds | None = None,
+) -> dict[str, Any]:
     """The newcomers' audit in one scope (see the module docstring)."""
     t = thresholds or Thresholds()
     r = scope_records(records, scope)
@@ -90,15 +120,30 @@ def submission_scope(records: Records, scope: str, models: Sequence[str], *, see
 
     order_full = leaderboard_order(b["reference"], names)
     ref_sub = b["reference"][old]
-    order_old = np.array([old[j] for j in leaderboard_order(ref_sub, [names[m] for m in old])],
-                         dtype=np.intp)
-    pairs_full = [_pair_dict(p, names) for p in
-                  adjacent_pairs(C, ref, order_full, seed=seed, scope=scope, models=names, n_boot=n_boot,
-                                 fragile_threshold=t.fragile_share)]
-    pairs_old = [_pair_dict(p, names) for p in
-                 adjacent_pairs(C, ref, order_old, seed=seed, scope=scope, models=names, n_boot=n_boot,
-                                fragile_threshold=t.fragile_share)] \
-        if len(order_old) > 1 else []
+    order_old = np.array([old[j] for j in leaderboard_order(ref_sub, [names[m] for m in old])], dtype=np.intp)
+    pairs_full = [
+        _pair_dict(p, names)
+        for p in adjacent_pairs(
+            C, ref, order_full, seed=seed, scope=scope, models=names, n_boot=n_boot, fragile_threshold=t.fragile_share
+        )
+    ]
+    pairs_old = (
+        [
+            _pair_dict(p, names)
+            for p in adjacent_pairs(
+                C,
+                ref,
+                order_old,
+                seed=seed,
+                scope=scope,
+                models=names,
+                n_boot=n_boot,
+                fragile_threshold=t.fragile_share,
+            )
+        ]
+        if len(order_old) > 1
+        else []
+    )
     for p in pairs_full + pairs_old:
         p["verdict"] = _slim(pair_verdict(scope, p, K, t))
 
@@ -111,8 +156,7 @@ def submission_scope(records: Records, scope: str, models: Sequence[str], *, see
     newcomers = []
     for m in new:
         name = names[m]
-        row = {k: _num(b[k][m]) for k in ("reference", "min", "max", "spread", "robust", "optimistic",
-                                           "config_lucky")}
+        row = {k: _num(b[k][m]) for k in ("reference", "min", "max", "spread", "robust", "optimistic", "config_lucky")}
         pos = int(np.flatnonzero(order_full == m)[0])
         above = next((p for p in pairs_full if p["lower"] == name), None)
         below = next((p for p in pairs_full if p["higher"] == name), None)
@@ -122,22 +166,33 @@ def submission_scope(records: Records, scope: str, models: Sequence[str], *, see
                 continue
             best_old = int(counts[old, k].max()) if old else 0
             prev = [names[o] for o in old if counts[o, k] == best_old]
-            wins.append({"config": keys[k], "accuracy": float(acc[m, k]),
-                         "margin_items": int(counts[m, k]) - best_old,
-                         "tie": int(counts[m, k]) == best_old, "displaced": prev})
-        newcomers.append({
-            "model": name,
-            "rank": 1 + int((counts[:, ref] > counts[m, ref]).sum()),
-            "position": pos + 1,
-            "of": M,
-            "rank_range": [int(ranks[m].min()), int(ranks[m].max())],
-            "band": row,
-            "band_verdict": _slim(band_verdict(scope, name, row, t)),
-            "above": above,
-            "below": below,
-            "champion": {"enters": bool(raw_full["win"][m].any()), "configs": wins,
-                         "ahead_of_existing": sum(1 for w in wins if w["margin_items"] > 0)},
-        })
+            wins.append(
+                {
+                    "config": keys[k],
+                    "accuracy": float(acc[m, k]),
+                    "margin_items": int(counts[m, k]) - best_old,
+                    "tie": int(counts[m, k]) == best_old,
+                    "displaced": prev,
+                }
+            )
+        newcomers.append(
+            {
+                "model": name,
+                "rank": 1 + int((counts[:, ref] > counts[m, ref]).sum()),
+                "position": pos + 1,
+                "of": M,
+                "rank_range": [int(ranks[m].min()), int(ranks[m].max())],
+                "band": row,
+                "band_verdict": _slim(band_verdict(scope, name, row, t)),
+                "above": above,
+                "below": below,
+                "champion": {
+                    "enters": bool(raw_full["win"][m].any()),
+                    "configs": wins,
+                    "ahead_of_existing": sum(1 for w in wins if w["margin_items"] > 0),
+                },
+            }
+        )
 
     # existing adjacent orderings: still adjacent (same verdict?) or split by a newcomer
     adjacent_full = {(p["higher"], p["lower"]): p for p in pairs_full}
@@ -149,14 +204,28 @@ def submission_scope(records: Records, scope: str, models: Sequence[str], *, see
             hi = int(np.flatnonzero(order_full == names.index(p["higher"]))[0])
             lo = int(np.flatnonzero(order_full == names.index(p["lower"]))[0])
             between = [names[order_full[j]] for j in range(hi + 1, lo)]
-            broken.append({"higher": p["higher"], "lower": p["lower"], "how": "split",
-                           "between": between, "status_before": p["verdict"]["status"],
-                           "manufactured_before": p["manufactured"]})
+            broken.append(
+                {
+                    "higher": p["higher"],
+                    "lower": p["lower"],
+                    "how": "split",
+                    "between": between,
+                    "status_before": p["verdict"]["status"],
+                    "manufactured_before": p["manufactured"],
+                }
+            )
         elif after["verdict"]["status"] != p["verdict"]["status"]:
-            broken.append({"higher": p["higher"], "lower": p["lower"], "how": "verdict",
-                           "between": [], "status_before": p["verdict"]["status"],
-                           "status_after": after["verdict"]["status"],
-                           "manufactured_before": p["manufactured"]})
+            broken.append(
+                {
+                    "higher": p["higher"],
+                    "lower": p["lower"],
+                    "how": "verdict",
+                    "between": [],
+                    "status_before": p["verdict"]["status"],
+                    "status_after": after["verdict"]["status"],
+                    "manufactured_before": p["manufactured"],
+                }
+            )
 
     checks = [n["band_verdict"] for n in newcomers]
     seen: set[str] = set()
@@ -167,11 +236,15 @@ def submission_scope(records: Records, scope: str, models: Sequence[str], *, see
                 checks.append(p["verdict"])
     checks.append(champ_v)
     return {
-        "n_items": N, "n_models": M, "n_configs": K, "reference": keys[ref],
+        "n_items": N,
+        "n_models": M,
+        "n_configs": K,
+        "reference": keys[ref],
         "leaderboard": [names[m] for m in order_full.tolist()],
         "leaderboard_without": [names[m] for m in order_old.tolist()],
         "newcomers": newcomers,
-        "champions_with": ch_full["set"], "champions_without": ch_old["set"],
+        "champions_with": ch_full["set"],
+        "champions_without": ch_old["set"],
         "champions_verdict": champ_v,
         "champions_verdict_without": champ_v_old,
         "existing_pairs": len(pairs_old),
@@ -205,22 +278,33 @@ def overall(checks: list[dict[str, Any]], strict: bool = False) -> dict[str, Any
     # margins of different checks have different units: name the first worst check in
     # check order (pooled scope first; band, pairs, champions)
     worst_check = next((v["id"] for v in checks if v["status"] == worst), None) if worst != PASS else None
-    return {"status": worst, "counts": counts, "checks": len(checks), "exit_code": exit_code,
-            "strict": strict, "worst": worst_check}
+    return {
+        "status": worst,
+        "counts": counts,
+        "checks": len(checks),
+        "exit_code": exit_code,
+        "strict": strict,
+        "worst": worst_check,
+    }
 
 
-def submission_audit(records: Records, models: Sequence[str], *, seed: int = DEFAULT_SEED,
-                     n_boot: int = DEFAULT_BOOT, thresholds: Thresholds | None = None,
-                     strict: bool = False, scopes: Sequence[str] | None = None) -> dict[str, Any]:
+def submission_audit(
+    records: Records,
+    models: Sequence[str],
+    *,
+    seed: int = DEFAULT_SEED,
+    n_boot: int = DEFAULT_BOOT,
+    thresholds: Thresholds | None = None,
+    strict: bool = False,
+    scopes: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """Every scope's newcomer audit, and the overall state (JSON-ready)."""
     models = list(dict.fromkeys(models))
     unknown = [m for m in models if m not in records.models]
     if unknown:
-        raise KeyError(f"--audit-submission {unknown}: not in the records "
-                       f"(models: {', '.join(records.models)})")
+        raise KeyError(f"--audit-submission {unknown}: not in the records (models: {', '.join(records.models)})")
     names = list(scopes) if scopes is not None else scopes_of(records)
-    out = {s: submission_scope(records, s, models, seed=seed, n_boot=n_boot, thresholds=thresholds)
-           for s in names}
+    out = {s: submission_scope(records, s, models, seed=seed, n_boot=n_boot, thresholds=thresholds) for s in names}
     checks = [v for s in out.values() for v in s["checks"]]
     return {"models": models, "scopes": out, "overall": overall(checks, strict)}
 

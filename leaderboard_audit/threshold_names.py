@@ -5,5 +5,16 @@ same set — ``tests/test_registry.py`` checks it — so ``pytest --help`` stays
 Third-party checks' thresholds are set through ``[tool.leaderboard_audit]`` or
 ``--audit-threshold`` (ini names are registered for the bundled ones only)."""
 
-THRESHOLD_NAMES = ("axes_pass", "axes_warn", "band_pass", "band_warn", "brittleness_pass", "brittleness_warn",
-                   "champion_items", "compression_k", "flip_boot", "flip_precision", "fragile_share")
+THRESHOLD_NAMES = (
+    "axes_pass",
+    "axes_warn",
+    "band_pass",
+    "band_warn",
+    "brittleness_pass",
+    "brittleness_warn",
+    "champion_items",
+    "compression_k",
+    "flip_boot",
+    "flip_precision",
+    "fragile_share",
+)

@@ -7,10 +7,12 @@ exact at the boundary: both sides are rounded to 12 decimals first.
 Each check's own rule lives in its module under ``leaderboard_audit/checks/``; this
 module holds what they share, and ``judge`` for checks users write themselves.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator, Mapping
+from typing import Any
+from collections.abc import Iterator, Mapping
 
 PASS, WARN, FAIL, SKIP = "pass", "warn", "fail", "skip"
 SEVERITY = {PASS: 0, SKIP: 0, WARN: 1, FAIL: 2}
@@ -39,6 +41,7 @@ class Thresholds(Mapping[str, Any]):
 
     def __init__(self, values: Mapping[str, Any] | None = None):
         from .checks import default_thresholds
+
         defaults = default_thresholds()
         given = dict(values or {})
         unknown = sorted(set(given) - set(defaults))
@@ -50,12 +53,13 @@ class Thresholds(Mapping[str, Any]):
         object.__setattr__(self, "_values", merged)
 
     @classmethod
-    def from_mapping(cls, values: Mapping[str, Any]) -> "Thresholds":
+    def from_mapping(cls, values: Mapping[str, Any]) -> Thresholds:
         return cls(values)
 
     @classmethod
     def names(cls) -> list[str]:
         from .checks import default_thresholds
+
         return sorted(default_thresholds())
 
     def __getattr__(self, name: str) -> Any:
@@ -105,18 +109,34 @@ def _convert(name: str, value: Any, default: float | int) -> float | int:
     return x
 
 
-def make_verdict(check: str, vid: str, status: str, value: float | None, threshold: float | None,
-                 margin: float | None, message: str, evidence: dict[str, Any] | None = None) -> dict[str, Any]:
+def make_verdict(
+    check: str,
+    vid: str,
+    status: str,
+    value: float | None,
+    threshold: float | None,
+    margin: float | None,
+    message: str,
+    evidence: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The verdict record every check returns (and the report, JUnit and summary carry)."""
-    out = {"check": check, "id": vid, "status": status, "value": value, "threshold": threshold,
-           "margin": margin, "message": message}
+    out = {
+        "check": check,
+        "id": vid,
+        "status": status,
+        "value": value,
+        "threshold": threshold,
+        "margin": margin,
+        "message": message,
+    }
     if evidence is not None:
         out["evidence"] = evidence
     return out
 
 
-def judge(value: float, *, pass_at: float, warn_at: float | None = None,
-          higher_is_better: bool = True) -> tuple[str, float]:
+def judge(
+    value: float, *, pass_at: float, warn_at: float | None = None, higher_is_better: bool = True
+) -> tuple[str, float]:
     """(status, margin) of ``value`` against a pass boundary and an optional warn boundary.
 
     ``higher_is_better``: pass when ``value >= pass_at``, warn when ``>= warn_at``;
@@ -141,5 +161,19 @@ def skipped(check: str, vid: str, reason: str) -> dict[str, Any]:
     return make_verdict(check, vid, SKIP, None, None, None, reason)
 
 
-__all__ = ["DECIMALS", "FAIL", "PASS", "SEVERITY", "SKIP", "Thresholds", "WARN", "at_least", "at_most",
-           "exact", "fmt", "judge", "make_verdict", "skipped"]
+__all__ = [
+    "DECIMALS",
+    "FAIL",
+    "PASS",
+    "SEVERITY",
+    "SKIP",
+    "Thresholds",
+    "WARN",
+    "at_least",
+    "at_most",
+    "exact",
+    "fmt",
+    "judge",
+    "make_verdict",
+    "skipped",
+]

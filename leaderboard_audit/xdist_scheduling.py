@@ -6,9 +6,11 @@ pytest >= 9 its nodeid suffix no longer takes effect (pytest-xdist issue 1386), 
 plugin hands xdist a ``LoadScopeScheduling`` whose work units are the audit's scopes.
 Tests that are not audit cases keep one work unit each (plain ``load`` behaviour).
 """
+
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from xdist.scheduler import LoadScopeScheduling
 

@@ -1,4 +1,5 @@
 """Small records sets built in code for plugin tests."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,17 +10,22 @@ from leaderboard_audit.records import Items, Records, write_records
 from leaderboard_audit.records.grid import paper_grid
 
 
-def stable_records(n_items: int = 60, right: tuple[int, ...] = (50, 30, 10),
-                   names: tuple[str, ...] = ("alpha", "beta", "gamma")) -> Records:
+def stable_records(
+    n_items: int = 60, right: tuple[int, ...] = (50, 30, 10), names: tuple[str, ...] = ("alpha", "beta", "gamma")
+) -> Records:
     """Every model answers every item the same under every config, with clear gaps:
     every check passes."""
     grid = paper_grid()
     C = np.zeros((len(names), n_items, len(grid)), dtype=bool)
     for m, r in enumerate(right):
         C[m, :r, :] = True
-    items = Items(np.array(["bench"] * n_items, dtype=object),
-                  np.array([f"bench/q{i:03d}" for i in range(n_items)], dtype=object),
-                  [0] * n_items, [f"question {i}" for i in range(n_items)], [None] * n_items)
+    items = Items(
+        np.array(["bench"] * n_items, dtype=object),
+        np.array([f"bench/q{i:03d}" for i in range(n_items)], dtype=object),
+        [0] * n_items,
+        [f"question {i}" for i in range(n_items)],
+        [None] * n_items,
+    )
     order = np.argsort(names)
     return Records(C[order], tuple(names[i] for i in order), items, grid)
 

@@ -1,5 +1,6 @@
 """A deliberately simple second implementation of AUDITS.md: plain Python loops over
 lists, item resampling for the bootstrap. Slow, obvious, independent of the package."""
+
 from __future__ import annotations
 
 import math
@@ -31,12 +32,17 @@ def per_model(C, ref):
         N = len(C[m])
         ref_right = [i for i in range(N) if C[m][i][ref]]
         lucky = sum(1 for i in ref_right if fragile(C, m, i))
-        out.append({
-            "reference": accs[ref], "min": min(accs), "max": max(accs), "spread": max(accs) - min(accs),
-            "robust": sum(robust_correct(C, m, i) for i in range(N)) / N,
-            "optimistic": sum(any(C[m][i]) for i in range(N)) / N,
-            "config_lucky": lucky / len(ref_right) if ref_right else None,
-        })
+        out.append(
+            {
+                "reference": accs[ref],
+                "min": min(accs),
+                "max": max(accs),
+                "spread": max(accs) - min(accs),
+                "robust": sum(robust_correct(C, m, i) for i in range(N)) / N,
+                "optimistic": sum(any(C[m][i]) for i in range(N)) / N,
+                "config_lucky": lucky / len(ref_right) if ref_right else None,
+            }
+        )
     return out
 
 
@@ -54,8 +60,10 @@ def pair(C, ref, h, l, n_boot=4000, seed=0):
     gap_items = round(gap * N)
     fs = None if gap_items == 0 else (gap - (ho - lo) / N) / gap
     if J:
-        vals = [(1 if i_h else 0) - (1 if i_l else 0) for i_h, i_l in
-                ((robust_correct(C, h, i), robust_correct(C, l, i)) for i in J)]
+        vals = [
+            (1 if i_h else 0) - (1 if i_l else 0)
+            for i_h, i_l in ((robust_correct(C, h, i), robust_correct(C, l, i)) for i in J)
+        ]
         rng = random.Random(seed)
         boots = sorted(sum(rng.choice(vals) for _ in J) / len(J) for _ in range(n_boot))
         ci = (boots[int(0.025 * n_boot)], boots[int(0.975 * n_boot) - 1])
@@ -64,9 +72,19 @@ def pair(C, ref, h, l, n_boot=4000, seed=0):
     else:
         ci, diff, tie = None, None, True
     rev = sum(1 for k in range(K) if acc(C, l, k) > acc(C, h, k))
-    return {"gap": gap, "gap_items": gap_items, "fragile_share": fs, "robust_items": len(J),
-            "higher_only": ho, "lower_only": lo, "robust_diff": diff, "ci": ci, "robust_tie": tie,
-            "manufactured": tie and gap_items != 0, "reversing": rev}
+    return {
+        "gap": gap,
+        "gap_items": gap_items,
+        "fragile_share": fs,
+        "robust_items": len(J),
+        "higher_only": ho,
+        "lower_only": lo,
+        "robust_diff": diff,
+        "ci": ci,
+        "robust_tie": tie,
+        "manufactured": tie and gap_items != 0,
+        "reversing": rev,
+    }
 
 
 def kendall_b(x, y):
@@ -108,13 +126,19 @@ def champions(C, ref, names):
             ranks[m][k] = 1 + sum(1 for a in accs if a > accs[m])
             if ranks[m][k] <= 3:
                 top3.add(m)
-    taus = [kendall_b([acc(C, m, ref) for m in range(M)], [acc(C, m, k) for m in range(M)])
-            for k in range(K) if k != ref]
+    taus = [
+        kendall_b([acc(C, m, ref) for m in range(M)], [acc(C, m, k) for m in range(M)]) for k in range(K) if k != ref
+    ]
     taus = [t for t in taus if t is not None]
-    return {"set": sorted(names[m] for m in winners_all), "outright": sorted(names[m] for m in outright),
-            "top3": sorted(names[m] for m in top3), "per_config": per,
-            "rank_range": {names[m]: [min(ranks[m]), max(ranks[m])] for m in range(M)},
-            "tau_mean": sum(taus) / len(taus) if taus else None, "tau_min": min(taus) if taus else None}
+    return {
+        "set": sorted(names[m] for m in winners_all),
+        "outright": sorted(names[m] for m in outright),
+        "top3": sorted(names[m] for m in top3),
+        "per_config": per,
+        "rank_range": {names[m]: [min(ranks[m]), max(ranks[m])] for m in range(M)},
+        "tau_mean": sum(taus) / len(taus) if taus else None,
+        "tau_min": min(taus) if taus else None,
+    }
 
 
 def pearson(x, y):
@@ -139,8 +163,7 @@ def disc_and_fragility(C, ref):
 
 def axes(C, groups):
     M, N = len(C), len(C[0])
-    return {a: [sum(all(C[m][i][k] for k in g) for i in range(N)) / N for m in range(M)]
-            for a, g in groups.items()}
+    return {a: [sum(all(C[m][i][k] for k in g) for i in range(N)) / N for m in range(M)] for a, g in groups.items()}
 
 
 def brittleness(C):
@@ -161,6 +184,7 @@ def identified(C, alpha=0.05):
     """The identified order by loops: sign test via scipy's binomtest, Holm's step-down
     as written in Holm (1979), Kahn layering by sets."""
     from scipy.stats import binomtest
+
     M, N = len(C), len(C[0])
     rc = [[robust_correct(C, m, i) for i in range(N)] for m in range(M)]
     rw = [[robust_wrong(C, m, i) for i in range(N)] for m in range(M)]
@@ -187,9 +211,13 @@ def identified(C, alpha=0.05):
         tiers.append(sorted(layer))
         left -= layer
     winner = [a for a in range(M) if all((a, b) in edges for b in range(M) if b != a)]
-    return {"edges": sorted(edges), "tiers": tiers, "winner": winner[0] if winner else None,
-            "p": {(a, b): p for p, a, b, _, _ in tests},
-            "only": {(a, b): (ao, bo) for _, a, b, ao, bo in tests}}
+    return {
+        "edges": sorted(edges),
+        "tiers": tiers,
+        "winner": winner[0] if winner else None,
+        "p": {(a, b): p for p, a, b, _, _ in tests},
+        "only": {(a, b): (ao, bo) for _, a, b, ao, bo in tests},
+    }
 
 
 def exact_disc_order_keys(C, ref):
@@ -197,6 +225,7 @@ def exact_disc_order_keys(C, ref):
     ``(sign, sign * r^2)`` in Fractions (None when undefined): equal keys are equal
     correlations, with no float noise."""
     from fractions import Fraction
+
     M, N = len(C), len(C[0])
     x = [Fraction(sum(C[m][i][ref] for i in range(N)), N) for m in range(M)]
     mx = sum(x, Fraction(0)) / M

@@ -1,6 +1,7 @@
 """The beyond-the-paper checks in the registry (docs/audits.md, "Beyond the paper"): the
 ``mix`` verdicts on planted grids, the ``flip``/``compliance``/``robust_subset`` sections on
 fixtures/real, their skips, and the terminal / Markdown / HTML renderings."""
+
 from __future__ import annotations
 
 import json
@@ -38,11 +39,15 @@ def same_everywhere(n_bench: int = 3) -> Records:
     C = np.zeros((3, n_bench * n, len(g)), dtype=bool)
     for j in range(n_bench):
         for m, right in enumerate((50, 30, 10)):
-            C[m, j * n:j * n + right, :] = True
+            C[m, j * n : j * n + right, :] = True
     names = [f"b{j}" for j in range(n_bench)]
-    items = Items(np.array([b for b in names for _ in range(n)], dtype=object),
-                  np.array([f"{b}/{i}" for b in names for i in range(n)], dtype=object),
-                  [0] * n_bench * n, [None] * n_bench * n, [None] * n_bench * n)
+    items = Items(
+        np.array([b for b in names for _ in range(n)], dtype=object),
+        np.array([f"{b}/{i}" for b in names for i in range(n)], dtype=object),
+        [0] * n_bench * n,
+        [None] * n_bench * n,
+        [None] * n_bench * n,
+    )
     return Records(C, ("alpha", "beta", "gamma"), items, g)
 
 
@@ -78,8 +83,9 @@ def test_mix_warns_when_a_value_crosses_its_threshold_without_a_status_change():
     assert d["status_changes"] == [] and d["check_status"] == {} and len(d["crossings"]) == 1
     red[0]["status"] = "pass"
     d = compare(full, red)
-    assert d["status_changes"][0]["before"] == "warn" and d["check_status"] == {"x": {"before": "warn",
-                                                                                    "after": "pass"}}
+    assert d["status_changes"][0]["before"] == "warn" and d["check_status"] == {
+        "x": {"before": "warn", "after": "pass"}
+    }
 
 
 def test_mix_needs_three_benchmarks():
@@ -106,7 +112,7 @@ def test_headline_from_sections_equals_headline_numbers():
 def test_real_fixture_sections_and_renderings():
     r = load_records(REAL)
     report = audit(r)
-    rep = json.loads(dumps_report(report))              # what the JSON file holds (keys sorted)
+    rep = json.loads(dumps_report(report))  # what the JSON file holds (keys sorted)
     pooled = rep["scopes"]["pooled"]
     f = pooled["flip"]
     assert f["config"] == "ll|cloze_plain" and set(f["per_model"]) == set(r.models)
@@ -125,11 +131,15 @@ def test_real_fixture_sections_and_renderings():
         assert "auc" in s["flip"]["pooled"] and s["flip"]["pooled"]["screen"]
         assert all("per_config" not in e for e in s["compliance"]["per_model"].values())
         assert "compliance" in s and "robust_subset" in s and "mix" not in s
-    rep = report                                        # renderers take the report in scope order
+    rep = report  # renderers take the report in scope order
     verdicts = [v for s in rep["scopes"].values() for v in s["verdicts"]]
     short = render_summary(rep, verdicts, width=200)
-    for text in ("flip predictor (ll|cloze_plain margin): pooled AUC", "compliance: unparseable answers carry",
-                 "robust subset (k=100)", "mix (leave one benchmark out)"):
+    for text in (
+        "flip predictor (ll|cloze_plain margin): pooled AUC",
+        "compliance: unparseable answers carry",
+        "robust subset (k=100)",
+        "mix (leave one benchmark out)",
+    ):
         assert text in short
     md = render_markdown(rep)
     for text in ("Flip predictor", "Compliance vs competence", "Robust subset vs top", "Leave one benchmark out"):
@@ -154,7 +164,7 @@ def test_new_checks_are_registered_after_the_paper_checks():
     names = list(registry())
     assert names[-4:] == ["flip", "compliance", "robust_subset", "mix"]
     for n in ("flip", "compliance", "robust_subset"):
-        assert registry()[n].cases(None) == []     # report sections: no test of their own
+        assert registry()[n].cases(None) == []  # report sections: no test of their own
 
 
 def test_plugin_runs_test_mix_per_benchmark(pytester, tmp_path):
@@ -171,6 +181,7 @@ def test_degenerate_grids_give_valid_sections(n_models, n_items, configs):
     no crash, no NaN in the JSON, three benchmarks so mix runs too."""
     from leaderboard_audit.records import PRED_UNPARSEABLE
     from leaderboard_audit.records.grid import Grid
+
     g = paper_grid()
     if configs is not None:
         keep = [g.configs[g.reference_index], *[c for c in g.configs if c.scoring == "ll"]][:configs]
@@ -180,9 +191,13 @@ def test_degenerate_grids_give_valid_sections(n_models, n_items, configs):
     C = rng.random((n_models, n, len(g))) < 0.5
     pred = np.where(C, 0, np.where(rng.random(C.shape) < 0.5, PRED_UNPARSEABLE, 1)).astype(np.int16)
     margin = np.where(rng.random(C.shape) < 0.8, rng.random(C.shape), np.nan)
-    items = Items(np.array([b for b in "xyz" for _ in range(n_items)], dtype=object),
-                  np.array([f"{b}/{i}" for b in "xyz" for i in range(n_items)], dtype=object),
-                  [0] * n, [None] * n, [None] * n)
+    items = Items(
+        np.array([b for b in "xyz" for _ in range(n_items)], dtype=object),
+        np.array([f"{b}/{i}" for b in "xyz" for i in range(n_items)], dtype=object),
+        [0] * n,
+        [None] * n,
+        [None] * n,
+    )
     r = Records(C, tuple(f"m{j}" for j in range(n_models)), items, g, pred=pred, margin=margin)
     rep = json.loads(dumps_report(audit(r, n_boot=200)))
     pooled = rep["scopes"]["pooled"]
@@ -195,6 +210,7 @@ def test_degenerate_grids_give_valid_sections(n_models, n_items, configs):
 
 def test_release_style_records_with_unparsed_counts_only():
     from dataclasses import replace as dc_replace
+
     r = simulate(demo_spec(items_per_benchmark=30))
     counts = np.random.default_rng(0).integers(0, 3, (len(r.models), r.shape[1])).astype(np.int16)
     rep = audit(dc_replace(r, unparsed=counts), n_boot=500)

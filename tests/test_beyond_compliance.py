@@ -1,5 +1,6 @@
 """Compliance vs competence (docs/audits.md, "Beyond the paper"): planted unparseable losses,
 the scoring-axis tau with unparseable answers set aside, answer classes, skips."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,8 +19,9 @@ REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 def planted():
     """Three simulated models: 'mute' loses only through unparseable answers, 'wrong' only
     through parsed wrong answers, 'mixed' half and half (by item parity)."""
-    spec = SimSpec((SimModel("mute", 0.3), SimModel("wrong", 0.3), SimModel("mixed", 0.0)),
-                   {"arc": 120, "mmlu": 120}, seed=4)
+    spec = SimSpec(
+        (SimModel("mute", 0.3), SimModel("wrong", 0.3), SimModel("mixed", 0.0)), {"arc": 120, "mmlu": 120}, seed=4
+    )
     r = simulate(spec)
     C = r.correct
     gold = np.array(r.items.gold)
@@ -32,8 +34,7 @@ def planted():
     pred[m["mute"]][:, gen] = np.where(C[m["mute"]][:, gen], right[0][:, gen], PRED_UNPARSEABLE)
     odd = (np.arange(C.shape[1]) % 2 == 1)[:, None]
     x = m["mixed"]
-    pred[x][:, gen] = np.where(C[x][:, gen], right[0][:, gen],
-                               np.where(odd, PRED_UNPARSEABLE, parsed_wrong[0][:, [0]]))
+    pred[x][:, gen] = np.where(C[x][:, gen], right[0][:, gen], np.where(odd, PRED_UNPARSEABLE, parsed_wrong[0][:, [0]]))
     return r, pred
 
 
@@ -63,8 +64,14 @@ def _scoring_case():
     'alpha' leaves 50 answers unparseable (all wrong); on the parsed answers it is best,
     as it is under ll. So the order moves between scorings only through compliance."""
     from leaderboard_audit.records.grid import Config, Grid
-    g = Grid((Config("gen|letter_plain|p0", "gen", "letter_plain", "p0", (0, 1, 2, 3)),
-              Config("ll|cloze_plain", "ll", "cloze_plain", None, None)), "gen|letter_plain|p0")
+
+    g = Grid(
+        (
+            Config("gen|letter_plain|p0", "gen", "letter_plain", "p0", (0, 1, 2, 3)),
+            Config("ll|cloze_plain", "ll", "cloze_plain", None, None),
+        ),
+        "gen|letter_plain|p0",
+    )
     C = np.zeros((3, 100, 2), dtype=bool)
     pred = np.zeros((3, 100, 2), dtype=np.int16)
     # alpha: 45 right of 50 parsed (0.9 parsed, 0.45 overall); ll 0.9
@@ -81,7 +88,7 @@ def _scoring_case():
 def test_scoring_tau_movement_is_compliance_when_parsed_order_agrees():
     C, pred, g = _scoring_case()
     acc_p = parsed_accuracy(C, pred)
-    assert acc_p[0, 0] == 0.9 and acc_p[0, 1] == 0.9          # absent pred under ll: kept
+    assert acc_p[0, 0] == 0.9 and acc_p[0, 1] == 0.9  # absent pred under ll: kept
     out = compliance(C, pred, g, models=("alpha", "beta", "gamma"))["scoring_tau"]
     row = out["per_config"][0]
     assert row["tau_all"] == pytest.approx(-1 / 3) and row["tau_parsed"] == 1.0
@@ -92,7 +99,7 @@ def test_scoring_tau_movement_is_compliance_when_parsed_order_agrees():
 
 def test_scoring_tau_movement_is_competence_without_unparseable():
     C, pred, g = _scoring_case()
-    pred[0, :, 0] = 0                                          # alpha's 55 losses are parsed now
+    pred[0, :, 0] = 0  # alpha's 55 losses are parsed now
     out = compliance(C, pred, g, models=("alpha", "beta", "gamma"))["scoring_tau"]
     assert out["compliance"] == 0.0 and out["competence"] == pytest.approx(out["movement"])
     assert out["compliance_fraction"] == 0.0
@@ -102,8 +109,8 @@ def test_answer_class_split_sums_to_loss():
     r, pred = planted()
     gen = generation_configs(r.grid)
     cls = np.full(r.correct.shape, -1, dtype=np.int8)
-    cls[:, :, gen] = np.where(pred[:, :, gen] == PRED_UNPARSEABLE, 4, 0)   # "other" vs "letter"
-    cls[:, :3, gen] = -1                                                     # a few unclassified
+    cls[:, :, gen] = np.where(pred[:, :, gen] == PRED_UNPARSEABLE, 4, 0)  # "other" vs "letter"
+    cls[:, :3, gen] = -1  # a few unclassified
     out = compliance(r.correct, pred, r.grid, models=r.models, answer_class=cls)
     assert out["classes"] == ["letter", "enumeration", "refusal", "empty", "other"]
     for e in out["per_model"].values():
@@ -148,7 +155,7 @@ def test_per_item_unparsed_counts_give_the_same_per_model_split():
             assert b[key] == pytest.approx(a[key], abs=1e-12), (m, key)
         assert "per_config" not in b and b["unparsed_exceeds_wrong"] == 0
     assert "pred" in from_counts["scoring_tau"]["skipped"]
-    unparsed[0, :5] = -1                                     # UNPARSED_ABSENT: those losses are unrecorded
+    unparsed[0, :5] = -1  # UNPARSED_ABSENT: those losses are unrecorded
     part = compliance(r.correct, None, r.grid, models=r.models, unparsed=unparsed)["per_model"][r.models[0]]
     assert part["unrecorded"] > 0
     assert part["loss"] == pytest.approx(part["compliance"] + part["competence"] + part["unrecorded"], abs=1e-12)

@@ -1,5 +1,6 @@
 """Flip predictor (docs/audits.md, "Beyond the paper"): hand-computed cases, the bootstrap
 identity, and planted truth (margins that predict flips vs margins that do not)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -32,7 +33,7 @@ def brute_auc(margin: np.ndarray, fragile: np.ndarray) -> float:
 @pytest.mark.parametrize("seed", range(8))
 def test_auc_matches_pairwise_count_with_ties(seed):
     rng = np.random.default_rng(seed)
-    m = rng.integers(0, 6, 80).astype(float)          # many ties
+    m = rng.integers(0, 6, 80).astype(float)  # many ties
     f = rng.random(80) < 0.4
     assert auc(m, f) == pytest.approx(brute_auc(m, f), abs=1e-12)
 
@@ -79,20 +80,20 @@ def test_screen_hand_computed():
     f = np.array([True, True, False, True, False])
     s = screen(m, f)
     assert (s["recall"], s["precision"], s["flagged"], s["margin_cutoff"]) == (2 / 3, 1.0, 2, 0.2)
-    s = screen(m, f, precision=0.75)                   # 3 of 4 flagged: exactly 0.75
+    s = screen(m, f, precision=0.75)  # 3 of 4 flagged: exactly 0.75
     assert (s["recall"], s["flagged"], s["margin_cutoff"]) == (1.0, 4, 0.4)
     assert screen(m, np.array([False, False, False, False, True]))["recall"] is None
 
 
 def test_screen_flags_ties_together():
     s = screen(np.array([0.0, 0.0, 0.0, 1.0]), np.array([True, True, False, True]))
-    assert s["recall"] is None                         # the tie at 0 flags 3 items at 2/3 precision
+    assert s["recall"] is None  # the tie at 0 flags 3 items at 2/3 precision
 
 
 def test_roc_and_calibration_shape():
     rng = np.random.default_rng(1)
     m = rng.random(5000)
-    f = rng.random(5000) < 1 - m                       # lower margin: more often fragile
+    f = rng.random(5000) < 1 - m  # lower margin: more often fragile
     roc = roc_curve(m, f)
     assert len(roc["fpr"]) <= 101 and roc["fpr"][0] == roc["tpr"][0] == 0.0
     assert roc["fpr"][-1] == roc["tpr"][-1] == 1.0 and roc["margin"][0] is None
@@ -112,14 +113,17 @@ def test_calibration_ties_share_a_decile():
 
 
 def _planted(seed: int, predictive: bool, n_items: int = 100):
-    spec = SimSpec((SimModel("a", 0.8), SimModel("b", 0.0, scoring_shift={"ll": 1.0}), SimModel("c", -0.8)),
-                   {bb: n_items for bb in ("arc", "mmlu", "truthfulqa")}, seed=seed)
+    spec = SimSpec(
+        (SimModel("a", 0.8), SimModel("b", 0.0, scoring_shift={"ll": 1.0}), SimModel("c", -0.8)),
+        {bb: n_items for bb in ("arc", "mmlu", "truthfulqa")},
+        seed=seed,
+    )
     r = simulate(spec)
     fragile = robust_masks(r.correct)[2]
     rng = np.random.default_rng(seed + 1000)
     margin = np.full(r.correct.shape, np.nan)
     k = r.grid.index("ll|cloze_plain")
-    if predictive:   # fragile items have smaller margins on average (overlapping ranges)
+    if predictive:  # fragile items have smaller margins on average (overlapping ranges)
         margin[:, :, k] = np.where(fragile, rng.uniform(0.0, 1.0, fragile.shape), rng.uniform(0.5, 1.5, fragile.shape))
     else:
         margin[:, :, k] = rng.uniform(0.0, 1.0, fragile.shape)
@@ -142,8 +146,7 @@ def test_random_margins_give_chance_auc_and_the_ci_covers_it():
     covered = 0
     for seed in range(20):
         r, margin = _planted(seed, predictive=False)
-        p = flip_predictor(r.correct, margin, r.grid, models=r.models, seed=seed, scope="pooled",
-                           n_boot=400)["pooled"]
+        p = flip_predictor(r.correct, margin, r.grid, models=r.models, seed=seed, scope="pooled", n_boot=400)["pooled"]
         assert p["auc"] == pytest.approx(0.5, abs=0.08)
         covered += p["ci"][0] <= 0.5 <= p["ci"][1]
     assert covered >= 17, covered
@@ -155,8 +158,7 @@ def test_skipped_without_margins_and_config_choice():
     gen_only = np.full(r.correct.shape, np.nan)
     gen_only[:, :, 0] = 0.5
     assert margin_config(r.grid, gen_only)[0] is None
-    assert "likelihood" in flip_predictor(r.correct, gen_only, r.grid, models=r.models, seed=1,
-                                          scope="s")["skipped"]
+    assert "likelihood" in flip_predictor(r.correct, gen_only, r.grid, models=r.models, seed=1, scope="s")["skipped"]
     q_only = np.full(r.correct.shape, np.nan)
     q_only[:, :, r.grid.index("ll|cloze_question")] = 0.3
     assert r.grid.keys[margin_config(r.grid, q_only)[0]] == "ll|cloze_question"
@@ -180,7 +182,7 @@ def test_real_fixture_margins():
     assert set(out["per_model"]) == set(r.models)
     for stats in [*out["per_model"].values(), out["pooled"]]:
         assert stats["items"] == r.shape[1] * (len(r.models) if stats is out["pooled"] else 1)
-        if stats["fragile"] in (0, stats["items"]):       # tiny models: every item can be fragile
+        if stats["fragile"] in (0, stats["items"]):  # tiny models: every item can be fragile
             assert stats["auc"] is None and stats["reason"]
         else:
             assert 0.0 <= stats["auc"] <= 1.0 and stats["ci"][0] <= stats["auc"] <= stats["ci"][1]

@@ -1,6 +1,7 @@
 """Leave one benchmark out (docs/audits.md, "Beyond the paper"; paper Table 9): the reduced
 records, the headline numbers agreeing with the report, and a planted benchmark that alone
 carries the champion claim."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,11 +26,11 @@ def carried_by_one_benchmark() -> Records:
     C = np.zeros((3, 3 * n, len(g)), dtype=bool)
     for j, (ace, bolt) in enumerate([(30, 28), (30, 28), (10, 40)]):
         lo = j * n
-        C[0, lo:lo + 45, gen] = True
-        C[1, lo:lo + 20, gen] = True
-        C[2, lo:lo + 10, :] = True
-        C[0, lo:lo + ace, ll] = True
-        C[1, lo:lo + bolt, ll] = True
+        C[0, lo : lo + 45, gen] = True
+        C[1, lo : lo + 20, gen] = True
+        C[2, lo : lo + 10, :] = True
+        C[0, lo : lo + ace, ll] = True
+        C[1, lo : lo + bolt, ll] = True
     bench = np.array([b for b in "abc" for _ in range(n)], dtype=object)
     ids = np.array([f"{b}/{i}" for b in "abc" for i in range(n)], dtype=object)
     items = Items(bench, ids, [0] * 3 * n, [None] * 3 * n, [None] * 3 * n)
@@ -50,8 +51,12 @@ def test_planted_benchmark_alone_carries_the_champion_claim():
     r = carried_by_one_benchmark()
     full = headline_numbers(r, seed=1, n_boot=500)
     assert full["champion_count"] == 2 and full["champion_set"] == ["ace", "bolt"]
-    assert full["champion_wins"]["bolt"] == {"configs": 2, "outright": 2, "min_margin_items": 26,
-                                             "max_margin_items": 26}
+    assert full["champion_wins"]["bolt"] == {
+        "configs": 2,
+        "outright": 2,
+        "min_margin_items": 26,
+        "max_margin_items": 26,
+    }
     counts = leave_one_out(r, lambda red: headline_numbers(red, seed=1, n_boot=500)["champion_count"])
     assert counts == {"a": 2, "b": 2, "c": 1}
     red = headline_numbers(without_benchmark(r, "c"), seed=1, n_boot=500)

@@ -1,5 +1,6 @@
 """Robust subset (docs/audits.md, "Beyond the paper"): eligibility, the cap, agreement with
 compression's top-k, and planted truth (the robust subset is less fragile than top-k)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,8 +16,8 @@ from leaderboard_audit.simulate import demo_spec, simulate
 def test_cap_is_a_strict_majority_then_raised():
     n_frag = np.array([0, 1, 2, 3, 4, 5, 5, 5])
     defined = np.arange(8)
-    assert robust_cap(n_frag, defined, 5, 3) == (2, False)        # fragile for < 2.5 of 5 models
-    assert robust_cap(n_frag, defined, 4, 2) == (1, False)        # < 2 of 4
+    assert robust_cap(n_frag, defined, 5, 3) == (2, False)  # fragile for < 2.5 of 5 models
+    assert robust_cap(n_frag, defined, 4, 2) == (1, False)  # < 2 of 4
     assert robust_cap(n_frag, defined, 5, 5) == (4, True)
     assert robust_cap(n_frag, defined, 5, 8) == (5, True)
 
@@ -45,7 +46,7 @@ def test_subset_is_eligible_and_matches_compression_topk():
     assert out["eligible"] == eligible.size
     subsets, *_ = top_k_draws(disc, eligible, 50, 200, rng_for(5, "robust_subset", "pooled"))
     assert (n_frag[subsets] <= out["fragile_models_cap"]).all()
-    assert not out["cap_raised"] and out["fragile_models_cap"] == 2      # 6 models: < 3 fragile
+    assert not out["cap_raised"] and out["fragile_models_cap"] == 2  # 6 models: < 3 fragile
     assert out["mean_fragility"] <= out["fragile_models_cap"] / 6
 
 
@@ -65,5 +66,5 @@ def test_reduced_k_and_skip():
     out = robust_subset(r.correct, r.grid.reference_index, seed=1, scope="arc", k=100)
     assert out["k"] == 40 and out["k_reduced"]
     g = paper_grid()
-    C = np.ones((3, 10, len(g)), dtype=bool)            # every item right for every model: no disc
+    C = np.ones((3, 10, len(g)), dtype=bool)  # every item right for every model: no disc
     assert "skipped" in robust_subset(C, g.reference_index, seed=1, scope="s", k=4)

@@ -1,4 +1,5 @@
 """`leaderboard-audit audit`: the audit without pytest, same report as the library."""
+
 from __future__ import annotations
 
 import subprocess
@@ -24,9 +25,27 @@ def test_audit_command_writes_the_library_report(tmp_path, capsys):
 def test_audit_command_exit_codes(tmp_path, capsys):
     assert main(["audit", str(tmp_path / "missing")]) == 4
     assert main(["audit", str(TINY), "--threshold", "bogus=1"]) == 2
-    assert main(["audit", str(TINY), "--threshold", "band_warn=1", "--threshold", "band_pass=1",
-                 "--threshold", "axes_pass=-1", "--threshold", "axes_warn=-1",
-                 "--threshold", "brittleness_pass=1", "--threshold", "champion_items=99"]) == 1
+    assert (
+        main(
+            [
+                "audit",
+                str(TINY),
+                "--threshold",
+                "band_warn=1",
+                "--threshold",
+                "band_pass=1",
+                "--threshold",
+                "axes_pass=-1",
+                "--threshold",
+                "axes_warn=-1",
+                "--threshold",
+                "brittleness_pass=1",
+                "--threshold",
+                "champion_items=99",
+            ]
+        )
+        == 1
+    )
 
 
 def test_console_script_help():

@@ -1,4 +1,5 @@
 """CLI bad input: one clear line, the right exit status, no traceback (issue 11 items 8, 14, 20, 21)."""
+
 from __future__ import annotations
 
 import json
@@ -24,18 +25,22 @@ def run(argv: list[str], capsys) -> tuple[int, str, str]:
 
 # ------------------------------------------------------------------ audit (items 14 and 8)
 
-@pytest.mark.parametrize("argv, message", [
-    (["--boot", "0"], "--boot: 0: use between 100 and 1,000,000 resamples"),
-    (["--boot", "-5"], "--boot: -5: use between"),
-    (["--boot", "10000000000"], "use between"),
-    (["--boot", "many"], "'many' is not a whole number"),
-    (["--seed", "-1"], "the seed must be 0 or more"),
-    (["--threshold", "band_pass"], "'band_pass': expected NAME=VALUE"),
-    (["--threshold", "band_pass=abc"], "band_pass='abc' is not a number"),
-    (["--threshold", "band_pass=nan"], "band_pass='nan' must be finite"),
-    (["--threshold", "compression_k=2.7"], "compression_k='2.7' must be a positive whole number"),
-    (["--threshold", "compression_k=-5"], "compression_k='-5' must be a positive whole number"),
-])
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--boot", "0"], "--boot: 0: use between 100 and 1,000,000 resamples"),
+        (["--boot", "-5"], "--boot: -5: use between"),
+        (["--boot", "10000000000"], "use between"),
+        (["--boot", "many"], "'many' is not a whole number"),
+        (["--seed", "-1"], "the seed must be 0 or more"),
+        (["--threshold", "band_pass"], "'band_pass': expected NAME=VALUE"),
+        (["--threshold", "band_pass=abc"], "band_pass='abc' is not a number"),
+        (["--threshold", "band_pass=nan"], "band_pass='nan' must be finite"),
+        (["--threshold", "compression_k=2.7"], "compression_k='2.7' must be a positive whole number"),
+        (["--threshold", "compression_k=-5"], "compression_k='-5' must be a positive whole number"),
+    ],
+)
 def test_audit_option_values_are_usage_errors(capsys, argv, message):
     rc, _, err = run(["audit", str(TINY), *argv], capsys)
     assert rc == 2
@@ -48,16 +53,16 @@ def test_audit_report_to_an_unwritable_path_still_prints_results(tmp_path, capsy
     good = tmp_path / "r.md"
     rc, out, err = run(["audit", str(TINY), "--json", str(blocker / "r.json"), "--markdown", str(good)], capsys)
     assert rc == 4
-    assert "audit: " in out and "alpha" in out                         # the summary is printed
+    assert "audit: " in out and "alpha" in out  # the summary is printed
     assert f"--json {blocker / 'r.json'}: cannot write" in err
-    assert good.is_file()                                             # the writable one is written
+    assert good.is_file()  # the writable one is written
 
 
 # ------------------------------------------------------------------ import (items 20 and 21)
 
+
 def test_import_benchmark_escaping_the_output_is_refused(tmp_path, capsys):
-    rc, _, err = run(["import", "helm", str(HELM), "-o", str(tmp_path / "out"), "--benchmark", "../../escape"],
-                     capsys)
+    rc, _, err = run(["import", "helm", str(HELM), "-o", str(tmp_path / "out"), "--benchmark", "../../escape"], capsys)
     assert rc == 4
     assert "--benchmark '../../escape'" in err and "cannot be a directory name" in err
     assert len(err.strip().splitlines()) == 1
@@ -80,12 +85,12 @@ def test_reimport_replaces_the_earlier_import_as_a_whole(tmp_path, capsys):
     out = tmp_path / "records"
     assert run(["import", "helm", str(src), "-o", str(out)], capsys)[0] == 0
     assert load_records(out).models == ("eleutherai/pythia-1b-v0", "openai/gpt2")
-    for d in src.iterdir():                   # drop pythia's runs
+    for d in src.iterdir():  # drop pythia's runs
         if "pythia" in d.name:
             shutil.rmtree(d)
     assert run(["import", "helm", str(src), "-o", str(out)], capsys)[0] == 0
     assert load_records(out).models == ("openai/gpt2",)
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]   # no temp folders left
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp folders left
 
 
 def test_import_refuses_to_replace_a_foreign_folder(tmp_path, capsys):

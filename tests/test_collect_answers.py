@@ -1,4 +1,5 @@
 """Answer classes (letter / enumeration / refusal / empty / other) and the strict parse rule (issue 14.4)."""
+
 from __future__ import annotations
 
 import json
@@ -18,15 +19,31 @@ L, D = LABEL_STYLES["letter_dot"], LABEL_STYLES["digit_dot"]
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 
 
-@pytest.mark.parametrize("style,text,cls", [
-    (L, " A, B, C, D\n", "enumeration"), (L, " A, B, C, or D", "enumeration"), (L, "\nA. B. C. D", "enumeration"),
-    (L, " A) B) C) D)", "enumeration"), (D, " 1-4\nExplanation: The", "enumeration"), (D, " 1, 2, 3", "enumeration"),
-    (L, " A", "letter"), (L, " A.\nA.\nB.", "letter"), (L, " (D).\n(A) You", "letter"),
-    (L, " (D) a single strand of the", "letter"), (L, "\nThe answer is: B", "letter"), (D, " 3", "letter"),
-    (L, "", "empty"), (L, " \n\n ", "empty"),
-    (L, " I'm sorry, I cannot help", "refusal"), (D, "As an AI I will not", "refusal"),
-    (L, ":", "other"), (D, " A. B. C.", "other"), (L, " Yes.", "other"), (D, " Scenario one", "other"),
-])
+@pytest.mark.parametrize(
+    "style,text,cls",
+    [
+        (L, " A, B, C, D\n", "enumeration"),
+        (L, " A, B, C, or D", "enumeration"),
+        (L, "\nA. B. C. D", "enumeration"),
+        (L, " A) B) C) D)", "enumeration"),
+        (D, " 1-4\nExplanation: The", "enumeration"),
+        (D, " 1, 2, 3", "enumeration"),
+        (L, " A", "letter"),
+        (L, " A.\nA.\nB.", "letter"),
+        (L, " (D).\n(A) You", "letter"),
+        (L, " (D) a single strand of the", "letter"),
+        (L, "\nThe answer is: B", "letter"),
+        (D, " 3", "letter"),
+        (L, "", "empty"),
+        (L, " \n\n ", "empty"),
+        (L, " I'm sorry, I cannot help", "refusal"),
+        (D, "As an AI I will not", "refusal"),
+        (L, ":", "other"),
+        (D, " A. B. C.", "other"),
+        (L, " Yes.", "other"),
+        (D, " Scenario one", "other"),
+    ],
+)
 def test_classes(style, text, cls):
     assert answer_class(style, text) == cls
 
@@ -79,6 +96,7 @@ def test_answer_class_in_records_and_strict_rule(tmp_path, rule, capsys):
 
 def test_bad_parse_rule_is_refused(tmp_path, capsys):
     from leaderboard_audit.collect.cli import main
+
     spec = _spec(tmp_path)
     spec.write_text('parse = "lenient"\n' + spec.read_text())
     assert main([str(spec)]) == 4
@@ -97,8 +115,10 @@ def test_real_answers_classes_and_strict_reference_accuracy():
     ref = "gen|letter_plain|p0"
     paper = strict = 0
     for b in ("arc", "hellaswag", "mmlu", "truthfulqa"):
-        raw = {r["item_id"]: r["gen"][ref] for r in map(json.loads, (REAL / "_raw" / b / "Qwen2.5-Coder-0.5B-Instruct.jsonl")
-                                                        .read_text().splitlines())}
+        raw = {
+            r["item_id"]: r["gen"][ref]
+            for r in map(json.loads, (REAL / "_raw" / b / "Qwen2.5-Coder-0.5B-Instruct.jsonl").read_text().splitlines())
+        }
         for line in map(json.loads, (REAL / b / "Qwen2.5-Coder-0.5B-Instruct.jsonl").read_text().splitlines()):
             paper += line["correct"][ref]
             strict += line["correct"][ref] * (answer_class(L, raw[line["item_id"]]) != "enumeration")

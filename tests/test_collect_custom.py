@@ -1,4 +1,5 @@
 """Any benchmark: a local Parquet with a field mapping in the spec, collected with the test engine and audited."""
+
 from __future__ import annotations
 
 import json
@@ -15,10 +16,13 @@ from leaderboard_audit.records import load_records
 
 
 def _parquet(path: Path, n: int = 30) -> Path:
-    rows = {"uid": [f"u{i}" for i in range(n)], "topic": ["geo" if i % 2 else "bio" for i in range(n)],
-            "prompt": [f"Which is item {i}?" for i in range(n)],
-            "opts": [[f"x{i}", f"y{i}", f"z{i}"] + ([] if i == 3 else [f"w{i}"]) for i in range(n)],
-            "label": ["ABCD"[i % 4] for i in range(n)]}
+    rows = {
+        "uid": [f"u{i}" for i in range(n)],
+        "topic": ["geo" if i % 2 else "bio" for i in range(n)],
+        "prompt": [f"Which is item {i}?" for i in range(n)],
+        "opts": [[f"x{i}", f"y{i}", f"z{i}"] + ([] if i == 3 else [f"w{i}"]) for i in range(n)],
+        "label": ["ABCD"[i % 4] for i in range(n)],
+    }
     pq.write_table(pa.table(rows), path)
     return path
 
@@ -26,7 +30,7 @@ def _parquet(path: Path, n: int = 30) -> Path:
 def _spec(tmp: Path, extra: str = "") -> Path:
     _parquet(tmp / "mine.parquet")
     p = tmp / "spec.toml"
-    p.write_text(f'''output = "records"
+    p.write_text(f"""output = "records"
 engine = "fake"
 n_items = 12
 chunk_items = 5
@@ -47,7 +51,7 @@ path = "fake-alpha"
 [[models]]
 name = "beta"
 path = "fake-beta"
-''')
+""")
     return p
 
 
@@ -57,7 +61,7 @@ def test_custom_parquet_benchmark_is_collected_and_audited(tmp_path, pytester):
     assert list(rec.models) == ["alpha", "beta"] and len(rec.items) == 12 and len(rec.grid) == 26
     ids = list(rec.items.item_id)
     assert all(i.startswith(("mine/geo/u", "mine/bio/u")) for i in ids)
-    assert "mine/geo/u3" not in ids                    # three options: skipped, as the paper skips them
+    assert "mine/geo/u3" not in ids  # three options: skipped, as the paper skips them
     line = json.loads((root / "mine" / "alpha.jsonl").read_text().splitlines()[0])
     uid = int(line["item_id"].rsplit("u", 1)[1])
     assert line["gold"] == uid % 4 and line["options"][0] == f"x{uid}"
@@ -88,12 +92,17 @@ def test_answer_forms(answer, gold):
     assert it is not None and it.gold == gold and it.options == ("w", "x", "z", "y") and it.item_id == "b/0"
 
 
-@pytest.mark.parametrize("table,msg", [
-    ('[benchmark_sources.pooled]\nfiles = "m.parquet"\nquestion = "q"\nchoices = "c"\nanswer = "a"\n', "reserved"),
-    ('[benchmark_sources.mine2]\nfiles = "m.parquet"\nquestion = "q"\nchoices = "c"\n', "needs 'answer'"),
-    ('[benchmark_sources.mine2]\nfiles = "m.parquet"\nquestion = "q"\nchoices = "c"\nanswer = "a"\nfoo = 1\n',
-     "unknown key(s) 'foo'"),
-])
+@pytest.mark.parametrize(
+    "table,msg",
+    [
+        ('[benchmark_sources.pooled]\nfiles = "m.parquet"\nquestion = "q"\nchoices = "c"\nanswer = "a"\n', "reserved"),
+        ('[benchmark_sources.mine2]\nfiles = "m.parquet"\nquestion = "q"\nchoices = "c"\n', "needs 'answer'"),
+        (
+            '[benchmark_sources.mine2]\nfiles = "m.parquet"\nquestion = "q"\nchoices = "c"\nanswer = "a"\nfoo = 1\n',
+            "unknown key(s) 'foo'",
+        ),
+    ],
+)
 def test_bad_mapping_is_one_error(tmp_path, capsys, table, msg):
     p = _spec(tmp_path)
     p.write_text(p.read_text() + "\n" + table)

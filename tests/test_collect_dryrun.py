@@ -1,4 +1,5 @@
 """--dry-run: the counted work equals what the runner sends; the floor is 2 x params x tokens / peak."""
+
 from __future__ import annotations
 
 import json
@@ -23,12 +24,29 @@ from leaderboard_audit.collect.spec import spec_from_obj
 
 def _spec(tmp: Path, **kw):
     arc = tmp / "arc.jsonl"
-    arc.write_text("".join(json.dumps({"id": f"Q{i}", "question": f"What is {i} times {i}?",
-                                       "choices": {"text": [f"answer {i}-{j}" * (j + 1) for j in range(4)],
-                                                   "label": list("ABCD")},
-                                       "answerKey": "ABCD"[i % 4]}) + "\n" for i in range(13)))
-    obj = {"output": str(tmp / "out"), "engine": "fake", "n_items": 7, "chunk_items": 3, "benchmarks": ["arc"],
-           "benchmark_files": {"arc": str(arc)}, "models": [{"name": "tiny-1.5b", "path": "fake-a"}]}
+    arc.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"Q{i}",
+                    "question": f"What is {i} times {i}?",
+                    "choices": {"text": [f"answer {i}-{j}" * (j + 1) for j in range(4)], "label": list("ABCD")},
+                    "answerKey": "ABCD"[i % 4],
+                }
+            )
+            + "\n"
+            for i in range(13)
+        )
+    )
+    obj = {
+        "output": str(tmp / "out"),
+        "engine": "fake",
+        "n_items": 7,
+        "chunk_items": 3,
+        "benchmarks": ["arc"],
+        "benchmark_files": {"arc": str(arc)},
+        "models": [{"name": "tiny-1.5b", "path": "fake-a"}],
+    }
     obj.update(kw)
     return spec_from_obj(obj)
 
@@ -63,8 +81,12 @@ def test_counts_equal_what_the_runner_sends(tmp_path, chat):
     (w,), counts, _ = plan(spec)
     e = engines[0]
     assert counts == {"arc": 7}
-    assert (w.gen_prompts, w.ll_requests, w.prefill_tokens, w.max_generated_tokens) == (e.gen, e.ll, e.tokens,
-                                                                                        e.max_new)
+    assert (w.gen_prompts, w.ll_requests, w.prefill_tokens, w.max_generated_tokens) == (
+        e.gen,
+        e.ll,
+        e.tokens,
+        e.max_new,
+    )
     assert w.gen_prompts == 7 * 24 and w.ll_requests == 7 * 2 * 4 and w.tokens_from == "tokenizer"
     assert (w.params, w.active_params, w.params_from) == (1.5e9, 1.5e9, "name")
 
@@ -73,15 +95,21 @@ def test_estimate_without_a_tokenizer_is_characters_over_four(tmp_path):
     spec = _spec(tmp_path)
     from leaderboard_audit.collect.benchmarks import load_items
     from leaderboard_audit.collect.harness import paper_harness
+
     h = paper_harness()
     items = {"arc": load_items("arc", 7, files=spec.files_for("arc"))}
     n_gen, n_ll, toks = count_work(h, items, _Counter(None), False)
-    chars = sum(len(c.template.render_gen(it.question, it.options, c.permutation))
-                for it in items["arc"] for c in h.gen_configs)
-    chars_ll = [len(c.template.render_stem(it.question) + " " + o)
-                for it in items["arc"] for c in h.ll_configs for o in it.options]
+    chars = sum(
+        len(c.template.render_gen(it.question, it.options, c.permutation)) for it in items["arc"] for c in h.gen_configs
+    )
+    chars_ll = [
+        len(c.template.render_stem(it.question) + " " + o)
+        for it in items["arc"]
+        for c in h.ll_configs
+        for o in it.options
+    ]
     assert (n_gen, n_ll) == (168, 56)
-    assert abs(toks - (chars / 4 + sum(chars_ll) / 4)) <= n_gen + n_ll       # rounding per prompt
+    assert abs(toks - (chars / 4 + sum(chars_ll) / 4)) <= n_gen + n_ll  # rounding per prompt
 
 
 def test_params_from_names():
@@ -107,8 +135,18 @@ def test_params_from_safetensors_headers(tmp_path):
 
 def test_floor_is_two_flops_per_parameter_per_token():
     from leaderboard_audit.collect.harness import paper_harness
-    w = ModelWork("m", 10, 4, prefill_tokens=1000, max_generated_tokens=500, tokens_from="tokenizer",
-                  params=2e9, active_params=1e9, params_from="name")
+
+    w = ModelWork(
+        "m",
+        10,
+        4,
+        prefill_tokens=1000,
+        max_generated_tokens=500,
+        tokens_from="tokenizer",
+        params=2e9,
+        active_params=1e9,
+        params_from="name",
+    )
     assert w.flops() == 2 * 1e9 * 1500
     text = report([w], {"arc": 1}, paper_harness(), accelerators={"X": 1.0, "Y": 0.1})
     row = next(x for x in text.splitlines() if x.startswith("| m "))
@@ -120,10 +158,22 @@ def test_floor_is_two_flops_per_parameter_per_token():
 
 def test_cli_dry_run_prints_and_writes_nothing(tmp_path, capsys):
     from leaderboard_audit.collect.cli import main
+
     spec = _spec(tmp_path)
-    lines = [f'output = "{spec.output}"', 'engine = "fake"', "n_items = 7", 'benchmarks = ["arc"]',
-             "[benchmark_files]", f'arc = "{spec.benchmark_files["arc"]}"',
-             "[[models]]", 'name = "a-7b"', 'path = "fake-a"', "[[models]]", 'name = "b-3b"', 'path = "fake-b"']
+    lines = [
+        f'output = "{spec.output}"',
+        'engine = "fake"',
+        "n_items = 7",
+        'benchmarks = ["arc"]',
+        "[benchmark_files]",
+        f'arc = "{spec.benchmark_files["arc"]}"',
+        "[[models]]",
+        'name = "a-7b"',
+        'path = "fake-a"',
+        "[[models]]",
+        'name = "b-3b"',
+        'path = "fake-b"',
+    ]
     (tmp_path / "s.toml").write_text("\n".join(lines) + "\n")
     assert main([str(tmp_path / "s.toml"), "--dry-run", "--accelerator", "h100"]) == 0
     out = capsys.readouterr().out
@@ -138,6 +188,10 @@ def test_cli_dry_run_prints_and_writes_nothing(tmp_path, capsys):
 
 def test_tokenizer_proxy_arguments():
     from leaderboard_audit.collect.dryrun import parse_proxies
+
     assert parse_proxies(["qwen3=gguf:qwen2.5-coder-0.5b-instruct", "gguf:smollm2-135m-instruct", "/t/a=b"]) == [
-        ("qwen3", "gguf:qwen2.5-coder-0.5b-instruct"), ("", "gguf:smollm2-135m-instruct"), ("", "/t/a=b")]
+        ("qwen3", "gguf:qwen2.5-coder-0.5b-instruct"),
+        ("", "gguf:smollm2-135m-instruct"),
+        ("", "/t/a=b"),
+    ]
     assert parse_proxies("Gemma=/tok") == [("gemma", "/tok")] and parse_proxies(None) == []

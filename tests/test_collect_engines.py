@@ -7,6 +7,7 @@ minutes on 2 CPU cores). ``LEADERBOARD_AUDIT_REAL_ITEMS`` = items per benchmark 
 
     LEADERBOARD_AUDIT_REAL=1 .venv-collect/bin/python -m pytest -q tests/test_collect_engines.py
 """
+
 from __future__ import annotations
 
 import json
@@ -21,7 +22,7 @@ pytest.importorskip("vllm")
 if os.environ.get("LEADERBOARD_AUDIT_REAL") != "1":
     pytest.skip("set LEADERBOARD_AUDIT_REAL=1 to run real models", allow_module_level=True)
 
-SHARED = Path(__file__).resolve().parent / "data" / "benchmarks"     # vendored slices (README there)
+SHARED = Path(__file__).resolve().parent / "data" / "benchmarks"  # vendored slices (README there)
 
 
 def test_vllm_and_transformers_bits_identical_float32(tmp_path):
@@ -40,11 +41,16 @@ def test_vllm_and_transformers_bits_identical_float32(tmp_path):
     # process runs one thread and the per-prompt loop crawls.
     for name in ("transformers", "vllm"):
         eng = make_engine(name, path, dtype="float32")
-        got[name] = {b: run_chunk(eng, h, its, benchmark=b, model="m", chat_template=False)
-                     for b, its in items.items()}
+        got[name] = {b: run_chunk(eng, h, its, benchmark=b, model="m", chat_template=False) for b, its in items.items()}
         eng.close()
-    report = {"items": n * len(items), "configs": len(h.configs), "bit_mismatches": 0,
-              "pred_mismatches": 0, "text_mismatches": 0, "max_abs_ll_diff": 0.0}
+    report = {
+        "items": n * len(items),
+        "configs": len(h.configs),
+        "bit_mismatches": 0,
+        "pred_mismatches": 0,
+        "text_mismatches": 0,
+        "max_abs_ll_diff": 0.0,
+    }
     for b in items:
         (lv, rv), (lh, rh) = got["vllm"][b], got["transformers"][b]
         for a, c, ra, rc in zip(lv, lh, rv, rh):
@@ -56,6 +62,7 @@ def test_vllm_and_transformers_bits_identical_float32(tmp_path):
                     report["max_abs_ll_diff"] = max(report["max_abs_ll_diff"], abs(x - y))
     print(json.dumps(report))
     (Path(os.environ.get("LEADERBOARD_AUDIT_REPORT_DIR", tmp_path)) / "engines_report.json").write_text(
-        json.dumps(report, indent=1) + "\n")
+        json.dumps(report, indent=1) + "\n"
+    )
     assert report["bit_mismatches"] == 0 and report["pred_mismatches"] == 0, report
     assert report["max_abs_ll_diff"] < 1e-3, report

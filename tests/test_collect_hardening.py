@@ -4,6 +4,7 @@ Each test builds the bad input with the fake engine and asserts the clean behavi
 a checkpoint or a final file that lost lines is recomputed, never trusted; bad specs,
 outputs and model names are one error line (exit 4), not a traceback.
 """
+
 from __future__ import annotations
 
 import json
@@ -63,6 +64,7 @@ def _without_provenance(tree: dict[str, bytes]) -> dict[str, bytes]:
 
 # --------------------------------------------------------------------------- item 22
 
+
 @pytest.mark.parametrize("damage", ["drop_line", "drop_raw", "drop_config", "bad_json"])
 def test_damaged_checkpoint_is_recomputed(tmp_path, damage, capsys):
     ref = _ref(tmp_path)
@@ -73,7 +75,7 @@ def test_damaged_checkpoint_is_recomputed(tmp_path, damage, capsys):
     chunk = min((out / "_work" / "arc").rglob("chunk-00000.json"))
     obj = json.loads(chunk.read_text())
     assert len(obj["ids"]) == 5
-    if damage == "drop_line":          # right ids, one line missing: was accepted before
+    if damage == "drop_line":  # right ids, one line missing: was accepted before
         obj["lines"] = obj["lines"][:-1]
     elif damage == "drop_raw":
         obj["raw"] = obj["raw"][:-1]
@@ -90,6 +92,7 @@ def test_damaged_checkpoint_is_recomputed(tmp_path, damage, capsys):
 
 # --------------------------------------------------------------------------- item 23
 
+
 @pytest.mark.parametrize("damage", ["truncate", "flip_byte", "delete_raw", "delete_manifest"])
 def test_damaged_final_file_is_recollected(tmp_path, damage, capsys):
     spec = _spec(tmp_path)
@@ -97,11 +100,11 @@ def test_damaged_final_file_is_recollected(tmp_path, damage, capsys):
     ref = _without_provenance(_tree(root))
     f = root / "arc" / "two.jsonl"
     data = f.read_bytes()
-    if damage == "truncate":           # a final file cut after a complete run was trusted before
+    if damage == "truncate":  # a final file cut after a complete run was trusted before
         f.write_bytes(data[: data.rindex(b"\n", 0, len(data) - 1) + 1])
     elif damage == "flip_byte":
         i = data.index(b'"correct":{') + len(b'"correct":{"gen|digit_labels|p0":')
-        f.write_bytes(data[:i] + (b"1" if data[i:i + 1] == b"0" else b"0") + data[i + 1:])
+        f.write_bytes(data[:i] + (b"1" if data[i : i + 1] == b"0" else b"0") + data[i + 1 :])
     elif damage == "delete_raw":
         (root / "_raw" / "arc" / "two.jsonl").unlink()
     else:
@@ -118,9 +121,9 @@ def test_manifest_records_line_count_hash_and_provenance(tmp_path):
     root = collect(_spec(tmp_path), progress=False)
     man = json.loads((root / "_raw" / "mmlu" / "m__one.manifest.json").read_text())
     import hashlib
+
     data = (root / "mmlu" / "m__one.jsonl").read_bytes()
-    assert man["records"] == {"path": "mmlu/m__one.jsonl", "lines": 12,
-                              "sha256": hashlib.sha256(data).hexdigest()}
+    assert man["records"] == {"path": "mmlu/m__one.jsonl", "lines": 12, "sha256": hashlib.sha256(data).hexdigest()}
     assert man["raw"]["lines"] == 12
     prov = man["provenance"]
     assert prov["engine"] == "fake" and prov["dtype"] == "auto"
@@ -131,16 +134,20 @@ def test_manifest_records_line_count_hash_and_provenance(tmp_path):
 
 def test_weight_hashes_of_a_model_folder(tmp_path):
     from leaderboard_audit.collect.manifest import weight_hashes
+
     (tmp_path / "model.safetensors").write_bytes(b"abc")
     (tmp_path / "config.json").write_text("{}")
     (tmp_path / "notes.txt").write_text("ignored")
     h = weight_hashes(str(tmp_path))
-    assert h == {"model.safetensors": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
-                 "config.json": "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"}
+    assert h == {
+        "model.safetensors": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+        "config.json": "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a",
+    }
     assert weight_hashes("org/hub-id") == {}
 
 
 # --------------------------------------------------------------------------- item 24
+
 
 def _run_cli(args: list[str], capsys) -> tuple[int, str]:
     capsys.readouterr()
@@ -223,6 +230,7 @@ def test_pytest_audit_collect_bad_spec_is_a_usage_error(pytester, tmp_path):
 
 # --------------------------------------------------------------------------- incremental (issue 14)
 
+
 def test_adding_a_model_collects_only_that_model(tmp_path):
     spec = _spec(tmp_path, models=["a", "b"])
     root = collect(spec, progress=False, engine_factory=lambda m: CountingFake(m.path))
@@ -231,7 +239,7 @@ def test_adding_a_model_collects_only_that_model(tmp_path):
     CountingFake.log.clear()
     spec = _spec(tmp_path, models=["a", "b", "c"])
     collect(spec, progress=False, engine_factory=lambda m: CountingFake(m.path))
-    assert set(CountingFake.log) == {"fake-c"}      # no engine call for a or b
+    assert set(CountingFake.log) == {"fake-c"}  # no engine call for a or b
     after = _tree(root)
     assert {k: after[k] for k in before} == before
     assert stamps == {p: p.stat().st_mtime_ns for p in stamps}
@@ -250,7 +258,7 @@ def test_adding_a_benchmark_keeps_the_other_files(tmp_path):
     spec = _spec(tmp_path, models=["a"])
     collect(spec, progress=False, engine_factory=lambda m: CountingFake(m.path))
     assert (root / "arc" / "a.jsonl").stat().st_mtime_ns == arc
-    assert len(CountingFake.log) == 2 * 3           # mmlu only: 3 chunks x (generate + score)
+    assert len(CountingFake.log) == 2 * 3  # mmlu only: 3 chunks x (generate + score)
 
 
 def test_only_model_cli_then_submission_audit(tmp_path, capsys, pytester):
@@ -272,6 +280,7 @@ def test_fixtures_real_is_complete_for_its_spec(tmp_path):
     import shutil
 
     from leaderboard_audit.collect.spec import load_spec
+
     real = Path(__file__).resolve().parents[1] / "fixtures" / "real"
     spec = load_spec(real / "spec.toml")
     if spec.benchmarks_dir is None or not spec.benchmarks_dir.is_dir():
@@ -281,11 +290,13 @@ def test_fixtures_real_is_complete_for_its_spec(tmp_path):
 
     def no_engine(m):
         raise AssertionError(f"{m.name} would be recollected")
+
     collect(spec, progress=False, engine_factory=no_engine)
     assert _tree(tmp_path / "real") == _tree(real)
 
 
 # --------------------------------------------------------------------------- batches vs checkpoints (issue 14.1)
+
 
 class BatchDependentFake(FakeEngine):
     """A fake whose answers depend on the batch size, like an engine whose numerics do."""
@@ -306,7 +317,7 @@ def test_batch_items_groups_chunks_into_one_engine_call(tmp_path):
     root = collect(spec, progress=False, engine_factory=lambda m: CountingFake(m.path))
     # 12 items per benchmark in chunks of 5 -> 3 chunks -> 1 group of 3: one generate + one score call
     assert len(CountingFake.log) == 2 * 2 * 2
-    assert _records_only(_tree(root)) == _records_only(_tree(ref))     # a batch-invariant engine: same bits
+    assert _records_only(_tree(root)) == _records_only(_tree(ref))  # a batch-invariant engine: same bits
     assert json.loads((root / "grid.json").read_text())["collector"]["batch_items"] == 15
 
 
@@ -323,11 +334,12 @@ def test_resume_inside_a_group_recomputes_the_whole_group(tmp_path):
             super()._tick()
             if self.calls > 2:
                 raise _Boom("engine died")
+
     with pytest.raises(_Boom):
         collect(spec, progress=False, engine_factory=lambda m: Crash(m.path))
     work = tmp_path / "b" / "records" / "_work" / "arc" / "m__one"
     assert (work / "chunk-00000.json").exists() and (work / "chunk-00001.json").exists()
-    (work / "chunk-00001.json").unlink()          # half of group 0 survives
+    (work / "chunk-00001.json").unlink()  # half of group 0 survives
     collect(spec, progress=False, engine_factory=lambda m: BatchDependentFake(m.path))
     out = tmp_path / "b" / "records"
     assert _without_provenance(_tree(out)) == _without_provenance(_tree(ref))
@@ -335,6 +347,7 @@ def test_resume_inside_a_group_recomputes_the_whole_group(tmp_path):
 
 def test_packaged_weights_are_verified_against_the_recorded_hash(tmp_path, monkeypatch):
     from leaderboard_audit.collect import models
+
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "m.gguf").write_bytes(b"weights")
     src = models.GGUFSource("t", "test", ("pkg",), (("pkg", "m.gguf"),), "0" * 64, version="1.0")
@@ -344,10 +357,14 @@ def test_packaged_weights_are_verified_against_the_recorded_hash(tmp_path, monke
     def module_dir(module, package, *, install, version=None):
         calls.append((package, version))
         return tmp_path / module
+
     monkeypatch.setattr(models, "_module_dir", module_dir)
     with pytest.raises(ValueError, match="sha256 differs from the recorded"):
         models.gguf_file("t")
     assert calls == [("pkg", "1.0")]
     import hashlib
-    monkeypatch.setitem(models.KNOWN, "t", src.__class__(**{**src.__dict__, "sha256": hashlib.sha256(b"weights").hexdigest()}))
+
+    monkeypatch.setitem(
+        models.KNOWN, "t", src.__class__(**{**src.__dict__, "sha256": hashlib.sha256(b"weights").hexdigest()})
+    )
     assert models.gguf_file("t") == tmp_path / "pkg" / "m.gguf"

@@ -5,6 +5,7 @@ records collected through HTTP must equal the in-process fake engine's byte for
 byte; scripted faults (429, 500, time-outs, malformed JSON, 400) exercise the
 retry paths. Every test is bounded: short time-outs, small backoffs, few retries.
 """
+
 from __future__ import annotations
 
 import json
@@ -103,8 +104,9 @@ class StubServer:
                 if self.logprobs and body.get("echo"):
                     c["logprobs"] = {"tokens": [str(t) for t in p], "token_logprobs": lps}
                 elif self.logprobs:
-                    c["prompt_logprobs"] = [None] + [{str(t): {"logprob": x, "rank": 1}}
-                                                     for t, x in zip(p[1:], lps[1:])]
+                    c["prompt_logprobs"] = [None] + [
+                        {str(t): {"logprob": x, "rank": 1}} for t, x in zip(p[1:], lps[1:])
+                    ]
                 choices.append(c)
             return {"choices": choices}
         outs = self.engine.generate(ids, body["max_tokens"])
@@ -113,10 +115,16 @@ class StubServer:
             if body.get("return_token_ids"):
                 c["token_ids"] = o
             choices.append(c)
-        return {"choices": choices[::-1]}          # out of order on purpose: the client sorts by index
+        return {"choices": choices[::-1]}  # out of order on purpose: the client sorts by index
 
-    def fault(self, code: int, body: bytes = b'{"error": "x"}', headers: dict[str, str] | None = None,
-              sleep: float = 0.0, times: int = 1) -> None:
+    def fault(
+        self,
+        code: int,
+        body: bytes = b'{"error": "x"}',
+        headers: dict[str, str] | None = None,
+        sleep: float = 0.0,
+        times: int = 1,
+    ) -> None:
         for _ in range(times):
             self.faults.append((code, headers or {}, body, sleep))
 
@@ -133,8 +141,14 @@ def server():
 
 
 def _engine(server: StubServer, **kw: Any) -> OpenAIEngine:
-    opts: dict[str, Any] = {"base_url": server.url, "tokenizer": ByteTokenizer(), "backoff_s": 0.01,
-                            "max_backoff_s": 0.05, "timeout_s": 5.0, "max_retries": 3}
+    opts: dict[str, Any] = {
+        "base_url": server.url,
+        "tokenizer": ByteTokenizer(),
+        "backoff_s": 0.01,
+        "max_backoff_s": 0.05,
+        "timeout_s": 5.0,
+        "max_retries": 3,
+    }
     opts.update(kw)
     return OpenAIEngine("unused", **opts)
 
@@ -147,15 +161,14 @@ REQS = [(ByteTokenizer().encode(f"Stem {i} option {j}"), 8) for i in range(3) fo
 @pytest.mark.parametrize("per_request", [1, 3, 0])
 def test_results_equal_the_engine_behind_the_server(server, dialect, per_request):
     eng = _engine(server, dialect=dialect, prompts_per_request=per_request, concurrency=3)
-    assert eng.model == "fake-m"                       # the one served model, found at /v1/models
+    assert eng.model == "fake-m"  # the one served model, found at /v1/models
     ref = FakeEngine("fake-m")
     assert eng.generate(PROMPTS, 8) == ref.generate(PROMPTS, 8)
     assert eng.score(REQS) == ref.score(REQS)
     gen = [b for b in server.seen if "max_tokens" in b and b["max_tokens"] == 8]
     assert all(b["temperature"] == 0.0 and b["top_p"] == 1.0 and b["seed"] == 1234 for b in gen)
     if dialect == "vllm":
-        assert all(b["stop_token_ids"] == [0] and b["ignore_eos"] and isinstance(b["prompt"][0], list)
-                   for b in gen)
+        assert all(b["stop_token_ids"] == [0] and b["ignore_eos"] and isinstance(b["prompt"][0], list) for b in gen)
     else:
         assert all("stop_token_ids" not in b and "echo" not in b for b in gen)
         assert all(b["echo"] and b["max_tokens"] == 0 for b in server.seen if b.get("logprobs") == 0)
@@ -174,7 +187,7 @@ def test_chat_generation_and_its_refusal_to_score(server):
 
 
 def test_concurrency_limit_is_respected(server):
-    server.delay = 0.3   # long enough that two requests overlap even on a loaded machine
+    server.delay = 0.3  # long enough that two requests overlap even on a loaded machine
     eng = _engine(server, concurrency=2, prompts_per_request=1)
     eng.generate(PROMPTS, 8)
     assert server.max_inflight == 2
@@ -209,7 +222,7 @@ def test_500_is_retried_then_gives_up_with_the_last_error(server):
 
 def test_timeouts_are_retried_and_bounded(server):
     eng = _engine(server, timeout_s=0.2, max_retries=2)
-    server.fault(200, sleep=0.6)                   # answers too late once
+    server.fault(200, sleep=0.6)  # answers too late once
     assert eng.generate(PROMPTS[:1], 8) == FakeEngine("fake-m").generate(PROMPTS[:1], 8)
     server.fault(200, sleep=0.6, times=3)
     t = time.monotonic()
@@ -272,33 +285,55 @@ def test_bad_options_are_refused(server, monkeypatch):
 
 def _bench(tmp: Path) -> str:
     arc = tmp / "arc.jsonl"
-    arc.write_text("".join(json.dumps({"id": f"Q{i}", "question": f"What is {i}?",
-                                       "choices": {"text": [f"opt{i}-{j}" for j in range(4)],
-                                                   "label": list("ABCD")},
-                                       "answerKey": "ABCD"[i % 4]}) + "\n" for i in range(16)))
+    arc.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"Q{i}",
+                    "question": f"What is {i}?",
+                    "choices": {"text": [f"opt{i}-{j}" for j in range(4)], "label": list("ABCD")},
+                    "answerKey": "ABCD"[i % 4],
+                }
+            )
+            + "\n"
+            for i in range(16)
+        )
+    )
     return str(arc)
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != "grid.json" and not p.name.endswith((".fingerprint", ".manifest.json"))}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != "grid.json" and not p.name.endswith((".fingerprint", ".manifest.json"))
+    }
 
 
-def test_collect_through_the_api_equals_the_in_process_engine_and_keeps_the_key_out(server, tmp_path,
-                                                                                   monkeypatch):
+def test_collect_through_the_api_equals_the_in_process_engine_and_keeps_the_key_out(server, tmp_path, monkeypatch):
     monkeypatch.setenv("LA_TEST_KEY", KEY)
     arc = _bench(tmp_path)
-    base = {"n_items": 10, "chunk_items": 4, "benchmarks": ["arc"], "benchmark_files": {"arc": arc},
-            "models": [{"name": "m", "path": "fake-m"}]}
+    base = {
+        "n_items": 10,
+        "chunk_items": 4,
+        "benchmarks": ["arc"],
+        "benchmark_files": {"arc": arc},
+        "models": [{"name": "m", "path": "fake-m"}],
+    }
     ref = collect(dict(base, output=str(tmp_path / "ref"), engine="fake"), progress=False)
-    opts = {"base_url": server.url, "api_key_env": "LA_TEST_KEY", "prompts_per_request": 0,
-            "concurrency": 2, "backoff_s": 0.01}
+    opts = {
+        "base_url": server.url,
+        "api_key_env": "LA_TEST_KEY",
+        "prompts_per_request": 0,
+        "concurrency": 2,
+        "backoff_s": 0.01,
+    }
     spec = dict(base, output=str(tmp_path / "api"), engine="openai", engine_options=opts)
 
     def factory(m):
         return OpenAIEngine(m.path, tokenizer=ByteTokenizer(), **opts)
 
-    server.fault(429, headers={"Retry-After": "0"})        # a rate limit mid-run changes nothing
+    server.fault(429, headers={"Retry-After": "0"})  # a rate limit mid-run changes nothing
     got = collect(spec, progress=False, engine_factory=factory)
     assert _tree(got) == _tree(ref)
     assert set(server.auth) == {"Bearer " + KEY}

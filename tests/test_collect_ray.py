@@ -4,6 +4,7 @@ Skips without Ray (``pip install 'leaderboard-audit[ray]'``). The fake engine ru
 everywhere; ``LEADERBOARD_AUDIT_REAL=1`` in the collection environment (torch,
 transformers) adds the transformers engine on SmolLM2-135M-Instruct.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,20 +33,47 @@ def cluster():
 def _files(d: Path) -> dict[str, str]:
     d.mkdir(parents=True, exist_ok=True)
     arc, mm = d / "arc.jsonl", d / "mmlu.jsonl"
-    arc.write_text("".join(json.dumps({"id": f"Q{i}", "question": f"What is {i}?",
-                                       "choices": {"text": [f"opt{i}-{j}" for j in range(4)],
-                                                   "label": list("ABCD")},
-                                       "answerKey": "ABCD"[i % 4]}) + "\n" for i in range(23)))
-    mm.write_text("".join(json.dumps({"question": f"{i} plus {i}?", "subject": "math",
-                                      "choices": [str(i + k) for k in range(4)], "answer": i % 4}) + "\n"
-                          for i in range(17)))
+    arc.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"Q{i}",
+                    "question": f"What is {i}?",
+                    "choices": {"text": [f"opt{i}-{j}" for j in range(4)], "label": list("ABCD")},
+                    "answerKey": "ABCD"[i % 4],
+                }
+            )
+            + "\n"
+            for i in range(23)
+        )
+    )
+    mm.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "question": f"{i} plus {i}?",
+                    "subject": "math",
+                    "choices": [str(i + k) for k in range(4)],
+                    "answer": i % 4,
+                }
+            )
+            + "\n"
+            for i in range(17)
+        )
+    )
     return {"arc": str(arc), "mmlu": str(mm)}
 
 
 def _spec(tmp: Path, out: str, **kw):
-    obj = {"output": str(tmp / out), "engine": "fake", "n_items": 12, "chunk_items": 5,
-           "benchmarks": ["arc", "mmlu"], "benchmark_files": _files(tmp / "bench"),
-           "models": [{"name": "m/one", "path": "fake-one"}, {"name": "two", "path": "fake-two"}]}
+    obj = {
+        "output": str(tmp / out),
+        "engine": "fake",
+        "n_items": 12,
+        "chunk_items": 5,
+        "benchmarks": ["arc", "mmlu"],
+        "benchmark_files": _files(tmp / "bench"),
+        "models": [{"name": "m/one", "path": "fake-one"}, {"name": "two", "path": "fake-two"}],
+    }
     obj.update(kw)
     return spec_from_obj(obj)
 
@@ -54,6 +82,7 @@ def _tree(root: Path) -> dict[str, bytes]:
     """Every file's bytes; a manifest counts by what it certifies (fingerprints, line counts and
     hashes), not by its provenance, which says how each run made the file."""
     import json
+
     out = {}
     for p in sorted(root.rglob("*")):
         if p.is_file():
@@ -89,8 +118,7 @@ def test_a_killed_ray_run_resumes_to_the_same_bytes(cluster, tmp_path):
     ref = collect(_spec(tmp_path, "ref"), progress=False)
     # each actor process exits like SIGKILL after 2 engine calls; the driver stops with the error
     with pytest.raises(ray.exceptions.RayActorError):
-        collect_ray(_spec(tmp_path, "ray"), progress=False,
-                    actor_env={"LEADERBOARD_AUDIT_FAKE_CRASH_AFTER": "2"})
+        collect_ray(_spec(tmp_path, "ray"), progress=False, actor_env={"LEADERBOARD_AUDIT_FAKE_CRASH_AFTER": "2"})
     work = tmp_path / "ray" / "_work"
     assert any(work.rglob("chunk-*.json")), "some chunks were checkpointed before the crash"
     assert not (tmp_path / "ray" / "arc" / "m__one.jsonl").exists()
@@ -101,17 +129,30 @@ def test_a_killed_ray_run_resumes_to_the_same_bytes(cluster, tmp_path):
 def test_single_process_run_killed_then_finished_on_ray(cluster, tmp_path):
     import subprocess
     import sys
+
     ref = collect(_spec(tmp_path, "ref"), progress=False)
     spec_path = tmp_path / "spec.json"
-    obj = {"output": str(tmp_path / "mixed"), "engine": "fake", "n_items": 12, "chunk_items": 5,
-           "benchmarks": ["arc", "mmlu"], "benchmark_files": _files(tmp_path / "bench"),
-           "models": [{"name": "m/one", "path": "fake-one"}, {"name": "two", "path": "fake-two"}]}
+    obj = {
+        "output": str(tmp_path / "mixed"),
+        "engine": "fake",
+        "n_items": 12,
+        "chunk_items": 5,
+        "benchmarks": ["arc", "mmlu"],
+        "benchmark_files": _files(tmp_path / "bench"),
+        "models": [{"name": "m/one", "path": "fake-one"}, {"name": "two", "path": "fake-two"}],
+    }
     spec_path.write_text(json.dumps(obj))
-    code = ("import json, sys; from leaderboard_audit.collect.run import collect; "
-            f"collect(json.load(open({str(spec_path)!r})), progress=False)")
-    r = subprocess.run([sys.executable, "-c", code], check=False,
-                       env=dict(os.environ, LEADERBOARD_AUDIT_FAKE_CRASH_AFTER="5"),
-                       capture_output=True, timeout=120)
+    code = (
+        "import json, sys; from leaderboard_audit.collect.run import collect; "
+        f"collect(json.load(open({str(spec_path)!r})), progress=False)"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        check=False,
+        env=dict(os.environ, LEADERBOARD_AUDIT_FAKE_CRASH_AFTER="5"),
+        capture_output=True,
+        timeout=120,
+    )
     assert r.returncode == 137, r.stderr.decode()[-2000:]
     got = collect_ray(spec_from_obj(obj), progress=False)
     assert _tree(got) == _tree(ref)
@@ -119,9 +160,16 @@ def test_single_process_run_killed_then_finished_on_ray(cluster, tmp_path):
 
 def test_cli_ray_flag(cluster, tmp_path, capsys):
     from leaderboard_audit.collect.cli import main
+
     files = _files(tmp_path / "bench")
-    lines = [f'output = "{tmp_path / "cli"}"', 'engine = "fake"', "n_items = 6", "chunk_items = 5",
-             'benchmarks = ["arc", "mmlu"]', "[benchmark_files]"]
+    lines = [
+        f'output = "{tmp_path / "cli"}"',
+        'engine = "fake"',
+        "n_items = 6",
+        "chunk_items = 5",
+        'benchmarks = ["arc", "mmlu"]',
+        "[benchmark_files]",
+    ]
     lines += [f'{k} = "{v}"' for k, v in files.items()]
     lines += ["[[models]]", 'name = "two"', 'path = "fake-two"']
     (tmp_path / "s.toml").write_text("\n".join(lines) + "\n")
@@ -129,8 +177,7 @@ def test_cli_ray_flag(cluster, tmp_path, capsys):
     out = capsys.readouterr()
     assert "records: " in out.out and "12 items x 26 configs" in out.out
     assert "[collect] ray: two on 1 actor(s)" in out.err
-    ref = collect(_spec(tmp_path, "ref2", n_items=6, models=[{"name": "two", "path": "fake-two"}]),
-                  progress=False)
+    ref = collect(_spec(tmp_path, "ref2", n_items=6, models=[{"name": "two", "path": "fake-two"}]), progress=False)
     assert _tree(tmp_path / "cli") == _tree(ref)
 
 
@@ -151,10 +198,16 @@ def test_transformers_engine_on_ray_equals_single_process(cluster, tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     from leaderboard_audit.collect.benchmarks import local_file
-    base = {"engine": "transformers", "n_items": 2, "chunk_items": 1, "benchmarks": ["arc", "truthfulqa"],
-            "benchmark_files": {b: str(local_file(b, SHARED)) for b in ("arc", "truthfulqa")},
-            "engine_options": {"threads": 1},
-            "models": [{"name": "SmolLM2-135M-Instruct", "path": "gguf:smollm2-135m-instruct"}]}
+
+    base = {
+        "engine": "transformers",
+        "n_items": 2,
+        "chunk_items": 1,
+        "benchmarks": ["arc", "truthfulqa"],
+        "benchmark_files": {b: str(local_file(b, SHARED)) for b in ("arc", "truthfulqa")},
+        "engine_options": {"threads": 1},
+        "models": [{"name": "SmolLM2-135M-Instruct", "path": "gguf:smollm2-135m-instruct"}],
+    }
     ref = collect(spec_from_obj(dict(base, output=str(tmp_path / "ref"))), progress=False)
     got = collect_ray(spec_from_obj(dict(base, output=str(tmp_path / "ray"))), progress=False)
     assert _tree(got) == _tree(ref)

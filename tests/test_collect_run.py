@@ -1,4 +1,5 @@
 """The runner with the fake engine: records-v1 output, atomic files, SIGKILL + resume, progress."""
+
 from __future__ import annotations
 
 import json
@@ -20,23 +21,45 @@ def _bench_files(d: Path) -> dict[str, str]:
     with open(arc, "w") as fh:
         for i in range(23):
             n = 3 if i == 4 else 4
-            fh.write(json.dumps({"id": f"Q{i}", "question": f"What is {i}?",
-                                 "choices": {"text": [f"opt{i}-{j}" for j in range(n)],
-                                             "label": list("ABCD")[:n]},
-                                 "answerKey": "ABCD"[i % 4 if n == 4 else 0]}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "id": f"Q{i}",
+                        "question": f"What is {i}?",
+                        "choices": {"text": [f"opt{i}-{j}" for j in range(n)], "label": list("ABCD")[:n]},
+                        "answerKey": "ABCD"[i % 4 if n == 4 else 0],
+                    }
+                )
+                + "\n"
+            )
     mm = d / "mmlu.jsonl"
     with open(mm, "w") as fh:
         for i in range(17):
-            fh.write(json.dumps({"question": f"{i} plus {i}?", "subject": "math",
-                                 "choices": [str(i + k) for k in range(4)], "answer": i % 4}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "question": f"{i} plus {i}?",
+                        "subject": "math",
+                        "choices": [str(i + k) for k in range(4)],
+                        "answer": i % 4,
+                    }
+                )
+                + "\n"
+            )
     return {"arc": str(arc), "mmlu": str(mm)}
 
 
 def _spec(tmp: Path, out: str = "records", **kw) -> Path:
     files = _bench_files(tmp / "bench")
     models = kw.pop("models", ["m/one", "two"])
-    lines = [f'output = "{out}"', 'engine = "fake"', 'n_items = 12', 'chunk_items = 5',
-             'benchmarks = ["arc", "mmlu"]', "[benchmark_files]"]
+    lines = [
+        f'output = "{out}"',
+        'engine = "fake"',
+        "n_items = 12",
+        "chunk_items = 5",
+        'benchmarks = ["arc", "mmlu"]',
+        "[benchmark_files]",
+    ]
     lines += [f'{k} = "{v}"' for k, v in files.items()]
     for m in models:
         lines += ["[[models]]", f'name = "{m}"', f'path = "fake-{m}"']
@@ -58,13 +81,13 @@ def test_collect_writes_valid_records(tmp_path, capsys):
     assert (root / "_raw" / "arc" / "two.jsonl").exists()
     assert not (root / "_work").exists()
     line = json.loads((root / "arc" / "two.jsonl").read_text().splitlines()[0])
-    assert set(line) >= {"benchmark", "model", "item_id", "gold", "question", "options", "correct",
-                         "pred", "margin"}
+    assert set(line) >= {"benchmark", "model", "item_id", "gold", "question", "options", "correct", "pred", "margin"}
     assert set(line["margin"]) == {"ll|cloze_plain", "ll|cloze_question"}
     for k, v in line["pred"].items():
         assert line["correct"][k] == int(v is not None and v == line["gold"])
     # raw sidecar text re-parses to the recorded preds
     from leaderboard_audit.collect.harness import paper_harness, parse_answer
+
     cfg = {c.key: c for c in paper_harness().configs}
     raw = json.loads((root / "_raw" / "arc" / "two.jsonl").read_text().splitlines()[0])
     assert raw["item_id"] == line["item_id"]
@@ -74,6 +97,7 @@ def test_collect_writes_valid_records(tmp_path, capsys):
     assert "items/s" in err and "ETA" in err and "item-configs/s" in err
     # ARC item with 3 choices is dropped from the pool: 22 of the 23 rows, less the 5 reserved
     from leaderboard_audit.collect.benchmarks import load_items
+
     pool = [it.item_id for it in load_items("arc", None, files=str(tmp_path / "bench" / "arc.jsonl"))]
     assert len(pool) == 22 - 5 and "arc/Q4" not in pool + list(rec.items.item_id)
 
@@ -128,6 +152,7 @@ def test_ll_requests_split_option_tokens():
     from leaderboard_audit.collect.engines.fake import ByteTokenizer
     from leaderboard_audit.collect.harness import paper_harness
     from leaderboard_audit.collect.benchmarks import Item
+
     cfg = paper_harness().ll_configs[0]
     it = Item("x/1", "Hi", ("yes", "no", "ok", "k"), 0)
     reqs = ll_requests(ByteTokenizer(), cfg, it, " ")
@@ -152,6 +177,7 @@ def test_spec_validation(tmp_path):
 
 def test_cli_entry_points(tmp_path, capsys):
     from leaderboard_audit.collect.cli import main, models_main
+
     assert main([str(_spec(tmp_path)), "--quiet"]) == 0
     assert "records:" in capsys.readouterr().out
     assert models_main(["list"]) == 0
@@ -159,10 +185,12 @@ def test_cli_entry_points(tmp_path, capsys):
 
 
 def test_collector_does_not_import_pytest_or_torch():
-    code = ("import sys, leaderboard_audit.collect.run, leaderboard_audit.collect.cli, "
-            "leaderboard_audit.collect.models, leaderboard_audit.collect.engines; "
-            "bad = [m for m in ('pytest', 'torch', 'vllm', 'transformers') if m in sys.modules]; "
-            "print(bad); sys.exit(1 if bad else 0)")
+    code = (
+        "import sys, leaderboard_audit.collect.run, leaderboard_audit.collect.cli, "
+        "leaderboard_audit.collect.models, leaderboard_audit.collect.engines; "
+        "bad = [m for m in ('pytest', 'torch', 'vllm', 'transformers') if m in sys.modules]; "
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
 

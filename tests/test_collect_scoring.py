@@ -1,4 +1,5 @@
 """Likelihood normalisations (acc / acc_norm / per-token mean) and chat-template kwargs from the spec (issue 14.5-6)."""
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,10 @@ def test_hand_computed_scores():
 def test_normalisations_change_the_decision():
     # option 0: 1 token at -1.0; option 1: 4 tokens at -0.5 each (longer text)
     s0, s1 = ([-1.0], "a"), ([-0.5] * 4, "abcdefghij")
-    pick = {n: max((0, 1), key=lambda j, n=n: get_normalization(n).score(*(s0, s1)[j]))
-            for n in ("mean_token_logprob", "acc", "acc_norm")}
+    pick = {
+        n: max((0, 1), key=lambda j, n=n: get_normalization(n).score(*(s0, s1)[j]))
+        for n in ("mean_token_logprob", "acc", "acc_norm")
+    }
     assert pick == {"mean_token_logprob": 1, "acc": 0, "acc_norm": 1}
 
 
@@ -43,9 +46,14 @@ def test_a_user_registered_normalization(tmp_path):
 
         def score(self, lps, option):
             return lps[-1]
+
     try:
-        h = harness_from_obj({"extends": "paper", "templates": {
-            "cloze_last": {"scoring": "ll", "text": "[q]\nAnswer:", "normalization": "last_token"}}})
+        h = harness_from_obj(
+            {
+                "extends": "paper",
+                "templates": {"cloze_last": {"scoring": "ll", "text": "[q]\nAnswer:", "normalization": "last_token"}},
+            }
+        )
         cfg = next(c for c in h.to_grid().configs if c.key == "ll|cloze_last")
         assert cfg.extra["normalization"] == "last_token" and cfg.extra["margin"].endswith("(nats)")
     finally:
@@ -54,8 +62,10 @@ def test_a_user_registered_normalization(tmp_path):
 
 def test_grid_with_acc_norm_collects_and_discloses(tmp_path):
     grid = tmp_path / "grid.toml"
-    grid.write_text('extends = "paper"\n[templates.cloze_accnorm]\nscoring = "ll"\ntext = "[q]\\nAnswer:"\n'
-                    'normalization = "acc_norm"\n')
+    grid.write_text(
+        'extends = "paper"\n[templates.cloze_accnorm]\nscoring = "ll"\ntext = "[q]\\nAnswer:"\n'
+        'normalization = "acc_norm"\n'
+    )
     spec = _spec(tmp_path)
     spec.write_text(f'grid = "{grid}"\n' + spec.read_text())
     root = collect(spec, progress=False)
@@ -72,6 +82,7 @@ def test_grid_with_acc_norm_collects_and_discloses(tmp_path):
 
 def test_bad_normalization_in_a_grid_file(tmp_path, capsys):
     from leaderboard_audit.collect.cli import main
+
     grid = tmp_path / "grid.toml"
     grid.write_text('[decoding]\nnormalization = "softmax"\n')
     spec = _spec(tmp_path)
@@ -82,7 +93,7 @@ def test_bad_normalization_in_a_grid_file(tmp_path, capsys):
 
 def test_chat_template_kwargs_reach_the_template(tmp_path):
     spec = _spec(tmp_path, models=["c"])
-    spec.write_text(spec.read_text() + 'chat_template = true\n[models.chat_template_kwargs]\nenable_thinking = false\n')
+    spec.write_text(spec.read_text() + "chat_template = true\n[models.chat_template_kwargs]\nenable_thinking = false\n")
     seen = []
 
     from leaderboard_audit.collect.engines.fake import FakeEngine
@@ -91,6 +102,7 @@ def test_chat_template_kwargs_reach_the_template(tmp_path):
         def generate(self, prompts, max_tokens, *, seed=1234):
             seen.extend(self.tokenizer.decode(p) for p in prompts[:1])
             return super().generate(prompts, max_tokens, seed=seed)
+
     root = collect(spec, progress=False, engine_factory=lambda m: Spy(m.path))
     assert seen and all("<enable_thinking=False><assistant>" in s for s in seen)
     g = json.loads((root / "grid.json").read_text())

@@ -1,6 +1,7 @@
 """leaderboard_audit.collect.summary: accuracy and unparseable rate per model x config of a
 collected records directory, on a hand-written directory and against the records reader on the
 committed fixtures/real records."""
+
 from __future__ import annotations
 
 import json
@@ -32,10 +33,10 @@ def records_dir(tmp_path: Path) -> Path:
     (tmp_path / "mmlu").mkdir()
     # m/one: 3 items over two benchmarks; the generation config has one unparseable answer (pred null)
     (tmp_path / "arc" / "m__one.jsonl").write_text(
-        line("m/one", {"ll|a": 1, "gen|b|x": 0}, {"ll|a": 0, "gen|b|x": None}) +
-        line("m/one", {"ll|a": 0, "gen|b|x": 1}, {"ll|a": 2, "gen|b|x": 1}))
-    (tmp_path / "mmlu" / "m__one.jsonl").write_text(
-        line("m/one", {"ll|a": 1, "gen|b|x": 1}, {"ll|a": 0, "gen|b|x": 0}))
+        line("m/one", {"ll|a": 1, "gen|b|x": 0}, {"ll|a": 0, "gen|b|x": None})
+        + line("m/one", {"ll|a": 0, "gen|b|x": 1}, {"ll|a": 2, "gen|b|x": 1})
+    )
+    (tmp_path / "mmlu" / "m__one.jsonl").write_text(line("m/one", {"ll|a": 1, "gen|b|x": 1}, {"ll|a": 0, "gen|b|x": 0}))
     # no "model" field: the file name, with "__" read as "/"; no "pred" at all: nothing unparsed
     (tmp_path / "arc" / "org__two.jsonl").write_text(line(None, {"ll|a": 1, "gen|b|x": 0}, None))
     # skipped: the collector's work folders and hidden folders, and files not one level down
@@ -48,10 +49,14 @@ def records_dir(tmp_path: Path) -> Path:
 
 def test_summarize_counts_per_model_and_config(records_dir):
     assert summarize(records_dir) == {
-        "m/one": {"ll|a": {"n": 3, "correct": 2, "unparsed": 0, "accuracy": 2 / 3, "unparsed_rate": 0.0},
-                  "gen|b|x": {"n": 3, "correct": 2, "unparsed": 1, "accuracy": 2 / 3, "unparsed_rate": 1 / 3}},
-        "org/two": {"ll|a": {"n": 1, "correct": 1, "unparsed": 0, "accuracy": 1.0, "unparsed_rate": 0.0},
-                    "gen|b|x": {"n": 1, "correct": 0, "unparsed": 0, "accuracy": 0.0, "unparsed_rate": 0.0}},
+        "m/one": {
+            "ll|a": {"n": 3, "correct": 2, "unparsed": 0, "accuracy": 2 / 3, "unparsed_rate": 0.0},
+            "gen|b|x": {"n": 3, "correct": 2, "unparsed": 1, "accuracy": 2 / 3, "unparsed_rate": 1 / 3},
+        },
+        "org/two": {
+            "ll|a": {"n": 1, "correct": 1, "unparsed": 0, "accuracy": 1.0, "unparsed_rate": 0.0},
+            "gen|b|x": {"n": 1, "correct": 0, "unparsed": 0, "accuracy": 0.0, "unparsed_rate": 0.0},
+        },
     }
 
 
@@ -60,7 +65,8 @@ def test_a_null_pred_of_a_likelihood_config_is_not_counted_unparsed(tmp_path):
     (tmp_path / "arc" / "m.jsonl").write_text(line("m", {"ll|a": 0, "gen|g": 0}, {"ll|a": None, "gen|g": None}))
     assert summarize(tmp_path)["m"] == {
         "ll|a": {"n": 1, "correct": 0, "unparsed": 0, "accuracy": 0.0, "unparsed_rate": 0.0},
-        "gen|g": {"n": 1, "correct": 0, "unparsed": 1, "accuracy": 0.0, "unparsed_rate": 1.0}}
+        "gen|g": {"n": 1, "correct": 0, "unparsed": 1, "accuracy": 0.0, "unparsed_rate": 1.0},
+    }
 
 
 def test_markdown_table(records_dir):
@@ -69,7 +75,8 @@ def test_markdown_table(records_dir):
         "|---|---|---|\n"
         "| `ll\\|a` | 0.67 / - | 1.00 / - |\n"
         "| `gen\\|b\\|x` | 0.67 / 0.33 | 0.00 / 0.00 |\n"
-        "| all gen configs (unparsed rate) | 0.333 | 0.000 |")
+        "| all gen configs (unparsed rate) | 0.333 | 0.000 |"
+    )
 
 
 def test_markdown_of_an_empty_directory_and_of_likelihood_only_records(tmp_path):
@@ -80,8 +87,12 @@ def test_markdown_of_an_empty_directory_and_of_likelihood_only_records(tmp_path)
 
 
 def test_module_prints_the_table(records_dir):
-    out = subprocess.run([sys.executable, "-m", "leaderboard_audit.collect.summary", str(records_dir)],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "leaderboard_audit.collect.summary", str(records_dir)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert out == markdown(records_dir) + "\n\n" + classes_markdown(records_dir) + "\n"
 
 

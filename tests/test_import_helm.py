@@ -1,4 +1,5 @@
 """HELM importer on the hand-made suite in tests/data/helm (HELM's file schemas)."""
+
 from __future__ import annotations
 
 import json
@@ -37,8 +38,12 @@ def test_suite_imports_with_perturbations_and_trials_as_configs():
     assert rec.grid.keys == KEYS
     assert rec.grid.reference == "original|t0"
     assert rec.shape == (2, 4, 6)
-    assert list(rec.items.item_id) == ["subject=anatomy/id12", "subject=anatomy/id27",
-                                       "subject=anatomy/id31", "subject=anatomy/id44"]
+    assert list(rec.items.item_id) == [
+        "subject=anatomy/id12",
+        "subject=anatomy/id27",
+        "subject=anatomy/id31",
+        "subject=anatomy/id44",
+    ]
     for d in run_dirs():
         spec = json.loads((d / "run_spec.json").read_text())
         m = rec.models.index(spec["adapter_spec"]["model"])
@@ -54,7 +59,7 @@ def test_gold_options_question_from_the_original_instance_and_predictions():
     assert rec.items.question[0].startswith("Which of the following is the body cavity")
     m = rec.models.index("eleutherai/pythia-1b-v0")
     i = list(rec.items.item_id).index("subject=anatomy/id27")
-    assert rec.pred[m, i, rec.grid.index("lowercase|t1")] == PRED_UNPARSEABLE   # answered " The"
+    assert rec.pred[m, i, rec.grid.index("lowercase|t1")] == PRED_UNPARSEABLE  # answered " The"
     # wherever the prediction parses, correct == (pred == gold)
     ok = rec.pred >= 0
     gold = np.array(rec.items.gold)[None, :, None]
@@ -99,8 +104,12 @@ def test_non_binary_stat_and_unknown_stat_are_errors():
 
 
 def test_mapping_renames_model_and_benchmark(tmp_path):
-    mp = {"runs": {"*model=openai_gpt2*": {"model": "gpt2", "benchmark": "mmlu_anatomy"},
-                   "*pythia*": {"model": "pythia-1b", "benchmark": "mmlu_anatomy"}}}
+    mp = {
+        "runs": {
+            "*model=openai_gpt2*": {"model": "gpt2", "benchmark": "mmlu_anatomy"},
+            "*pythia*": {"model": "pythia-1b", "benchmark": "mmlu_anatomy"},
+        }
+    }
     rec = load(SUITE, "helm", mapping=mp)
     assert rec.models == ("gpt2", "pythia-1b") and rec.benchmarks == ("mmlu_anatomy",)
 
@@ -115,8 +124,10 @@ def test_cli_helm(tmp_path, capsys):
 
 
 def test_parse_run_name():
-    assert parse_run_name("mmlu:subject=anatomy,method=multiple_choice_joint,model=openai_gpt2") == \
-        ("mmlu", {"subject": "anatomy", "method": "multiple_choice_joint", "model": "openai_gpt2"})
+    assert parse_run_name("mmlu:subject=anatomy,method=multiple_choice_joint,model=openai_gpt2") == (
+        "mmlu",
+        {"subject": "anatomy", "method": "multiple_choice_joint", "model": "openai_gpt2"},
+    )
 
 
 def test_not_a_suite(tmp_path):

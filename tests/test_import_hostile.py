@@ -2,6 +2,7 @@
 
 Self-contained: a synthetic lm-eval run built here and the HELM suite in tests/data/helm.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,11 +29,18 @@ def sample(i: int, bit: int) -> dict:
     lls = [["-2.5", "False"], ["-1.0", "True"], ["-3.0", "False"], ["-4.0", "False"]]
     if not bit:
         lls[0][0] = "-0.5"
-    return {"doc_id": i, "doc": {"id": f"q{i}", "question": f"Question {i}?", "choices": {"text": opts}},
-            "target": 1, "arguments": {f"gen_args_{j}": {"arg_0": f"Question {i}?", "arg_1": f" {o}"}
-                                       for j, o in enumerate(opts)},
-            "resps": [[x] for x in lls], "filtered_resps": lls, "filter": "none",
-            "doc_hash": f"h{i}", "acc": float(bit), "metrics": ["acc"]}
+    return {
+        "doc_id": i,
+        "doc": {"id": f"q{i}", "question": f"Question {i}?", "choices": {"text": opts}},
+        "target": 1,
+        "arguments": {f"gen_args_{j}": {"arg_0": f"Question {i}?", "arg_1": f" {o}"} for j, o in enumerate(opts)},
+        "resps": [[x] for x in lls],
+        "filtered_resps": lls,
+        "filter": "none",
+        "doc_hash": f"h{i}",
+        "acc": float(bit),
+        "metrics": ["acc"],
+    }
 
 
 def lmeval_runs(root: Path, lines: dict[str, list[str]] | None = None) -> Path:
@@ -60,7 +68,7 @@ def test_deeply_nested_samples_line_is_a_records_error(tmp_path):
 
 @pytest.mark.parametrize("field", ["acc", "doc_id", "doc", "target", "filtered_resps", "arguments"])
 def test_deep_but_parseable_values_are_records_errors_or_ignored(tmp_path, field):
-    depth = sys.getrecursionlimit() - 60        # decodes, but repr()/json.dumps of it would recurse too deep
+    depth = sys.getrecursionlimit() - 60  # decodes, but repr()/json.dumps of it would recurse too deep
     deep = json.loads("[" * depth + "]" * depth)
     rows = [sample(i, 1) for i in range(4)]
     rows[1][field] = deep
@@ -76,7 +84,7 @@ def test_deep_but_parseable_values_are_records_errors_or_ignored(tmp_path, field
 def test_deeply_nested_helm_file_is_a_records_error(tmp_path):
     suite = shutil.copytree(HELM, tmp_path / "v1")
     run = min(suite.iterdir())
-    (run / "scenario_state.json").write_text("{\"request_states\": " + "[" * DEEP + "]" * DEEP + "}")
+    (run / "scenario_state.json").write_text('{"request_states": ' + "[" * DEEP + "]" * DEEP + "}")
     with pytest.raises(RecordsError, match=r"scenario_state.json: unreadable JSON \(nested too deeply\)"):
         load(suite, "helm")
 
@@ -109,20 +117,25 @@ def test_fifo_inputs_never_hang(tmp_path):
 # ------------------------------------------------------------------ fuzz
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**30, 10**30) | st.floats(allow_nan=True, allow_infinity=True)
-    | st.text(max_size=12) | st.sampled_from(["1.0", "0", "True", "[1, 2]", "{'a': 1}", "A", "(b)", "-inf", "nan"]),
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**30), 10**30)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=12)
+    | st.sampled_from(["1.0", "0", "True", "[1, 2]", "{'a': 1}", "A", "(b)", "-inf", "nan"]),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=12)
+    max_leaves=12,
+)
 
 
 def mutate(data, value, draw) -> object:
     """``value`` with one subtree (chosen by ``draw``) replaced by a drawn JSON value."""
-    if isinstance(value, dict) and value and draw(st.integers(0, 3)):      # descend 3 times in 4
+    if isinstance(value, dict) and value and draw(st.integers(0, 3)):  # descend 3 times in 4
         key = draw(st.sampled_from(sorted(value)))
         return {**value, key: mutate(data, value[key], draw)}
     if isinstance(value, list) and value and draw(st.integers(0, 3)):
         i = draw(st.integers(0, len(value) - 1))
-        return value[:i] + [mutate(data, value[i], draw)] + value[i + 1:]
+        return value[:i] + [mutate(data, value[i], draw)] + value[i + 1 :]
     return draw(json_values)
 
 
@@ -137,8 +150,11 @@ def loads_or_refuses(src: Path, fmt: str, out: Path, **opts) -> None:
         pass
 
 
-FUZZ = settings(max_examples=int(os.environ.get("IMPORT_FUZZ_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                      HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=int(os.environ.get("IMPORT_FUZZ_EXAMPLES", "60")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 @FUZZ
@@ -147,12 +163,12 @@ def test_fuzz_lmeval_sample_lines(tmp_path_factory, data, which, raw):
     root = tmp_path_factory.mktemp("lm")
     rows = [sample(i, i % 2) for i in range(4)]
     lines = [json.dumps(r) for r in rows]
-    if raw:   # byte-level damage
+    if raw:  # byte-level damage
         b = bytearray(lines[which].encode())
         for pos in data.draw(st.lists(st.integers(0, len(b) - 1), min_size=1, max_size=4)):
             b[pos] = data.draw(st.integers(0, 255))
         lines[which] = b.decode("latin-1")
-    else:     # structural damage: one subtree replaced
+    else:  # structural damage: one subtree replaced
         lines[which] = json.dumps(mutate(data, rows[which], data.draw), allow_nan=True)
     runs = lmeval_runs(root, {"cfg-a": lines})
     loads_or_refuses(runs, "lm-eval", root / "out", model="m", benchmark="arc")
@@ -171,8 +187,9 @@ def test_fuzz_helm_json(tmp_path_factory, data, which):
 
 def test_values_too_deep_to_print_or_record_are_handled():
     from leaderboard_audit.importers._values import json_safe, show
+
     deep: list = []
-    for _ in range(100_000):          # built in a loop: deeper than repr() or json.dumps can go
+    for _ in range(100_000):  # built in a loop: deeper than repr() or json.dumps can go
         deep = [deep]
     assert show(deep) == "<a value nested too deeply to show>"
     assert not json_safe(deep) and json_safe({"a": [1, 2]})
@@ -182,6 +199,7 @@ def test_values_too_deep_to_print_or_record_are_handled():
 def test_a_legend_too_deep_to_write_is_a_records_error():
     from leaderboard_audit.importers._build import Unit, build_records
     from leaderboard_audit.records import Config
+
     deep: list = []
     for _ in range(100_000):
         deep = [deep]

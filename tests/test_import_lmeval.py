@@ -1,6 +1,7 @@
 """lm-eval importer on the vendored sample logs in tests/data/lm-eval-samples (README there).
 
 The SmolLM2 likelihood test also runs on the full logs in ../shared/lm-eval-samples when present."""
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,8 @@ def n_docs(run_dir: Path) -> int:
     return len(samples(run_dir))
 
 
-N_LL = n_docs(SMOL / "arc_challenge_local")          # 40 vendored (200 in the full logs)
-N_GEN = n_docs(SMOL / "arc_challenge_local_gen")     # 20 vendored (100), a prefix of the LL documents
+N_LL = n_docs(SMOL / "arc_challenge_local")  # 40 vendored (200 in the full logs)
+N_GEN = n_docs(SMOL / "arc_challenge_local_gen")  # 20 vendored (100), a prefix of the LL documents
 
 
 def bit_of(rec, item_id: str, key: str, model: int = 0) -> bool:
@@ -44,9 +45,15 @@ def bit_of(rec, item_id: str, key: str, model: int = 0) -> bool:
     return bool(rec.correct[model, i, rec.grid.index(key)])
 
 
-SMOL_LL = {"runs": {"arc_challenge_local": {"config": {"scoring": "ll", "template": "cloze_question"}},
-                    "arc_challenge_local_bare": {"config": {"scoring": "ll", "template": "cloze_plain"}}},
-           "benchmark": "arc", "model": SMOL_NAME, "reference": "ll|cloze_question"}
+SMOL_LL = {
+    "runs": {
+        "arc_challenge_local": {"config": {"scoring": "ll", "template": "cloze_question"}},
+        "arc_challenge_local_bare": {"config": {"scoring": "ll", "template": "cloze_plain"}},
+    },
+    "benchmark": "arc",
+    "model": SMOL_NAME,
+    "reference": "ll|cloze_question",
+}
 
 
 @pytest.mark.parametrize("root", SMOL_ROOTS, ids=lambda p: p.parents[1].name)
@@ -62,7 +69,7 @@ def test_smollm2_likelihood_bits_equal_harness_per_sample_metric(metric, root):
         rows = samples(root / run)
         assert len(rows) == n
         for s in rows:
-            assert isinstance(s[metric], float)          # floats here, strings elsewhere
+            assert isinstance(s[metric], float)  # floats here, strings elsewhere
             assert bit_of(rec, s["doc"]["id"], key) == (s[metric] == 1.0)
         # the harness's aggregate equals the imported mean (the vendored slice keeps the results
         # file of the full run: compare only where the samples are the whole run)
@@ -87,10 +94,15 @@ def test_smollm2_likelihood_bits_equal_harness_per_sample_metric(metric, root):
 
 
 def test_smollm2_generation_exact_match_and_unparseable_predictions():
-    mp = {"runs": {"arc_challenge_local_gen": {"config": "gen_plain"},
-                   "arc_challenge_local_gen_chat": {"config": "gen_chat"}},
-          "benchmark": "arc", "model": SMOL_NAME}
-    rec = load(SMOL, "lm-eval", mapping=mp)          # no acc field -> exact_match
+    mp = {
+        "runs": {
+            "arc_challenge_local_gen": {"config": "gen_plain"},
+            "arc_challenge_local_gen_chat": {"config": "gen_chat"},
+        },
+        "benchmark": "arc",
+        "model": SMOL_NAME,
+    }
+    rec = load(SMOL, "lm-eval", mapping=mp)  # no acc field -> exact_match
     assert rec.shape == (1, N_GEN, 2)
     assert rec.grid.configs[0].extra["metric"] == "exact_match"
     assert rec.grid.configs[1].extra["apply_chat_template"] is True
@@ -118,8 +130,12 @@ def test_smollm2_runs_of_different_length_error_names_runs_or_intersect():
     assert rec.dropped == {"arc": N_LL - N_GEN}
     assert any(f"dropped per benchmark: arc={N_LL - N_GEN}" in n for n in rec.notes)
     # default config keys: the sanitized run names, in the legend with their prompts
-    assert set(rec.grid.keys) == {"arc_challenge_local", "arc_challenge_local_bare",
-                                  "arc_challenge_local_gen", "arc_challenge_local_gen_chat"}
+    assert set(rec.grid.keys) == {
+        "arc_challenge_local",
+        "arc_challenge_local_bare",
+        "arc_challenge_local_gen",
+        "arc_challenge_local_gen_chat",
+    }
 
 
 def test_model_unknown_is_a_clear_error():
@@ -127,13 +143,18 @@ def test_model_unknown_is_a_clear_error():
         load(SMOL, "lm-eval", benchmark="arc")
 
 
-METABENCH = {"tasks": {f"metabench_{b}_{v}": {"benchmark": b, "config": v}
-                       for b in ("arc", "mmlu") for v in ("secondary", "secondary_permute")}}
+METABENCH = {
+    "tasks": {
+        f"metabench_{b}_{v}": {"benchmark": b, "config": v}
+        for b in ("arc", "mmlu")
+        for v in ("secondary", "secondary_permute")
+    }
+}
 
 
 def test_pythia_secondary_and_permuted_secondary_are_two_configs_of_the_same_items():
     rec = load(PYTHIA, "lm-eval", mapping=METABENCH)
-    assert rec.models == (PYTHIA_MODEL,)      # from the <org>__<model> folder name
+    assert rec.models == (PYTHIA_MODEL,)  # from the <org>__<model> folder name
     assert rec.benchmarks == ("arc", "mmlu")
     n_arc, n_mmlu = (len(samples_task(f"metabench_{b}_secondary_2")) for b in ("arc", "mmlu"))
     assert rec.shape == (1, n_arc + n_mmlu, 2)
@@ -150,7 +171,7 @@ def test_pythia_secondary_and_permuted_secondary_are_two_configs_of_the_same_ite
             p = per[doc_id]
             ident = "id" if b == "arc" else "original_hash"
             assert s["doc"][ident] == p["doc"][ident]
-            iid = s["doc"]["id"] if b == "arc" else str(doc_id)   # item id: doc['id'], else doc_id
+            iid = s["doc"]["id"] if b == "arc" else str(doc_id)  # item id: doc['id'], else doc_id
             (i,) = np.flatnonzero((rec.items.item_id == iid) & (rec.items.benchmark == b))
             assert rec.correct[0, i, 0] == (float(s["acc"]) == 1.0)
             assert rec.correct[0, i, 1] == (float(p["acc"]) == 1.0)
@@ -168,9 +189,13 @@ def samples_task(prefix: str) -> list[dict]:
 
 
 def test_pythia_permute_covers_different_documents_clear_error_and_intersection():
-    mp = {"tasks": {**METABENCH["tasks"],
-                    "metabench_arc_permute": {"benchmark": "arc", "config": "permute"},
-                    "metabench_mmlu_permute": {"benchmark": "mmlu", "config": "permute"}}}
+    mp = {
+        "tasks": {
+            **METABENCH["tasks"],
+            "metabench_arc_permute": {"benchmark": "arc", "config": "permute"},
+            "metabench_mmlu_permute": {"benchmark": "mmlu", "config": "permute"},
+        }
+    }
     with pytest.raises(RecordsError) as err:
         load(PYTHIA, "lm-eval", mapping=mp)
     msg = str(err.value)
@@ -203,19 +228,21 @@ def _stringify(s: dict) -> dict:
 def test_string_values_appended_duplicates_keep_last_and_nested_lm_eval_layout(tmp_path):
     rows = samples(SMOL / "arc_challenge_local")[:20]
     res = json.loads(next((SMOL / "arc_challenge_local").glob("results_*.json")).read_text())
-    res["model_name"] = "/models/SmolLM2-135M-Instruct"          # a local folder: its name
+    res["model_name"] = "/models/SmolLM2-135M-Instruct"  # a local folder: its name
     res["model_name_sanitized"] = "__models__SmolLM2-135M-Instruct"
     for cfg in ("q", "q2"):
         d = tmp_path / "runs" / cfg / "__models__SmolLM2-135M-Instruct"
         rows_s = [_stringify(s) for s in rows]
         # the harness appends: a re-run of doc 3 and 4 with the opposite bit, logged later
-        flipped = [dict(rows_s[3], acc=str(1.0 - float(rows_s[3]["acc"]))),
-                   dict(rows_s[4], acc=str(1.0 - float(rows_s[4]["acc"])))]
+        flipped = [
+            dict(rows_s[3], acc=str(1.0 - float(rows_s[3]["acc"]))),
+            dict(rows_s[4], acc=str(1.0 - float(rows_s[4]["acc"]))),
+        ]
         _write(d / "samples_arc_challenge_local_2026-11-30T10-10-46.873148.jsonl", rows_s + flipped)
         (d / "results_2026-11-30T10-10-46.873148.json").write_text(json.dumps(res))
     rec = load(tmp_path / "runs", "lm-eval", benchmark="arc")
     assert rec.models == ("SmolLM2-135M-Instruct",)
-    assert rec.grid.keys == ("q", "q2")                         # named by the run folders
+    assert rec.grid.keys == ("q", "q2")  # named by the run folders
     assert rec.shape == (1, 20, 2)
     assert any("logged more than once" in n and "kept the last" in n for n in rec.notes)
     for r, s in enumerate(rows):
@@ -231,9 +258,13 @@ def test_string_values_appended_duplicates_keep_last_and_nested_lm_eval_layout(t
 def test_without_doc_hash_documents_match_by_doc_id(tmp_path):
     rows = samples(SMOL / "arc_challenge_local")[:10]
     for name in ("a", "b"):
-        _write(tmp_path / name / "samples_t_2026-01-01T00-00-00.0.jsonl",
-               [{k: v for k, v in s.items() if k not in ("doc_hash",)} | {"doc": {"question": s["doc"]["question"]}}
-                for s in rows])
+        _write(
+            tmp_path / name / "samples_t_2026-01-01T00-00-00.0.jsonl",
+            [
+                {k: v for k, v in s.items() if k not in ("doc_hash",)} | {"doc": {"question": s["doc"]["question"]}}
+                for s in rows
+            ],
+        )
     rec = load(tmp_path, "lm-eval", model="m", benchmark="arc")
     assert rec.shape == (1, 10, 2)
     assert list(rec.items.item_id) == [str(s["doc_id"]) for s in rows]

@@ -11,6 +11,7 @@ exchangeable: a true null for "the robust items order the pair".
   over ability differences 0.1 .. 1.2 logits.
 The measured figures are in docs/audits.md ("Planted-truth checks").
 """
+
 from __future__ import annotations
 
 from itertools import pairwise
@@ -25,7 +26,7 @@ from leaderboard_audit.simulate import SimModel, SimSpec, simulate
 ITEMS = {b: 100 for b in ("arc", "hellaswag", "mmlu", "truthfulqa")}
 NULL_SEEDS = 1000
 POWER_SEEDS = 400
-N_BOOT = 10_000                # resamples per pair, as the audit
+N_BOOT = 10_000  # resamples per pair, as the audit
 EFFECTS = (0.1, 0.2, 0.3, 0.5, 0.8, 1.2)
 
 
@@ -52,20 +53,19 @@ def power_curve() -> dict[float, tuple[float, float, float]]:
         counts = pair_counts(delta, range(POWER_SEEDS))
         up, down = called(counts, f"power-{delta}")
         p = sign_test_p(counts[:, 0], counts[:, 1])
-        out[delta] = (float(up.mean()), float(((p <= 0.05) & (counts[:, 0] > counts[:, 1])).mean()),
-                      float(down.mean()))
+        out[delta] = (float(up.mean()), float(((p <= 0.05) & (counts[:, 0] > counts[:, 1])).mean()), float(down.mean()))
     return out
 
 
 def test_null_false_alarm_rate_of_the_pair_tests():
     counts = pair_counts(0.0, range(10_000, 10_000 + NULL_SEEDS))
-    assert counts[:, 2].min() > 100                              # enough jointly robust items to test
+    assert counts[:, 2].min() > 100  # enough jointly robust items to test
     up, down = called(counts, "null")
     boot_rate = float((up | down).mean())
     sign_rate = float((sign_test_p(counts[:, 0], counts[:, 1]) <= 0.05).mean())
     assert boot_rate <= 0.05, boot_rate
     assert sign_rate <= 0.05, sign_rate
-    assert abs(float(up.mean()) - float(down.mean())) <= 0.02      # no direction is favoured
+    assert abs(float(up.mean()) - float(down.mean())) <= 0.02  # no direction is favoured
 
 
 def test_null_family_wise_rate_of_the_identified_order():
@@ -83,18 +83,23 @@ def test_power_grows_with_the_effect():
     sign = [curve[d][1] for d in EFFECTS]
     assert all(b2 >= b1 - 0.02 for b1, b2 in pairwise(boot)), boot
     assert all(s2 >= s1 - 0.02 for s1, s2 in pairwise(sign)), sign
-    assert boot[0] <= 0.2 and sign[0] <= 0.2                       # a tenth of a logit is rarely visible
+    assert boot[0] <= 0.2 and sign[0] <= 0.2  # a tenth of a logit is rarely visible
     assert boot[-1] >= 0.99 and sign[-1] >= 0.99
     assert curve[0.5][0] >= 0.5
-    assert max(curve[d][2] for d in EFFECTS) <= 0.01               # never the wrong way round
+    assert max(curve[d][2] for d in EFFECTS) <= 0.01  # never the wrong way round
 
 
 def test_twins_are_manufactured_by_the_harness():
     harness = manufactured = 0
     for seed in range(120):
-        spec = SimSpec((SimModel("base", 0.5, template_shift={"instruction": -0.8}),
-                        SimModel("tuned", 0.5, twin_of="base", template_shift={"letter_plain": 0.6})),
-                       ITEMS, seed=seed)
+        spec = SimSpec(
+            (
+                SimModel("base", 0.5, template_shift={"instruction": -0.8}),
+                SimModel("tuned", 0.5, twin_of="base", template_shift={"letter_plain": 0.6}),
+            ),
+            ITEMS,
+            seed=seed,
+        )
         r = simulate(spec)
         ref = r.grid.reference_index
         order = leaderboard_order(r.correct[:, :, ref].mean(axis=1), r.models)
@@ -107,6 +112,7 @@ def test_twins_are_manufactured_by_the_harness():
 def test_demo_plants_every_truth():
     from leaderboard_audit.auditor import audit_scope
     from leaderboard_audit.simulate import demo_spec
+
     s = audit_scope(simulate(demo_spec()), "pooled", n_boot=2000)
     pairs = {(p["higher"], p["lower"]): p for p in s["pairs"]}
     twins = [p for (h, l), p in pairs.items() if {h, l} == {"atlas-70b", "atlas-70b-instruct"}]
@@ -114,5 +120,5 @@ def test_demo_plants_every_truth():
     assert not pairs[("cirrus-3b", "dune-1b")]["robust_tie"]
     assert pairs[("cirrus-3b", "dune-1b")]["ci"][0] > 0
     per = {c["config"]: c for c in s["champions"]["per_config"]}
-    assert per["ll|cloze_plain"]["winners"] == ["borealis-8b"]      # the planted second champion
+    assert per["ll|cloze_plain"]["winners"] == ["borealis-8b"]  # the planted second champion
     assert s["champions"]["count"] >= 2

@@ -1,4 +1,5 @@
 """Properties that hold for any correctness tensor (hypothesis-generated)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,8 +16,7 @@ from leaderboard_audit.records.grid import paper_grid
 GRID = paper_grid()
 REF = GRID.reference_index
 
-tensors = st.tuples(st.integers(2, 6), st.integers(1, 30)).flatmap(
-    lambda s: arrays(np.bool_, (s[0], s[1], len(GRID))))
+tensors = st.tuples(st.integers(2, 6), st.integers(1, 30)).flatmap(lambda s: arrays(np.bool_, (s[0], s[1], len(GRID))))
 
 
 @settings(max_examples=60, deadline=None)

@@ -1,5 +1,6 @@
 """The vectorized metrics against the simple loop implementation in reference_impl.py,
 on simulated grids (several seeds, shapes with ties and degenerate items)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,10 +15,15 @@ from leaderboard_audit.simulate import SimModel, SimSpec, simulate
 
 def small_spec(seed: int) -> SimSpec:
     rng = np.random.default_rng(seed)
-    models = tuple(SimModel(f"m{j}", float(rng.normal(0, 1)),
-                            scoring_shift={"ll": float(rng.normal(0, 1.5))},
-                            template_shift={"digit_labels": float(rng.normal(0, 1))})
-                   for j in range(5))
+    models = tuple(
+        SimModel(
+            f"m{j}",
+            float(rng.normal(0, 1)),
+            scoring_shift={"ll": float(rng.normal(0, 1.5))},
+            template_shift={"digit_labels": float(rng.normal(0, 1))},
+        )
+        for j in range(5)
+    )
     models += (SimModel("m5", models[0].ability, twin_of="m0", template_shift={"letter_plain": 0.7}),)
     return SimSpec(models, {"arc": 40, "mmlu": 50}, seed=seed)
 
@@ -41,8 +47,7 @@ def test_per_model_matches_loops(case):
     for m, name in enumerate(records.models):
         for key, val in want[m].items():
             assert got[name][key] == pytest.approx(val, abs=1e-12), (name, key)
-    assert [r["model"] for r in s["leaderboard"]] == [records.models[m] for m in
-                                                      ref_impl.order(C, ref, records.models)]
+    assert [r["model"] for r in s["leaderboard"]] == [records.models[m] for m in ref_impl.order(C, ref, records.models)]
 
 
 def test_pairs_match_loops(case):
@@ -88,6 +93,7 @@ def test_champions_match_loops(case):
 def test_kendall_matches_scipy(case):
     from scipy.stats import kendalltau
     from leaderboard_audit.metrics.kendall import kendall_tau_b
+
     records, _ = case
     acc = records.correct.mean(axis=1)
     ours = kendall_tau_b(acc[:, 0], acc)
@@ -98,6 +104,7 @@ def test_kendall_matches_scipy(case):
 
 def test_compression_inputs_match_loops(case):
     from leaderboard_audit.metrics.compression import discrimination, fragility
+
     records, s = case
     C = as_lists(records)
     ref = records.grid.reference_index
@@ -140,9 +147,10 @@ def test_paper_grid_axis_sizes():
 
 def test_count_bootstrap_matches_item_resampling_in_distribution():
     from leaderboard_audit.metrics.compression import pearson_rows, weighted_pearson_bootstrap
+
     rng = np.random.default_rng(3)
-    x = np.round(rng.normal(size=400), 1)            # few distinct values, as disc has
-    y = rng.integers(0, 7, size=400) / 6              # fragility: k / models
+    x = np.round(rng.normal(size=400), 1)  # few distinct values, as disc has
+    y = rng.integers(0, 7, size=400) / 6  # fragility: k / models
     y = np.clip(y + (x > 0) / 6, 0, 1)
     fast = weighted_pearson_bootstrap(x, y, 4000, np.random.default_rng(9))
     idx = np.random.default_rng(10).integers(0, 400, size=(4000, 400))

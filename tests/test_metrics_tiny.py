@@ -1,5 +1,6 @@
 """Every audit number on fixtures/tiny against the values computed by hand in
 fixtures/tiny/README.md (3 models x 8 items x 4 configs)."""
+
 from __future__ import annotations
 
 from fractions import Fraction as F
@@ -65,32 +66,42 @@ def test_champions(scope):
     assert per["gen|letter_plain|p1"]["runner_up"] == "gamma"
     assert per["ll|cloze_plain"]["winners"] == ["beta"]
     assert per["ll|cloze_plain"]["runner_up"] == "alpha"
-    assert [per[k]["margin_items"] for k in ("gen|letter_plain|p0", "gen|letter_plain|p1",
-                                             "gen|digit_labels|p0", "ll|cloze_plain")] == [1, 1, 1, 2]
+    assert [
+        per[k]["margin_items"]
+        for k in ("gen|letter_plain|p0", "gen|letter_plain|p1", "gen|digit_labels|p0", "ll|cloze_plain")
+    ] == [1, 1, 1, 2]
     assert ch["rank_range"] == {"alpha": [1, 2], "beta": [1, 2], "gamma": [2, 3]}
     assert ch["kendall_tau"] == {"mean": approx(0.5), "min": approx(0)}
 
 
 def test_axes(scope):
     ax = scope["axes"]
-    assert ax["groups"] == {"ordering": ["gen|letter_plain|p0", "gen|letter_plain|p1"],
-                            "format": ["gen|letter_plain|p0", "gen|digit_labels|p0"],
-                            "scoring": ["gen|letter_plain|p0", "ll|cloze_plain"],
-                            "joint": ["gen|letter_plain|p0", "gen|letter_plain|p1",
-                                      "gen|digit_labels|p0", "ll|cloze_plain"]}
+    assert ax["groups"] == {
+        "ordering": ["gen|letter_plain|p0", "gen|letter_plain|p1"],
+        "format": ["gen|letter_plain|p0", "gen|digit_labels|p0"],
+        "scoring": ["gen|letter_plain|p0", "ll|cloze_plain"],
+        "joint": ["gen|letter_plain|p0", "gen|letter_plain|p1", "gen|digit_labels|p0", "ll|cloze_plain"],
+    }
     want = {"alpha": (4, 5, 4, 3), "beta": (3, 4, 5, 2), "gamma": (3, 3, 2, 2)}
     for m, counts in want.items():
         got = ax["robust_accuracy"][m]
         assert [got[a] for a in ("ordering", "format", "scoring", "joint")] == [approx(F(c, 8)) for c in counts]
-    assert ax["axis_kendall_min"] == {"ordering": approx(0.5), "format": approx(1),
-                                      "scoring": approx(0), "joint": approx(0)}
+    assert ax["axis_kendall_min"] == {
+        "ordering": approx(0.5),
+        "format": approx(1),
+        "scoring": approx(0),
+        "joint": approx(0),
+    }
     assert ax["most_destructive"] == {"alpha": "ordering", "beta": "ordering", "gamma": "scoring"}
 
 
 def test_brittleness(scope):
     br = scope["brittleness"]
-    want = {"alpha": (F(159, 1024), F(88, 1024)), "beta": (F(143, 1024), F(104, 1024)),
-            "gamma": (F(140, 1024), F(112, 1024))}
+    want = {
+        "alpha": (F(159, 1024), F(88, 1024)),
+        "beta": (F(143, 1024), F(104, 1024)),
+        "gamma": (F(140, 1024), F(112, 1024)),
+    }
     for m, (vi, vp) in want.items():
         assert br[m]["v_item"] == approx(vi) and br[m]["v_prompt"] == approx(vp)
         assert br[m]["brittleness"] == approx(vp / (vi + vp))
@@ -99,9 +110,9 @@ def test_brittleness(scope):
 def test_verdicts(scope):
     v = {x["id"]: x for x in scope["verdicts"]}
     assert v["band[tiny-alpha]"]["status"] == "fail" and v["band[tiny-alpha]"]["margin"] == approx(0.02 - 0.25)
-    assert v["manufactured[tiny-alpha>beta]"]["status"] == "fail"       # manufactured, reversed by L
-    assert v["manufactured[tiny-beta>gamma]"]["status"] == "warn"       # a tie printed as an order
-    assert v["champions[tiny]"]["status"] == "warn"                     # beta wins L by 2 items <= 3
+    assert v["manufactured[tiny-alpha>beta]"]["status"] == "fail"  # manufactured, reversed by L
+    assert v["manufactured[tiny-beta>gamma]"]["status"] == "warn"  # a tie printed as an order
+    assert v["champions[tiny]"]["status"] == "warn"  # beta wins L by 2 items <= 3
     assert v["champions[tiny]"]["value"] == 2
     assert v["axes[tiny]"]["status"] == "fail" and "scoring" in v["axes[tiny]"]["message"]
     assert v["brittleness[tiny]"]["status"] == "warn"

@@ -1,4 +1,5 @@
 """The pytest plugin, driven through pytester: outcomes, -k, strict, reports, xdist."""
+
 from __future__ import annotations
 
 import json
@@ -41,15 +42,14 @@ def test_fail_and_warn_outcomes(pytester, demo_dir):
     assert outcomes["failed"] > 0 and outcomes["warn"] > 0
     assert result.ret == 1
     # a failure's message is the evidence table
-    result.stdout.fnmatch_lines(["*band[[]pooled-*]: FAIL  value * threshold 0.020  margin -*",
-                                 "*spread*"])
+    result.stdout.fnmatch_lines(["*band[[]pooled-*]: FAIL  value * threshold 0.020  margin -*", "*spread*"])
     result.stdout.fnmatch_lines(["*worst offenders*", "FAIL *margin -*"])
 
 
 def test_warn_is_its_own_status_and_strict_fails(pytester, stable_dir):
     args = ("--audit", str(stable_dir), "--audit-threshold", "band_pass=-1", *ARGS)
     result = pytester.runpytest(*args)
-    assert outcomes(result) == {"passed": 14, "warn": 6}   # 6 band warns; 2 ranking passes
+    assert outcomes(result) == {"passed": 14, "warn": 6}  # 6 band warns; 2 ranking passes
     assert result.ret == 0
     assert "W" in result.stdout.lines[0]
     strict = pytester.runpytest(*args, "--audit-strict")
@@ -77,9 +77,21 @@ def test_json_report_schema_and_determinism(pytester, demo_dir, tmp_path):
     assert sorted(rep["scopes"]) == ["arc", "hellaswag", "mmlu", "pooled", "truthfulqa"]
     s = rep["scopes"]["pooled"]
     assert set(s) >= {"leaderboard", "pairs", "champions", "compression", "axes", "brittleness", "verdicts"}
-    assert set(s["pairs"][0]) >= {"higher", "lower", "gap", "gap_items", "fragile_share", "robust_items",
-                                  "higher_only", "lower_only", "robust_diff", "ci", "robust_tie",
-                                  "manufactured", "reversing"}
+    assert set(s["pairs"][0]) >= {
+        "higher",
+        "lower",
+        "gap",
+        "gap_items",
+        "fragile_share",
+        "robust_items",
+        "higher_only",
+        "lower_only",
+        "robust_diff",
+        "ci",
+        "robust_tie",
+        "manufactured",
+        "reversing",
+    }
     assert set(s["verdicts"][0]) >= {"check", "id", "status", "value", "threshold", "margin", "message"}
     assert {"pi_model", "pi_benchmark"} <= set(s["brittleness"])
     c = pytester.runpytest("--audit", str(demo_dir), "--audit-report", str(b), "--audit-seed", "7", *ARGS)
@@ -97,7 +109,8 @@ def test_xdist_gives_identical_report_and_summary(pytester, demo_dir, tmp_path):
         lines = res.stdout.lines
         start = next(i for i, line in enumerate(lines) if "leaderboard audit" in line)
         end = next(i for i, line in enumerate(lines) if line.startswith("audit: "))
-        return lines[start:end + 1]
+        return lines[start : end + 1]
+
     assert summary(r0) == summary(r2)
     assert sum("leaderboard audit" in line for line in r2.stdout.lines) == 1
 
@@ -135,6 +148,7 @@ def test_user_tests_and_audits_together(pytester, stable_dir):
 
 def test_bad_records_are_a_usage_error_naming_file_and_line(pytester, stable_dir, tmp_path):
     import shutil
+
     bad = tmp_path / "bad"
     shutil.copytree(stable_dir, bad)
     f = bad / "bench" / "beta.jsonl"
@@ -156,6 +170,7 @@ def test_submission_runs_only_the_newcomers_checks(pytester, demo_dir):
 def test_library_audit_equals_plugin_report(pytester, demo_dir, tmp_path):
     from leaderboard_audit.records import load_records
     from leaderboard_audit.auditor import audit, dumps_report
+
     out = tmp_path / "r.json"
     pytester.runpytest("--audit", str(demo_dir), "--audit-report", str(out), *ARGS)
     lib = audit(load_records(demo_dir), path=str(demo_dir))
@@ -166,20 +181,37 @@ def test_audit_lm_eval_runs_directly(pytester, tmp_path):
     """pytest --audit SRC --audit-format lm-eval on the real SmolLM2 sample logs (vendored slice)."""
     shared = Path(__file__).resolve().parent / "data" / "lm-eval-samples" / "SmolLM2-135M-Instruct"
     n_items = sum(1 for _ in next((shared / "arc_challenge_local").glob("samples_*.jsonl")).open())
-    mapping = {"runs": {"arc_challenge_local": {"config": {"scoring": "ll", "template": "cloze_question"}},
-                        "arc_challenge_local_bare": {"config": {"scoring": "ll", "template": "cloze_plain"}}},
-               "benchmark": "arc", "model": "HuggingFaceTB/SmolLM2-135M-Instruct",
-               "reference": "ll|cloze_question"}
+    mapping = {
+        "runs": {
+            "arc_challenge_local": {"config": {"scoring": "ll", "template": "cloze_question"}},
+            "arc_challenge_local_bare": {"config": {"scoring": "ll", "template": "cloze_plain"}},
+        },
+        "benchmark": "arc",
+        "model": "HuggingFaceTB/SmolLM2-135M-Instruct",
+        "reference": "ll|cloze_question",
+    }
     mp = tmp_path / "map.json"
     mp.write_text(json.dumps(mapping))
     out = tmp_path / "r.json"
-    r = pytester.runpytest("--audit", str(shared), "--audit-format", "lm-eval", "--audit-mapping", str(mp),
-                           "--audit-metric", "acc", "--audit-report", str(out), *ARGS)
+    r = pytester.runpytest(
+        "--audit",
+        str(shared),
+        "--audit-format",
+        "lm-eval",
+        "--audit-mapping",
+        str(mp),
+        "--audit-metric",
+        "acc",
+        "--audit-report",
+        str(out),
+        *ARGS,
+    )
     assert r.ret in (0, 1)
     rep = json.loads(out.read_text())
     assert sorted(rep["records"]["configs"]) == ["ll|cloze_plain", "ll|cloze_question"]
     assert rep["records"]["items"] == n_items and rep["records"]["benchmarks"] == ["arc"]
     ids = {v["id"] for v in rep["scopes"]["arc"]["verdicts"]}
     assert "band[arc-HuggingFaceTB/SmolLM2-135M-Instruct]" in ids
-    r.stdout.fnmatch_lines(["*test_band.py::test_band[[]arc-HuggingFaceTB/SmolLM2-135M-Instruct[]]*"]
-                           if r.ret == 1 else ["*passed*"])
+    r.stdout.fnmatch_lines(
+        ["*test_band.py::test_band[[]arc-HuggingFaceTB/SmolLM2-135M-Instruct[]]*"] if r.ret == 1 else ["*passed*"]
+    )

@@ -2,6 +2,7 @@
 
 Each case builds the bad input and asserts the behaviour pytest users expect: one
 clear usage error (exit 4), never a traceback or INTERNALERROR, nothing half-written."""
+
 from __future__ import annotations
 
 import json
@@ -35,10 +36,12 @@ def usage_error(result, *needles: str) -> None:
 @pytest.mark.parametrize("bad", ["pytest.ini", "conftest.py", "tox.ini", "helper.py"])
 def test_records_that_would_configure_pytest_are_refused(pytester, stable_dir, spelling, bad):
     # a data-only pytest.ini loosening thresholds, or code that would skip every check
-    content = {"pytest.ini": "[pytest]\naudit_band_pass = 0.9\n",
-               "tox.ini": "[pytest]\naddopts = -k nothing\n",
-               "conftest.py": "import pytest\n@pytest.fixture(autouse=True)\ndef _s():\n    pytest.skip('x')\n",
-               "helper.py": "print('code from the records')\n"}[bad]
+    content = {
+        "pytest.ini": "[pytest]\naudit_band_pass = 0.9\n",
+        "tox.ini": "[pytest]\naddopts = -k nothing\n",
+        "conftest.py": "import pytest\n@pytest.fixture(autouse=True)\ndef _s():\n    pytest.skip('x')\n",
+        "helper.py": "print('code from the records')\n",
+    }[bad]
     (stable_dir / bad).write_text(content)
     args = ["--audit", str(stable_dir)] if spelling == "space" else [f"--audit={stable_dir}"]
     result = pytester.runpytest_subprocess(*args, *Q)
@@ -49,8 +52,9 @@ def test_records_that_would_configure_pytest_are_refused(pytester, stable_dir, s
 def test_control_characters_in_names_are_escaped(pytester, tmp_path):
     r = stable_records(names=("alpha\x1b[31m", "beta\x07", "gamma"))
     d = write(r, tmp_path / "r")
-    result = pytester.runpytest_subprocess("--audit", str(d), "--audit-threshold", "band_pass=-1", *Q,
-                                           "--audit-summary", "full")
+    result = pytester.runpytest_subprocess(
+        "--audit", str(d), "--audit-threshold", "band_pass=-1", *Q, "--audit-summary", "full"
+    )
     out = result.stdout.str()
     assert "\x1b[31m" not in out and "\x07" not in out
     assert "alpha\\x1b[31m" in out
@@ -58,12 +62,17 @@ def test_control_characters_in_names_are_escaped(pytester, tmp_path):
 
 def test_benchmark_named_pooled_is_refused(pytester, tmp_path):
     r = stable_records()
-    items = Items(np.array(["pooled"] * len(r.items), dtype=object), r.items.item_id, r.items.gold,
-                  r.items.question, r.items.options)
+    items = Items(
+        np.array(["pooled"] * len(r.items), dtype=object),
+        r.items.item_id,
+        r.items.gold,
+        r.items.question,
+        r.items.options,
+    )
     d = tmp_path / "r"
     try:
         write(Records(r.correct, r.models, items, r.grid), d)
-    except Exception as exc:   # the writer may refuse the name itself
+    except Exception as exc:  # the writer may refuse the name itself
         assert "pooled" in str(exc)
         return
     result = pytester.runpytest("--audit", str(d), *Q)
@@ -74,8 +83,13 @@ def test_colliding_test_ids_count_every_failure(pytester, tmp_path):
     grid = paper_grid()
     n = 20
     benches = ["a"] * n + ["a-b"] * n
-    items = Items(np.array(benches, dtype=object), np.array([f"q{i}" for i in range(2 * n)], dtype=object),
-                  [0] * 2 * n, [None] * 2 * n, [None] * 2 * n)
+    items = Items(
+        np.array(benches, dtype=object),
+        np.array([f"q{i}" for i in range(2 * n)], dtype=object),
+        [0] * 2 * n,
+        [None] * 2 * n,
+        [None] * 2 * n,
+    )
     rng = np.random.default_rng(3)
     C = rng.random((2, 2 * n, len(grid))) < 0.5
     d = write(Records(C, ("b-c", "c"), items, grid), tmp_path / "r")
@@ -86,38 +100,45 @@ def test_colliding_test_ids_count_every_failure(pytester, tmp_path):
     assert result.parseoutcomes()["failed"] == failed
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--audit", ""], "empty path"),
-    (["--audit-submission", "x"], "--audit-submission needs --audit"),
-    (["--audit", "{d}", "--audit-seed", "abc"], "--audit-seed seed='abc'"),
-    (["--audit", "{d}", "--audit-seed", "-1"], "--audit-seed"),
-    (["--audit", "{d}", "--audit-boot", "1000000000"], "between 100 and 1,000,000"),
-    (["--audit", "{d}", "--audit-boot", "5"], "between 100"),
-    (["--audit", "{d}", "--audit-threshold", "band_pass=nan"], "must be finite"),
-    (["--audit", "{d}", "--audit-threshold", "band_pass=inf"], "must be finite"),
-    (["--audit", "{d}", "--audit-threshold", "compression_k=2.7"], "compression_k"),
-    (["--audit", "{d}", "--audit-threshold", "compression_k=-5"], "compression_k"),
-    (["--audit", "{d}", "--audit-threshold", "band_pass"], "expected NAME=VALUE"),
-    (["--audit", "{d}", "--audit-threshold", "band_pas=0.1"], "unknown threshold 'band_pas'"),
-    (["--audit", "{d}", "--audit-alpha", "2"], "alpha"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--audit", ""], "empty path"),
+        (["--audit-submission", "x"], "--audit-submission needs --audit"),
+        (["--audit", "{d}", "--audit-seed", "abc"], "--audit-seed seed='abc'"),
+        (["--audit", "{d}", "--audit-seed", "-1"], "--audit-seed"),
+        (["--audit", "{d}", "--audit-boot", "1000000000"], "between 100 and 1,000,000"),
+        (["--audit", "{d}", "--audit-boot", "5"], "between 100"),
+        (["--audit", "{d}", "--audit-threshold", "band_pass=nan"], "must be finite"),
+        (["--audit", "{d}", "--audit-threshold", "band_pass=inf"], "must be finite"),
+        (["--audit", "{d}", "--audit-threshold", "compression_k=2.7"], "compression_k"),
+        (["--audit", "{d}", "--audit-threshold", "compression_k=-5"], "compression_k"),
+        (["--audit", "{d}", "--audit-threshold", "band_pass"], "expected NAME=VALUE"),
+        (["--audit", "{d}", "--audit-threshold", "band_pas=0.1"], "unknown threshold 'band_pas'"),
+        (["--audit", "{d}", "--audit-alpha", "2"], "alpha"),
+    ],
+)
 def test_bad_options_are_usage_errors(pytester, stable_dir, args, needle):
     result = pytester.runpytest(*[a.replace("{d}", str(stable_dir)) for a in args], *Q)
     usage_error(result, needle)
 
 
-@pytest.mark.parametrize("where, text, needle", [
-    ("pyproject", '[tool.leaderboard_audit]\nseed = "abc"\n', "seed='abc'"),
-    ("pyproject", "[tool.leaderboard_audit]\nband_pas = 0.1\n", "unknown key(s) ['band_pas']"),
-    ("pyproject", "[tool.leaderboard_audit]\ncompression_k = 2.7\n", "compression_k"),
-    ("ini", "[pytest]\naudit_seed = abc\n", "ini audit_seed"),
-    ("ini", "[pytest]\naudit_band_pass = nan\n", "ini audit_band_pass"),
-])
+@pytest.mark.parametrize(
+    "where, text, needle",
+    [
+        ("pyproject", '[tool.leaderboard_audit]\nseed = "abc"\n', "seed='abc'"),
+        ("pyproject", "[tool.leaderboard_audit]\nband_pas = 0.1\n", "unknown key(s) ['band_pas']"),
+        ("pyproject", "[tool.leaderboard_audit]\ncompression_k = 2.7\n", "compression_k"),
+        ("ini", "[pytest]\naudit_seed = abc\n", "ini audit_seed"),
+        ("ini", "[pytest]\naudit_band_pass = nan\n", "ini audit_band_pass"),
+    ],
+)
 def test_bad_config_files_are_usage_errors(pytester, where, text, needle):
     # records inside the project, so pytest finds the project's ini above them
     d = write(stable_records(), pytester.path / "records")
-    pytester.makefile(".toml" if where == "pyproject" else ".ini",
-                      **{"pyproject" if where == "pyproject" else "pytest": text})
+    pytester.makefile(
+        ".toml" if where == "pyproject" else ".ini", **{"pyproject" if where == "pyproject" else "pytest": text}
+    )
     result = pytester.runpytest("--audit", str(d), *Q)
     usage_error(result, needle)
 
@@ -128,17 +149,27 @@ def test_precedence_cli_over_ini_over_pyproject(pytester, stable_dir, tmp_path):
     pytester.runpytest("--audit", str(stable_dir), *Q, "--audit-report", str(rep))
     data = json.loads(rep.read_text())
     assert data["seed"] == 7 and data["thresholds"]["band_pass"] == 0.3
-    pytester.runpytest("--audit", str(stable_dir), *Q, "--audit-report", str(rep), "--audit-seed", "9",
-                       "--audit-threshold", "band_pass=0.4")
+    pytester.runpytest(
+        "--audit",
+        str(stable_dir),
+        *Q,
+        "--audit-report",
+        str(rep),
+        "--audit-seed",
+        "9",
+        "--audit-threshold",
+        "band_pass=0.4",
+    )
     data = json.loads(rep.read_text())
     assert data["seed"] == 9 and data["thresholds"]["band_pass"] == 0.4
 
 
 def test_unwritable_report_is_a_clear_error_after_the_results(pytester, stable_dir, tmp_path):
     (tmp_path / "a-file").write_text("x")
-    target = tmp_path / "a-file" / "r.json"   # a file where a directory should be
-    result = pytester.runpytest("--audit", str(stable_dir), *Q, "--audit-report", str(target),
-                                "--audit-html", str(tmp_path / "ok.html"))
+    target = tmp_path / "a-file" / "r.json"  # a file where a directory should be
+    result = pytester.runpytest(
+        "--audit", str(stable_dir), *Q, "--audit-report", str(target), "--audit-html", str(tmp_path / "ok.html")
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     out = result.stdout.str()
     assert "INTERNALERROR" not in out and "Traceback" not in out
@@ -156,5 +187,6 @@ def test_large_seeds_do_not_alias_small_ones():
 @pytest.mark.parametrize("name", ["tiny", "demo", "real", "release/records", "release/records-v1"])
 def test_bundled_fixtures_are_data_only(name):
     from leaderboard_audit.guard import problems
+
     root = Path(__file__).resolve().parents[1] / "fixtures" / name
     assert root.is_dir() and problems(root) == []

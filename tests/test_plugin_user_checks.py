@@ -1,5 +1,6 @@
 """Checks users write themselves (audit_records + audit_verdict) and checks third-party
 packages register through the ``leaderboard_audit.checks`` entry point."""
+
 from __future__ import annotations
 
 import json
@@ -34,9 +35,20 @@ def stable_dir(tmp_path_factory) -> Path:
 def test_user_check_lands_in_every_report(pytester, stable_dir, tmp_path):
     pytester.makepyfile(test_ours=USER_CHECK)
     out = {k: tmp_path / f"r.{k}" for k in ("json", "md", "html", "xml")}
-    result = pytester.runpytest("--audit", str(stable_dir), "test_ours.py", "-p", "no:cacheprovider",
-                                "--audit-report", str(out["json"]), "--audit-markdown", str(out["md"]),
-                                "--audit-html", str(out["html"]), f"--junitxml={out['xml']}")
+    result = pytester.runpytest(
+        "--audit",
+        str(stable_dir),
+        "test_ours.py",
+        "-p",
+        "no:cacheprovider",
+        "--audit-report",
+        str(out["json"]),
+        "--audit-markdown",
+        str(out["md"]),
+        "--audit-html",
+        str(out["html"]),
+        f"--junitxml={out['xml']}",
+    )
     # alpha: 50/60 right everywhere -> 0.833 >= 0.6 pass; gamma: 10/60 -> 0.167 < 0.6 fail
     result.assert_outcomes(passed=21, failed=1)
     result.stdout.fnmatch_lines(["*gamma_floor[[]pooled[]]: FAIL  value 0.167  threshold 0.600  margin -0.433*"])
@@ -47,8 +59,11 @@ def test_user_check_lands_in_every_report(pytester, stable_dir, tmp_path):
     assert abs(v["gamma_floor[pooled]"]["margin"] - (10 / 60 - 0.6)) < 1e-12
     assert "gamma\\_floor\\[pooled\\]" in out["md"].read_text()
     assert "gamma_floor[pooled]" in out["html"].read_text()
-    props = {(tc.get("name"), p.get("name")): p.get("value") for tc in ET.parse(out["xml"]).iter("testcase")
-             for p in tc.iter("property")}
+    props = {
+        (tc.get("name"), p.get("name")): p.get("value")
+        for tc in ET.parse(out["xml"]).iter("testcase")
+        for p in tc.iter("property")
+    }
     assert props[("test_gamma_floor", "audit_status")] == "fail"
 
 
@@ -105,9 +120,19 @@ def test_third_party_check_through_an_entry_point(pytester, stable_dir, tmp_path
     (dist / "entry_points.txt").write_text("[leaderboard_audit.checks]\nmin_robust = mycheck:MinRobust\n")
     monkeypatch.setenv("PYTHONPATH", str(pkg))
     rep = tmp_path / "r.json"
-    result = pytester.runpytest_subprocess("--audit", str(stable_dir), "-p", "no:cacheprovider", "-q",
-                                           "--audit-report", str(rep), "--audit-threshold", "min_robust=0.2",
-                                           "-k", "min_robust")
+    result = pytester.runpytest_subprocess(
+        "--audit",
+        str(stable_dir),
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--audit-report",
+        str(rep),
+        "--audit-threshold",
+        "min_robust=0.2",
+        "-k",
+        "min_robust",
+    )
     # gamma gets 10/60 = 0.167 robust-correct < 0.2: fail in pooled and bench
     result.assert_outcomes(failed=2)
     data = json.loads(rep.read_text())

@@ -1,4 +1,5 @@
 """The load cache and the fingerprint it is keyed by (issue 12; issue 11 item 3)."""
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,9 @@ def test_second_load_comes_from_the_cache_and_equals_a_direct_load(src, tmp_path
     first, sha = load_cached_entry(src, cache_dir=cache)
     assert sha == sha256_of(src) and len(entries(cache)) == 1
     calls = []
-    monkeypatch.setattr("leaderboard_audit.records.load_records",
-                        lambda *a, **k: calls.append(a) or pytest.fail("re-parsed"))
+    monkeypatch.setattr(
+        "leaderboard_audit.records.load_records", lambda *a, **k: calls.append(a) or pytest.fail("re-parsed")
+    )
     second = load_cached(src, cache_dir=cache)
     assert not calls
     monkeypatch.undo()
@@ -54,7 +56,7 @@ def test_a_changed_source_is_reloaded(src, tmp_path):
     lines = f.read_text().splitlines(keepends=True)
     first = json.loads(lines[0])
     key = next(iter(first["correct"]))
-    first["correct"][key] = 1 - first["correct"][key]          # one bit flipped
+    first["correct"][key] = 1 - first["correct"][key]  # one bit flipped
     f.write_text(json.dumps(first) + "\n" + "".join(lines[1:]))
     after = load_cached(src, cache_dir=cache)
     assert after.equals(load_records(src)) and not after.equals(before)
@@ -70,9 +72,9 @@ def test_an_entry_is_never_trusted_without_its_fingerprint(src, tmp_path, monkey
     write_records(load_records(REPO / "fixtures" / "demo"), other)
     load_cached(other, cache_dir=tmp_path / "c2")
     (foreign,) = entries(tmp_path / "c2")
-    entry.write_bytes(foreign.read_bytes())            # a swapped entry: valid file, wrong source
+    entry.write_bytes(foreign.read_bytes())  # a swapped entry: valid file, wrong source
     assert load_cached(src, cache_dir=cache).equals(load_records(src))
-    entry.write_bytes(entry.read_bytes()[:100])        # a corrupt entry
+    entry.write_bytes(entry.read_bytes()[:100])  # a corrupt entry
     assert load_cached(src, cache_dir=cache).equals(load_records(src))
 
 
@@ -149,6 +151,7 @@ def test_parallel_loads_build_one_entry(src, tmp_path):
 
 def test_cache_command(src, tmp_path, capsys):
     from leaderboard_audit.cli import main
+
     load_cached(src, cache_dir=tmp_path / "c")
     assert main(["cache", "--dir", str(tmp_path / "c")]) == 0
     assert "1 entr(ies)" in capsys.readouterr().out
@@ -158,17 +161,18 @@ def test_cache_command(src, tmp_path, capsys):
 
 # ------------------------------------------------------------------ fingerprint (issue 11 item 3)
 
+
 def test_fingerprint_hashes_only_the_files_the_reader_accepts(src, tmp_path):
     before = sha256_of(src)
     outside = tmp_path / "outside"
     outside.mkdir()
     huge = outside / "huge.bin"
-    with open(huge, "wb") as fh:                     # a sparse 3 GB file: costs nothing on disk
-        fh.truncate(3 * 1024 ** 3)
+    with open(huge, "wb") as fh:  # a sparse 3 GB file: costs nothing on disk
+        fh.truncate(3 * 1024**3)
     (src / "stray.bin").symlink_to(huge)
     (src / "tiny" / "notes.txt").write_text("not records")
     (src / "tiny" / "big.jsonl.bak").symlink_to(huge)
-    (src / "tiny" / "linked.jsonl").symlink_to(huge)   # a records name leading out: refused by the reader
+    (src / "tiny" / "linked.jsonl").symlink_to(huge)  # a records name leading out: refused by the reader
     (src / "_cache").mkdir()
     (src / "_cache" / "x.jsonl").write_text("{}\n")
     (src / ".git").mkdir()
@@ -193,6 +197,7 @@ def test_fingerprint_changes_with_any_accepted_file(src):
 
 def test_table_fingerprint_covers_its_legend(tmp_path):
     from leaderboard_audit.records.table import write_table
+
     t = write_table(load_records(TINY), tmp_path / "t.csv")
     before = sha256_of(t)
     g = tmp_path / "grid.json"
@@ -219,8 +224,8 @@ def test_a_given_fingerprint_is_not_recomputed_and_must_match_the_entry(src, tmp
     back, same = load_cached_entry(src, cache_dir=cache, fingerprint=sha)
     assert same == sha and back.equals(rec)
     monkeypatch.undo()
-    other, _ = load_cached_entry(src, cache_dir=cache, fingerprint="0" * 64)   # no entry for that content
-    assert other.equals(rec) and len(entries(cache)) == 1                      # loaded, and not stored
+    other, _ = load_cached_entry(src, cache_dir=cache, fingerprint="0" * 64)  # no entry for that content
+    assert other.equals(rec) and len(entries(cache)) == 1  # loaded, and not stored
 
 
 def test_cache_dir_false_or_off_disables_it(src, tmp_path, monkeypatch):

@@ -1,4 +1,5 @@
 """Fuzz: corrupted records either load correctly or raise RecordsError, never anything else."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,12 @@ from test_records_roundtrip import make_records
 from leaderboard_audit.records import RecordsError, load_records, write_records
 from leaderboard_audit.records.table import write_table
 
-FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 @pytest.fixture(scope="module")
@@ -58,25 +63,69 @@ def check_loads_or_records_error(path: Path, intersect: bool) -> None:
 
 # -- one corruption of one file ------------------------------------------------------------
 
-JSON_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.integers(),
-                        st.floats(allow_nan=True), st.text(max_size=5),
-                        st.lists(st.integers(0, 2), max_size=3), st.dictionaries(st.text(max_size=3),
-                                                                                  st.integers(), max_size=2))
+JSON_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.text(max_size=5),
+    st.lists(st.integers(0, 2), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
 
 
-HOSTILE = st.one_of(st.sampled_from([0, 1, True, False, 2, -1, 0.5, 1.0, "1", "", None, [1], [0, 1],
-                                     {"a": 1}, 10 ** 30, 10 ** 400, -(10 ** 400), 32000, "m-a",
-                                     "arc/item-0", "gen|letter_plain|p0", ".."]),
-                    JSON_VALUES)
+HOSTILE = st.one_of(
+    st.sampled_from(
+        [
+            0,
+            1,
+            True,
+            False,
+            2,
+            -1,
+            0.5,
+            1.0,
+            "1",
+            "",
+            None,
+            [1],
+            [0, 1],
+            {"a": 1},
+            10**30,
+            10**400,
+            -(10**400),
+            32000,
+            "m-a",
+            "arc/item-0",
+            "gen|letter_plain|p0",
+            "..",
+        ]
+    ),
+    JSON_VALUES,
+)
 
 
 @st.composite
 def corruption(draw, data: bytes):
-    kind = draw(st.sampled_from(["flip", "truncate", "delete_line", "duplicate_line", "swap_lines",
-                                 "change_value", "delete_key", "insert_bytes", "replace_bits",
-                                 "field_value"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "flip",
+                "truncate",
+                "delete_line",
+                "duplicate_line",
+                "swap_lines",
+                "change_value",
+                "delete_key",
+                "insert_bytes",
+                "replace_bits",
+                "field_value",
+            ]
+        )
+    )
     lines = data.split(b"\n")
-    if not data:   # an earlier corruption left the file empty: only growing it is possible
+    if not data:  # an earlier corruption left the file empty: only growing it is possible
         return draw(st.binary(min_size=1, max_size=20))
     if kind == "flip":
         out = bytearray(data)
@@ -85,7 +134,7 @@ def corruption(draw, data: bytes):
             out[i] = draw(st.integers(0, 255))
         return bytes(out)
     if kind == "truncate":
-        return data[:draw(st.integers(0, len(data)))]
+        return data[: draw(st.integers(0, len(data)))]
     if kind == "insert_bytes":
         i = draw(st.integers(0, len(data)))
         return data[:i] + draw(st.binary(min_size=1, max_size=20)) + data[i:]
@@ -108,8 +157,11 @@ def corruption(draw, data: bytes):
     paths = list(_paths(obj))
     assume(paths)
     if kind == "field_value":  # hit the fields the reader interprets, with hostile values
-        named = [p for p in paths if p[0] in ("correct", "pred", "margin", "item_id", "gold",
-                                               "model", "benchmark", "reference", "configs")]
+        named = [
+            p
+            for p in paths
+            if p[0] in ("correct", "pred", "margin", "item_id", "gold", "model", "benchmark", "reference", "configs")
+        ]
         assume(named)
         path = draw(st.sampled_from(named))
         parent = obj
@@ -165,13 +217,21 @@ def test_structural_damage_loads_or_raises_records_error(base_dir, data, interse
         shutil.copytree(base_dir, root)
         files = sorted(p for p in root.rglob("*") if p.is_file())
         target = data.draw(st.sampled_from(files), label="file")
-        kind = data.draw(st.sampled_from(["remove", "rename", "empty", "dir", "link_out", "link_in",
-                                          "new_bench", "stray"]), label="kind")
+        kind = data.draw(
+            st.sampled_from(["remove", "rename", "empty", "dir", "link_out", "link_in", "new_bench", "stray"]),
+            label="kind",
+        )
         if kind == "remove":
             target.unlink()
         elif kind == "rename":
-            target.rename(target.with_name(data.draw(st.sampled_from(
-                ["x.jsonl", "m-a.JSONL", "m-a.jsonl", ".hidden.jsonl", "a__b.jsonl"]), label="name")))
+            target.rename(
+                target.with_name(
+                    data.draw(
+                        st.sampled_from(["x.jsonl", "m-a.JSONL", "m-a.jsonl", ".hidden.jsonl", "a__b.jsonl"]),
+                        label="name",
+                    )
+                )
+            )
         elif kind == "empty":
             target.write_bytes(b"")
         elif kind == "dir":
@@ -199,8 +259,7 @@ def test_corrupted_table_loads_or_raises_records_error(base_tables, data, suffix
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copy(base_tables / f"t.{suffix}", Path(tmp) / f"t.{suffix}")
         shutil.copy(base_tables / "grid.json", Path(tmp) / "grid.json")
-        target = Path(tmp) / data.draw(st.sampled_from([f"t.{suffix}", f"t.{suffix}", "grid.json"]),
-                                       label="file")
+        target = Path(tmp) / data.draw(st.sampled_from([f"t.{suffix}", f"t.{suffix}", "grid.json"]), label="file")
         raw = target.read_bytes()
         if target.suffix == ".csv":
             kind = data.draw(st.sampled_from(["bytes", "cell"]), label="kind")
@@ -209,9 +268,10 @@ def test_corrupted_table_loads_or_raises_records_error(base_tables, data, suffix
                 i = data.draw(st.integers(0, len(rows) - 1), label="row")
                 cells = rows[i].split(",")
                 j = data.draw(st.integers(0, len(cells) - 1), label="col")
-                cells[j] = data.draw(st.sampled_from(["", "2", "null", "-1", "nan", "1e400", "x",
-                                                      "\"", "m-a", "arc", "arc/item-0", "0"]),
-                                     label="value")
+                cells[j] = data.draw(
+                    st.sampled_from(["", "2", "null", "-1", "nan", "1e400", "x", '"', "m-a", "arc", "arc/item-0", "0"]),
+                    label="value",
+                )
                 rows[i] = ",".join(cells)
                 target.write_bytes("\n".join(rows).encode())
             else:
@@ -221,8 +281,20 @@ def test_corrupted_table_loads_or_raises_records_error(base_tables, data, suffix
         check_loads_or_records_error(Path(tmp) / f"t.{suffix}", intersect)
 
 
-FIELDS = ["correct.", "pred.", "margin.", "correct", "pred", "margin", "item_id", "gold", "model",
-          "benchmark", "question", "options"]
+FIELDS = [
+    "correct.",
+    "pred.",
+    "margin.",
+    "correct",
+    "pred",
+    "margin",
+    "item_id",
+    "gold",
+    "model",
+    "benchmark",
+    "question",
+    "options",
+]
 
 
 @FUZZ

@@ -1,6 +1,7 @@
 """Fuzz (issue 11): release-layout records, legends, CSV headers and Parquet bytes either load
 correctly or raise RecordsError; never another exception, never a hang. Bounded: derandomized,
 at most 120 examples per test."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,12 @@ from test_records_roundtrip import make_records
 from leaderboard_audit.records import RecordsError, load_records, write_records
 from leaderboard_audit.records.table import write_table
 
-FUZZ = settings(max_examples=120, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def check(path: Path, intersect: bool = False) -> None:
@@ -84,8 +89,20 @@ def test_corrupted_release_loads_or_raises_records_error(release_dir, data, inte
         check(root, intersect)
 
 
-RELEASE_FIELDS = ["bits.", "bits", "margin", "cloze_margin", "n_unparsed", "unparsed", "answer_class",
-                  "answer_class.", "benchmark", "model", "correct", "item_id"]
+RELEASE_FIELDS = [
+    "bits.",
+    "bits",
+    "margin",
+    "cloze_margin",
+    "n_unparsed",
+    "unparsed",
+    "answer_class",
+    "answer_class.",
+    "benchmark",
+    "model",
+    "correct",
+    "item_id",
+]
 
 
 @FUZZ
@@ -100,8 +117,9 @@ def test_hostile_release_field_values(release_dir, data):
         i = data.draw(st.integers(0, len(lines) - 1), label="line")
         obj = json.loads(lines[i])
         field = data.draw(st.sampled_from(RELEASE_FIELDS), label="field")
-        value = data.draw(st.one_of(HOSTILE, st.sampled_from(["letter", "other", "pooled", "arc", "mmlu"])),
-                          label="value")
+        value = data.draw(
+            st.one_of(HOSTILE, st.sampled_from(["letter", "other", "pooled", "arc", "mmlu"])), label="value"
+        )
         if field.endswith("."):
             sub = obj.setdefault(field[:-1], {})
             if not isinstance(sub, dict) or not sub:
@@ -133,14 +151,19 @@ def test_hostile_legends(release_dir, data):
             obj = [{"key": k, data.draw(st.sampled_from(["permutation", "perm", "key"])): v} for k, v in legend.items()]
             obj[keys.index(key)] = value if data.draw(st.booleans()) else {"key": value}
         elif shape == "wrapped":
-            obj = {data.draw(st.sampled_from(["configs", "configurations", "legend"])): legend,
-                   "reference": data.draw(st.one_of(st.sampled_from(keys), HOSTILE), label="reference")}
+            obj = {
+                data.draw(st.sampled_from(["configs", "configurations", "legend"])): legend,
+                "reference": data.draw(st.one_of(st.sampled_from(keys), HOSTILE), label="reference"),
+            }
         else:
-            obj = {"format": data.draw(st.sampled_from(["leaderboard-audit/records-v1", "x", None])),
-                   "reference": data.draw(st.sampled_from(keys + ["nope"])),
-                   "configs": [{"key": k, "permutation": v} for k, v in legend.items()]}
-            obj["configs"][keys.index(key)][data.draw(st.sampled_from(["permutation", "scoring", "key",
-                                                                        "template", "ordering"]))] = value
+            obj = {
+                "format": data.draw(st.sampled_from(["leaderboard-audit/records-v1", "x", None])),
+                "reference": data.draw(st.sampled_from(keys + ["nope"])),
+                "configs": [{"key": k, "permutation": v} for k, v in legend.items()],
+            }
+            obj["configs"][keys.index(key)][
+                data.draw(st.sampled_from(["permutation", "scoring", "key", "template", "ordering"]))
+            ] = value
         name = data.draw(st.sampled_from(["legend.json", "grid.json", "configs.json"]), label="name")
         (root / "legend.json").unlink()
         (root / name).write_text(json.dumps(obj, allow_nan=True))
@@ -201,7 +224,7 @@ def test_parquet_bit_flips_and_overwrites(tables, data, intersect):
             raw[pos] = data.draw(st.integers(0, 255), label="value")
         elif kind == "run":
             run = data.draw(st.binary(min_size=1, max_size=16), label="run")
-            raw[pos:pos + len(run)] = run
+            raw[pos : pos + len(run)] = run
         else:
             del raw[pos:]
             if not raw:
@@ -246,8 +269,9 @@ def test_csv_with_a_duplicated_column_is_always_refused(tables, tmp_path):
     for name in ("model", "benchmark", "item_id", "config", "correct", "pred", "margin", "gold"):
         if name not in header:
             continue
-        (tmp_path / "t.csv").write_text(lines[0] + "," + name + "\n"
-                                        + "\n".join(r + ",0" if r else r for r in lines[1:]))
+        (tmp_path / "t.csv").write_text(
+            lines[0] + "," + name + "\n" + "\n".join(r + ",0" if r else r for r in lines[1:])
+        )
         shutil.copy(tables / "grid.json", tmp_path / "grid.json")
         with pytest.raises(RecordsError, match=f"column\\(s\\) \\['{name}'\\] appear more than once"):
             load_records(tmp_path / "t.csv")

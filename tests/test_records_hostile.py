@@ -1,4 +1,5 @@
 """Records from strangers (issue 11, items 4, 5, 15, 16, 17): each test builds the bad input."""
+
 from __future__ import annotations
 
 import contextlib
@@ -25,8 +26,10 @@ needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipe
 @contextlib.contextmanager
 def no_hang(seconds: int = 20):
     """Fail (instead of hanging the suite) if the block blocks, e.g. opening a FIFO."""
+
     def alarm(signum, frame):
         raise TimeoutError(f"blocked for {seconds} s")
+
     old = signal.signal(signal.SIGALRM, alarm)
     signal.alarm(seconds)
     try:
@@ -61,6 +64,7 @@ def flat(root: Path, dst: Path) -> Path:
 
 
 # -- 4: only regular files are opened --------------------------------------------------------------
+
 
 @needs_fifo
 def test_fifo_grid_json_is_an_error_not_a_hang(recs):
@@ -102,12 +106,14 @@ def test_fifo_table_or_its_legend_is_an_error_not_a_hang(tmp_path, name):
 
 def test_directory_named_like_a_table(tmp_path):
     from leaderboard_audit.records.table import read_table
+
     (tmp_path / "t.csv").mkdir()
     with no_hang(), pytest.raises(RecordsError, match="cannot read the table: it is a directory, not a regular"):
         read_table(tmp_path / "t.csv")
 
 
 # -- 5: `pooled` is reserved ------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", ["pooled", "Pooled"])
 def test_benchmark_directory_named_pooled(recs, name):
@@ -143,6 +149,7 @@ def test_writer_refuses_pooled(tmp_path):
 
 # -- 15: corrupt Parquet --------------------------------------------------------------------------
 
+
 def _correct_column_unverified(raw: bytes) -> list | None:
     """The 'correct' column as pyarrow reads it without checking page CRCs; None if unreadable."""
     try:
@@ -157,8 +164,11 @@ def test_parquet_is_written_with_page_checksums_and_they_are_verified(tmp_path):
     data = (tmp_path / "t.parquet").read_bytes()
     original = _correct_column_unverified(data)
     meta = pq.ParquetFile(io.BytesIO(data)).metadata
-    col = next(meta.row_group(0).column(j) for j in range(meta.num_columns)
-               if meta.row_group(0).column(j).path_in_schema == "correct")
+    col = next(
+        meta.row_group(0).column(j)
+        for j in range(meta.num_columns)
+        if meta.row_group(0).column(j).path_in_schema == "correct"
+    )
     assert col.data_page_offset > 0
     # a flip inside the 'correct' page that still decodes, to different bits: only the CRC can tell
     for pos in range(col.data_page_offset + col.total_compressed_size - 1, col.data_page_offset, -1):
@@ -213,6 +223,7 @@ def test_parquet_column_of_a_type_it_cannot_hold(tmp_path):
 
 # -- 16: a null in a nullable integer `correct` ---------------------------------------------------
 
+
 def test_nullable_int64_correct_with_one_null_names_the_null(tmp_path):
     df = table_frame(make_records())
     correct = pd.array(df["correct"].astype(int), dtype="Int64")
@@ -225,11 +236,14 @@ def test_nullable_int64_correct_with_one_null_names_the_null(tmp_path):
             load_records(tmp_path / "t.parquet")
     assert ei.value.total == 1
     row = df.iloc[7]
-    assert (f"{tmp_path / 't.parquet'}, row 7: model {row.model!r}, item {row.item_id!r} of benchmark "
-            f"{row.benchmark!r}, config {row.config!r}: correct is null (a missing value)") in str(ei.value)
+    assert (
+        f"{tmp_path / 't.parquet'}, row 7: model {row.model!r}, item {row.item_id!r} of benchmark "
+        f"{row.benchmark!r}, config {row.config!r}: correct is null (a missing value)"
+    ) in str(ei.value)
 
 
 # -- 17: duplicated columns and keys --------------------------------------------------------------
+
 
 @pytest.mark.parametrize("suffix,sep", [(".csv", ","), (".tsv", "\t")])
 def test_table_with_two_correct_columns(tmp_path, suffix, sep):
@@ -239,8 +253,9 @@ def test_table_with_two_correct_columns(tmp_path, suffix, sep):
     flipped = [str(1 - int(r.split(sep)[4])) for r in body.splitlines()]
     rows = [r + sep + f for r, f in zip(body.splitlines(), flipped)]
     (tmp_path / f"t{suffix}").write_text(header + sep + "correct\n" + "\n".join(rows) + "\n")
-    assert f"{tmp_path / f't{suffix}'}:1: column(s) ['correct'] appear more than once in the header" \
-        in error(tmp_path / f"t{suffix}")
+    assert f"{tmp_path / f't{suffix}'}:1: column(s) ['correct'] appear more than once in the header" in error(
+        tmp_path / f"t{suffix}"
+    )
 
 
 def test_parquet_with_two_correct_columns(tmp_path):
@@ -265,7 +280,7 @@ def test_json_line_with_a_duplicate_key_inside_correct(recs):
     obj = json.loads(lines[1])
     key = "gen|letter_plain|p1"
     lines[1] = duplicate_inside(lines[1], "correct", key, 1 - obj["correct"][key])
-    assert json.loads(lines[1])["correct"][key] != obj["correct"][key]   # plain json: last one wins
+    assert json.loads(lines[1])["correct"][key] != obj["correct"][key]  # plain json: last one wins
     p.write_text("\n".join(lines) + "\n")
     msg = error(recs)
     assert f"{p}:2: duplicate key {key!r} in one JSON object" in msg
@@ -290,8 +305,17 @@ def test_assemble_refuses_pooled_for_every_reader_and_importer():
     """The importers (lm-eval, HELM) build ModelFiles and call assemble: it checks the name too."""
     from leaderboard_audit.records.grid import paper_grid
     from leaderboard_audit.records.reader import ModelFile, assemble
+
     grid = paper_grid()
-    mf = ModelFile(path="runs/pooled/alpha", model="alpha", ids=["q1"], lines=[1],
-                   correct=np.ones((1, len(grid)), dtype=bool), gold=[None], question=[None], options=[None])
+    mf = ModelFile(
+        path="runs/pooled/alpha",
+        model="alpha",
+        ids=["q1"],
+        lines=[1],
+        correct=np.ones((1, len(grid)), dtype=bool),
+        gold=[None],
+        question=[None],
+        options=[None],
+    )
     with pytest.raises(RecordsError, match="runs/pooled/alpha: benchmark name 'pooled' is reserved"):
         assemble({"pooled": {"alpha": mf}}, grid, "runs")

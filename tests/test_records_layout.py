@@ -1,5 +1,6 @@
 """Layouts of a records directory, the release's fields (bits, per-item margin, unparsed count),
 legend files, and answer_class (docs/records.md, "The paper's release")."""
+
 from __future__ import annotations
 
 import json
@@ -71,16 +72,24 @@ def error(root: Path) -> str:
 
 # -- layouts ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("pattern,example", [
-    ("{b}_{m}.jsonl", "arc_m-a.jsonl"), ("{b}-{m}.jsonl", "arc-m-a.jsonl"), ("{b}.{m}.jsonl", "arc.m-a.jsonl"),
-    ("{b}__{m}.jsonl", "arc__m-a.jsonl"), ("{m}_{b}.jsonl", "m-a_arc.jsonl"), ("{m}-{b}.jsonl", "m-a-arc.jsonl"),
-])
+
+@pytest.mark.parametrize(
+    "pattern,example",
+    [
+        ("{b}_{m}.jsonl", "arc_m-a.jsonl"),
+        ("{b}-{m}.jsonl", "arc-m-a.jsonl"),
+        ("{b}.{m}.jsonl", "arc.m-a.jsonl"),
+        ("{b}__{m}.jsonl", "arc__m-a.jsonl"),
+        ("{m}_{b}.jsonl", "m-a_arc.jsonl"),
+        ("{m}-{b}.jsonl", "m-a-arc.jsonl"),
+    ],
+)
 def test_flat_layout_model_from_the_file_name(tmp_path, pattern, example):
     src, want = canonical(tmp_path)
     root = relayout(src, tmp_path / "flat", lambda b, m: pattern.format(b=b, m=m))
     rec, warned = load_quiet(root)
     assert rec.equals(want)
-    assert rec.models == ("m-a", "m-c", "org/m-b")           # org__m-b in a name is org/m-b
+    assert rec.models == ("m-a", "m-c", "org/m-b")  # org__m-b in a name is org/m-b
     assert len(warned) == 1 and "flat layout" in rec.layout_notes[0]
     assert f"'{example}' -> 'm-a'" in rec.layout_notes[0]
     assert rec.notes == ()
@@ -105,8 +114,10 @@ def test_flat_file_name_without_the_benchmark_and_no_model_field(tmp_path):
     src, _ = canonical(tmp_path)
     root = relayout(src, tmp_path / "flat", lambda b, m: f"{b}_{m}.jsonl")
     (root / "arc_m-a.jsonl").rename(root / "something.jsonl")
-    assert "something.jsonl: cannot tell the model: the file name does not start or end with the benchmark 'arc'" \
+    assert (
+        "something.jsonl: cannot tell the model: the file name does not start or end with the benchmark 'arc'"
         in error(root)
+    )
 
 
 def test_flat_model_field_wins_over_the_file_name_and_is_noted(tmp_path):
@@ -117,8 +128,10 @@ def test_flat_model_field_wins_over_the_file_name_and_is_noted(tmp_path):
         put(p, [dict(r, model="google/m-a") for r in lines_of(p)])
     rec, _ = load_quiet(root)
     assert rec.models == ("google/m-a", "m-c", "org/m-b")
-    assert "2 file(s) named otherwise than their 'model' field, which wins (e.g. 'arc_m-a.jsonl' holds " \
+    assert (
+        "2 file(s) named otherwise than their 'model' field, which wins (e.g. 'arc_m-a.jsonl' holds "
         "'google/m-a')" in rec.layout_notes[0]
+    )
 
 
 def test_flat_model_field_still_the_same_on_every_line(tmp_path):
@@ -187,38 +200,53 @@ def test_canonical_layout_has_no_layout_note(tmp_path):
 
 # -- bits --------------------------------------------------------------------------------------
 
+
 def test_bits_read_as_correct(tmp_path):
     src, want = canonical(tmp_path)
-    root = relayout(src, tmp_path / "bits", lambda b, m: f"{b}/{m}.jsonl", drop=(),
-                    edit=lambda r: {("bits" if k == "correct" else k): v for k, v in r.items()})
+    root = relayout(
+        src,
+        tmp_path / "bits",
+        lambda b, m: f"{b}/{m}.jsonl",
+        drop=(),
+        edit=lambda r: {("bits" if k == "correct" else k): v for k, v in r.items()},
+    )
     rec, _ = load_quiet(root)
     assert rec.equals(want) and "'bits' read as 'correct'" in rec.layout_notes[0]
 
 
 def test_bits_and_correct_that_agree_are_accepted(tmp_path):
     src, want = canonical(tmp_path)
-    root = relayout(src, tmp_path / "both", lambda b, m: f"{b}/{m}.jsonl", drop=(),
-                    edit=lambda r: dict(r, bits={k: bool(v) for k, v in r["correct"].items()}))
+    root = relayout(
+        src,
+        tmp_path / "both",
+        lambda b, m: f"{b}/{m}.jsonl",
+        drop=(),
+        edit=lambda r: dict(r, bits={k: bool(v) for k, v in r["correct"].items()}),
+    )
     rec, _ = load_quiet(root)
     assert rec.equals(want)
 
 
 def test_bits_and_correct_that_differ_are_an_error(tmp_path):
     src, _ = canonical(tmp_path)
-    root = relayout(src, tmp_path / "both", lambda b, m: f"{b}/{m}.jsonl", drop=(),
-                    edit=lambda r: dict(r, bits=dict(r["correct"])))
+    root = relayout(
+        src, tmp_path / "both", lambda b, m: f"{b}/{m}.jsonl", drop=(), edit=lambda r: dict(r, bits=dict(r["correct"]))
+    )
     p = root / "arc" / "m-a.jsonl"
     rows = lines_of(p)
     key = "gen|letter_plain|p1"
     rows[2]["bits"][key] = 1 - rows[2]["correct"][key]
     put(p, rows)
     msg = error(root)
-    assert (f"{p}:3: item 'arc/item-2': 'bits' and 'correct' are both present and differ (first at {key!r}: "
-            f"correct {rows[2]['correct'][key]}, bits {rows[2]['bits'][key]})") in msg
+    assert (
+        f"{p}:3: item 'arc/item-2': 'bits' and 'correct' are both present and differ (first at {key!r}: "
+        f"correct {rows[2]['correct'][key]}, bits {rows[2]['bits'][key]})"
+    ) in msg
     assert "fix: keep one of 'correct' and 'bits'" in msg
 
 
 # -- legend files ----------------------------------------------------------------------------------
+
 
 def paper_keys() -> list[str]:
     return ["gen|letter_plain|p0", "gen|letter_plain|p3", "ll|cloze_plain"]
@@ -229,26 +257,41 @@ def release_set(tmp_path: Path, legend, name="legend.json") -> Path:
     rng = np.random.default_rng(1)
     for b in ("arc", "mmlu"):
         for m in ("alpha", "beta"):
-            put(root / f"{b}_{m}.jsonl", [{"benchmark": b, "item_id": f"{b}-{i}",
-                                            "bits": {k: int(rng.integers(2)) for k in paper_keys()}}
-                                           for i in range(3)])
+            put(
+                root / f"{b}_{m}.jsonl",
+                [
+                    {"benchmark": b, "item_id": f"{b}-{i}", "bits": {k: int(rng.integers(2)) for k in paper_keys()}}
+                    for i in range(3)
+                ],
+            )
     if legend is not None:
         (root / name).write_text(json.dumps(legend))
     return root
 
 
-@pytest.mark.parametrize("legend", [
-    {"gen|letter_plain|p0": [0, 1, 2, 3], "gen|letter_plain|p3": [3, 2, 1, 0], "ll|cloze_plain": None},
-    [{"key": "gen|letter_plain|p0", "permutation": [0, 1, 2, 3]},
-     {"key": "gen|letter_plain|p3", "perm": [3, 2, 1, 0]}, {"key": "ll|cloze_plain"}],
-    {"reference": "gen|letter_plain|p0", "configurations": {"gen|letter_plain|p0": [0, 1, 2, 3],
-                                                            "gen|letter_plain|p3": {"permutation": [3, 2, 1, 0]},
-                                                            "ll|cloze_plain": None}},
-])
+@pytest.mark.parametrize(
+    "legend",
+    [
+        {"gen|letter_plain|p0": [0, 1, 2, 3], "gen|letter_plain|p3": [3, 2, 1, 0], "ll|cloze_plain": None},
+        [
+            {"key": "gen|letter_plain|p0", "permutation": [0, 1, 2, 3]},
+            {"key": "gen|letter_plain|p3", "perm": [3, 2, 1, 0]},
+            {"key": "ll|cloze_plain"},
+        ],
+        {
+            "reference": "gen|letter_plain|p0",
+            "configurations": {
+                "gen|letter_plain|p0": [0, 1, 2, 3],
+                "gen|letter_plain|p3": {"permutation": [3, 2, 1, 0]},
+                "ll|cloze_plain": None,
+            },
+        },
+    ],
+)
 def test_release_legend_shapes(tmp_path, legend):
     rec, _ = load_quiet(release_set(tmp_path, legend))
     assert rec.configs == tuple(paper_keys()) and not rec.grid.inferred
-    assert rec.grid.configs[1].permutation == (3, 2, 1, 0)    # the file's, not Table 4's (0, 2, 3, 1)
+    assert rec.grid.configs[1].permutation == (3, 2, 1, 0)  # the file's, not Table 4's (0, 2, 3, 1)
     assert rec.grid.configs[1].template == "letter_plain" and rec.grid.configs[2].scoring == "ll"
     assert "legend read from legend.json" in rec.layout_notes[0]
 
@@ -267,8 +310,9 @@ def test_two_legend_files_are_an_error(tmp_path):
 
 
 def test_bad_release_legend(tmp_path):
-    root = release_set(tmp_path, {"gen|letter_plain|p0": [0, 0, 1, 2], "gen|letter_plain|p3": None,
-                                  "ll|cloze_plain": None})
+    root = release_set(
+        tmp_path, {"gen|letter_plain|p0": [0, 0, 1, 2], "gen|letter_plain|p3": None, "ll|cloze_plain": None}
+    )
     assert "'permutation' must be a permutation of 0..n-1 or null, got [0, 0, 1, 2]" in error(root)
     (root / "legend.json").write_text('"not a legend"')
     assert "a legend must be a JSON object" in error(root)
@@ -283,6 +327,7 @@ def test_no_legend_infers_table_4(tmp_path):
 
 
 # -- per-item margin and unparsed count --------------------------------------------------------
+
 
 def test_per_item_margin_and_unparsed_count(tmp_path):
     root = release_set(tmp_path, {k: None for k in paper_keys()})
@@ -300,19 +345,22 @@ def test_per_item_margin_and_unparsed_count(tmp_path):
     assert "the per-item margin kept as margin['ll|cloze_plain']" in rec.layout_notes[0]
     out = tmp_path / "v1"
     write_records(rec, out)
-    assert load_records(out).equals(rec)                      # kept through the records-v1 writer
+    assert load_records(out).equals(rec)  # kept through the records-v1 writer
     assert lines_of(out / "arc" / "alpha.jsonl")[1]["unparsed"] == 1
 
 
-@pytest.mark.parametrize("fields,message", [
-    ({"n_unparsed": -1}, "'n_unparsed' must be a count from 0 to 3, got -1"),
-    ({"n_unparsed": 4}, "'n_unparsed' must be a count from 0 to 3, got 4"),
-    ({"unparsed": True}, "'unparsed' must be a count from 0 to 3, got true"),
-    ({"unparsed": 1, "n_unparsed": 2}, "unparsed, n_unparsed disagree"),
-    ({"margin": "0.3"}, "'margin' must be a finite number or null"),
-    ({"margin": float("inf")}, "'margin' must be a finite number or null"),
-    ({"margin": 0.3, "cloze_margin": 0.3}, "give the margin once"),
-])
+@pytest.mark.parametrize(
+    "fields,message",
+    [
+        ({"n_unparsed": -1}, "'n_unparsed' must be a count from 0 to 3, got -1"),
+        ({"n_unparsed": 4}, "'n_unparsed' must be a count from 0 to 3, got 4"),
+        ({"unparsed": True}, "'unparsed' must be a count from 0 to 3, got true"),
+        ({"unparsed": 1, "n_unparsed": 2}, "unparsed, n_unparsed disagree"),
+        ({"margin": "0.3"}, "'margin' must be a finite number or null"),
+        ({"margin": float("inf")}, "'margin' must be a finite number or null"),
+        ({"margin": 0.3, "cloze_margin": 0.3}, "give the margin once"),
+    ],
+)
 def test_bad_release_fields(tmp_path, fields, message):
     root = release_set(tmp_path, {k: None for k in paper_keys()})
     p = root / "arc_beta.jsonl"
@@ -325,12 +373,18 @@ def test_bad_release_fields(tmp_path, fields, message):
 def test_per_item_margin_without_the_cloze_config(tmp_path):
     root = release_set(tmp_path, None)
     for p in root.glob("*.jsonl"):
-        put(p, [dict(r, bits={k: v for k, v in r["bits"].items() if k != "ll|cloze_plain"}, margin=0.1)
-                for r in lines_of(p)])
+        put(
+            p,
+            [
+                dict(r, bits={k: v for k, v in r["bits"].items() if k != "ll|cloze_plain"}, margin=0.1)
+                for r in lines_of(p)
+            ],
+        )
     assert "a per-item 'margin' belongs to config 'll|cloze_plain', which the legend lacks" in error(root)
 
 
 # -- answer_class --------------------------------------------------------------------------------
+
 
 def with_classes(rec):
     rng = np.random.default_rng(3)
@@ -361,8 +415,9 @@ def test_answer_class_bad_value(tmp_path):
     rows = lines_of(p)
     rows[0]["answer_class"] = {"gen|letter_plain|p0": "letters"}
     put(p, rows)
-    assert f"{p}:1: item 'mmlu/item-0': 'answer_class' values must be one of {list(ANSWER_CLASSES)} or null" \
-        in error(src)
+    assert f"{p}:1: item 'mmlu/item-0': 'answer_class' values must be one of {list(ANSWER_CLASSES)} or null" in error(
+        src
+    )
     rows[0]["answer_class"] = {"gen|nope|p0": "letter"}
     put(p, rows)
     assert "'answer_class' must be an object keyed by legend config keys" in error(src)

@@ -1,4 +1,5 @@
 """The packed records form: exact round trips, auto-detection, corruption is a RecordsError."""
+
 from __future__ import annotations
 
 import json
@@ -38,15 +39,20 @@ REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "fixtures" / "tiny"
 DEMO = REPO / "fixtures" / "demo"
 
-GRID = Grid((
-    Config("gen|letter_plain|p0", "gen", "letter_plain", "p0", (0, 1, 2, 3), {"template_text": "Q: {q}"}),
-    Config("gen|letter_plain|p1", "gen", "letter_plain", "p1", (1, 3, 2, 0)),
-    Config("ll|cloze_plain", "ll", "cloze_plain", None, None),
-), "gen|letter_plain|p0", extra={"harness": "test"})
+GRID = Grid(
+    (
+        Config("gen|letter_plain|p0", "gen", "letter_plain", "p0", (0, 1, 2, 3), {"template_text": "Q: {q}"}),
+        Config("gen|letter_plain|p1", "gen", "letter_plain", "p1", (1, 3, 2, 0)),
+        Config("ll|cloze_plain", "ll", "cloze_plain", None, None),
+    ),
+    "gen|letter_plain|p0",
+    extra={"harness": "test"},
+)
 
 
-def full_records(M: int = 3, per_bench: tuple[int, ...] = (5, 4), seed: int = 0, pred: bool = True,
-                 margin: bool = True) -> Records:
+def full_records(
+    M: int = 3, per_bench: tuple[int, ...] = (5, 4), seed: int = 0, pred: bool = True, margin: bool = True
+) -> Records:
     rng = np.random.default_rng(seed)
     benches = [f"b{j}" for j in range(len(per_bench))]
     bench = [b for b, n in zip(benches, per_bench) for _ in range(n)]
@@ -54,15 +60,21 @@ def full_records(M: int = 3, per_bench: tuple[int, ...] = (5, 4), seed: int = 0,
     N, K = len(ids), len(GRID)
     shape = (M, N, K)
     return Records(
-        correct=rng.random(shape) < 0.5, models=tuple(f"org/m{j}" for j in range(M)),
-        items=Items(np.array(bench, dtype=object), np.array(ids, dtype=object),
-                    [None if j % 3 == 0 else ("B" if j % 3 == 1 else j % 4) for j in range(N)],
-                    [None if j % 2 else f"Q{j} \"naïve\"\nline" for j in range(N)],
-                    [None if j % 2 == 0 else ["w", "x", "y", "ü"] for j in range(N)]),
+        correct=rng.random(shape) < 0.5,
+        models=tuple(f"org/m{j}" for j in range(M)),
+        items=Items(
+            np.array(bench, dtype=object),
+            np.array(ids, dtype=object),
+            [None if j % 3 == 0 else ("B" if j % 3 == 1 else j % 4) for j in range(N)],
+            [None if j % 2 else f'Q{j} "naïve"\nline' for j in range(N)],
+            [None if j % 2 == 0 else ["w", "x", "y", "ü"] for j in range(N)],
+        ),
         grid=GRID,
         pred=rng.integers(PRED_ABSENT, 4, shape).astype(np.int16) if pred else None,
         margin=np.where(rng.random(shape) < 0.3, np.nan, rng.normal(size=shape)) if margin else None,
-        notes=("a note", "another"), dropped={"b0": 2, "b1": 0})
+        notes=("a note", "another"),
+        dropped={"b0": 2, "b1": 0},
+    )
 
 
 def assert_same(a: Records, b: Records) -> None:
@@ -98,8 +110,13 @@ def test_fixtures_round_trip_and_load_records_detects_it(tmp_path, src):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(M=st.integers(1, 4), per_bench=st.lists(st.integers(1, 9), min_size=1, max_size=3),
-       seed=st.integers(0, 1000), pred=st.booleans(), margin=st.booleans())
+@given(
+    M=st.integers(1, 4),
+    per_bench=st.lists(st.integers(1, 9), min_size=1, max_size=3),
+    seed=st.integers(0, 1000),
+    pred=st.booleans(),
+    margin=st.booleans(),
+)
 def test_round_trip_property(tmp_path, M, per_bench, seed, pred, margin):
     rec = full_records(M, tuple(per_bench), seed, pred, margin)
     path = tmp_path / "p.arrow"
@@ -121,6 +138,7 @@ def test_inferred_legend_warns_again(tmp_path):
 
 def test_pack_command_from_a_table_and_a_directory(tmp_path, capsys):
     from leaderboard_audit.records.table import write_table
+
     rec = load_records(TINY)
     write_table(rec, tmp_path / "t" / "tiny.csv")
     assert cli_main(["pack", str(tmp_path / "t" / "tiny.csv"), "-o", str(tmp_path / "a.arrow")]) == 0
@@ -128,7 +146,7 @@ def test_pack_command_from_a_table_and_a_directory(tmp_path, capsys):
     assert "3 model(s) x 8 item(s) x 4 config(s)" in capsys.readouterr().out
     assert load_records(tmp_path / "b.arrow").equals(rec)
     from_table = load_records(tmp_path / "a.arrow")
-    assert np.array_equal(from_table.correct, rec.correct)       # the table keeps no options
+    assert np.array_equal(from_table.correct, rec.correct)  # the table keeps no options
 
 
 def test_pack_command_errors_are_one_line(tmp_path, capsys):
@@ -151,18 +169,21 @@ def rewrite_meta(path: Path, out: Path, edit) -> None:
         w.write_table(table)
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda m: m.update(format="other/v9"), "format is 'other/v9'"),
-    (lambda m: m.update(shape=[3, 9, 4]), "configs"),
-    (lambda m: m.update(shape=[2, 9, 3]), "models"),
-    (lambda m: m["models"].reverse(), "sorted order"),
-    (lambda m: m["items"]["gold"].__setitem__(0, 1.5), "items.gold"),
-    (lambda m: m["items"]["benchmark"].reverse(), "grouped by benchmark"),
-    (lambda m: m["items"]["item_id"].__setitem__(1, m["items"]["item_id"][0]), "duplicate"),
-    (lambda m: m["grid"].update(reference="nope"), "reference"),
-    (lambda m: m.update(content_sha256="0" * 64), "checksum"),
-    (lambda m: m.__setitem__("dropped", {"b0": "x"}), "dropped"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda m: m.update(format="other/v9"), "format is 'other/v9'"),
+        (lambda m: m.update(shape=[3, 9, 4]), "configs"),
+        (lambda m: m.update(shape=[2, 9, 3]), "models"),
+        (lambda m: m["models"].reverse(), "sorted order"),
+        (lambda m: m["items"]["gold"].__setitem__(0, 1.5), "items.gold"),
+        (lambda m: m["items"]["benchmark"].reverse(), "grouped by benchmark"),
+        (lambda m: m["items"]["item_id"].__setitem__(1, m["items"]["item_id"][0]), "duplicate"),
+        (lambda m: m["grid"].update(reference="nope"), "reference"),
+        (lambda m: m.update(content_sha256="0" * 64), "checksum"),
+        (lambda m: m.__setitem__("dropped", {"b0": "x"}), "dropped"),
+    ],
+)
 def test_bad_metadata_is_a_records_error(tmp_path, edit, message):
     write_packed(full_records(), tmp_path / "ok.arrow")
     rewrite_meta(tmp_path / "ok.arrow", tmp_path / "bad.arrow", edit)
@@ -226,6 +247,7 @@ def test_intersect_is_a_no_op_on_packed_records(tmp_path):
 def test_rechunked_file_and_small_unpack_blocks_read_the_same(tmp_path, monkeypatch):
     """Another writer may split the column into chunks that do not start on a byte; blocks of any size."""
     from leaderboard_audit.records import packed
+
     rec = full_records(M=3, per_bench=(7, 6), pred=True, margin=True)
     src = tmp_path / "a.arrow"
     src.write_bytes(packed_bytes(rec))
@@ -247,6 +269,7 @@ def test_rechunked_file_and_small_unpack_blocks_read_the_same(tmp_path, monkeypa
 
 def test_pack_command_from_an_importer_source(tmp_path, capsys):
     from leaderboard_audit.importers import load
+
     helm = REPO / "tests" / "data" / "helm" / "benchmark_output" / "runs" / "v1"
     out = tmp_path / "helm.arrow"
     assert cli_main(["pack", str(helm), "--format", "helm", "-o", str(out)]) == 0
@@ -262,8 +285,9 @@ def test_audit_of_the_packed_form_equals_the_audit_of_the_folder(tmp_path, capsy
     assert cli_main(["audit", str(packed_path), "--json", str(tmp_path / "b.json")]) == 1
     a, b = (json.loads((tmp_path / n).read_text()) for n in ("a.json", "b.json"))
     assert a["scopes"] == b["scopes"]
-    assert {k: v for k, v in a["records"].items() if k not in ("path", "sha256")} == \
-        {k: v for k, v in b["records"].items() if k not in ("path", "sha256")}
+    assert {k: v for k, v in a["records"].items() if k not in ("path", "sha256")} == {
+        k: v for k, v in b["records"].items() if k not in ("path", "sha256")
+    }
 
 
 def test_packed_keeps_answer_class_unparsed_and_layout_notes(tmp_path):
@@ -274,6 +298,7 @@ def test_packed_keeps_answer_class_unparsed_and_layout_notes(tmp_path):
 
     from leaderboard_audit.records import load_records as _load
     from leaderboard_audit.records.packed import write_packed as _write
+
     r = _load(Path(__file__).resolve().parents[1] / "fixtures" / "release" / "records")
     M, N, K = r.shape
     rng = _np.random.default_rng(0)

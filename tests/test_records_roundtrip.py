@@ -1,4 +1,5 @@
 """records-v1 round trips: write -> read -> equal, deterministic bytes, committed fixtures."""
+
 from __future__ import annotations
 
 import os
@@ -29,31 +30,44 @@ REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "fixtures" / "tiny"
 DEMO = REPO / "fixtures" / "demo"
 
-SMALL_GRID = Grid((
-    Config("gen|letter_plain|p0", "gen", "letter_plain", "p0", (0, 1, 2, 3), {"template_text": "Q: {q}"}),
-    Config("gen|letter_plain|p1", "gen", "letter_plain", "p1", (1, 3, 2, 0)),
-    Config("gen|digit_labels|p0", "gen", "digit_labels", "p0", (0, 1, 2, 3)),
-    Config("ll|cloze_plain", "ll", "cloze_plain", None, None),
-), "gen|letter_plain|p0", extra={"harness": "test", "max_tokens": 5})
+SMALL_GRID = Grid(
+    (
+        Config("gen|letter_plain|p0", "gen", "letter_plain", "p0", (0, 1, 2, 3), {"template_text": "Q: {q}"}),
+        Config("gen|letter_plain|p1", "gen", "letter_plain", "p1", (1, 3, 2, 0)),
+        Config("gen|digit_labels|p0", "gen", "digit_labels", "p0", (0, 1, 2, 3)),
+        Config("ll|cloze_plain", "ll", "cloze_plain", None, None),
+    ),
+    "gen|letter_plain|p0",
+    extra={"harness": "test", "max_tokens": 5},
+)
 
 
-def make_records(models=("m-a", "org/m-b", "m-c"), benches=(("arc", 5), ("mmlu", 4)), seed=0,
-                 pred=True, margin=True, text=True) -> Records:
+def make_records(
+    models=("m-a", "org/m-b", "m-c"), benches=(("arc", 5), ("mmlu", 4)), seed=0, pred=True, margin=True, text=True
+) -> Records:
     rng = np.random.default_rng(seed)
     K = len(SMALL_GRID)
     bench = [b for b, n in benches for _ in range(n)]
     ids = [f"{b}/item-{j}" for b, n in benches for j in range(n)]
     N = len(ids)
     gold = [None if j % 5 == 0 else ("C" if j % 5 == 1 else int(j % 4)) for j in range(N)]
-    q = [None if j % 3 == 0 else f"Question {j}: naïve \"quotes\", commas\nand lines" for j in range(N)] \
-        if text else [None] * N
+    q = (
+        [None if j % 3 == 0 else f'Question {j}: naïve "quotes", commas\nand lines' for j in range(N)]
+        if text
+        else [None] * N
+    )
     opts = [None if j % 2 else ["w", "x", "y", "z"] for j in range(N)] if text else [None] * N
     shape = (len(models), N, K)
     P = rng.integers(PRED_ABSENT, 4, shape).astype(np.int16) if pred else None
     A = np.where(rng.random(shape) < 0.3, np.nan, rng.normal(size=shape)) if margin else None
-    return Records(correct=rng.random(shape) < 0.5, models=tuple(sorted(models)),
-                   items=Items(np.array(bench, dtype=object), np.array(ids, dtype=object), gold, q, opts),
-                   grid=SMALL_GRID, pred=P, margin=A)
+    return Records(
+        correct=rng.random(shape) < 0.5,
+        models=tuple(sorted(models)),
+        items=Items(np.array(bench, dtype=object), np.array(ids, dtype=object), gold, q, opts),
+        grid=SMALL_GRID,
+        pred=P,
+        margin=A,
+    )
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
@@ -67,7 +81,7 @@ def test_round_trip_exact(tmp_path):
     assert back.equals(rec)
     assert back.models == ("m-a", "m-c", "org/m-b")
     assert (tmp_path / "r" / "arc" / "org__m-b.jsonl").is_file()
-    assert back.grid.to_json() == SMALL_GRID.to_json()      # extra fields preserved
+    assert back.grid.to_json() == SMALL_GRID.to_json()  # extra fields preserved
     assert back.grid.configs[0].extra == {"template_text": "Q: {q}"}
     assert back.dropped == {} and back.notes == ()
 
@@ -76,10 +90,10 @@ def test_write_twice_byte_identical(tmp_path):
     rec = make_records()
     write_records(rec, tmp_path / "a")
     write_records(load_records(tmp_path / "a"), tmp_path / "b")
-    write_records(rec, tmp_path / "a")                      # overwrite in place
+    write_records(rec, tmp_path / "a")  # overwrite in place
     a, b = tree_bytes(tmp_path / "a"), tree_bytes(tmp_path / "b")
     assert a == b
-    assert not [n for n in a if ".tmp" in n]                # no temporary files left behind
+    assert not [n for n in a if ".tmp" in n]  # no temporary files left behind
     assert all(v.endswith(b"\n") for v in a.values())
 
 
@@ -94,7 +108,7 @@ def test_round_trip_without_optional_arrays(tmp_path):
 def test_round_trip_paper_grid_simulated(tmp_path):
     rec = simulate(demo_spec(items_per_benchmark=7))
     write_records(rec, tmp_path)
-    back = load_records(str(tmp_path))                      # str paths work too
+    back = load_records(str(tmp_path))  # str paths work too
     assert back.equals(rec)
     assert back.grid.to_json() == paper_grid().to_json()
     assert back.shape == (6, 28, 26)
@@ -136,13 +150,11 @@ def test_scope_select_views(tmp_path):
 
 def test_writer_refuses_unwritable_names(tmp_path):
     rec = make_records()
-    bad = replace(rec, items=replace(rec.items, benchmark=np.array(
-        ["../up"] * 5 + ["mmlu"] * 4, dtype=object)))
+    bad = replace(rec, items=replace(rec.items, benchmark=np.array(["../up"] * 5 + ["mmlu"] * 4, dtype=object)))
     with pytest.raises(RecordsError, match="cannot be a directory name"):
         write_records(bad, tmp_path / "x")
     assert not (tmp_path / "up").exists()
-    hidden = replace(rec, items=replace(rec.items, benchmark=np.array(
-        ["_arc"] * 5 + ["mmlu"] * 4, dtype=object)))
+    hidden = replace(rec, items=replace(rec.items, benchmark=np.array(["_arc"] * 5 + ["mmlu"] * 4, dtype=object)))
     # the reader would skip "_arc"
     with pytest.raises(RecordsError, match="benchmark name '_arc' cannot be a directory name"):
         write_records(hidden, tmp_path / "y")
@@ -155,25 +167,25 @@ def test_writer_refuses_unwritable_names(tmp_path):
 
 # -- the committed fixtures ---------------------------------------------------------------
 
+
 def test_tiny_fixture_numbers():
     rec = load_records(TINY)
     assert rec.shape == (3, 8, 4)
     assert rec.models == ("alpha", "beta", "gamma")
     assert rec.benchmarks == ("tiny",)
-    assert rec.configs == ("gen|letter_plain|p0", "gen|letter_plain|p1", "gen|digit_labels|p0",
-                           "ll|cloze_plain")
+    assert rec.configs == ("gen|letter_plain|p0", "gen|letter_plain|p1", "gen|digit_labels|p0", "ll|cloze_plain")
     assert rec.grid.reference == "gen|letter_plain|p0" and not rec.grid.inferred
     assert rec.grid.configs[1].permutation == (1, 3, 2, 0)
     acc = rec.correct.sum(axis=1)
     assert acc.tolist() == [[6, 4, 5, 4], [5, 4, 4, 6], [5, 3, 4, 2]]
-    assert acc[:, 3].argmax() == 1 and (acc[:, 3] < 6).sum() == 2      # beta wins ll outright
+    assert acc[:, 3].argmax() == 1 and (acc[:, 3] < 6).sum() == 2  # beta wins ll outright
     robust_c = rec.correct.all(axis=2)
     robust_w = ~rec.correct.any(axis=2)
     assert robust_c.any(axis=1).all() and robust_w.any(axis=1).all()
     J = (robust_c | robust_w)[0] & (robust_c | robust_w)[1]
     ref = rec.correct[:, :, 0]
-    assert int((J & ref[0] & ~ref[1]).sum()) == 1                       # higher_only
-    assert int((J & ~ref[0] & ref[1]).sum()) == 1                       # lower_only
+    assert int((J & ref[0] & ~ref[1]).sum()) == 1  # higher_only
+    assert int((J & ~ref[0] & ref[1]).sum()) == 1  # lower_only
     assert (rec.pred == PRED_UNPARSEABLE).sum() == 1
     assert rec.items.gold == [1, 2, 0, 1, 2, 1, 3, 1]
 
@@ -203,9 +215,11 @@ def test_demo_fixture_is_the_simulation():
 
 # -- property: any records the writer accepts come back equal --------------------------
 
-_name = st.text(alphabet=string.ascii_letters + string.digits + "-_.é/", min_size=1, max_size=12) \
-    .filter(lambda s: not s.startswith(".") and "//" not in s and not s.endswith("/")
-            and "__" not in s and not s.startswith("/"))
+_name = st.text(alphabet=string.ascii_letters + string.digits + "-_.é/", min_size=1, max_size=12).filter(
+    lambda s: (
+        not s.startswith(".") and "//" not in s and not s.endswith("/") and "__" not in s and not s.startswith("/")
+    )
+)
 _bench = st.text(alphabet=string.ascii_lowercase + string.digits + "-", min_size=1, max_size=8)
 _text = st.one_of(st.none(), st.text(max_size=20))
 
@@ -226,12 +240,17 @@ def records_strategy(draw):
     seed = draw(st.integers(0, 2**16))
     rng = np.random.default_rng(seed)
     P = rng.integers(PRED_ABSENT, 4, (M, N, K)).astype(np.int16)
-    P[0, 0, 0] = 1                                         # at least one recorded prediction
+    P[0, 0, 0] = 1  # at least one recorded prediction
     A = np.where(rng.random((M, N, K)) < 0.5, np.nan, rng.normal(size=(M, N, K)) * 1e3)
     A[0, 0, 0] = 0.25
-    return Records(correct=bits.reshape(M, N, K), models=tuple(sorted(models)),
-                   items=Items(np.array(bench, dtype=object), np.array(ids, dtype=object), gold, q, opts),
-                   grid=SMALL_GRID, pred=P, margin=A)
+    return Records(
+        correct=bits.reshape(M, N, K),
+        models=tuple(sorted(models)),
+        items=Items(np.array(bench, dtype=object), np.array(ids, dtype=object), gold, q, opts),
+        grid=SMALL_GRID,
+        pred=P,
+        margin=A,
+    )
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

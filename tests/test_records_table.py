@@ -1,4 +1,5 @@
 """The long table (CSV / TSV / Parquet): round trips, equivalence with the directory, errors."""
+
 from __future__ import annotations
 
 import json
@@ -34,8 +35,9 @@ def frame(models=("alpha", "beta"), benches=(("arc", 3), ("mmlu", 2))) -> pd.Dat
         for b, n in benches:
             for j in range(n):
                 for k_i, k in enumerate(KEYS):
-                    rows.append({"model": m, "benchmark": b, "item_id": f"{b}-{j}", "config": k,
-                                 "correct": (j + k_i + m_i) % 2})
+                    rows.append(
+                        {"model": m, "benchmark": b, "item_id": f"{b}-{j}", "config": k, "correct": (j + k_i + m_i) % 2}
+                    )
     return pd.DataFrame(rows)
 
 
@@ -59,9 +61,14 @@ def error(path, **kw) -> RecordsError:
 @pytest.mark.parametrize("suffix", SUFFIXES)
 def test_round_trip_exact_and_byte_identical(tmp_path, suffix):
     rec = make_records()
-    rec = rec.__class__(**{**rec.__dict__, "items": rec.items.__class__(
-        rec.items.benchmark, rec.items.item_id, rec.items.gold, rec.items.question,
-        [None] * len(rec.items))})                              # options are not in the table
+    rec = rec.__class__(
+        **{
+            **rec.__dict__,
+            "items": rec.items.__class__(
+                rec.items.benchmark, rec.items.item_id, rec.items.gold, rec.items.question, [None] * len(rec.items)
+            ),
+        }
+    )  # options are not in the table
     path = write_table(rec, tmp_path / f"t.{suffix}")
     first = path.read_bytes()
     back = load_records(path)
@@ -120,6 +127,7 @@ def test_parquet_boolean_and_integer_ids(tmp_path):
 
 # -- errors ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("suffix", ["csv", "parquet"])
 def test_missing_required_columns(tmp_path, suffix):
     p = save(frame().drop(columns=["correct", "config"]), tmp_path / f"t.{suffix}")
@@ -133,9 +141,10 @@ def test_value_not_a_bit_names_csv_line(tmp_path):
     df.loc[7, "correct"] = 2
     p = save(df, tmp_path / "t.csv")
     e = error(p)
-    assert f"{p}:9: model 'alpha', item 'arc-1' of benchmark 'arc', config '{KEYS[3]}': " \
-           "correct = 2 is not 0/1" in str(e)
-    assert e.problems[0].line == 9                      # row index 7 + header + 1
+    assert f"{p}:9: model 'alpha', item 'arc-1' of benchmark 'arc', config '{KEYS[3]}': correct = 2 is not 0/1" in str(
+        e
+    )
+    assert e.problems[0].line == 9  # row index 7 + header + 1
 
 
 def test_value_not_a_bit_names_parquet_row(tmp_path):
@@ -158,7 +167,7 @@ def test_parquet_float_bits_refused(tmp_path):
     df = frame()
     df["correct"] = df["correct"].astype(float)
     e = error(save(df, tmp_path / "t.parquet"))
-    assert e.total == 1          # one problem naming the column, not one per row
+    assert e.total == 1  # one problem naming the column, not one per row
     assert "column 'correct' must hold 0/1 integers or booleans (not floats), got Arrow type double" in str(e)
 
 
@@ -167,17 +176,20 @@ def test_duplicate_rows(tmp_path):
     df = pd.concat([df, df.iloc[[5]]], ignore_index=True)
     p = save(df, tmp_path / "t.csv")
     msg = str(error(p))
-    assert f"{p}:{len(df) + 1}: model 'alpha', item 'arc-1' of benchmark 'arc', config '{KEYS[1]}': " \
-           "duplicate row (first at line 7)" in msg
+    assert (
+        f"{p}:{len(df) + 1}: model 'alpha', item 'arc-1' of benchmark 'arc', config '{KEYS[1]}': "
+        "duplicate row (first at line 7)" in msg
+    )
 
 
 def test_missing_config_key_for_one_model_item(tmp_path):
     df = frame()
-    df = df.drop(index=[9, 10]).reset_index(drop=True)        # alpha, arc-2, two configs
+    df = df.drop(index=[9, 10]).reset_index(drop=True)  # alpha, arc-2, two configs
     p = save(df, tmp_path / "t.csv")
     e = error(p)
-    assert (f"{p}:10: model 'alpha', item 'arc-2' of benchmark 'arc': missing config key(s) "
-            f"'{KEYS[1]}', '{KEYS[2]}'") in str(e)
+    assert (
+        f"{p}:10: model 'alpha', item 'arc-2' of benchmark 'arc': missing config key(s) '{KEYS[1]}', '{KEYS[2]}'"
+    ) in str(e)
     assert e.total == 1
 
 
@@ -194,12 +206,14 @@ def test_item_missing_for_one_model(tmp_path):
 
 def test_item_only_for_one_model_names_its_line(tmp_path):
     df = frame()
-    extra = pd.DataFrame([{"model": "beta", "benchmark": "arc", "item_id": "arc-x", "config": k,
-                           "correct": 1} for k in KEYS])
+    extra = pd.DataFrame(
+        [{"model": "beta", "benchmark": "arc", "item_id": "arc-x", "config": k, "correct": 1} for k in KEYS]
+    )
     p = save(pd.concat([df, extra], ignore_index=True), tmp_path / "t.parquet")
     e = error(p)
-    assert (f"{p}, row {len(df)}: item 'arc-x' of benchmark 'arc' is present for model 'beta' "
-            "but absent for model 'alpha'") in str(e)
+    assert (
+        f"{p}, row {len(df)}: item 'arc-x' of benchmark 'arc' is present for model 'beta' but absent for model 'alpha'"
+    ) in str(e)
     assert load_records(p, intersect=True).dropped == {"arc": 1, "mmlu": 0}
 
 
@@ -213,8 +227,10 @@ def test_config_not_in_legend(tmp_path):
     df = frame()
     df.loc[3, "config"] = "gen|letter_plain|p7"
     p = save(df, tmp_path / "t.csv")
-    assert f"{p}:5: model 'alpha', item 'arc-0' of benchmark 'arc', config 'gen|letter_plain|p7': " \
-           "config key not in the legend" in str(error(p))
+    assert (
+        f"{p}:5: model 'alpha', item 'arc-0' of benchmark 'arc', config 'gen|letter_plain|p7': "
+        "config key not in the legend" in str(error(p))
+    )
 
 
 def test_empty_key_cells(tmp_path):
@@ -232,7 +248,7 @@ def test_inferred_legend_warns(tmp_path):
     p = save(frame(), tmp_path / "t.csv", grid=False)
     with pytest.warns(InferredLegendWarning, match="no grid.json; legend inferred"):
         rec = load_records(p)
-    assert rec.grid.inferred and rec.configs == tuple(KEYS)    # order of first appearance
+    assert rec.grid.inferred and rec.configs == tuple(KEYS)  # order of first appearance
     df = frame()
     df.loc[df.config == KEYS[3], "config"] = "weird"
     with warnings.catch_warnings():
@@ -264,7 +280,7 @@ def test_malformed_csv(tmp_path):
     p.write_text("\n".join(text) + "\n")
     e = error(p)
     assert e.problems[0].line == 4 and "unreadable CSV" in str(e)
-    p.write_text("model,benchmark,item_id,config,correct\n\"alpha,arc\n")
+    p.write_text('model,benchmark,item_id,config,correct\n"alpha,arc\n')
     assert "unreadable CSV" in str(error(p))
     p.write_bytes(b"model,benchmark,item_id,config,correct\nalpha,arc,\xff,x,1\n")
     assert "not UTF-8" in str(error(p))
@@ -294,11 +310,11 @@ def test_csv_line_numbers_with_multiline_cells_and_blank_lines(tmp_path):
     df.loc[13, "correct"] = 5
     p = save(df, tmp_path / "t.csv")
     text = p.read_text()
-    p.write_text(text.replace("\n", "\n\n", 1))               # a blank line after the header
+    p.write_text(text.replace("\n", "\n\n", 1))  # a blank line after the header
     e = error(p)
     physical = p.read_text().split("\n")
     line = e.problems[0].line
-    assert line == 13 + 2 + 1 + 4                              # 4 multi-line cells above, 1 blank line
+    assert line == 13 + 2 + 1 + 4  # 4 multi-line cells above, 1 blank line
     assert physical[line - 1].startswith(f"alpha,mmlu,mmlu-0,{KEYS[1]},")
     assert physical[line - 1].split(",")[4] == "5"
 
@@ -312,18 +328,21 @@ def test_pred_and_margin_conventions(tmp_path):
     flat = rec.pred.reshape(-1)
     assert set(flat.tolist()) == {PRED_ABSENT, PRED_UNPARSEABLE, 2}
     assert np.nanmax(rec.margin) == 0.125 and np.isnan(rec.margin).any()
-    assert rec.items.gold[0] == "B"                            # first row of the item wins
+    assert rec.items.gold[0] == "B"  # first row of the item wins
 
 
-@pytest.mark.parametrize("col,value,msg", [
-    ("pred", "1.5", "pred = 1.5 is not an option index"),
-    ("pred", "-3", "pred = -3 is not an option index"),
-    ("pred", "x", "pred = x is not an option index"),
-    ("pred", "99999", "pred = 99999 is not an option index"),
-    ("margin", "inf", "margin = inf is not a finite number"),
-    ("margin", "nan", "margin = nan is not a finite number"),
-    ("margin", "abc", "margin = abc is not a finite number"),
-])
+@pytest.mark.parametrize(
+    "col,value,msg",
+    [
+        ("pred", "1.5", "pred = 1.5 is not an option index"),
+        ("pred", "-3", "pred = -3 is not an option index"),
+        ("pred", "x", "pred = x is not an option index"),
+        ("pred", "99999", "pred = 99999 is not an option index"),
+        ("margin", "inf", "margin = inf is not a finite number"),
+        ("margin", "nan", "margin = nan is not a finite number"),
+        ("margin", "abc", "margin = abc is not a finite number"),
+    ],
+)
 def test_bad_pred_and_margin(tmp_path, col, value, msg):
     df = frame()
     df[col] = ""
@@ -366,21 +385,27 @@ def test_tiny_as_csv_matches_readme_numbers(tmp_path):
 
 # -- answer_class and unparsed ------------------------------------------------------------------
 
+
 def records_with_extras():
     from dataclasses import replace
 
     from test_records_roundtrip import make_records
 
     from leaderboard_audit.records import ANSWER_CLASSES
+
     rec = make_records()
     rng = np.random.default_rng(5)
-    return replace(rec, answer_class=rng.integers(-1, len(ANSWER_CLASSES), rec.shape).astype(np.int8),
-                   unparsed=rng.integers(-1, 4, rec.shape[:2]).astype(np.int16))
+    return replace(
+        rec,
+        answer_class=rng.integers(-1, len(ANSWER_CLASSES), rec.shape).astype(np.int8),
+        unparsed=rng.integers(-1, 4, rec.shape[:2]).astype(np.int16),
+    )
 
 
 @pytest.mark.parametrize("name", ["t.csv", "t.tsv", "t.parquet"])
 def test_answer_class_and_unparsed_round_trip_through_the_table(tmp_path, name):
     from leaderboard_audit.records.table import write_table
+
     rec = records_with_extras()
     write_table(rec, tmp_path / name)
     back = load_records(tmp_path / name)
@@ -391,6 +416,7 @@ def test_answer_class_and_unparsed_round_trip_through_the_table(tmp_path, name):
 
 def test_bad_answer_class_and_unparsed_in_the_table(tmp_path):
     from leaderboard_audit.records.table import table_frame
+
     df = table_frame(records_with_extras())
     df = df.drop(columns=["question"])
     df["answer_class"] = df["answer_class"].astype(object)
@@ -400,10 +426,11 @@ def test_bad_answer_class_and_unparsed_in_the_table(tmp_path):
     df = table_frame(records_with_extras()).drop(columns=["question"])
     first = df.index[df["unparsed"].notna()][0]
     df["unparsed"] = df["unparsed"].astype("Int64")
-    df.loc[first + 1, "unparsed"] = int(df.loc[first, "unparsed"]) + 1      # same (model, item), other config
+    df.loc[first + 1, "unparsed"] = int(df.loc[first, "unparsed"]) + 1  # same (model, item), other config
     p = save(df, tmp_path / "u.csv")
-    assert f"{p}:{first + 3}: " in str(error(p)) and "unparsed differs from an earlier row of the same model" \
-        in str(error(p))
+    assert f"{p}:{first + 3}: " in str(error(p)) and "unparsed differs from an earlier row of the same model" in str(
+        error(p)
+    )
     df.loc[first + 1, "unparsed"] = 99
     df.loc[first, "unparsed"] = 99
     p = save(df, tmp_path / "v.csv")

@@ -1,4 +1,5 @@
 """Each records-v1 violation raises RecordsError naming file, line and problem."""
+
 from __future__ import annotations
 
 import json
@@ -15,15 +16,16 @@ from leaderboard_audit.records.grid import infer_grid, parse_grid
 from leaderboard_audit.records.writer import dumps_line
 
 KEYS = ["gen|letter_plain|p0", "gen|letter_plain|p1", "gen|digit_labels|p0", "ll|cloze_plain"]
-GRID = {"format": "leaderboard-audit/records-v1", "reference": KEYS[0],
-        "configs": [{"key": KEYS[0], "scoring": "gen", "template": "letter_plain", "ordering": "p0",
-                     "permutation": [0, 1, 2, 3]},
-                    {"key": KEYS[1], "scoring": "gen", "template": "letter_plain", "ordering": "p1",
-                     "permutation": [1, 3, 2, 0]},
-                    {"key": KEYS[2], "scoring": "gen", "template": "digit_labels", "ordering": "p0",
-                     "permutation": [0, 1, 2, 3]},
-                    {"key": KEYS[3], "scoring": "ll", "template": "cloze_plain", "ordering": None,
-                     "permutation": None}]}
+GRID = {
+    "format": "leaderboard-audit/records-v1",
+    "reference": KEYS[0],
+    "configs": [
+        {"key": KEYS[0], "scoring": "gen", "template": "letter_plain", "ordering": "p0", "permutation": [0, 1, 2, 3]},
+        {"key": KEYS[1], "scoring": "gen", "template": "letter_plain", "ordering": "p1", "permutation": [1, 3, 2, 0]},
+        {"key": KEYS[2], "scoring": "gen", "template": "digit_labels", "ordering": "p0", "permutation": [0, 1, 2, 3]},
+        {"key": KEYS[3], "scoring": "ll", "template": "cloze_plain", "ordering": None, "permutation": None},
+    ],
+}
 MODELS = ("alpha", "beta")
 BENCHES = {"arc": 4, "mmlu": 3}
 
@@ -87,11 +89,14 @@ def test_not_an_object_line(recs):
     assert f"{p}:5: expected a JSON object, got list" in str(error(recs))
 
 
-@pytest.mark.parametrize("payload,what", [
-    ("[" * 200_000 + "]" * 200_000, "RecursionError"),       # deep nesting
-    ('{"item_id": "x", "n": ' + "9" * 5000 + "}", "ValueError"),  # past int digit limit
-    ("\xff\xfe garbage", "JSON"),
-])
+@pytest.mark.parametrize(
+    "payload,what",
+    [
+        ("[" * 200_000 + "]" * 200_000, "RecursionError"),  # deep nesting
+        ('{"item_id": "x", "n": ' + "9" * 5000 + "}", "ValueError"),  # past int digit limit
+        ("\xff\xfe garbage", "JSON"),
+    ],
+)
 def test_hostile_json_is_a_records_error(recs, payload, what):
     p = recs / "arc" / "beta.jsonl"
     with open(p, "ab") as fh:
@@ -114,8 +119,9 @@ def test_item_present_for_one_model_only(recs):
     p = recs / "arc" / "beta.jsonl"
     write(p, rows_of(p) + [line("arc-extra")])
     msg = str(error(recs))
-    assert (f"{p}:5: item 'arc-extra' of benchmark 'arc' is present for model 'beta' but "
-            "absent for model 'alpha'") in msg
+    assert (
+        f"{p}:5: item 'arc-extra' of benchmark 'arc' is present for model 'beta' but absent for model 'alpha'"
+    ) in msg
 
 
 def test_duplicate_item_id(recs):
@@ -144,8 +150,10 @@ def test_extra_config_key(recs):
     assert f"{p}:4: item 'arc-3': config key(s) not in the legend 'gen|letter_plain|p9'" in str(error(recs))
 
 
-@pytest.mark.parametrize("value,shown", [(2, "2"), (-1, "-1"), (1.0, "1.0"), ("1", '"1"'),
-                                         (None, "null"), ([1], "[1]"), ({"a": 1}, '{"a": 1}')])
+@pytest.mark.parametrize(
+    "value,shown",
+    [(2, "2"), (-1, "-1"), (1.0, "1.0"), ("1", '"1"'), (None, "null"), ([1], "[1]"), ({"a": 1}, '{"a": 1}')],
+)
 def test_value_not_a_bit(recs, value, shown):
     p = recs / "mmlu" / "alpha.jsonl"
     rows = rows_of(p)
@@ -185,7 +193,7 @@ def test_over_long_line(recs):
     with pytest.raises(RecordsError) as ei:
         read_records_dir(recs, max_line_bytes=1000)
     assert f"{p}:2: line longer than 1000 bytes" in str(ei.value)
-    assert read_records_dir(recs).shape == (2, 7, 4)          # the default bound is 4 MiB
+    assert read_records_dir(recs).shape == (2, 7, 4)  # the default bound is 4 MiB
 
 
 def test_model_field_disagrees_with_file_name(recs):
@@ -232,17 +240,20 @@ def test_benchmark_field_disagrees(recs):
     assert f"{p}:2: benchmark 'mmlu' does not match the directory 'arc'" in str(error(recs))
 
 
-@pytest.mark.parametrize("field,value,msg", [
-    ("gold", 1.5, "'gold' must be an option index or a letter"),
-    ("question", 3, "'question' must be a string"),
-    ("options", ["a", 2], "'options' must be a list of strings"),
-    ("pred", {"gen|letter_plain|p0": 1.5}, "'pred' values must be option indices or null"),
-    ("pred", {"nope": 1}, "'pred' must be an object keyed by legend config keys"),
-    ("margin", {"ll|cloze_plain": "big"}, "'margin' values must be finite numbers or null"),
-    ("margin", {"ll|cloze_plain": 10 ** 400}, "'margin' values must be finite numbers or null"),
-    ("item_id", "", "missing or empty 'item_id'"),
-    ("correct", [1, 0], "'correct' must be an object"),
-])
+@pytest.mark.parametrize(
+    "field,value,msg",
+    [
+        ("gold", 1.5, "'gold' must be an option index or a letter"),
+        ("question", 3, "'question' must be a string"),
+        ("options", ["a", 2], "'options' must be a list of strings"),
+        ("pred", {"gen|letter_plain|p0": 1.5}, "'pred' values must be option indices or null"),
+        ("pred", {"nope": 1}, "'pred' must be an object keyed by legend config keys"),
+        ("margin", {"ll|cloze_plain": "big"}, "'margin' values must be finite numbers or null"),
+        ("margin", {"ll|cloze_plain": 10**400}, "'margin' values must be finite numbers or null"),
+        ("item_id", "", "missing or empty 'item_id'"),
+        ("correct", [1, 0], "'correct' must be an object"),
+    ],
+)
 def test_bad_optional_fields(recs, field, value, msg):
     p = recs / "arc" / "beta.jsonl"
     rows = rows_of(p)
@@ -288,6 +299,7 @@ def test_problem_log_and_units():
 
 
 # -- symlinks and paths -----------------------------------------------------------------
+
 
 def test_symlink_leaving_the_records_dir_is_refused(recs, tmp_path):
     outside = tmp_path / "outside.jsonl"
@@ -351,6 +363,7 @@ def test_hidden_and_underscore_dirs_are_skipped(recs):
 
 # -- grid.json ----------------------------------------------------------------------------
 
+
 def test_missing_grid_json_infers_the_legend_and_warns(tmp_path):
     root = build(tmp_path / "r", grid=False)
     with pytest.warns(InferredLegendWarning, match="legend inferred") as rec_w:
@@ -358,10 +371,10 @@ def test_missing_grid_json_infers_the_legend_and_warns(tmp_path):
     assert len(rec_w) == 1
     assert rec.grid.inferred and rec.grid.reference == "gen|letter_plain|p0"
     cfg = {c.key: c for c in rec.grid.configs}
-    assert cfg["gen|letter_plain|p1"].permutation == (1, 3, 2, 0)   # from the paper's Table 4
+    assert cfg["gen|letter_plain|p1"].permutation == (1, 3, 2, 0)  # from the paper's Table 4
     assert cfg["ll|cloze_plain"].permutation is None and cfg["ll|cloze_plain"].scoring == "ll"
     assert any("no grid.json" in n for n in rec.notes)
-    assert rec.configs == tuple(sorted(KEYS))    # the order of the first line's keys (sorted on disk)
+    assert rec.configs == tuple(sorted(KEYS))  # the order of the first line's keys (sorted on disk)
 
 
 def test_missing_grid_json_with_unconventional_keys(tmp_path):
@@ -382,17 +395,20 @@ def test_missing_grid_json_without_default_reference():
         infer_grid(["gen|letter_plain|p1", "ll|cloze_plain"], "x/grid.json")
 
 
-@pytest.mark.parametrize("mutate,msg", [
-    (lambda g: g.update(reference="gen|nope|p0"), "reference 'gen|nope|p0' is not one of"),
-    (lambda g: g.update(reference=["x"]), "'reference' must be a config key"),
-    (lambda g: g.update(format="other/v9"), "format is 'other/v9'"),
-    (lambda g: g.update(configs=[]), "'configs' must be a non-empty list"),
-    (lambda g: g["configs"].append(dict(g["configs"][0])), "duplicate key 'gen|letter_plain|p0'"),
-    (lambda g: g["configs"][1].update(permutation=[0, 0, 1, 2]), "'permutation' must be a permutation"),
-    (lambda g: g["configs"][1].update(permutation=[0, 1, "2", 3]), "'permutation' must be a permutation"),
-    (lambda g: g["configs"][2].pop("key"), "configs[2] needs a non-empty string 'key'"),
-    (lambda g: g["configs"][2].update(template=5), "'template' must be a string or null"),
-])
+@pytest.mark.parametrize(
+    "mutate,msg",
+    [
+        (lambda g: g.update(reference="gen|nope|p0"), "reference 'gen|nope|p0' is not one of"),
+        (lambda g: g.update(reference=["x"]), "'reference' must be a config key"),
+        (lambda g: g.update(format="other/v9"), "format is 'other/v9'"),
+        (lambda g: g.update(configs=[]), "'configs' must be a non-empty list"),
+        (lambda g: g["configs"].append(dict(g["configs"][0])), "duplicate key 'gen|letter_plain|p0'"),
+        (lambda g: g["configs"][1].update(permutation=[0, 0, 1, 2]), "'permutation' must be a permutation"),
+        (lambda g: g["configs"][1].update(permutation=[0, 1, "2", 3]), "'permutation' must be a permutation"),
+        (lambda g: g["configs"][2].pop("key"), "configs[2] needs a non-empty string 'key'"),
+        (lambda g: g["configs"][2].update(template=5), "'template' must be a string or null"),
+    ],
+)
 def test_invalid_grid(recs, mutate, msg):
     g = json.loads((recs / "grid.json").read_text())
     mutate(g)
@@ -422,12 +438,13 @@ def test_grid_extra_fields_preserved():
 
 # -- the opt-in intersection ---------------------------------------------------------------
 
+
 def test_intersect_drops_and_counts_per_benchmark(recs):
     pa, pb = recs / "arc" / "alpha.jsonl", recs / "arc" / "beta.jsonl"
     write(pa, [r for r in rows_of(pa) if r["item_id"] != "arc-0"] + [line("arc-only-alpha")])
     write(pb, [r for r in rows_of(pb) if r["item_id"] != "arc-3"])
     e = error(recs)
-    assert e.total == 3                                          # 2 missing + 1 extra
+    assert e.total == 3  # 2 missing + 1 extra
     rec = load_records(recs, intersect=True)
     assert rec.dropped == {"arc": 3, "mmlu": 0}
     assert rec.items.item_id.tolist() == ["arc-1", "arc-2", "mmlu-0", "mmlu-1", "mmlu-2"]
@@ -472,5 +489,6 @@ def test_grid_json_that_is_a_directory_or_a_broken_link(recs):
 
 def test_over_large_grid_json(recs, monkeypatch):
     from leaderboard_audit.records import reader
+
     monkeypatch.setattr(reader, "MAX_GRID_BYTES", 100)
     assert "limit 100" in str(error(recs))

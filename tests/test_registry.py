@@ -1,4 +1,5 @@
 """The check registry: one module per check, ids in one place, thresholds from the checks."""
+
 from __future__ import annotations
 
 import subprocess
@@ -41,9 +42,13 @@ def test_every_verdict_id_is_a_case_and_aligned():
 def _records(benchmarks: list[str], models: list[str]) -> Records:
     grid = paper_grid()
     n = 10
-    items = Items(np.array([b for b in benchmarks for _ in range(n)], dtype=object),
-                  np.array([f"{b}/q{i}" for b in benchmarks for i in range(n)], dtype=object),
-                  [0] * (n * len(benchmarks)), [None] * (n * len(benchmarks)), [None] * (n * len(benchmarks)))
+    items = Items(
+        np.array([b for b in benchmarks for _ in range(n)], dtype=object),
+        np.array([f"{b}/q{i}" for b in benchmarks for i in range(n)], dtype=object),
+        [0] * (n * len(benchmarks)),
+        [None] * (n * len(benchmarks)),
+        [None] * (n * len(benchmarks)),
+    )
     rng = np.random.default_rng(0)
     C = rng.random((len(models), n * len(benchmarks), len(grid))) < 0.5
     return Records(C, tuple(sorted(models)), items, grid)
@@ -146,6 +151,10 @@ def test_import_graph_is_acyclic_and_layered():
                     print("UPWARD", m, bad); sys.exit(1)
         print("ok")
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=str(__import__("pathlib").Path(__file__).resolve().parents[1]),
+    )
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stdout + out.stderr

@@ -1,4 +1,5 @@
 """fixtures/release: the paper's release shape audits exactly like its records-v1 twin."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -37,8 +38,13 @@ def test_release_loads_equal_to_its_records_v1_twin():
     assert len(layout_warnings) == 1 and len(rec.layout_notes) == 1 and rec.notes == ()
     note = rec.layout_notes[0]
     example = "'arc_atlas-70b-instruct.jsonl' -> 'atlas-70b-instruct'"
-    for said in ("legend read from legend.json", "flat layout", example, "'bits' read as 'correct'",
-                 "margin['ll|cloze_plain']"):
+    for said in (
+        "legend read from legend.json",
+        "flat layout",
+        example,
+        "'bits' read as 'correct'",
+        "margin['ll|cloze_plain']",
+    ):
         assert said in note
     assert twin.layout_notes == ()
 
@@ -63,7 +69,7 @@ def test_audit_report_is_byte_identical_to_the_twin_apart_from_path_and_hash():
     for r in reports:
         r["records"]["path"] = "<records>"
         r["records"]["sha256"] = "<sha256>"
-        r["records"]["layout_notes"] = []   # what the reader inferred about the release's layout
+        r["records"]["layout_notes"] = []  # what the reader inferred about the release's layout
     texts = [dumps_report(r) for r in reports]
     assert texts[0] == texts[1]
     assert '"scopes"' in texts[0] and len(texts[0]) > 10_000
@@ -75,10 +81,16 @@ def test_make_release_reproduces_the_committed_bytes(tmp_path):
     spec.loader.exec_module(module)
     module.main(tmp_path)
     for folder in ("records", "records-v1"):
-        made = {p.relative_to(tmp_path / folder): p.read_bytes()
-                for p in sorted((tmp_path / folder).rglob("*")) if p.is_file()}
-        committed = {p.relative_to(RELEASE / folder): p.read_bytes()
-                     for p in sorted((RELEASE / folder).rglob("*")) if p.is_file()}
+        made = {
+            p.relative_to(tmp_path / folder): p.read_bytes()
+            for p in sorted((tmp_path / folder).rglob("*"))
+            if p.is_file()
+        }
+        committed = {
+            p.relative_to(RELEASE / folder): p.read_bytes()
+            for p in sorted((RELEASE / folder).rglob("*"))
+            if p.is_file()
+        }
         assert made == committed, folder
 
 
@@ -87,8 +99,8 @@ def test_pytest_audit_on_the_release_gives_the_twins_outcomes(pytester):
     outcomes = []
     for folder in ("records", "records-v1"):
         result = pytester.runpytest("--audit", str(RELEASE / folder), "-q", "-k", "champions or band")
-        assert result.ret == 1                                  # the simulated demo fails on purpose
+        assert result.ret == 1  # the simulated demo fails on purpose
         outcomes.append(result.parseoutcomes())
     assert outcomes[0] == outcomes[1]
     counted = sum(outcomes[0].get(k, 0) for k in ("passed", "failed", "warn"))
-    assert counted == 5 + 5 * 6                                 # champions + 6 bands, 5 scopes
+    assert counted == 5 + 5 * 6  # champions + 6 bands, 5 scopes

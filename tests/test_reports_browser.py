@@ -5,6 +5,7 @@ figures rendered with a size, and zero network requests besides the file itself.
 
 Needs ``/usr/bin/chromium`` (``apt-get install -y chromium``); skipped without it.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -26,14 +27,26 @@ from leaderboard_audit.reports.html import render_html
 from leaderboard_audit.simulate import demo_spec, simulate
 
 CHROMIUM = os.environ.get("LEADERBOARD_AUDIT_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-default-apps", "--disable-extensions", "--mute-audio", "--remote-debugging-pipe"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--mute-audio",
+    "--remote-debugging-pipe",
+]
 
 pytestmark = pytest.mark.skipif(
     not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)),
     reason=f"{CHROMIUM} not found: the browser test needs Debian's chromium "
-           "(apt-get update && apt-get install -y chromium)")
+    "(apt-get update && apt-get install -y chromium)",
+)
 
 
 class Browser:
@@ -50,9 +63,14 @@ class Browser:
             os.dup2(a, 3)
             os.dup2(b, 4)
 
-        self.proc = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, preexec_fn=fds, close_fds=False)
+        self.proc = subprocess.Popen(
+            [CHROMIUM, *FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=fds,
+            close_fds=False,
+        )
         os.close(to_child_r)
         os.close(from_child_w)
         self.timeout = timeout
@@ -71,8 +89,9 @@ class Browser:
                 continue
             chunk = os.read(self._r, 1 << 16)
             if not chunk:
-                raise RuntimeError("chromium closed the DevTools pipe: "
-                                   + self.proc.stderr.read().decode(errors="replace")[-2000:])
+                raise RuntimeError(
+                    "chromium closed the DevTools pipe: " + self.proc.stderr.read().decode(errors="replace")[-2000:]
+                )
             self.buf += chunk
         raw, self.buf = self.buf.split(b"\0", 1)
         return json.loads(raw)
@@ -131,11 +150,18 @@ class Browser:
 
     def problems(self, session: str) -> dict[str, list[Any]]:
         evs = [e for e in self.events if e.get("sessionId") == session]
-        console = [e["params"] for e in evs if e.get("method") == "Runtime.consoleAPICalled"
-                   and e["params"].get("type") in ("error", "assert", "warning")]
+        console = [
+            e["params"]
+            for e in evs
+            if e.get("method") == "Runtime.consoleAPICalled"
+            and e["params"].get("type") in ("error", "assert", "warning")
+        ]
         exceptions = [e["params"] for e in evs if e.get("method") == "Runtime.exceptionThrown"]
-        logs = [e["params"]["entry"] for e in evs if e.get("method") == "Log.entryAdded"
-                and e["params"]["entry"].get("level") in ("error", "warning")]
+        logs = [
+            e["params"]["entry"]
+            for e in evs
+            if e.get("method") == "Log.entryAdded" and e["params"]["entry"].get("level") in ("error", "warning")
+        ]
         requests = [e["params"]["request"]["url"] for e in evs if e.get("method") == "Network.requestWillBeSent"]
         failed = [e["params"] for e in evs if e.get("method") == "Network.loadingFailed"]
         return {"console": console, "exceptions": exceptions, "log": logs, "requests": requests, "failed": failed}
@@ -189,6 +215,7 @@ def browser():
 @pytest.fixture(scope="module")
 def report_file(tmp_path_factory) -> Path:
     import dataclasses
+
     r = simulate(demo_spec(items_per_benchmark=40))
     evil = "<script>window.__pwned=1</script>"
     r = dataclasses.replace(r, models=(evil, *r.models[1:]))  # a hostile name, still sorted first
@@ -204,21 +231,23 @@ def test_report_renders_offline_with_four_figures(browser, report_file):
     probe = browser.evaluate(FIGURE_PROBE, session)
     seen = browser.problems(session)
     assert seen["console"] == [] and seen["exceptions"] == [] and seen["log"] == [], seen
-    assert seen["requests"] == [url], seen["requests"]           # the file itself, nothing else
+    assert seen["requests"] == [url], seen["requests"]  # the file itself, nothing else
     assert seen["failed"] == []
     assert probe["title"] == "Leaderboard audit" and probe["scripts"] == 0
     assert [f["id"] for f in probe["figures"]] == ["fig-1", "fig-2", "fig-3", "fig-4"]
     for f in probe["figures"]:
         assert f["width"] > 300 and f["height"] > 100 and f["shapes"] > 10, f
         assert f["caption"].startswith(f"Figure {f['id'][-1]}.")
-    assert not probe["injected"] and probe["evilText"]            # the name is text, not a script
+    assert not probe["injected"] and probe["evilText"]  # the name is text, not a script
 
 
 def test_harness_sees_errors_and_requests(browser, tmp_path):
     """The checks above are not vacuous: a page that logs an error and fetches something is caught."""
     page = tmp_path / "bad.html"
-    page.write_text('<!DOCTYPE html><html><head><title>bad</title></head><body>'
-                    '<img src="http://127.0.0.1:9/x.png"><script>console.error("boom")</script></body></html>')
+    page.write_text(
+        "<!DOCTYPE html><html><head><title>bad</title></head><body>"
+        '<img src="http://127.0.0.1:9/x.png"><script>console.error("boom")</script></body></html>'
+    )
     url = page.resolve().as_uri()
     session = browser.open(url)
     seen = browser.problems(session)

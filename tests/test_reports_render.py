@@ -1,14 +1,13 @@
 """Markdown and HTML reports: content, the paper's four figures, evidence, legend, and
 escaping of untrusted strings (model names, item text, legend values)."""
+
 from __future__ import annotations
 
 import copy
 import dataclasses
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
-import numpy as np
 import pytest
 
 from builders import write
@@ -29,16 +28,22 @@ EVIL_TEMPLATE = "Question: {q}\n</td><script>alert(3)</script> | A) {a}"
 
 def evil_records() -> Records:
     """Twins with hostile names (a manufactured pair), hostile item text and legend."""
-    spec = SimSpec((SimModel(EVIL, 0.8, template_shift={"letter_plain": 0.8}),
-                    SimModel(PIPE, 0.8, twin_of=EVIL, template_shift={"instruction": 0.6}),
-                    SimModel("plain-model", -1.0)),
-                   {"bench": 80, "other|bench": 40}, seed=3)
+    spec = SimSpec(
+        (
+            SimModel(EVIL, 0.8, template_shift={"letter_plain": 0.8}),
+            SimModel(PIPE, 0.8, twin_of=EVIL, template_shift={"instruction": 0.6}),
+            SimModel("plain-model", -1.0),
+        ),
+        {"bench": 80, "other|bench": 40},
+        seed=3,
+    )
     r = simulate(spec)
     it = r.items
     items = Items(it.benchmark, it.item_id, it.gold, [f"{EVIL_Q} #{i}" for i in range(len(it))], it.options)
-    configs = tuple(dataclasses.replace(c, extra={"template_text": EVIL_TEMPLATE, "temperature": 0.0,
-                                                   "stop": ["</s>", "|"]})
-                    for c in r.grid.configs)
+    configs = tuple(
+        dataclasses.replace(c, extra={"template_text": EVIL_TEMPLATE, "temperature": 0.0, "stop": ["</s>", "|"]})
+        for c in r.grid.configs
+    )
     grid = Grid(configs, r.grid.reference, extra={"harness": "lm-eval <b>x</b> | 0.4"})
     return dataclasses.replace(r, items=items, grid=grid)
 
@@ -67,9 +72,41 @@ class Tags(HTMLParser):
         self.attrs += [(tag, k, v) for k, v in attrs]
 
 
-ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "h4", "p", "span",
-                "b", "section", "details", "summary", "table", "thead", "tbody", "tr", "th", "td", "ul", "li",
-                "figure", "figcaption", "svg", "g", "rect", "line", "circle", "text"}
+ALLOWED_TAGS = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "header",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "p",
+    "span",
+    "b",
+    "section",
+    "details",
+    "summary",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "ul",
+    "li",
+    "figure",
+    "figcaption",
+    "svg",
+    "g",
+    "rect",
+    "line",
+    "circle",
+    "text",
+}
 
 
 def test_html_escapes_untrusted_strings(evil_report):
@@ -79,9 +116,9 @@ def test_html_escapes_untrusted_strings(evil_report):
     assert set(parser.tags) <= ALLOWED_TAGS, set(parser.tags) - ALLOWED_TAGS
     assert not [a for a in parser.attrs if a[1].startswith("on") or a[1] in ("src", "href", "xlink:href")]
     assert "<script" not in text and "<img" not in text and "<b>x</b>" not in text
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text       # the model name, shown as text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text  # the model name, shown as text
     assert "pipe|model" in text
-    assert "&lt;img src=x onerror=alert(2)&gt;" in text          # item text in the evidence
+    assert "&lt;img src=x onerror=alert(2)&gt;" in text  # item text in the evidence
     assert "&lt;/td&gt;&lt;script&gt;alert(3)&lt;/script&gt;" in text  # legend template text
     assert "lm-eval &lt;b&gt;x&lt;/b&gt; | 0.4" in text
 
@@ -111,8 +148,9 @@ def test_markdown_escapes_untrusted_strings(evil_report):
 def test_html_has_four_inline_figures_and_no_network(demo_report):
     text = render_html(demo_report)
     for n in range(1, 5):
-        m = re.search(rf'<figure id="fig-{n}" class="audit-figure"><svg [^>]*>.*?</svg><figcaption><b>Figure {n}\.',
-                      text, re.S)
+        m = re.search(
+            rf'<figure id="fig-{n}" class="audit-figure"><svg [^>]*>.*?</svg><figcaption><b>Figure {n}\.', text, re.S
+        )
         assert m, n
     assert "Content-Security-Policy" in text and "default-src 'none'" in text
     for bad in ("<script", "<link", "<img", "<iframe", "url(", "@import", "src=", "href="):
@@ -125,6 +163,7 @@ def test_html_has_four_inline_figures_and_no_network(demo_report):
 def test_every_verdict_with_its_margin(demo_report):
     from leaderboard_audit.reports.svg import esc
     from leaderboard_audit.reports.text import signed
+
     html_text, md_text = render_html(demo_report), render_markdown(demo_report)
     n = 0
     for s in demo_report["scopes"].values():
@@ -143,7 +182,7 @@ def test_figures_follow_the_report(demo_report):
     fig1 = re.search(r'<figure id="fig-1".*?</figure>', text, re.S).group(0)
     names = [r["model"] for r in s["leaderboard"]]
     pos = [fig1.index(f"<title>{m}</title>") for m in names]
-    assert pos == sorted(pos)                                  # reference order, best at the top
+    assert pos == sorted(pos)  # reference order, best at the top
     fig2 = re.search(r'<figure id="fig-2".*?</figure>', text, re.S).group(0)
     assert fig2.count('class="pair-row"') == len(s["pairs"])
     for p in s["pairs"]:
@@ -166,8 +205,9 @@ def test_evidence_for_manufactured_pairs(evil_report, demo_report):
             assert ev["shown"] == min(EVIDENCE_CAP, ev["higher_right"] + ev["lower_right"]) == len(ev["items"])
             sides = [i["favours"] for i in ev["items"]]
             assert sides == sorted(sides, key=lambda x: x != "higher")  # gap carriers first
-        assert all("fragile_evidence" not in p for s in rep["scopes"].values() for p in s["pairs"]
-                   if not p["manufactured"])
+        assert all(
+            "fragile_evidence" not in p for s in rep["scopes"].values() for p in s["pairs"] if not p["manufactured"]
+        )
     ev = next(p for s in evil_report["scopes"].values() for p in s["pairs"] if p["manufactured"])["fragile_evidence"]
     assert all(i["question"].startswith(EVIL_Q) for i in ev["items"])
     md_text = render_markdown(evil_report)
@@ -230,8 +270,9 @@ def test_reports_without_optional_keys_and_deterministic():
 def test_plugin_writes_markdown_and_html(pytester, tmp_path):
     d = write(evil_records(), tmp_path / "evil")
     mdp, hp = tmp_path / "summary.md", tmp_path / "report.html"
-    r = pytester.runpytest("--audit", str(d), "--audit-markdown", str(mdp), "--audit-html", str(hp),
-                           "--audit-submission", EVIL, *ARGS)
+    r = pytester.runpytest(
+        "--audit", str(d), "--audit-markdown", str(mdp), "--audit-html", str(hp), "--audit-submission", EVIL, *ARGS
+    )
     assert r.ret in (0, 1)
     h, m = hp.read_text(), mdp.read_text()
     assert "<script" not in h and "<script" not in m

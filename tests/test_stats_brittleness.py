@@ -18,6 +18,7 @@ pi_benchmark[x] = (4 + 12) / (15 + 15) = 8/15, pi_benchmark[y] = (8 + 8) / (16 +
 (A mean of per-benchmark ratios would give a 23/60, b 13/20; the pooled items' brittleness
 a 8/21: all different.)
 """
+
 from __future__ import annotations
 
 from fractions import Fraction as F
@@ -28,13 +29,17 @@ import pytest
 from leaderboard_audit.records import Config, Grid, Items, Records
 from leaderboard_audit.auditor import audit_scope
 
-BITS = {("a", "x"): "11 11 10 00", ("a", "y"): "10 01 11 00",
-        ("b", "x"): "10 01 10 00", ("b", "y"): "11 10 01 00"}
+BITS = {("a", "x"): "11 11 10 00", ("a", "y"): "10 01 11 00", ("b", "x"): "10 01 10 00", ("b", "y"): "11 10 01 00"}
 
 
 def records() -> Records:
-    grid = Grid((Config("gen|letter_plain|p0", "gen", "letter_plain", "p0", (0, 1, 2, 3)),
-                 Config("gen|letter_plain|p1", "gen", "letter_plain", "p1", (1, 2, 3, 0))), "gen|letter_plain|p0")
+    grid = Grid(
+        (
+            Config("gen|letter_plain|p0", "gen", "letter_plain", "p0", (0, 1, 2, 3)),
+            Config("gen|letter_plain|p1", "gen", "letter_plain", "p1", (1, 2, 3, 0)),
+        ),
+        "gen|letter_plain|p0",
+    )
     C = np.array([[[c == "1" for c in item] for b in "xy" for item in BITS[(m, b)].split()] for m in "ab"])
     bench = np.array(["x"] * 4 + ["y"] * 4, dtype=object)
     ids = np.array([f"{b}/{i}" for b, i in zip(bench, range(8))], dtype=object)
@@ -43,10 +48,11 @@ def records() -> Records:
 
 def test_pi_model_and_pi_benchmark_by_hand():
     br = audit_scope(records(), "pooled", n_boot=200)["brittleness"]
-    assert br["pi_model"] == {"a": pytest.approx(float(F(12, 31)), abs=1e-15),
-                              "b": pytest.approx(float(F(20, 31)), abs=1e-15)}
-    assert br["pi_benchmark"] == {"x": pytest.approx(float(F(8, 15)), abs=1e-15),
-                                  "y": pytest.approx(0.5, abs=1e-15)}
+    assert br["pi_model"] == {
+        "a": pytest.approx(float(F(12, 31)), abs=1e-15),
+        "b": pytest.approx(float(F(20, 31)), abs=1e-15),
+    }
+    assert br["pi_benchmark"] == {"x": pytest.approx(float(F(8, 15)), abs=1e-15), "y": pytest.approx(0.5, abs=1e-15)}
     assert br["a"]["brittleness"] == pytest.approx(float(F(8, 21)), abs=1e-15)
 
 

@@ -1,6 +1,7 @@
 """Compression statistics that a wrong implementation would change (AUDITS.md, "Compression"):
 the correlation CI's level, the random top-k tie-break, the mean over draws, the
 without-replacement baseline, exact discrimination ties."""
+
 from __future__ import annotations
 
 import itertools
@@ -16,8 +17,9 @@ from leaderboard_audit.simulate import SimModel, SimSpec, simulate
 
 def test_correlation_ci_is_the_95_percent_item_resampling_interval():
     rng = np.random.default_rng(0)
-    models = tuple(SimModel(f"m{j}", float(rng.normal(0, 1)), scoring_shift={"ll": float(rng.normal(0, 1.5))})
-                   for j in range(8))
+    models = tuple(
+        SimModel(f"m{j}", float(rng.normal(0, 1)), scoring_shift={"ll": float(rng.normal(0, 1.5))}) for j in range(8)
+    )
     r = simulate(SimSpec(models, {"arc": 150, "mmlu": 150}, seed=2))
     C, ref = r.correct, r.grid.reference_index
     comp = compression(C, ref, seed=1, scope="pooled")
@@ -28,9 +30,9 @@ def test_correlation_ci_is_the_95_percent_item_resampling_interval():
     boots = pearson_rows(d[idx], f[idx])
     lo, hi = np.percentile(boots[~np.isnan(boots)], [2.5, 97.5])
     width = hi - lo
-    assert width > 0.1                                           # not a degenerate case
+    assert width > 0.1  # not a degenerate case
     assert comp["ci"][0] == pytest.approx(lo, abs=0.08 * width)
-    assert comp["ci"][1] == pytest.approx(hi, abs=0.08 * width)   # an 80% interval is 35% narrower
+    assert comp["ci"][1] == pytest.approx(hi, abs=0.08 * width)  # an 80% interval is 35% narrower
 
 
 def tie_case():
@@ -75,7 +77,7 @@ def test_random_baseline_draws_without_replacement():
     sd_of_mean = np.sqrt((2 / 3) * (1 / 3) / draws)
     comp = compression(C, 0, seed=3, scope="s", k=2, n_draws=draws)
     assert comp["champions_random_mean"] == pytest.approx(without, abs=4 * sd_of_mean)
-    assert abs(with_repl - without) > 12 * sd_of_mean             # the test can tell them apart
+    assert abs(with_repl - without) > 12 * sd_of_mean  # the test can tell them apart
 
 
 def test_discrimination_ties_are_exact():

@@ -3,6 +3,7 @@
 Hand-built robust patterns with p-values worked out by hand, and random tensors
 against the loop implementation in reference_impl.py (scipy's binomtest, Holm's
 step-down as published, Kahn layering by sets)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -39,9 +40,9 @@ def test_counts_p_values_and_holm_by_hand():
     assert (io.only[0, 2], io.only[2, 0]) == (8, 0)
     assert (io.only[2, 1], io.only[1, 2]) == (6, 0)
     # raw p: 2 * 2^-n for an n v 0 split; Holm: x3, x2, x1 in sorted order, running max
-    assert io.p_holm[0, 1] == pytest.approx(3 * 2.0 ** -13, rel=1e-12)
-    assert io.p_holm[0, 2] == io.p_holm[2, 0] == pytest.approx(2 * 2.0 ** -7, rel=1e-12)
-    assert io.p_holm[1, 2] == pytest.approx(2.0 ** -5, rel=1e-12)
+    assert io.p_holm[0, 1] == pytest.approx(3 * 2.0**-13, rel=1e-12)
+    assert io.p_holm[0, 2] == io.p_holm[2, 0] == pytest.approx(2 * 2.0**-7, rel=1e-12)
+    assert io.p_holm[1, 2] == pytest.approx(2.0**-5, rel=1e-12)
     assert io.edges.tolist() == [[0, 1], [0, 2], [2, 1]]
     assert io.tiers == [[0], [2], [1]]
     assert io.robust_winner == 0 and io.reason is None
@@ -49,7 +50,7 @@ def test_counts_p_values_and_holm_by_hand():
     assert rep["edges"] == [["a", "b"], ["a", "c"], ["c", "b"]] and rep["tiers"] == [["a"], ["c"], ["b"]]
     assert rep["method"] == "holm-sign-test" and rep["alpha"] == 0.05 and rep["robust_winner"] == "a"
     assert (rep["edges_total"], rep["edges_truncated"]) == (3, False)
-    cut = identified_report(io, NAMES, edges_listed=2)      # a leaderboard-scale report lists the first ones
+    cut = identified_report(io, NAMES, edges_listed=2)  # a leaderboard-scale report lists the first ones
     assert cut["edges"] == [["a", "b"], ["a", "c"]] and (cut["edges_total"], cut["edges_truncated"]) == (3, True)
 
 
@@ -94,7 +95,7 @@ def test_a_cycle_is_reported_not_looped_on():
 def test_one_model_and_display_order():
     io = identified_order(build([(3, "R"), (2, "W")]), models=("solo",))
     assert io.robust_winner == 0 and io.tiers == [[0]] and io.edges.shape == (0, 2)
-    C = build([(2, "RRR"), (1, "WWW")])                             # nothing separates anyone
+    C = build([(2, "RRR"), (1, "WWW")])  # nothing separates anyone
     io = identified_order(C, models=NAMES, display=np.array([2, 0, 1]))
     assert io.tiers == [[2, 0, 1]] and io.robust_winner is None
 
@@ -104,19 +105,19 @@ def test_exact_binomial_tail_against_integer_sums():
 
     from leaderboard_audit.metrics.identified import binom_half_cdf
 
-    def tail(k: int, n: int) -> float:                # sum_{j <= k} C(n, j) / 2^n in integers
+    def tail(k: int, n: int) -> float:  # sum_{j <= k} C(n, j) / 2^n in integers
         term, total = 1, 1
         for j in range(k):
             term = term * (n - j) // (j + 1)
             total += term
-        return float(Fraction(total, 2 ** n))
+        return float(Fraction(total, 2**n))
 
     cases = [(0, 0), (0, 1), (3, 10), (12, 30), (350, 777), (2400, 5000), (4900, 10_000), (4999, 9999), (10, 10_000)]
     got = binom_half_cdf(np.array([k for k, _ in cases]), np.array([n for _, n in cases]))
     for (k, n), g in zip(cases, got):
         want = tail(k, n)
         if want < 1e-40:
-            assert g == 0.0                       # far below any Holm threshold: written as 0
+            assert g == 0.0  # far below any Holm threshold: written as 0
         else:
             assert g == pytest.approx(want, rel=1e-12), (k, n)
 
@@ -133,7 +134,7 @@ def test_matches_loops_on_random_tensors(seed):
     M, N, K = 6, 120, 3
     ability = rng.normal(0, 1.2, M)
     C = rng.random((M, N, K)) < 1 / (1 + np.exp(-(ability[:, None, None] + rng.normal(0, 0.7, (1, N, K)))))
-    C[:, : N // 3] = C[:, : N // 3, :1]                               # a third of the items robust
+    C[:, : N // 3] = C[:, : N // 3, :1]  # a third of the items robust
     names = tuple(f"m{j}" for j in range(M))
     io = identified_order(C, models=names)
     want = ref_impl.identified(C.astype(int).tolist())
@@ -143,24 +144,26 @@ def test_matches_loops_on_random_tensors(seed):
     assert [tuple(e) for e in io.edges.tolist()] == want["edges"]
     assert io.tiers == want["tiers"]
     assert io.robust_winner == want["winner"]
-    assert len(want["edges"]) > 0                                    # the case is not vacuous
+    assert len(want["edges"]) > 0  # the case is not vacuous
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.tuples(st.integers(1, 7), st.integers(1, 40), st.integers(1, 4)).flatmap(
-    lambda s: arrays(np.bool_, s)), st.sampled_from([0.05, 0.3, 0.9]))
+@given(
+    st.tuples(st.integers(1, 7), st.integers(1, 40), st.integers(1, 4)).flatmap(lambda s: arrays(np.bool_, s)),
+    st.sampled_from([0.05, 0.3, 0.9]),
+)
 def test_tiers_and_edges_are_consistent(C, alpha):
     M = C.shape[0]
     names = tuple(f"m{j}" for j in range(M))
     io = identified_order(C, models=names, alpha=alpha)
-    assert sorted(m for t in io.tiers for m in t) == list(range(M))       # a partition
+    assert sorted(m for t in io.tiers for m in t) == list(range(M))  # a partition
     tier = {m: j for j, t in enumerate(io.tiers) for m in t}
     for a, b in io.edges.tolist():
         assert io.only[a, b] > io.only[b, a] and io.p_holm[a, b] <= alpha
         if not io.cycle:
             assert tier[a] < tier[b]
     if not io.cycle:
-        for j, t in enumerate(io.tiers[1:], start=1):                      # each model has a reason to be there
+        for j, t in enumerate(io.tiers[1:], start=1):  # each model has a reason to be there
             assert all(any(io.above[u, m] for u in io.tiers[j - 1]) for m in t)
     if io.robust_winner is not None:
         assert io.tiers[0] == [io.robust_winner] and io.above[io.robust_winner].sum() == M - 1
@@ -171,6 +174,7 @@ def test_tiers_and_edges_are_consistent(C, alpha):
 def test_adjacent_counts_agree_with_the_pairs_section():
     from leaderboard_audit.auditor import audit_scope
     from leaderboard_audit.simulate import demo_spec, simulate
+
     s = audit_scope(simulate(demo_spec()), "pooled", n_boot=500)
     for p, q in zip(s["pairs"], s["identified"]["adjacent"]):
         assert (p["higher"], p["lower"]) == (q["higher"], q["lower"])

@@ -1,5 +1,6 @@
 """Adjacent pairs (AUDITS.md v2): the bootstrap is item resampling, ``cause`` and
 ``items_needed`` by hand, and one deterministic draw for all pairs of a scope."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -35,11 +36,12 @@ def trinomial_pmf(h: int, l: int, n: int) -> np.ndarray:
     """P(plus - minus = d), d = -n..n, for n items resampled from h (+1), l (-1), n - h - l (0):
     the multinomial summed by hand."""
     from math import comb
+
     pp, pm = h / n, l / n
     out = np.zeros(2 * n + 1)
     for a in range(n + 1):
         for b in range(n - a + 1):
-            out[a - b + n] += comb(n, a) * comb(n - a, b) * pp ** a * pm ** b * (1 - pp - pm) ** (n - a - b)
+            out[a - b + n] += comb(n, a) * comb(n - a, b) * pp**a * pm**b * (1 - pp - pm) ** (n - a - b)
     return out
 
 
@@ -59,7 +61,7 @@ def test_resampling_distribution_matches_item_resampling():
     pmf = sign_difference_pmf([180], [180], [400], 801)[0]
     slow = item_resampling(np.repeat([1.0, -1.0, 0.0], [180, 180, 40]), 40_000, 2)
     values = np.arange(-400, 401) / 400
-    assert (pmf * values ** 2).sum() == pytest.approx(slow.var(), rel=0.04)          # 0.9 / 400 / 400 * 400
+    assert (pmf * values**2).sum() == pytest.approx(slow.var(), rel=0.04)  # 0.9 / 400 / 400 * 400
     cdf = np.cumsum(pmf)
     for q in (0.025, 0.25, 0.5, 0.75, 0.975):
         assert values[np.searchsorted(cdf, q)] == pytest.approx(np.quantile(slow, q), abs=0.006)
@@ -84,7 +86,7 @@ def test_pair_ci_is_the_item_resampling_ci():
     assert (p.robust_items, p.higher_only, p.lower_only) == (400, 180, 180)
     slow = item_resampling(np.repeat([1.0, -1.0, 0.0], [180, 180, 40]), 20_000, 5)
     assert list(p.ci) == pytest.approx(list(np.percentile(slow, [2.5, 97.5])), abs=0.006)
-    assert p.ci[1] - p.ci[0] > 0.17                           # 2 * 1.96 * sqrt(0.9 / 400) = 0.186
+    assert p.ci[1] - p.ci[0] > 0.17  # 2 * 1.96 * sqrt(0.9 / 400) = 0.186
 
 
 def test_one_draw_for_all_pairs_is_deterministic_and_skips_empty_j():
@@ -93,35 +95,35 @@ def test_one_draw_for_all_pairs_is_deterministic_and_skips_empty_j():
     assert np.array_equal(a, pair_cis(ho, lo, nj, seed=3, scope="mmlu", n_boot=2000), equal_nan=True)
     assert not np.array_equal(a, pair_cis(ho, lo, nj, seed=3, scope="arc", n_boot=2000), equal_nan=True)
     assert np.isnan(a[1]).all() and np.isfinite(a[[0, 2]]).all()
-    assert a[2, 0] > 0                                          # 30 v 2 of 60: identified
+    assert a[2, 0] > 0  # 30 v 2 of 60: identified
 
 
 def test_items_needed_by_hand():
     # p+ = 10/40, p- = 4/40: d = 0.15, s2 = 0.35 - 0.0225 = 0.3275; 3.8416 * 0.3275 / 0.0225 = 55.92
     assert items_needed(10, 4, 40) == 56
-    assert items_needed(4, 10, 40) == 56                        # symmetric in the sign of d
+    assert items_needed(4, 10, 40) == 56  # symmetric in the sign of d
     # 1 v 0 of 626: s2 / d^2 = 625 exactly, 3.8416 * 625 = 2401 exactly (floats say 2401.0000000000005)
     assert items_needed(1, 0, 626) == 2401
     assert items_needed(3, 3, 50) is None and items_needed(0, 0, 0) is None
-    assert items_needed(5, 0, 5) == 0                            # every robust item favours one side
+    assert items_needed(5, 0, 5) == 0  # every robust item favours one side
 
 
 def test_cause_follows_the_fragile_share():
     assert pair_cause(False, 0.9) is None
     assert pair_cause(True, 0.9) == "harness"
-    assert pair_cause(True, 0.5) == "sampling"                  # not > 0.5
-    assert pair_cause(True, 0.5 + 1e-15) == "sampling"          # float noise is not a harness
+    assert pair_cause(True, 0.5) == "sampling"  # not > 0.5
+    assert pair_cause(True, 0.5 + 1e-15) == "sampling"  # float noise is not a harness
     assert pair_cause(True, None) == "sampling"
 
 
 def test_cause_and_items_needed_on_pairs():
     # a > b by 2 items: one robust item (a only, of 50 jointly robust) and one item a gets
     # right only under the reference: fragile share exactly 1/2 -> manufactured by sampling
-    C = blocks([(1, "RW"), (49, "WW"), (1, "Ff"), (1, "FR")])      # b is fragile on item 50, wrong under ref
+    C = blocks([(1, "RW"), (49, "WW"), (1, "Ff"), (1, "FR")])  # b is fragile on item 50, wrong under ref
     p = adjacent_pairs(C, 0, np.array([0, 1]), seed=1, scope="s", models=("a", "b"))[0]
     assert (p.gap_items, p.higher_only, p.lower_only, p.robust_items) == (2, 1, 0, 50)
     assert p.fragile_share == 0.5 and p.manufactured and p.cause == "sampling"
-    assert p.items_needed == 189                                # 3.8416 * (50 * 1 - 1) / 1 = 188.24
+    assert p.items_needed == 189  # 3.8416 * (50 * 1 - 1) / 1 = 188.24
     # gap of 3 items, 2 of them fragile: harness
     C = blocks([(1, "RW"), (49, "WW"), (2, "Ff")])
     p = adjacent_pairs(C, 0, np.array([0, 1]), seed=1, scope="s", models=("a", "b"))[0]
@@ -130,4 +132,4 @@ def test_cause_and_items_needed_on_pairs():
     C = blocks([(3, "RW"), (1, "WR"), (20, "WW")], K=1)
     p = adjacent_pairs(C, 0, np.array([0, 1]), seed=1, scope="s", models=("a", "b"))[0]
     assert p.fragile_share == 0 and p.manufactured and p.cause == "sampling"
-    assert p.items_needed == 89                                  # 3.8416 * (24 * 4 - 2^2) / 2^2 = 88.36
+    assert p.items_needed == 89  # 3.8416 * (24 * 4 - 2^2) / 2^2 = 88.36

@@ -1,5 +1,6 @@
 """Regression tests for verdicts that were wrong (issue 10), each built from records
 (``Records`` from a bool tensor) and judged through the auditor, not from internals."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,14 +15,19 @@ LL = Config("ll|cloze", "ll", "cloze", None, None)
 DIGITS_P1 = Config("gen|digit_labels|p1", "gen", "digit_labels", "p1", (1, 2, 3, 0))
 
 
-def records(C: np.ndarray, names: list[str], configs: tuple[Config, ...] = (P0, P1),
-            benches: list[str] | None = None) -> Records:
+def records(
+    C: np.ndarray, names: list[str], configs: tuple[Config, ...] = (P0, P1), benches: list[str] | None = None
+) -> Records:
     N = C.shape[1]
     bench = np.array(benches or ["b"] * N, dtype=object)
     ids = np.array([f"{b}/q{i:04d}" for i, b in enumerate(bench)], dtype=object)
     order = np.argsort(names)
-    return Records(C[order], tuple(names[i] for i in order), Items(bench, ids, [None] * N, [None] * N, [None] * N),
-                   Grid(configs, configs[0].key))
+    return Records(
+        C[order],
+        tuple(names[i] for i in order),
+        Items(bench, ids, [None] * N, [None] * N, [None] * N),
+        Grid(configs, configs[0].key),
+    )
 
 
 def verdicts(rec: Records, scope: str = "b", **kw) -> dict[str, dict]:
@@ -36,7 +42,7 @@ def spread_records(items_apart: int, N: int = 100) -> tuple[Records, list[str]]:
     C = np.zeros((len(positions), N, 2), dtype=bool)
     for m, a in enumerate(positions):
         C[m, :a, 0] = True
-        C[m, :a + items_apart, 1] = True
+        C[m, : a + items_apart, 1] = True
     names = [f"m{a:03d}" for a in positions]
     return records(C, names), names
 
@@ -55,9 +61,9 @@ def test_band_boundaries_are_exact_at_every_position(items_apart, status):
 def test_champions_tied_challengers_fail():
     # reference config: ref wins with 60 of 100; the other config: x and y tie at 70, ref 60
     C = np.zeros((3, 100, 2), dtype=bool)
-    C[0, :60, :] = True                      # ref: 60 under both
-    C[1, :50, 0] = C[2, :50, 0] = True       # x, y: 50 under the reference config
-    C[1, :70, 1] = C[2, :70, 1] = True       # x, y: 70 under the other (tied)
+    C[0, :60, :] = True  # ref: 60 under both
+    C[1, :50, 0] = C[2, :50, 0] = True  # x, y: 50 under the reference config
+    C[1, :70, 1] = C[2, :70, 1] = True  # x, y: 70 under the other (tied)
     v = verdicts(records(C, ["ref", "x", "y"]))["champions[b]"]
     assert v["status"] == "fail" and v["value"] == 10 and v["margin"] == -7
     assert "x / y" in v["message"] and "by 10 items over the reference winner ref" in v["message"]
@@ -65,9 +71,9 @@ def test_champions_tied_challengers_fail():
 
 def test_champions_tie_with_the_reference_winner_is_a_warn():
     C = np.zeros((2, 100, 2), dtype=bool)
-    C[0, :60, :] = True                      # ref: 60 under both
+    C[0, :60, :] = True  # ref: 60 under both
     C[1, :50, 0] = True
-    C[1, :60, 1] = True                      # x ties ref under the other config
+    C[1, :60, 1] = True  # x ties ref under the other config
     v = verdicts(records(C, ["ref", "x"]))["champions[b]"]
     assert v["status"] == "warn" and v["value"] == 0 and "exact ties" in v["message"]
 
@@ -81,7 +87,7 @@ def test_pooled_brittleness_uses_pi_model():
     one[6:10, 0] = True
     one[16:20, 0] = True
     other = np.concatenate([one[:10][::-1], one[10:][::-1]])
-    C = np.stack([one, other])               # the second model: the same items in another order
+    C = np.stack([one, other])  # the second model: the same items in another order
     rec = records(C, ["a", "b"], benches=["easy"] * 10 + ["hard"] * 10)
     rep = audit(rec, n_boot=200)
     for bench in ("easy", "hard"):
@@ -109,11 +115,11 @@ def test_single_configuration_grid_skips_what_needs_configurations():
     v = {x["id"]: x for x in s["verdicts"]}
     for check in ("band", "champions", "compression", "axes", "brittleness"):
         assert v[f"{check}[b]"]["status"] == "skip" and "one configuration" in v[f"{check}[b]"]["message"]
-    assert [x["check"] for x in s["verdicts"]].count("band") == 1          # one skipped case per scope
+    assert [x["check"] for x in s["verdicts"]].count("band") == 1  # one skipped case per scope
     ab = v["manufactured[b-a>b]"]
     pair = s["pairs"][0]
     assert (pair["fragile_share"], pair["manufactured"], pair["cause"]) == (0.0, True, "sampling")
-    assert pair["items_needed"] == 227          # 1 v 0 of 60: 3.8416 * (60 * 1 - 1) / 1 = 226.7
+    assert pair["items_needed"] == 227  # 1 v 0 of 60: 3.8416 * (60 * 1 - 1) / 1 = 226.7
     assert ab["status"] == "warn" and "too few jointly robust items" in ab["message"]
     assert "manufactured by config-fragile" not in ab["message"]
     assert v["manufactured[b-b>c]"]["status"] == "pass"
@@ -135,9 +141,11 @@ def test_axes_without_a_usable_axis_is_skipped_and_lone_groups_are_null():
 
 def ranking_records(kind: str) -> Records:
     """a printed above b; the robust items say: b better (fail), nothing (warn), a better (pass)."""
-    blocks = {"fail": [(20, "WR"), (30, "FW"), (20, "RR"), (30, "WW")],
-              "warn": [(3, "RW"), (1, "WR"), (30, "FW"), (66, "WW")],
-              "pass": [(30, "RW"), (2, "WR"), (68, "WW")]}[kind]
+    blocks = {
+        "fail": [(20, "WR"), (30, "FW"), (20, "RR"), (30, "WW")],
+        "warn": [(3, "RW"), (1, "WR"), (30, "FW"), (66, "WW")],
+        "pass": [(30, "RW"), (2, "WR"), (68, "WW")],
+    }[kind]
     parts = []
     for n, codes in blocks:
         b = np.zeros((2, n, 2), dtype=bool)
@@ -171,7 +179,7 @@ def test_ranking_verdict(kind):
 
 
 def test_alpha_reaches_the_identified_order():
-    rec = ranking_records("warn")                       # 3 v 1: p = 0.625
+    rec = ranking_records("warn")  # 3 v 1: p = 0.625
     s = audit_scope(rec, "b", n_boot=200, alpha=0.7)
     assert s["identified"]["alpha"] == 0.7 and s["identified"]["edges"] == [["a", "b"]]
 
@@ -180,6 +188,7 @@ def test_report_carries_the_v2_fields_and_renderers_show_the_tiers():
     from leaderboard_audit.reports.html import render_html
     from leaderboard_audit.reports.markdown import render_markdown
     from leaderboard_audit.reports.terminal import render_summary
+
     rep = audit(ranking_records("fail"), n_boot=200)
     s = rep["scopes"]["b"]
     assert set(s["pairs"][0]) >= {"cause", "items_needed"}

@@ -1,4 +1,5 @@
 """--audit-submission: the newcomer's audit (library and plugin), exit codes for CI."""
+
 from __future__ import annotations
 
 import json
@@ -11,7 +12,7 @@ from builders import write
 from leaderboard_audit.auditor import cases as all_cases, make_scope
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import paper_grid
-from leaderboard_audit.auditor import audit, scope_records, scopes_of
+from leaderboard_audit.auditor import audit, scopes_of
 from leaderboard_audit.simulate import demo_spec, simulate
 from leaderboard_audit.reports.submission_text import render_submission_text
 from leaderboard_audit.submission import overall, submission_audit, submission_cases
@@ -19,21 +20,24 @@ from leaderboard_audit.submission import overall, submission_audit, submission_c
 ARGS = ("-p", "no:cacheprovider", "-q")
 
 
-def grid_records(right: dict[str, int], n_items: int = 60,
-                 extra: dict[str, dict[int, int]] | None = None) -> Records:
+def grid_records(right: dict[str, int], n_items: int = 60, extra: dict[str, dict[int, int]] | None = None) -> Records:
     """Stable models (the same items right under every config), plus per-config
     overrides: ``extra[model][k] = right count under config k``."""
     grid = paper_grid()
     names = sorted(right)
     C = np.zeros((len(names), n_items, len(grid)), dtype=bool)
     for m, name in enumerate(names):
-        C[m, :right[name], :] = True
+        C[m, : right[name], :] = True
         for k, r in (extra or {}).get(name, {}).items():
             C[m, :, k] = False
             C[m, :r, k] = True
-    items = Items(np.array(["bench"] * n_items, dtype=object),
-                  np.array([f"bench/q{i:03d}" for i in range(n_items)], dtype=object),
-                  [0] * n_items, [f"question {i}" for i in range(n_items)], [None] * n_items)
+    items = Items(
+        np.array(["bench"] * n_items, dtype=object),
+        np.array([f"bench/q{i:03d}" for i in range(n_items)], dtype=object),
+        [0] * n_items,
+        [f"question {i}" for i in range(n_items)],
+        [None] * n_items,
+    )
     return Records(C, tuple(names), items, grid)
 
 
@@ -48,6 +52,7 @@ def demo_dir(demo, tmp_path_factory) -> Path:
 
 
 # -- library ------------------------------------------------------------------------
+
 
 def test_submission_verdicts_equal_the_full_audit(demo):
     rep = audit(demo, n_boot=1000)
@@ -101,8 +106,7 @@ def test_top_and_bottom_newcomers_and_two_at_once():
     assert top["champion"]["enters"] and all(w["margin_items"] == 5 for w in top["champion"]["configs"])
     assert s["champions_without"] == ["alpha"] and s["champions_with"] == ["top"]
     assert s["broken"] == []  # arriving at either end splits nothing
-    text = render_submission_text({"submission_audit": sub, "records": {"path": "x"}, "seed": 1,
-                                   "bootstrap": 500})
+    text = render_submission_text({"submission_audit": sub, "records": {"path": "x"}, "seed": 1, "bootstrap": 500})
     assert "above: none (top of the leaderboard)" in text
     assert "below: none (bottom of the leaderboard)" in text
 
@@ -137,6 +141,7 @@ def test_filter_matches_ids_exactly():
 
 # -- plugin ---------------------------------------------------------------------------
 
+
 def test_gate_passes_on_a_clean_newcomer(pytester, tmp_path):
     d = write(grid_records({"alpha": 50, "beta": 30, "gamma": 10, "newbie": 40}), tmp_path / "r")
     out = tmp_path / "rep.json"
@@ -144,12 +149,18 @@ def test_gate_passes_on_a_clean_newcomer(pytester, tmp_path):
     assert r.ret == 0
     # band x2 scopes, 2 pairs x 2 scopes, champions x 2 scopes
     r.assert_outcomes(passed=8)
-    r.stdout.fnmatch_lines(["*leaderboard audit*", "submission audit of newbie*",
-                            "newbie: rank 2 of 4*PASS*", "  above: alpha > newbie: identified*",
-                            "  below: newbie > beta: identified*",
-                            "*breaks 1 of 2 existing adjacent orderings: alpha > beta (was PASS, split by newbie)*",
-                            "audit: 8 pass, 0 warn, 0 fail",
-                            "submission newbie: PASS - 8 pass, 0 warn, 0 fail in 8 checks; exit 0"])
+    r.stdout.fnmatch_lines(
+        [
+            "*leaderboard audit*",
+            "submission audit of newbie*",
+            "newbie: rank 2 of 4*PASS*",
+            "  above: alpha > newbie: identified*",
+            "  below: newbie > beta: identified*",
+            "*breaks 1 of 2 existing adjacent orderings: alpha > beta (was PASS, split by newbie)*",
+            "audit: 8 pass, 0 warn, 0 fail",
+            "submission newbie: PASS - 8 pass, 0 warn, 0 fail in 8 checks; exit 0",
+        ]
+    )
     assert "verdicts needing attention" not in r.stdout.str()
     rep = json.loads(out.read_text())
     assert rep["submission"] == ["newbie"]
@@ -159,11 +170,14 @@ def test_gate_passes_on_a_clean_newcomer(pytester, tmp_path):
 
 def test_gate_warn_exits_0_and_strict_exits_1(pytester, tmp_path):
     # newbie gets 2 more items under one config: spread 2/60 = 0.033, a band warn
-    d = write(grid_records({"alpha": 50, "beta": 30, "gamma": 10, "newbie": 40}, extra={"newbie": {5: 42}}),
-              tmp_path / "r")
+    d = write(
+        grid_records({"alpha": 50, "beta": 30, "gamma": 10, "newbie": 40}, extra={"newbie": {5: 42}}), tmp_path / "r"
+    )
     r = pytester.runpytest("--audit", str(d), "--audit-submission", "newbie", *ARGS)
     assert r.ret == 0
-    r.stdout.fnmatch_lines(["submission newbie: WARN - * warn, 0 fail in 8 checks; worst band[[]pooled-newbie]; exit 0"])
+    r.stdout.fnmatch_lines(
+        ["submission newbie: WARN - * warn, 0 fail in 8 checks; worst band[[]pooled-newbie]; exit 0"]
+    )
     s = pytester.runpytest("--audit", str(d), "--audit-submission", "newbie", "--audit-strict", *ARGS)
     assert s.ret == 1
     s.stdout.fnmatch_lines(["submission newbie: FAIL - * warn, 0 fail in 8 checks*exit 1 (--audit-strict: warn fails)"])
@@ -172,10 +186,20 @@ def test_gate_warn_exits_0_and_strict_exits_1(pytester, tmp_path):
 def test_gate_fails_on_the_demo_newcomer(pytester, demo_dir):
     r = pytester.runpytest("--audit", str(demo_dir), "--audit-submission", "borealis-8b", *ARGS)
     assert r.ret == 1
-    r.stdout.fnmatch_lines(["*--- pooled:*", "borealis-8b: rank * of 6*", "  above: *", "  below: *",
-                            "  champion: wins *", "champion set without: *; with: *borealis-8b*",
-                            "breaks * of 4 existing adjacent orderings*", "per benchmark:", "arc: borealis-8b*",
-                            "submission borealis-8b: FAIL - * fail in * checks*; exit 1"])
+    r.stdout.fnmatch_lines(
+        [
+            "*--- pooled:*",
+            "borealis-8b: rank * of 6*",
+            "  above: *",
+            "  below: *",
+            "  champion: wins *",
+            "champion set without: *; with: *borealis-8b*",
+            "breaks * of 4 existing adjacent orderings*",
+            "per benchmark:",
+            "arc: borealis-8b*",
+            "submission borealis-8b: FAIL - * fail in * checks*; exit 1",
+        ]
+    )
     # the full leaderboard tables are not printed in submission mode
     assert "most destructive" not in r.stdout.str()
 
@@ -194,8 +218,10 @@ def test_gate_repeatable_and_under_xdist(pytester, demo_dir, tmp_path):
     assert r0.ret == r2.ret
     rep = json.loads(a.read_text())
     assert rep["submission_audit"]["models"] == ["dune-1b", "cirrus-3b-dpo"]
-    assert [n["model"] for n in rep["submission_audit"]["scopes"]["pooled"]["newcomers"]] == ["dune-1b",
-                                                                                               "cirrus-3b-dpo"]
+    assert [n["model"] for n in rep["submission_audit"]["scopes"]["pooled"]["newcomers"]] == [
+        "dune-1b",
+        "cirrus-3b-dpo",
+    ]
     line = [x for x in r0.stdout.lines if x.startswith("submission dune-1b, cirrus-3b-dpo: ")]
     assert line and line == [x for x in r2.stdout.lines if x.startswith("submission dune-1b, cirrus-3b-dpo: ")]
 
@@ -206,6 +232,7 @@ def test_committed_fixture_plus_one_extra_model(pytester, tmp_path):
     import dataclasses
 
     from leaderboard_audit.records import load_records
+
     root = Path(__file__).resolve().parents[1] / "fixtures" / "demo"
     if not (root / "grid.json").is_file():
         pytest.skip("fixtures/demo is not in this checkout")
@@ -213,7 +240,7 @@ def test_committed_fixture_plus_one_extra_model(pytester, tmp_path):
     src = base.models.index("dune-1b")
     row = base.correct[src].copy()
     wrong = np.flatnonzero(~row.any(axis=1))
-    row[wrong[::3]] = True                      # a third of dune's robust-wrong items become robust-correct
+    row[wrong[::3]] = True  # a third of dune's robust-wrong items become robust-correct
     names = sorted((*base.models, "eos-2b"))
     C = np.stack([row if m == "eos-2b" else base.correct[base.models.index(m)] for m in names])
     rec = dataclasses.replace(base, correct=C, models=tuple(names), pred=None, margin=None)
@@ -223,9 +250,18 @@ def test_committed_fixture_plus_one_extra_model(pytester, tmp_path):
     rep = json.loads(out.read_text())
     ov = rep["submission_audit"]["overall"]
     assert r.ret == ov["exit_code"] == (1 if ov["counts"]["fail"] else 0)
-    r.stdout.fnmatch_lines(["*--- pooled: 7 models*", "eos-2b: rank * of 7*", "  above: *", "  below: *",
-                            "  champion: *", "champion set without: *", "breaks * of 5 existing adjacent orderings*",
-                            f"submission eos-2b: * in {ov['checks']} checks*; exit {r.ret}"])
+    r.stdout.fnmatch_lines(
+        [
+            "*--- pooled: 7 models*",
+            "eos-2b: rank * of 7*",
+            "  above: *",
+            "  below: *",
+            "  champion: *",
+            "champion set without: *",
+            "breaks * of 5 existing adjacent orderings*",
+            f"submission eos-2b: * in {ov['checks']} checks*; exit {r.ret}",
+        ]
+    )
     outcome = outcomes_of(r)
     assert outcome.get("failed", 0) == ov["counts"]["fail"]
     assert outcome.get("passed", 0) == ov["counts"]["pass"]

@@ -6,6 +6,7 @@ Inputs are the dictionaries the metrics layer hands the rules (a leaderboard row
 champions / compression / axes / brittleness results), built by hand with binary fractions so
 that every expected number is exact. Only the public functions are used (name + inputs).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -20,9 +21,19 @@ from leaderboard_audit.verdicts import FAIL, PASS, SKIP, WARN, Thresholds, make_
 
 # binary fractions: band 1/4 .. 1/2, fragile share 1/2, champion items 3, axes 3/4 .. 1/2,
 # brittleness 1/4 .. 1/2
-T = Thresholds({"band_pass": 0.25, "band_warn": 0.5, "fragile_share": 0.5, "champion_items": 3.0,
-                "axes_pass": 0.75, "axes_warn": 0.5, "brittleness_pass": 0.25, "brittleness_warn": 0.5,
-                "compression_k": 10})
+T = Thresholds(
+    {
+        "band_pass": 0.25,
+        "band_warn": 0.5,
+        "fragile_share": 0.5,
+        "champion_items": 3.0,
+        "axes_pass": 0.75,
+        "axes_warn": 0.5,
+        "brittleness_pass": 0.25,
+        "brittleness_warn": 0.5,
+        "compression_k": 10,
+    }
+)
 
 
 def outcome(v: dict) -> tuple:
@@ -32,40 +43,71 @@ def outcome(v: dict) -> tuple:
 # ------------------------------------------------------------------ Thresholds, make_verdict()
 def test_threshold_defaults_and_conversion():
     d = Thresholds()
-    assert d.as_dict() == {"axes_pass": 0.9, "axes_warn": 0.6, "band_pass": 0.02, "band_warn": 0.05,
-                           "brittleness_pass": 0.25, "brittleness_warn": 0.5, "champion_items": 3.0,
-                           "compression_k": 100, "flip_boot": 1000, "flip_precision": 0.8, "fragile_share": 0.5}
+    assert d.as_dict() == {
+        "axes_pass": 0.9,
+        "axes_warn": 0.6,
+        "band_pass": 0.02,
+        "band_warn": 0.05,
+        "brittleness_pass": 0.25,
+        "brittleness_warn": 0.5,
+        "champion_items": 3.0,
+        "compression_k": 100,
+        "flip_boot": 1000,
+        "flip_precision": 0.8,
+        "fragile_share": 0.5,
+    }
     assert Thresholds.names() == list(d.as_dict())
     t = Thresholds.from_mapping({"band_pass": "0.125", "compression_k": "50"})
     assert t.band_pass == 0.125 and t.compression_k == 50 and type(t.compression_k) is int
-    assert t.band_warn == 0.05 and t["band_warn"] == 0.05          # the rest keep their defaults
+    assert t.band_warn == 0.05 and t["band_warn"] == 0.05  # the rest keep their defaults
     with pytest.raises(ValueError, match=r"unknown audit threshold\(s\) \['band_pas'\]; known: \['axes_pass'"):
         Thresholds.from_mapping({"band_pas": 0.1})
 
 
 def test_verdict_record_carries_evidence_only_when_given():
     v = make_verdict("band", "band[arc-m]", PASS, 0.5, 0.25, -0.25, "msg")
-    assert v == {"check": "band", "id": "band[arc-m]", "status": "pass", "value": 0.5, "threshold": 0.25,
-                 "margin": -0.25, "message": "msg"}
+    assert v == {
+        "check": "band",
+        "id": "band[arc-m]",
+        "status": "pass",
+        "value": 0.5,
+        "threshold": 0.25,
+        "margin": -0.25,
+        "message": "msg",
+    }
     assert make_verdict("band", "x", WARN, None, 0.0, None, "m", {"a": 1})["evidence"] == {"a": 1}
 
 
 # ------------------------------------------------------------------ band
 def band_row(spread: float) -> dict:
-    return {"reference": 0.5, "min": 0.5, "max": 0.5 + spread, "spread": spread, "robust": 0.375,
-            "optimistic": 0.75, "config_lucky": "ll|x"}
+    return {
+        "reference": 0.5,
+        "min": 0.5,
+        "max": 0.5 + spread,
+        "spread": spread,
+        "robust": 0.375,
+        "optimistic": 0.75,
+        "config_lucky": "ll|x",
+    }
 
 
-@pytest.mark.parametrize("spread,status,margin", [
-    (0.125, PASS, 0.125), (0.25, PASS, 0.0),           # pass <= band_pass (boundary included)
-    (0.375, WARN, -0.125), (0.5, WARN, -0.25),         # warn <= band_warn (boundary included)
-    (0.75, FAIL, -0.5)])
+@pytest.mark.parametrize(
+    "spread,status,margin",
+    [
+        (0.125, PASS, 0.125),
+        (0.25, PASS, 0.0),  # pass <= band_pass (boundary included)
+        (0.375, WARN, -0.125),
+        (0.5, WARN, -0.25),  # warn <= band_warn (boundary included)
+        (0.75, FAIL, -0.5),
+    ],
+)
 def test_band(spread, status, margin):
     v = band_verdict("arc", "org/m", band_row(spread), T)
     assert outcome(v) == (status, spread, 0.25, margin)
     assert v["check"] == "band" and v["id"] == "band[arc-org/m]"
-    assert v["evidence"] == {k: band_row(spread)[k] for k in ("reference", "min", "max", "spread", "robust",
-                                                               "optimistic", "config_lucky")}
+    assert v["evidence"] == {
+        k: band_row(spread)[k] for k in ("reference", "min", "max", "spread", "robust", "optimistic", "config_lucky")
+    }
     assert f"org/m: accuracy ranges 0.500..{0.5 + spread:.3f} across configs (spread {spread:.3f}" in v["message"]
 
 
@@ -80,50 +122,102 @@ def test_band_with_default_thresholds_is_exact_at_the_boundary():
 
 # ------------------------------------------------------------------ manufactured (pairs)
 def pair(**kw) -> dict:
-    p = {"higher": "a", "lower": "b", "gap": 0.125, "gap_items": 4, "fragile_share": 0.25, "robust_items": 20,
-         "higher_only": 3, "lower_only": 1, "robust_diff": 0.125, "ci": (0.0625, 0.25), "reversing": 0,
-         "manufactured": False, "robust_tie": False}
+    p = {
+        "higher": "a",
+        "lower": "b",
+        "gap": 0.125,
+        "gap_items": 4,
+        "fragile_share": 0.25,
+        "robust_items": 20,
+        "higher_only": 3,
+        "lower_only": 1,
+        "robust_diff": 0.125,
+        "ci": (0.0625, 0.25),
+        "reversing": 0,
+        "manufactured": False,
+        "robust_tie": False,
+    }
     p.update(kw)
     return p
 
 
-@pytest.mark.parametrize("kw,status,value,why", [
-    # manufactured and some config reverses the pair: fail, whatever else holds; the message follows the cause
-    ({"manufactured": True, "reversing": 2, "robust_tie": True, "ci": (-0.25, -0.0625), "fragile_share": 0.75,
-      "cause": "harness"}, FAIL, -0.25,
-     "manufactured by config-fragile items: the robust items do not order the pair, and 2/8 configs print the "
-     "opposite order"),
-    # one reversing config is enough; a sampling cause says how many robust items it would take
-    ({"manufactured": True, "reversing": 1, "robust_tie": True, "ci": (-0.25, 0.25), "cause": "sampling",
-      "items_needed": 12}, FAIL, -0.25,
-     "too few jointly robust items to tell the pair apart (20 of them; about 12 needed): a sampling problem, not "
-     "the harness, and 1/8 configs print the opposite order"),
-    # the robust items order the pair the other way (upper CI bound below 0)
-    ({"ci": (-0.375, -0.125)}, FAIL, -0.375, "the jointly robust items order the pair the other way"),
-    # an upper bound at 0 is not "the other way"
-    ({"ci": (-0.25, 0.0)}, PASS, -0.25, "the robust items order the pair"),
-    # a printed order for a reference tie
-    ({"gap_items": 0, "gap": 0.0}, WARN, 0.0625, "an order printed for a tie (reference gap = 0)"),
-    # manufactured, no config reverses
-    ({"manufactured": True, "robust_tie": True, "ci": (-0.125, 0.125), "fragile_share": 0.75, "cause": "harness"},
-     WARN, -0.125,
-     "manufactured by config-fragile items: the robust items do not order the pair; no config reverses the pair"),
-    # without a cause key (an older report) it is derived from the fragile share: 0.25 -> sampling
-    ({"manufactured": True, "robust_tie": True, "ci": (-0.125, 0.125)}, WARN, -0.125,
-     "too few jointly robust items to tell the pair apart (20 of them): a sampling problem, not the harness; "
-     "no config reverses the pair"),
-    # identified, but the gap is carried by fragile items
-    ({"fragile_share": 0.75}, WARN, 0.0625, "identified, but 75% of the gap is carried by fragile items"),
-    # pass: identified, fragile share at the threshold (strictly greater warns)
-    ({"fragile_share": 0.5}, PASS, 0.0625, "the robust items order the pair"),
-    # pass: not identified (robust tie) but not manufactured: the fragile share is not judged
-    ({"robust_tie": True, "fragile_share": 0.75, "ci": (-0.125, 0.125)}, PASS, -0.125,
-     "the robust items order the pair"),
-    # a one-item gap is not a tie
-    ({"gap_items": 1}, PASS, 0.0625, "the robust items order the pair"),
-    # pass with no jointly robust items: value 0
-    ({"ci": None, "fragile_share": None}, PASS, 0.0, "the robust items order the pair"),
-])
+@pytest.mark.parametrize(
+    "kw,status,value,why",
+    [
+        # manufactured and some config reverses the pair: fail, whatever else holds; the message follows the cause
+        (
+            {
+                "manufactured": True,
+                "reversing": 2,
+                "robust_tie": True,
+                "ci": (-0.25, -0.0625),
+                "fragile_share": 0.75,
+                "cause": "harness",
+            },
+            FAIL,
+            -0.25,
+            "manufactured by config-fragile items: the robust items do not order the pair, and 2/8 configs print the "
+            "opposite order",
+        ),
+        # one reversing config is enough; a sampling cause says how many robust items it would take
+        (
+            {
+                "manufactured": True,
+                "reversing": 1,
+                "robust_tie": True,
+                "ci": (-0.25, 0.25),
+                "cause": "sampling",
+                "items_needed": 12,
+            },
+            FAIL,
+            -0.25,
+            "too few jointly robust items to tell the pair apart (20 of them; about 12 needed): a sampling problem, not "
+            "the harness, and 1/8 configs print the opposite order",
+        ),
+        # the robust items order the pair the other way (upper CI bound below 0)
+        ({"ci": (-0.375, -0.125)}, FAIL, -0.375, "the jointly robust items order the pair the other way"),
+        # an upper bound at 0 is not "the other way"
+        ({"ci": (-0.25, 0.0)}, PASS, -0.25, "the robust items order the pair"),
+        # a printed order for a reference tie
+        ({"gap_items": 0, "gap": 0.0}, WARN, 0.0625, "an order printed for a tie (reference gap = 0)"),
+        # manufactured, no config reverses
+        (
+            {
+                "manufactured": True,
+                "robust_tie": True,
+                "ci": (-0.125, 0.125),
+                "fragile_share": 0.75,
+                "cause": "harness",
+            },
+            WARN,
+            -0.125,
+            "manufactured by config-fragile items: the robust items do not order the pair; no config reverses the pair",
+        ),
+        # without a cause key (an older report) it is derived from the fragile share: 0.25 -> sampling
+        (
+            {"manufactured": True, "robust_tie": True, "ci": (-0.125, 0.125)},
+            WARN,
+            -0.125,
+            "too few jointly robust items to tell the pair apart (20 of them): a sampling problem, not the harness; "
+            "no config reverses the pair",
+        ),
+        # identified, but the gap is carried by fragile items
+        ({"fragile_share": 0.75}, WARN, 0.0625, "identified, but 75% of the gap is carried by fragile items"),
+        # pass: identified, fragile share at the threshold (strictly greater warns)
+        ({"fragile_share": 0.5}, PASS, 0.0625, "the robust items order the pair"),
+        # pass: not identified (robust tie) but not manufactured: the fragile share is not judged
+        (
+            {"robust_tie": True, "fragile_share": 0.75, "ci": (-0.125, 0.125)},
+            PASS,
+            -0.125,
+            "the robust items order the pair",
+        ),
+        # a one-item gap is not a tie
+        ({"gap_items": 1}, PASS, 0.0625, "the robust items order the pair"),
+        # pass with no jointly robust items: value 0
+        ({"ci": None, "fragile_share": None}, PASS, 0.0, "the robust items order the pair"),
+    ],
+)
 def test_pair(kw, status, value, why):
     v = pair_verdict("mmlu", pair(**kw), 8, T)
     assert outcome(v) == (status, value, 0.0, value)
@@ -145,9 +239,14 @@ def test_pair_ci_caveats():
 def champs(per_config: list[tuple], champion_set: list[str]) -> dict:
     """(config, winners, margin_items[, lead_items]): lead_items = items the winners lead the
     reference winner(s) by, None (the default) where a reference winner wins the config."""
-    return {"count": len(champion_set), "set": champion_set,
-            "per_config": [{"config": c, "winners": w, "margin_items": m, "runner_up": "r",
-                            "lead_items": rest[0] if rest else None} for c, w, m, *rest in per_config]}
+    return {
+        "count": len(champion_set),
+        "set": champion_set,
+        "per_config": [
+            {"config": c, "winners": w, "margin_items": m, "runner_up": "r", "lead_items": rest[0] if rest else None}
+            for c, w, m, *rest in per_config
+        ],
+    }
 
 
 def test_champions_one_champion_passes():
@@ -163,8 +262,10 @@ def test_champions_other_winner_by_more_than_the_threshold_fails():
     v = champions_verdict("pooled", ch, "ref", T)
     assert outcome(v) == (FAIL, 4, 3.0, -1.0)
     assert v["message"].startswith("2 champions; c1 is won by b by 4 items over the reference winner a.")
-    assert v["evidence"]["other_wins"] == [{"config": "c1", "winners": ["b"], "margin_items": 4, "lead_items": 4},
-                                           {"config": "c2", "winners": ["b"], "margin_items": 2, "lead_items": 2}]
+    assert v["evidence"]["other_wins"] == [
+        {"config": "c1", "winners": ["b"], "margin_items": 4, "lead_items": 4},
+        {"config": "c2", "winners": ["b"], "margin_items": 2, "lead_items": 2},
+    ]
 
 
 def test_champions_tied_challengers_fail():
@@ -176,7 +277,7 @@ def test_champions_tied_challengers_fail():
 
 
 def test_champions_other_winner_within_the_threshold_warns():
-    ch = champs([("ref", ["a"], 5), ("c1", ["b"], 3, 3)], ["a", "b"])       # 3 == threshold: warn
+    ch = champs([("ref", ["a"], 5), ("c1", ["b"], 3, 3)], ["a", "b"])  # 3 == threshold: warn
     v = champions_verdict("pooled", ch, "ref", T)
     assert outcome(v) == (WARN, 3, 3.0, 0.0)
     assert v["message"].startswith("2 champions, the others lead the reference winner by <= 3 items (coin flips).")
@@ -191,7 +292,8 @@ def test_champions_only_through_ties_warns():
     assert v["message"].startswith("3 champions, the others only through exact ties with the reference winner.")
     assert v["evidence"]["other_wins"] == [
         {"config": "c1", "winners": ["a", "b"], "margin_items": 0, "lead_items": None},
-        {"config": "c2", "winners": ["a", "c"], "margin_items": 0, "lead_items": None}]
+        {"config": "c2", "winners": ["a", "c"], "margin_items": 0, "lead_items": None},
+    ]
 
 
 def test_champions_reference_tie_counts_both_as_reference_winners():
@@ -202,33 +304,68 @@ def test_champions_reference_tie_counts_both_as_reference_winners():
 
 # ------------------------------------------------------------------ compression
 def comp(corr, ci, topk=0.5, allf=0.25, **kw) -> dict:
-    c = {"k": 10, "corr": corr, "ci": ci, "mean_fragility_topk": topk, "mean_fragility_all": allf,
-         "cutoff_above": 9, "cutoff_ties": 1, "champions_full": 2, "champions_topk_mean": 1.5,
-         "champions_random_mean": 1.25}
+    c = {
+        "k": 10,
+        "corr": corr,
+        "ci": ci,
+        "mean_fragility_topk": topk,
+        "mean_fragility_all": allf,
+        "cutoff_above": 9,
+        "cutoff_ties": 1,
+        "champions_full": 2,
+        "champions_topk_mean": 1.5,
+        "champions_random_mean": 1.25,
+    }
     c.update(kw)
     return c
 
 
-@pytest.mark.parametrize("c,status,value,why", [
-    (comp(None, None), PASS, 0.0, "corr(disc, fragility) undefined"),
-    (comp(-0.25, (-0.5, 0.125)), PASS, -0.5, "discriminative items are not the fragile ones"),
-    (comp(0.0, (-0.25, 0.25)), PASS, -0.25, "discriminative items are not the fragile ones"),   # corr 0
-    (comp(0.25, (-0.125, 0.5)), WARN, -0.125, "corr > 0 but its CI includes 0"),
-    (comp(0.25, (0.0, 0.5)), WARN, 0.0, "corr > 0 but its CI includes 0"),                    # lo = 0
-    (comp(0.25, None), WARN, 0.25, "corr > 0 but its CI includes 0"),                         # no CI
-    (comp(0.5, (0.25, 0.75)), FAIL, 0.25,
-     "compression keeps the fragile items: top-10 mean fragility 0.500 > 0.250 over all items"),
-    (comp(0.5, (0.25, 0.75), topk=0.25, allf=0.25), WARN, 0.25,
-     "corr > 0, but the top-10 items are no more fragile than all items"),
-    (comp(0.5, (0.25, 0.75), topk=None), WARN, 0.25,
-     "corr > 0, but the top-10 items are no more fragile than all items"),
-])
+@pytest.mark.parametrize(
+    "c,status,value,why",
+    [
+        (comp(None, None), PASS, 0.0, "corr(disc, fragility) undefined"),
+        (comp(-0.25, (-0.5, 0.125)), PASS, -0.5, "discriminative items are not the fragile ones"),
+        (comp(0.0, (-0.25, 0.25)), PASS, -0.25, "discriminative items are not the fragile ones"),  # corr 0
+        (comp(0.25, (-0.125, 0.5)), WARN, -0.125, "corr > 0 but its CI includes 0"),
+        (comp(0.25, (0.0, 0.5)), WARN, 0.0, "corr > 0 but its CI includes 0"),  # lo = 0
+        (comp(0.25, None), WARN, 0.25, "corr > 0 but its CI includes 0"),  # no CI
+        (
+            comp(0.5, (0.25, 0.75)),
+            FAIL,
+            0.25,
+            "compression keeps the fragile items: top-10 mean fragility 0.500 > 0.250 over all items",
+        ),
+        (
+            comp(0.5, (0.25, 0.75), topk=0.25, allf=0.25),
+            WARN,
+            0.25,
+            "corr > 0, but the top-10 items are no more fragile than all items",
+        ),
+        (
+            comp(0.5, (0.25, 0.75), topk=None),
+            WARN,
+            0.25,
+            "corr > 0, but the top-10 items are no more fragile than all items",
+        ),
+    ],
+)
 def test_compression(c, status, value, why):
     v = compression_verdict("arc", c, T)
     assert outcome(v) == (status, value, 0.0, 0.0 - value)
     assert v["id"] == "compression[arc]" and v["message"].startswith(why)
-    assert v["evidence"] == {k: c[k] for k in ("k", "corr", "ci", "mean_fragility_topk", "mean_fragility_all",
-                                               "champions_full", "champions_topk_mean", "champions_random_mean")}
+    assert v["evidence"] == {
+        k: c[k]
+        for k in (
+            "k",
+            "corr",
+            "ci",
+            "mean_fragility_topk",
+            "mean_fragility_all",
+            "champions_full",
+            "champions_topk_mean",
+            "champions_random_mean",
+        )
+    }
     assert "(k reduced to N//2)" not in v["message"]
 
 
@@ -238,19 +375,25 @@ def test_compression_reduced_k_is_said():
 
 
 # ------------------------------------------------------------------ axes
-@pytest.mark.parametrize("taus,status,value,axis", [
-    ({"template": 0.875, "ordering": 0.75, "joint": 0.0}, PASS, 0.75, "ordering"),    # boundary: pass
-    ({"template": 0.625, "ordering": 0.875, "joint": 0.0}, WARN, 0.625, "template"),
-    ({"template": 0.5, "ordering": 0.5, "joint": -1.0}, WARN, 0.5, "ordering"),        # tie: by name
-    ({"template": 0.25, "ordering": None, "scoring": 0.875}, FAIL, 0.25, "template"),  # None ignored
-])
+@pytest.mark.parametrize(
+    "taus,status,value,axis",
+    [
+        ({"template": 0.875, "ordering": 0.75, "joint": 0.0}, PASS, 0.75, "ordering"),  # boundary: pass
+        ({"template": 0.625, "ordering": 0.875, "joint": 0.0}, WARN, 0.625, "template"),
+        ({"template": 0.5, "ordering": 0.5, "joint": -1.0}, WARN, 0.5, "ordering"),  # tie: by name
+        ({"template": 0.25, "ordering": None, "scoring": 0.875}, FAIL, 0.25, "template"),  # None ignored
+    ],
+)
 def test_axes(taus, status, value, axis):
     v = axes_verdict("hellaswag", {"axis_kendall_min": taus}, T)
     assert outcome(v) == (status, value, 0.75, value - 0.75)
     assert v["id"] == "axes[hellaswag]"
     assert v["evidence"] == {"axis_kendall_min": taus, "load_bearing": axis}
-    lead = (f"every single axis keeps the order (min Kendall tau {value:.2f}, {axis})" if status == PASS else
-            f"the {axis} axis is load-bearing: varying it alone reorders the models (min Kendall tau {value:.2f})")
+    lead = (
+        f"every single axis keeps the order (min Kendall tau {value:.2f}, {axis})"
+        if status == PASS
+        else f"the {axis} axis is load-bearing: varying it alone reorders the models (min Kendall tau {value:.2f})"
+    )
     assert v["message"].startswith(lead)
 
 
@@ -264,16 +407,19 @@ def test_axes_without_a_usable_axis_is_skipped(taus):
 
 
 # ------------------------------------------------------------------ brittleness
-@pytest.mark.parametrize("per,status,value,model", [
-    ({"a": 0.125, "b": 0.25}, PASS, 0.25, "b"),                   # boundary: pass
-    ({"a": 0.375, "b": 0.125}, WARN, 0.375, "a"),
-    ({"ab": 0.5, "ba": 0.5}, WARN, 0.5, "ba"),                    # tie: the later name; boundary: warn
-    ({"a": 0.125, "b": 0.75}, FAIL, 0.75, "b"),
-])
+@pytest.mark.parametrize(
+    "per,status,value,model",
+    [
+        ({"a": 0.125, "b": 0.25}, PASS, 0.25, "b"),  # boundary: pass
+        ({"a": 0.375, "b": 0.125}, WARN, 0.375, "a"),
+        ({"ab": 0.5, "ba": 0.5}, WARN, 0.5, "ba"),  # tie: the later name; boundary: warn
+        ({"a": 0.125, "b": 0.75}, FAIL, 0.75, "b"),
+    ],
+)
 def test_brittleness(per, status, value, model):
     br = {m: {"brittleness": x, "v_item": 1.0} for m, x in per.items()}
-    br["pi_model"] = 0.5                                          # not a model entry: ignored
-    br["pi_benchmark"] = {"arc": 0.875}                           # a dict without "brittleness": ignored
+    br["pi_model"] = 0.5  # not a model entry: ignored
+    br["pi_benchmark"] = {"arc": 0.875}  # a dict without "brittleness": ignored
     v = brittleness_verdict("pooled", br, T)
     assert outcome(v) == (status, value, 0.25, 0.25 - value)
     assert v["id"] == "brittleness[pooled]" and v["evidence"] == {"model": model, "per_model": per}

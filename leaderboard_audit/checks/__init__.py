@@ -4,6 +4,7 @@
 third-party packages register through the ``leaderboard_audit.checks`` entry point
 group (a ``Check`` subclass; its name must not collide with a bundled one).
 """
+
 from __future__ import annotations
 
 import functools
@@ -11,8 +12,19 @@ import importlib
 
 from .base import POOLED, Check, Scope, num
 
-BUILTIN = ("band", "manufactured", "ranking", "champions", "compression", "axes", "brittleness", "flip",
-           "compliance", "robust_subset", "mix")
+BUILTIN = (
+    "band",
+    "manufactured",
+    "ranking",
+    "champions",
+    "compression",
+    "axes",
+    "brittleness",
+    "flip",
+    "compliance",
+    "robust_subset",
+    "mix",
+)
 ENTRY_POINT_GROUP = "leaderboard_audit.checks"
 
 
@@ -30,17 +42,21 @@ def _builtin() -> list[Check]:
 
 def _entry_point_checks() -> list[Check]:
     from importlib.metadata import entry_points
+
     out = []
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         try:
             obj = ep.load()
         except Exception as exc:  # a broken third-party package: name it
-            raise RegistryError(f"entry point {ENTRY_POINT_GROUP}:{ep.name} ({ep.value}) failed to load: "
-                                f"{type(exc).__name__}: {exc}") from None
+            raise RegistryError(
+                f"entry point {ENTRY_POINT_GROUP}:{ep.name} ({ep.value}) failed to load: {type(exc).__name__}: {exc}"
+            ) from None
         check = obj() if isinstance(obj, type) else obj
         if not isinstance(check, Check) or not check.name:
-            raise RegistryError(f"entry point {ENTRY_POINT_GROUP}:{ep.name} ({ep.value}) is not a "
-                                "leaderboard_audit.checks.Check with a name")
+            raise RegistryError(
+                f"entry point {ENTRY_POINT_GROUP}:{ep.name} ({ep.value}) is not a "
+                "leaderboard_audit.checks.Check with a name"
+            )
         out.append(check)
     return out
 
@@ -71,8 +87,19 @@ def default_thresholds() -> dict[str, float | int]:
     return out
 
 
-__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "POOLED", "Check", "RegistryError", "Scope", "check_names",
-           "default_thresholds", "num", "registry", "scope_tables"]
+__all__ = [
+    "BUILTIN",
+    "ENTRY_POINT_GROUP",
+    "POOLED",
+    "Check",
+    "RegistryError",
+    "Scope",
+    "check_names",
+    "default_thresholds",
+    "num",
+    "registry",
+    "scope_tables",
+]
 
 
 def scope_tables(name: str, s: dict) -> list:

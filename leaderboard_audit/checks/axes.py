@@ -4,6 +4,7 @@ Section ``axes``: the axis groups (ordering, format, scoring, joint) relative to
 reference, robust accuracy per model and axis, the most destructive axis per model
 and the min Kendall tau per axis. Verdict ``axes[<scope>]`` (docs/audits.md).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -27,8 +28,10 @@ class Axes(Check):
             return reason
         groups = axes_m.axis_groups(scope.records.grid)
         if all(len(groups[a]) < 2 for a in axes_m.SINGLE_AXES):
-            return ("no usable axis: every single-axis group (ordering, format, scoring) holds only the reference "
-                    "configuration")
+            return (
+                "no usable axis: every single-axis group (ordering, format, scoring) holds only the reference "
+                "configuration"
+            )
         return None
 
     def compute(self, scope: Scope) -> dict[str, Any]:
@@ -53,36 +56,61 @@ class Axes(Check):
         if not ax:
             return []
         axes = ("ordering", "format", "scoring", "joint")
-        rows = [[r["model"], *(ax["robust_accuracy"][r["model"]][a] for a in axes),
-                 ax["most_destructive"].get(r["model"], "-")] for r in s["leaderboard"]]
+        rows = [
+            [
+                r["model"],
+                *(ax["robust_accuracy"][r["model"]][a] for a in axes),
+                ax["most_destructive"].get(r["model"], "-"),
+            ]
+            for r in s["leaderboard"]
+        ]
         rows.append(["mean", *(ax["mean"][a] for a in axes), ""])
         rows.append(["min Kendall tau", *(ax["axis_kendall_min"].get(a) for a in axes), ""])
         sizes = {a: len(ax["groups"].get(a, [])) for a in axes}
-        return [Table("axes", "Axes: robust accuracy per axis (Table 3, Figure 4)",
-                      ["model", *(f"{a} ({sizes[a]})" for a in axes), "most destructive"], rows,
-                      note="Robust accuracy = items right under every config of the axis group; the last row is "
-                           "the min Kendall tau between the reference and the group's configs.",
-                      widths={0: 22})]
+        return [
+            Table(
+                "axes",
+                "Axes: robust accuracy per axis (Table 3, Figure 4)",
+                ["model", *(f"{a} ({sizes[a]})" for a in axes), "most destructive"],
+                rows,
+                note="Robust accuracy = items right under every config of the axis group; the last row is "
+                "the min Kendall tau between the reference and the group's configs.",
+                widths={0: 22},
+            )
+        ]
 
 
 def axes_verdict(scope: str, ax: dict[str, Any], t: Any) -> dict[str, Any]:
     # an axis group with only the reference in it is null and does not enter the verdict (AUDITS.md v2)
     single = {a: v for a, v in ax["axis_kendall_min"].items() if a != "joint" and v is not None}
     if not single:
-        return skipped("axes", f"axes[{scope}]",
-                       "no usable axis: every single-axis group (ordering, format, scoring) holds only the reference "
-                       "configuration, or every model scores the same under its configurations (Kendall tau "
-                       "undefined)")
+        return skipped(
+            "axes",
+            f"axes[{scope}]",
+            "no usable axis: every single-axis group (ordering, format, scoring) holds only the reference "
+            "configuration, or every model scores the same under its configurations (Kendall tau "
+            "undefined)",
+        )
     axis = min(single, key=lambda a: (single[a], a))
     value = single[axis]
     status = PASS if at_least(value, t.axes_pass) else WARN if at_least(value, t.axes_warn) else FAIL
     detail = ", ".join(f"{a} {v:.2f}" for a, v in single.items())
-    lead = (f"the {axis} axis is load-bearing: varying it alone reorders the models "
-            f"(min Kendall tau {value:.2f})" if status != PASS else
-            f"every single axis keeps the order (min Kendall tau {value:.2f}, {axis})")
+    lead = (
+        f"the {axis} axis is load-bearing: varying it alone reorders the models (min Kendall tau {value:.2f})"
+        if status != PASS
+        else f"every single axis keeps the order (min Kendall tau {value:.2f}, {axis})"
+    )
     msg = f"{lead}; min tau per axis: {detail}; pass >= {t.axes_pass}, warn >= {t.axes_warn}"
-    return make_verdict("axes", f"axes[{scope}]", status, value, t.axes_pass, exact(value - t.axes_pass), msg,
-                        {"axis_kendall_min": ax["axis_kendall_min"], "load_bearing": axis})
+    return make_verdict(
+        "axes",
+        f"axes[{scope}]",
+        status,
+        value,
+        t.axes_pass,
+        exact(value - t.axes_pass),
+        msg,
+        {"axis_kendall_min": ax["axis_kendall_min"], "load_bearing": axis},
+    )
 
 
 CHECK = Axes()

@@ -4,6 +4,7 @@ Section ``leaderboard``: the reference leaderboard with each model's band
 (reference, min, max, spread, robust, optimistic, config-lucky). One verdict per
 model: ``band[<scope>-<model>]`` on ``spread = max - min`` (docs/audits.md).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -34,8 +35,11 @@ class Band(Check):
         ref_counts = scope.counts[:, scope.ref]
         rows = []
         for m in scope.order.tolist():
-            row: dict[str, Any] = {"rank": 1 + int((ref_counts > ref_counts[m]).sum()), "model": scope.names[m],
-                                   "tie": bool((ref_counts == ref_counts[m]).sum() > 1)}
+            row: dict[str, Any] = {
+                "rank": 1 + int((ref_counts > ref_counts[m]).sum()),
+                "model": scope.names[m],
+                "tie": bool((ref_counts == ref_counts[m]).sum() > 1),
+            }
             row.update({k: num(b[k][m]) for k in BAND_KEYS})
             row["reference_items"] = int(ref_counts[m])
             rows.append(row)
@@ -46,22 +50,62 @@ class Band(Check):
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table]:
         ranges = s.get("champions", {}).get("rank_range", {})
-        rows = [[f"{r['rank']}{'=' if r.get('tie') else ''}", r["model"], r["reference"], r["min"], r["max"],
-                 r["spread"], r["robust"], r["optimistic"], r["config_lucky"],
-                 Cell(range_cell(ranges.get(r["model"])), "code")] for r in s["leaderboard"]]
-        return [Table("leaderboard", "Leaderboard and bands (Table 1, Figure 1)",
-                      ["rank", "model", "reference", "min", "max", "spread", "robust", "optimistic",
-                       "config-lucky", "rank range"], rows, detail="short", widths={1: 22})]
+        rows = [
+            [
+                f"{r['rank']}{'=' if r.get('tie') else ''}",
+                r["model"],
+                r["reference"],
+                r["min"],
+                r["max"],
+                r["spread"],
+                r["robust"],
+                r["optimistic"],
+                r["config_lucky"],
+                Cell(range_cell(ranges.get(r["model"])), "code"),
+            ]
+            for r in s["leaderboard"]
+        ]
+        return [
+            Table(
+                "leaderboard",
+                "Leaderboard and bands (Table 1, Figure 1)",
+                [
+                    "rank",
+                    "model",
+                    "reference",
+                    "min",
+                    "max",
+                    "spread",
+                    "robust",
+                    "optimistic",
+                    "config-lucky",
+                    "rank range",
+                ],
+                rows,
+                detail="short",
+                widths={1: 22},
+            )
+        ]
 
 
 def band_verdict(scope: str, model: str, row: dict[str, Any], t: Any) -> dict[str, Any]:
     s = row["spread"]
     status = PASS if at_most(s, t.band_pass) else WARN if at_most(s, t.band_warn) else FAIL
-    msg = (f"{model}: accuracy ranges {fmt(row['min'])}..{fmt(row['max'])} across configs "
-           f"(spread {fmt(s)}; pass <= {t.band_pass}, warn <= {t.band_warn}); reference "
-           f"{fmt(row['reference'])}, robust {fmt(row['robust'])}, optimistic {fmt(row['optimistic'])}")
-    return make_verdict("band", f"band[{scope}-{model}]", status, s, t.band_pass, exact(t.band_pass - s), msg,
-                        {k: row[k] for k in BAND_KEYS})
+    msg = (
+        f"{model}: accuracy ranges {fmt(row['min'])}..{fmt(row['max'])} across configs "
+        f"(spread {fmt(s)}; pass <= {t.band_pass}, warn <= {t.band_warn}); reference "
+        f"{fmt(row['reference'])}, robust {fmt(row['robust'])}, optimistic {fmt(row['optimistic'])}"
+    )
+    return make_verdict(
+        "band",
+        f"band[{scope}-{model}]",
+        status,
+        s,
+        t.band_pass,
+        exact(t.band_pass - s),
+        msg,
+        {k: row[k] for k in BAND_KEYS},
+    )
 
 
 CHECK = Band()

@@ -18,6 +18,7 @@ A check turns one paper claim into verdicts. It owns, in one module:
 Third-party packages register more checks through the ``leaderboard_audit.checks``
 entry point group (the value is a ``Check`` subclass); see ``docs/checks.md``.
 """
+
 from __future__ import annotations
 
 from functools import cached_property
@@ -36,6 +37,7 @@ POOLED = "pooled"
 def num(x: Any) -> Any:
     """numpy scalars -> Python numbers; NaN -> None (report values are JSON-ready)."""
     import math
+
     if x is None:
         return None
     if isinstance(x, (bool, np.bool_)):
@@ -52,16 +54,25 @@ class Scope:
     """One scope's records (a benchmark or ``pooled``) and the quantities several
     checks share, each computed once and only when first asked for."""
 
-    def __init__(self, records: "Records", name: str, *, seed: int, n_boot: int, thresholds: "Thresholds",
-                 alpha: float = 0.05, full: "Records | None" = None):
+    def __init__(
+        self,
+        records: Records,
+        name: str,
+        *,
+        seed: int,
+        n_boot: int,
+        thresholds: Thresholds,
+        alpha: float = 0.05,
+        full: Records | None = None,
+    ):
         self.records = records
         self.name = name
         self.seed = seed
         self.n_boot = n_boot
         self.thresholds = thresholds
         self.alpha = alpha
-        self.full = full if full is not None else records   # every benchmark (pooled aggregates)
-        self.sections: dict[str, Any] = {}                  # filled by the auditor, in registry order
+        self.full = full if full is not None else records  # every benchmark (pooled aggregates)
+        self.sections: dict[str, Any] = {}  # filled by the auditor, in registry order
 
     @property
     def C(self) -> np.ndarray:
@@ -96,6 +107,7 @@ class Scope:
     def order(self) -> np.ndarray:
         """The reference leaderboard: reference accuracy descending, ties by name."""
         from ..metrics.per_model import leaderboard_order
+
         return leaderboard_order(self.counts[:, self.ref], self.names)
 
     @cached_property
@@ -124,7 +136,7 @@ class Check:
     #: the section depends on the scope's name beyond its items (not reused for an alias scope)
     scope_dependent: ClassVar[bool] = False
 
-    def applies_to(self, scope_name: str, records: "Records") -> bool:
+    def applies_to(self, scope_name: str, records: Records) -> bool:
         """Whether the check has cases in this scope at all (default: every scope)."""
         return True
 
@@ -149,7 +161,7 @@ class Check:
         """The verdicts, aligned with ``cases`` (same order, same length)."""
         raise NotImplementedError
 
-    def tables(self, name: str, s: dict[str, Any]) -> list["Table"]:
+    def tables(self, name: str, s: dict[str, Any]) -> list[Table]:
         return []
 
 

@@ -5,6 +5,7 @@ Section ``brittleness``: per model ``v_item``, ``v_prompt`` and
 aggregates over benchmarks, ``pi_model`` and ``pi_benchmark``. Verdict
 ``brittleness[<scope>]`` (docs/audits.md).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -25,13 +26,14 @@ class Brittleness(Check):
     section = "brittleness"
     thresholds = {"brittleness_pass": 0.25, "brittleness_warn": 0.5}
     needs_configs = True
-    scope_dependent = True   # pooled adds Brittlebench's aggregates over benchmarks
+    scope_dependent = True  # pooled adds Brittlebench's aggregates over benchmarks
 
     def compute(self, scope: Scope) -> dict[str, Any]:
         names, order = scope.names, scope.order.tolist()
         vp = variance_parts(scope.C)
-        out: dict[str, Any] = {names[m]: {k: float(vp[k][m]) for k in ("v_item", "v_prompt", "brittleness")}
-                               for m in order}
+        out: dict[str, Any] = {
+            names[m]: {k: float(vp[k][m]) for k in ("v_item", "v_prompt", "brittleness")} for m in order
+        }
         if scope.name == POOLED:
             benches = scope.records.benchmarks
             parts = [variance_parts(scope.records.scope(b).correct) for b in benches]
@@ -56,7 +58,8 @@ class Brittleness(Check):
         text = "brittleness V_prompt/V: " + ", ".join(f"{m} {v['brittleness']:.2f}" for m, v in per)
         if "pi_model" in br:
             text += "; pi_model over benchmarks (the pooled verdict): " + ", ".join(
-                f"{m} {br['pi_model'][m]:.2f}" for m, _ in per if m in br["pi_model"])
+                f"{m} {br['pi_model'][m]:.2f}" for m, _ in per if m in br["pi_model"]
+            )
         if "pi_benchmark" in br:
             text += "; per benchmark: " + ", ".join(f"{b} {v:.2f}" for b, v in sorted(br["pi_benchmark"].items()))
         return [Line("brittleness", text)]
@@ -67,10 +70,20 @@ def brittleness_verdict(scope: str, br: dict[str, Any], t: Any) -> dict[str, Any
     model = max(per, key=lambda m: (per[m], m))
     value = per[model]
     status = PASS if at_most(value, t.brittleness_pass) else WARN if at_most(value, t.brittleness_warn) else FAIL
-    msg = (f"largest prompt-sensitivity share {value:.3f} ({model}): V_prompt / (V_item + V_prompt); "
-           f"pass <= {t.brittleness_pass}, warn <= {t.brittleness_warn}")
-    return make_verdict("brittleness", f"brittleness[{scope}]", status, value, t.brittleness_pass,
-                        exact(t.brittleness_pass - value), msg, {"model": model, "per_model": per})
+    msg = (
+        f"largest prompt-sensitivity share {value:.3f} ({model}): V_prompt / (V_item + V_prompt); "
+        f"pass <= {t.brittleness_pass}, warn <= {t.brittleness_warn}"
+    )
+    return make_verdict(
+        "brittleness",
+        f"brittleness[{scope}]",
+        status,
+        value,
+        t.brittleness_pass,
+        exact(t.brittleness_pass - value),
+        msg,
+        {"model": model, "per_model": per},
+    )
 
 
 def pooled_brittleness_verdict(br: dict[str, Any], t: Any) -> dict[str, Any]:
@@ -84,14 +97,23 @@ def pooled_brittleness_verdict(br: dict[str, Any], t: Any) -> dict[str, Any]:
     status = PASS if at_most(value, t.brittleness_pass) else WARN if at_most(value, t.brittleness_warn) else FAIL
     pooled_items = max((v["brittleness"] for k, v in br.items() if k not in AGGREGATES), default=None)
     per_bench = ", ".join(f"{b} {v:.3f}" for b, v in sorted(br.get("pi_benchmark", {}).items()))
-    msg = (f"largest prompt-sensitivity share over benchmarks pi_model {value:.3f} ({model}): "
-           f"sum_b V_prompt / sum_b V (Brittlebench); pass <= {t.brittleness_pass}, warn <= "
-           f"{t.brittleness_warn}. Per benchmark (pi_benchmark): {per_bench}; the pooled items' own "
-           f"V_prompt / V (benchmark difficulty counted as item variance) peaks at "
-           f"{'n/a' if pooled_items is None else f'{pooled_items:.3f}'}")
-    return make_verdict("brittleness", f"brittleness[{POOLED}]", status, value, t.brittleness_pass,
-                        exact(t.brittleness_pass - value), msg,
-                        {"model": model, "pi_model": pi, "pi_benchmark": br.get("pi_benchmark")})
+    msg = (
+        f"largest prompt-sensitivity share over benchmarks pi_model {value:.3f} ({model}): "
+        f"sum_b V_prompt / sum_b V (Brittlebench); pass <= {t.brittleness_pass}, warn <= "
+        f"{t.brittleness_warn}. Per benchmark (pi_benchmark): {per_bench}; the pooled items' own "
+        f"V_prompt / V (benchmark difficulty counted as item variance) peaks at "
+        f"{'n/a' if pooled_items is None else f'{pooled_items:.3f}'}"
+    )
+    return make_verdict(
+        "brittleness",
+        f"brittleness[{POOLED}]",
+        status,
+        value,
+        t.brittleness_pass,
+        exact(t.brittleness_pass - value),
+        msg,
+        {"model": model, "pi_model": pi, "pi_benchmark": br.get("pi_benchmark")},
+    )
 
 
 CHECK = Brittleness()

@@ -5,6 +5,7 @@ Section ``champions``: per-config winners (competition ranking: exact ties all
 win), the champion set, top-3, rank ranges and Kendall tau vs the reference.
 One verdict per scope: ``champions[<scope>]`` (docs/audits.md).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -30,15 +31,23 @@ class Champions(Check):
         for k in range(scope.shape[2]):
             ru = ch["runner_up"][k]
             margin = num(ch["margin"][k])
-            per_config.append({"config": keys[k], "winners": [names[m] for m in ch["winners"][k]],
-                               "accuracy": float(ch["best"][k]),
-                               "runner_up": None if ru is None else names[ru], "margin": margin,
-                               "margin_items": 0 if margin is None else int(round(margin * N)),
-                               "lead_items": leads[k]})
+            per_config.append(
+                {
+                    "config": keys[k],
+                    "winners": [names[m] for m in ch["winners"][k]],
+                    "accuracy": float(ch["best"][k]),
+                    "runner_up": None if ru is None else names[ru],
+                    "margin": margin,
+                    "margin_items": 0 if margin is None else int(round(margin * N)),
+                    "lead_items": leads[k],
+                }
+            )
         order = scope.order.tolist()
         return {
-            "set": [names[m] for m in ch["champion_set"]], "count": len(ch["champion_set"]),
-            "outright": [names[m] for m in ch["outright"]], "top3": [names[m] for m in ch["top3"]],
+            "set": [names[m] for m in ch["champion_set"]],
+            "count": len(ch["champion_set"]),
+            "outright": [names[m] for m in ch["outright"]],
+            "top3": [names[m] for m in ch["top3"]],
             "ties": "competition ranking: every model tied at the top of a config wins it",
             "per_config": per_config,
             "rank_range": {names[m]: [int(ch["rank_range"][m, 0]), int(ch["rank_range"][m, 1])] for m in order},
@@ -54,19 +63,34 @@ class Champions(Check):
         if not ch:
             return []
         kt = ch["kendall_tau"]
-        line = Line("champions", f"champions: {ch['count']} ({', '.join(ch['set'])}); outright "
-                    f"{len(ch['outright'])}; top-3 reached by {len(ch['top3'])}; Kendall tau vs reference mean "
-                    f"{_n2(kt['mean'])}, min {_n2(kt['min'])}")
-        rows = [[c["config"], " / ".join(c["winners"]), c["accuracy"], c["runner_up"] or "-", c["margin"],
-                 c["margin_items"], "-" if c.get("lead_items") is None else c["lead_items"]]
-                for c in ch["per_config"]]
-        table = Table("champions", "Champions per configuration (Table 8, Figure 3)",
-                      ["config", "winner(s)", "accuracy", "runner-up", "margin", "margin items",
-                       "lead over ref winner"], rows,
-                      note="Exact ties: every tied model wins the configuration (competition ranking). Lead over "
-                           "ref winner: items by which the configuration's winners beat the reference "
-                           "configuration's winner(s), where none of those wins it (the verdict's value).",
-                      widths={0: 26, 1: 26, 3: 22})
+        line = Line(
+            "champions",
+            f"champions: {ch['count']} ({', '.join(ch['set'])}); outright "
+            f"{len(ch['outright'])}; top-3 reached by {len(ch['top3'])}; Kendall tau vs reference mean "
+            f"{_n2(kt['mean'])}, min {_n2(kt['min'])}",
+        )
+        rows = [
+            [
+                c["config"],
+                " / ".join(c["winners"]),
+                c["accuracy"],
+                c["runner_up"] or "-",
+                c["margin"],
+                c["margin_items"],
+                "-" if c.get("lead_items") is None else c["lead_items"],
+            ]
+            for c in ch["per_config"]
+        ]
+        table = Table(
+            "champions",
+            "Champions per configuration (Table 8, Figure 3)",
+            ["config", "winner(s)", "accuracy", "runner-up", "margin", "margin items", "lead over ref winner"],
+            rows,
+            note="Exact ties: every tied model wins the configuration (competition ranking). Lead over "
+            "ref winner: items by which the configuration's winners beat the reference "
+            "configuration's winner(s), where none of those wins it (the verdict's value).",
+            widths={0: 26, 1: 26, 3: 22},
+        )
         return [table, line]
 
 
@@ -90,23 +114,50 @@ def champions_verdict(scope: str, ch: dict[str, Any], reference_key: str, t: Any
         status, why = PASS, f"one champion ({', '.join(ch['set'])}) under every config"
     elif not at_most(value, t.champion_items):
         tie = f" (tied: {' / '.join(worst['winners'])})" if len(worst["winners"]) > 1 else ""
-        status, why = FAIL, (f"{ch['count']} champions; {worst['config']} is won by "
-                             f"{' / '.join(worst['winners'])}{tie} by {value} items over the reference "
-                             f"winner {ref_txt}")
+        status, why = (
+            FAIL,
+            (
+                f"{ch['count']} champions; {worst['config']} is won by "
+                f"{' / '.join(worst['winners'])}{tie} by {value} items over the reference "
+                f"winner {ref_txt}"
+            ),
+        )
     elif challenged:
-        status, why = WARN, (f"{ch['count']} champions, the others lead the reference winner by <= "
-                             f"{t.champion_items:g} items (coin flips)")
+        status, why = (
+            WARN,
+            (
+                f"{ch['count']} champions, the others lead the reference winner by <= "
+                f"{t.champion_items:g} items (coin flips)"
+            ),
+        )
     else:
         status, why = WARN, f"{ch['count']} champions, the others only through exact ties with the reference winner"
     others = sorted({w for row in ch["per_config"] for w in row["winners"]} - ref_winners)
-    msg = (f"{why}. champion set {ch['set']}; reference winner(s) {sorted(ref_winners)}; "
-           f"other winners {others}; largest lead over the reference winner {value} items "
-           f"(threshold {t.champion_items:g})")
-    wins = [{"config": r["config"], "winners": r["winners"], "margin_items": r["margin_items"],
-             "lead_items": r.get("lead_items")}
-            for r in ch["per_config"] if set(r["winners"]) - ref_winners]
-    return make_verdict("champions", f"champions[{scope}]", status, value, t.champion_items,
-                        exact(t.champion_items - value), msg, {"set": ch["set"], "other_wins": wins})
+    msg = (
+        f"{why}. champion set {ch['set']}; reference winner(s) {sorted(ref_winners)}; "
+        f"other winners {others}; largest lead over the reference winner {value} items "
+        f"(threshold {t.champion_items:g})"
+    )
+    wins = [
+        {
+            "config": r["config"],
+            "winners": r["winners"],
+            "margin_items": r["margin_items"],
+            "lead_items": r.get("lead_items"),
+        }
+        for r in ch["per_config"]
+        if set(r["winners"]) - ref_winners
+    ]
+    return make_verdict(
+        "champions",
+        f"champions[{scope}]",
+        status,
+        value,
+        t.champion_items,
+        exact(t.champion_items - value),
+        msg,
+        {"set": ch["set"], "other_wins": wins},
+    )
 
 
 CHECK = Champions()

@@ -11,6 +11,7 @@ the records carry no ``pred``: the per-model split only. Skipped with the reason
 they carry neither.
 Definitions: docs/audits.md, "Beyond the paper: compliance vs competence".
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -25,7 +26,7 @@ class Compliance(Check):
     name = "compliance"
     title = "Compliance vs competence (beyond the paper: section 6)"
     section = "compliance"
-    scope_dependent = True      # per-config rows in the pooled scope only
+    scope_dependent = True  # per-config rows in the pooled scope only
 
     def cases(self, scope: Scope) -> list[tuple[str, str]]:
         return []
@@ -35,11 +36,19 @@ class Compliance(Check):
 
     def compute(self, scope: Scope) -> dict[str, Any]:
         from ..records import model as records_model
+
         r = scope.records
         classes = tuple(getattr(records_model, "ANSWER_CLASSES", DEFAULT_ANSWER_CLASSES))
-        return compliance(scope.C, r.pred, r.grid, models=scope.names,
-                          answer_class=getattr(r, "answer_class", None), classes=classes,
-                          per_config=scope.name == POOLED, unparsed=getattr(r, "unparsed", None))
+        return compliance(
+            scope.C,
+            r.pred,
+            r.grid,
+            models=scope.names,
+            answer_class=getattr(r, "answer_class", None),
+            classes=classes,
+            per_config=scope.name == POOLED,
+            unparsed=getattr(r, "unparsed", None),
+        )
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:
         c = s.get("compliance")
@@ -55,32 +64,68 @@ class Compliance(Check):
             e = c["per_model"].get(m)
             if e is None:
                 continue
-            rows.append([m, e["loss"], e["compliance"], e["competence"], e["unrecorded"], e["compliance_share"],
-                         *[e["by_class"][k] for k in extra]])
-        table = Table("compliance", "Compliance vs competence on the generation configs (mean over configs)",
-                      ["model", "loss (1 - acc)", "compliance (unparseable)", "competence (parsed, wrong)",
-                       "no prediction", "compliance share", *[f"wrong: {k}" for k in extra]], rows,
-                      note="Shares of the scope's items, averaged over the generation configurations; loss = "
-                           "compliance + competence + no prediction. Compliance share = unparseable losses / all "
-                           "losses.", widths={0: 26})
+            rows.append(
+                [
+                    m,
+                    e["loss"],
+                    e["compliance"],
+                    e["competence"],
+                    e["unrecorded"],
+                    e["compliance_share"],
+                    *[e["by_class"][k] for k in extra],
+                ]
+            )
+        table = Table(
+            "compliance",
+            "Compliance vs competence on the generation configs (mean over configs)",
+            [
+                "model",
+                "loss (1 - acc)",
+                "compliance (unparseable)",
+                "competence (parsed, wrong)",
+                "no prediction",
+                "compliance share",
+                *[f"wrong: {k}" for k in extra],
+            ],
+            rows,
+            note="Shares of the scope's items, averaged over the generation configurations; loss = "
+            "compliance + competence + no prediction. Compliance share = unparseable losses / all "
+            "losses.",
+            widths={0: 26},
+        )
         st = c["scoring_tau"]
-        tau_rows = [[r["config"], r["tau_all"], r["tau_parsed"], r["movement"], r["compliance"],
-                     r["compliance_fraction"]] for r in st.get("per_config", [])]
-        tau = Table("compliance-tau", "Scoring axis: Kendall tau vs the reference, unparseable answers set aside",
-                    ["config", "tau (all answers)", "tau (parsed only)", "movement 1 - tau", "compliance part",
-                     "compliance fraction"], tau_rows,
-                    note="compliance part = tau (parsed) - tau (all): the agreement with the reference order "
-                         "that setting unparseable answers aside restores.")
+        tau_rows = [
+            [r["config"], r["tau_all"], r["tau_parsed"], r["movement"], r["compliance"], r["compliance_fraction"]]
+            for r in st.get("per_config", [])
+        ]
+        tau = Table(
+            "compliance-tau",
+            "Scoring axis: Kendall tau vs the reference, unparseable answers set aside",
+            [
+                "config",
+                "tau (all answers)",
+                "tau (parsed only)",
+                "movement 1 - tau",
+                "compliance part",
+                "compliance fraction",
+            ],
+            tau_rows,
+            note="compliance part = tau (parsed) - tau (all): the agreement with the reference order "
+            "that setting unparseable answers aside restores.",
+        )
         shares = [(e["compliance_share"], m) for m, e in c["per_model"].items() if e["compliance_share"] is not None]
         worst = max(shares) if shares else None
         mean_share = sum(x for x, _ in shares) / len(shares) if shares else None
-        text = (f"compliance: unparseable answers carry {fmt(mean_share, 2)} of the generation loss on average"
-                + (f" (most: {worst[1]}, {worst[0]:.2f})" if worst else ""))
+        text = f"compliance: unparseable answers carry {fmt(mean_share, 2)} of the generation loss on average" + (
+            f" (most: {worst[1]}, {worst[0]:.2f})" if worst else ""
+        )
         if "skipped" in st:
             text += "; scoring-axis tau not split (per-item counts only, no per-config predictions)"
             return [table, Line("compliance", text, detail="summary")]
-        text += (f"; scoring-axis tau mean {fmt(st['tau_all']['mean'], 2)} -> {fmt(st['tau_parsed']['mean'], 2)} "
-                 f"with them set aside (compliance fraction of the movement {fmt(st['compliance_fraction'], 2)})")
+        text += (
+            f"; scoring-axis tau mean {fmt(st['tau_all']['mean'], 2)} -> {fmt(st['tau_parsed']['mean'], 2)} "
+            f"with them set aside (compliance fraction of the movement {fmt(st['compliance_fraction'], 2)})"
+        )
         return [table, tau, Line("compliance", text, detail="summary")]
 
 

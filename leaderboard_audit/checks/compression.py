@@ -5,6 +5,7 @@ Section ``compression``: corr(discrimination, fragility) with its bootstrap CI, 
 top-k cutoff and its tie-break draws, mean fragility of top-k vs all items, and
 champion counts on full / top-k / random subsets. Verdict ``compression[<scope>]``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -33,14 +34,20 @@ class Compression(Check):
         c = s.get("compression")
         if not c:
             return []
-        return [Line("compression", (
-            f"compression (k={c['k']}{', reduced to N//2' if c.get('k_reduced') else ''}): "
-            f"corr(disc, fragility) {fmt(c['corr'], 2)} {ci_cell(c['ci'], 2)}; "
-            f"{c['distinct_disc_values']} distinct disc values, cutoff {c['cutoff_above']} above + "
-            f"{c['cutoff_ties']} tied; mean fragility top-k {fmt(c['mean_fragility_topk'])} vs all "
-            f"{fmt(c['mean_fragility_all'])}; champions full {c['champions_full']}, top-k "
-            f"{fmt(c['champions_topk_mean'], 2)} [{c['champions_topk_min']}-{c['champions_topk_max']}], "
-            f"random {fmt(c['champions_random_mean'], 2)}"))]
+        return [
+            Line(
+                "compression",
+                (
+                    f"compression (k={c['k']}{', reduced to N//2' if c.get('k_reduced') else ''}): "
+                    f"corr(disc, fragility) {fmt(c['corr'], 2)} {ci_cell(c['ci'], 2)}; "
+                    f"{c['distinct_disc_values']} distinct disc values, cutoff {c['cutoff_above']} above + "
+                    f"{c['cutoff_ties']} tied; mean fragility top-k {fmt(c['mean_fragility_topk'])} vs all "
+                    f"{fmt(c['mean_fragility_all'])}; champions full {c['champions_full']}, top-k "
+                    f"{fmt(c['champions_topk_mean'], 2)} [{c['champions_topk_min']}-{c['champions_topk_max']}], "
+                    f"random {fmt(c['champions_random_mean'], 2)}"
+                ),
+            )
+        ]
 
 
 def compression_verdict(scope: str, c: dict[str, Any], t: Any) -> dict[str, Any]:
@@ -54,18 +61,44 @@ def compression_verdict(scope: str, c: dict[str, Any], t: Any) -> dict[str, Any]
     elif lo is None or at_most(lo, 0.0):
         status, why = WARN, "corr > 0 but its CI includes 0"
     elif topk is not None and allf is not None and not at_most(topk, allf):
-        status, why = FAIL, (f"compression keeps the fragile items: top-{c['k']} mean fragility "
-                             f"{topk:.3f} > {allf:.3f} over all items")
+        status, why = (
+            FAIL,
+            (
+                f"compression keeps the fragile items: top-{c['k']} mean fragility "
+                f"{topk:.3f} > {allf:.3f} over all items"
+            ),
+        )
     else:
         status, why = WARN, f"corr > 0, but the top-{c['k']} items are no more fragile than all items"
-    msg = (f"{why}. corr {fmt(corr)} CI {ci_cell(ci)}; top-{c['k']} (cutoff {c['cutoff_above']} above + "
-           f"{c['cutoff_ties']} tied) mean fragility {fmt(topk)} vs all {fmt(allf)}; champions full "
-           f"{c['champions_full']}, top-k mean {fmt(c['champions_topk_mean'], 2)}, random "
-           f"{fmt(c['champions_random_mean'], 2)}" + (" (k reduced to N//2)" if c.get("k_reduced") else ""))
+    msg = (
+        f"{why}. corr {fmt(corr)} CI {ci_cell(ci)}; top-{c['k']} (cutoff {c['cutoff_above']} above + "
+        f"{c['cutoff_ties']} tied) mean fragility {fmt(topk)} vs all {fmt(allf)}; champions full "
+        f"{c['champions_full']}, top-k mean {fmt(c['champions_topk_mean'], 2)}, random "
+        f"{fmt(c['champions_random_mean'], 2)}" + (" (k reduced to N//2)" if c.get("k_reduced") else "")
+    )
     value = lo if lo is not None else (corr if corr is not None else 0.0)
-    return make_verdict("compression", f"compression[{scope}]", status, value, 0.0, exact(0.0 - value), msg,
-                        {k: c[k] for k in ("k", "corr", "ci", "mean_fragility_topk", "mean_fragility_all",
-                                           "champions_full", "champions_topk_mean", "champions_random_mean")})
+    return make_verdict(
+        "compression",
+        f"compression[{scope}]",
+        status,
+        value,
+        0.0,
+        exact(0.0 - value),
+        msg,
+        {
+            k: c[k]
+            for k in (
+                "k",
+                "corr",
+                "ci",
+                "mean_fragility_topk",
+                "mean_fragility_all",
+                "champions_full",
+                "champions_topk_mean",
+                "champions_random_mean",
+            )
+        },
+    )
 
 
 CHECK = Compression()

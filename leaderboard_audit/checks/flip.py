@@ -8,6 +8,7 @@ margin decile (left out of benchmark scopes to keep the audit fast and the repor
 the reason when the records carry no margins. Definitions: docs/audits.md, "Beyond the
 paper: flip predictor".
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -23,7 +24,7 @@ class Flip(Check):
     title = "Flip predictor (beyond the paper: section 6)"
     section = "flip"
     thresholds = {"flip_precision": PRECISION_TARGET, "flip_boot": DEFAULT_FLIP_BOOT}
-    scope_dependent = True      # the CI is drawn in the pooled scope only
+    scope_dependent = True  # the CI is drawn in the pooled scope only
 
     def cases(self, scope: Scope) -> list[tuple[str, str]]:
         return []
@@ -33,10 +34,17 @@ class Flip(Check):
 
     def compute(self, scope: Scope) -> dict[str, Any]:
         t = scope.thresholds
-        out = flip_predictor(scope.C, scope.records.margin, scope.records.grid, models=scope.names,
-                             seed=scope.seed, scope=scope.name,
-                             n_boot=t.flip_boot if scope.name == POOLED else 0, precision=t.flip_precision,
-                             curves=scope.name == POOLED)
+        out = flip_predictor(
+            scope.C,
+            scope.records.margin,
+            scope.records.grid,
+            models=scope.names,
+            seed=scope.seed,
+            scope=scope.name,
+            n_boot=t.flip_boot if scope.name == POOLED else 0,
+            precision=t.flip_precision,
+            curves=scope.name == POOLED,
+        )
         if "skipped" not in out and scope.name != POOLED:
             out["ci_note"] = "bootstrap CI, ROC points and calibration in the pooled scope only"
         return out
@@ -48,25 +56,45 @@ class Flip(Check):
         if "skipped" in f:
             return [Line("flip", f"flip predictor: skipped ({f['skipped']})")]
         pct = f"{f['precision_target']:.0%}"
-        rows = [[m, st["items"], st["base_rate"], st["auc"], Cell(ci_cell(st["ci"]), "code"),
-                 _recall(st["screen"]), st["screen"]["margin_cutoff"] if st["screen"] else None]
-                for m, st in [*f["per_model"].items(), ("(pooled)", f["pooled"])]]
-        table = Table("flip", f"Flip predictor: margin at {f['config']} vs config-fragile items",
-                      ["model", "items", "fragile share", "AUC", "95% CI", f"recall at {pct} precision",
-                       "margin cutoff"], rows,
-                      note="AUC of 'lower margin => config-fragile' (0.5 = no better than chance). Screening: "
-                           f"flag the items with the lowest margins; the share of fragile items caught while at "
-                           f"least {pct} of the flagged items are fragile. When the fragile share itself is above "
-                           "the target, flagging everything reaches it.", widths={0: 26})
+        rows = [
+            [
+                m,
+                st["items"],
+                st["base_rate"],
+                st["auc"],
+                Cell(ci_cell(st["ci"]), "code"),
+                _recall(st["screen"]),
+                st["screen"]["margin_cutoff"] if st["screen"] else None,
+            ]
+            for m, st in [*f["per_model"].items(), ("(pooled)", f["pooled"])]
+        ]
+        table = Table(
+            "flip",
+            f"Flip predictor: margin at {f['config']} vs config-fragile items",
+            ["model", "items", "fragile share", "AUC", "95% CI", f"recall at {pct} precision", "margin cutoff"],
+            rows,
+            note="AUC of 'lower margin => config-fragile' (0.5 = no better than chance). Screening: "
+            f"flag the items with the lowest margins; the share of fragile items caught while at "
+            f"least {pct} of the flagged items are fragile. When the fragile share itself is above "
+            "the target, flagging everything reaches it.",
+            widths={0: 26},
+        )
         cal = f["pooled"].get("calibration") or []
         cal_rows = [[c["decile"], c["margin_lo"], c["margin_hi"], c["items"], c["rate"]] for c in cal]
-        calib = Table("flip-calibration", "Flip predictor: fragile rate by margin decile (pooled over models)",
-                      ["decile", "margin from", "margin to", "items", "fragile rate"], cal_rows)
+        calib = Table(
+            "flip-calibration",
+            "Flip predictor: fragile rate by margin decile (pooled over models)",
+            ["decile", "margin from", "margin to", "items", "fragile rate"],
+            cal_rows,
+        )
         p = f["pooled"]
-        line = Line("flip", f"flip predictor ({f['config']} margin): pooled AUC {fmt(p['auc'], 2)} "
-                    f"{ci_cell(p['ci'], 2)}; flagging the lowest margins at {pct} precision catches "
-                    f"{_recall(p['screen'])} of the fragile items (fragile share {fmt(p['base_rate'], 2)})",
-                    detail="summary")
+        line = Line(
+            "flip",
+            f"flip predictor ({f['config']} margin): pooled AUC {fmt(p['auc'], 2)} "
+            f"{ci_cell(p['ci'], 2)}; flagging the lowest margins at {pct} precision catches "
+            f"{_recall(p['screen'])} of the fragile items (fragile share {fmt(p['base_rate'], 2)})",
+            detail="summary",
+        )
         return [table, calib, line] if cal_rows else [table, line]
 
 

@@ -5,6 +5,7 @@ Section ``pairs``: every adjacent pair of the reference leaderboard with its gap
 decomposition and the bootstrap CI of the robust difference. One verdict per pair:
 ``manufactured[<scope>-<higher>><lower>]`` (docs/audits.md).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,8 +15,19 @@ from ..reports.tables import Cell, Table, ci_cell, pair_label
 from ..verdicts import FAIL, PASS, WARN, at_least, at_most, fmt, make_verdict
 from .base import Check, Scope, num
 
-PAIR_KEYS = ("gap", "gap_items", "fragile_share", "robust_items", "higher_only", "lower_only", "robust_diff",
-             "ci", "reversing", "cause", "items_needed")
+PAIR_KEYS = (
+    "gap",
+    "gap_items",
+    "fragile_share",
+    "robust_items",
+    "higher_only",
+    "lower_only",
+    "robust_diff",
+    "ci",
+    "reversing",
+    "cause",
+    "items_needed",
+)
 
 
 class Manufactured(Check):
@@ -33,16 +45,35 @@ class Manufactured(Check):
     def compute(self, scope: Scope) -> list[dict[str, Any]]:
         names = scope.names
         out = []
-        for p in adjacent_pairs(scope.C, scope.ref, scope.order, seed=scope.seed, scope=scope.name,
-                                models=names, n_boot=scope.n_boot,
-                                fragile_threshold=scope.thresholds.fragile_share):
-            out.append({"higher": names[p.higher], "lower": names[p.lower], "gap": p.gap,
-                        "gap_items": p.gap_items, "fragile_share": num(p.fragile_share),
-                        "robust_items": p.robust_items, "higher_only": p.higher_only,
-                        "lower_only": p.lower_only, "robust_diff": num(p.robust_diff),
-                        "ci": None if p.ci is None else [p.ci[0], p.ci[1]],
-                        "robust_tie": p.robust_tie, "manufactured": p.manufactured,
-                        "reversing": p.reversing, "cause": p.cause, "items_needed": p.items_needed})
+        for p in adjacent_pairs(
+            scope.C,
+            scope.ref,
+            scope.order,
+            seed=scope.seed,
+            scope=scope.name,
+            models=names,
+            n_boot=scope.n_boot,
+            fragile_threshold=scope.thresholds.fragile_share,
+        ):
+            out.append(
+                {
+                    "higher": names[p.higher],
+                    "lower": names[p.lower],
+                    "gap": p.gap,
+                    "gap_items": p.gap_items,
+                    "fragile_share": num(p.fragile_share),
+                    "robust_items": p.robust_items,
+                    "higher_only": p.higher_only,
+                    "lower_only": p.lower_only,
+                    "robust_diff": num(p.robust_diff),
+                    "ci": None if p.ci is None else [p.ci[0], p.ci[1]],
+                    "robust_tie": p.robust_tie,
+                    "manufactured": p.manufactured,
+                    "reversing": p.reversing,
+                    "cause": p.cause,
+                    "items_needed": p.items_needed,
+                }
+            )
         return out
 
     def judge(self, scope: Scope, section: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -51,22 +82,55 @@ class Manufactured(Check):
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table]:
         K = s["n_configs"]
-        rows = [[pair_label(p["higher"], p["lower"]), p["gap"], p["gap_items"], p["fragile_share"],
-                 p["robust_items"], p["higher_only"], p["lower_only"], Cell(ci_cell(p["ci"]), "code"),
-                 _order_cell(p), "-" if p.get("items_needed") is None else p["items_needed"],
-                 f"{p['reversing']}/{K}"] for p in s["pairs"]]
-        note = ("J = items robust (right under every config, or wrong under every config) for both models; "
-                "higher/lower only = items of J only that model gets right. With no disagreement in one "
-                "direction a CI bound sits at 0 by construction, so read them beside the CI. A manufactured "
-                "order's cause: harness (fragile share > 0.5: the gap rests on config-fragile items) or "
-                "sampling (the gap sits on robust items, too few of them to tell); items needed = jointly "
-                "robust items at which a 95% interval around the same difference would exclude 0; "
-                "reversing = configs that print the opposite order.")
-        return [Table("pairs", "Adjacent pairs (Table 2, Figure 2)",
-                      ["pair", "gap", "gap items", "fragile share", "J", "higher only", "lower only",
-                       "robust diff 95% CI", "order", "items needed", "reversing"], rows, note=note,
-                      detail="short",
-                      widths={0: 28}, digits={3: 2})]
+        rows = [
+            [
+                pair_label(p["higher"], p["lower"]),
+                p["gap"],
+                p["gap_items"],
+                p["fragile_share"],
+                p["robust_items"],
+                p["higher_only"],
+                p["lower_only"],
+                Cell(ci_cell(p["ci"]), "code"),
+                _order_cell(p),
+                "-" if p.get("items_needed") is None else p["items_needed"],
+                f"{p['reversing']}/{K}",
+            ]
+            for p in s["pairs"]
+        ]
+        note = (
+            "J = items robust (right under every config, or wrong under every config) for both models; "
+            "higher/lower only = items of J only that model gets right. With no disagreement in one "
+            "direction a CI bound sits at 0 by construction, so read them beside the CI. A manufactured "
+            "order's cause: harness (fragile share > 0.5: the gap rests on config-fragile items) or "
+            "sampling (the gap sits on robust items, too few of them to tell); items needed = jointly "
+            "robust items at which a 95% interval around the same difference would exclude 0; "
+            "reversing = configs that print the opposite order."
+        )
+        return [
+            Table(
+                "pairs",
+                "Adjacent pairs (Table 2, Figure 2)",
+                [
+                    "pair",
+                    "gap",
+                    "gap items",
+                    "fragile share",
+                    "J",
+                    "higher only",
+                    "lower only",
+                    "robust diff 95% CI",
+                    "order",
+                    "items needed",
+                    "reversing",
+                ],
+                rows,
+                note=note,
+                detail="short",
+                widths={0: 28},
+                digits={3: 2},
+            )
+        ]
 
 
 def _order_cell(p: dict[str, Any]) -> Any:
@@ -95,8 +159,10 @@ def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any) -> dict[
         if cause == "harness":
             what = "manufactured by config-fragile items: the robust items do not order the pair"
         else:
-            what = (f"too few jointly robust items to tell the pair apart ({p['robust_items']} of them"
-                    f"{_needed(p)}): a sampling problem, not the harness")
+            what = (
+                f"too few jointly robust items to tell the pair apart ({p['robust_items']} of them"
+                f"{_needed(p)}): a sampling problem, not the harness"
+            )
     if p["manufactured"] and p["reversing"] > 0:
         status, why = FAIL, f"{what}, and {p['reversing']}/{n_configs} configs print the opposite order"
     elif ci is not None and not at_least(ci[1], 0.0):
@@ -111,13 +177,17 @@ def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any) -> dict[
         status, why = PASS, "the robust items order the pair"
     caveat = ""
     if ci is not None and (p["higher_only"] == 0 or p["lower_only"] == 0) and 0.0 in (ci[0], ci[1]):
-        caveat = (" (no disagreement in one direction: a CI bound sits at 0 by construction)"
-                  if p["higher_only"] + p["lower_only"] > 0 else
-                  " (the two agree on every jointly robust item: the CI is [0, 0] by construction)")
+        caveat = (
+            " (no disagreement in one direction: a CI bound sits at 0 by construction)"
+            if p["higher_only"] + p["lower_only"] > 0
+            else " (the two agree on every jointly robust item: the CI is [0, 0] by construction)"
+        )
     ci_txt = "n/a (no jointly robust items)" if ci is None else ci_cell(ci)
-    msg = (f"{pair_label(h, lo)}: {why}. gap {fmt(p['gap'])} ({p['gap_items']} items), fragile share "
-           f"{fmt(fs)}; robust items {p['robust_items']}: higher_only {p['higher_only']}, lower_only "
-           f"{p['lower_only']}, robust diff CI {ci_txt}{caveat}; reversing {p['reversing']}/{n_configs}")
+    msg = (
+        f"{pair_label(h, lo)}: {why}. gap {fmt(p['gap'])} ({p['gap_items']} items), fragile share "
+        f"{fmt(fs)}; robust items {p['robust_items']}: higher_only {p['higher_only']}, lower_only "
+        f"{p['lower_only']}, robust diff CI {ci_txt}{caveat}; reversing {p['reversing']}/{n_configs}"
+    )
     ev = {k: p.get(k) for k in PAIR_KEYS}
     ev["configs"] = n_configs
     return make_verdict("manufactured", f"manufactured[{scope}-{h}>{lo}]", status, value, 0.0, value, msg, ev)

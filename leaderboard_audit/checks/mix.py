@@ -19,6 +19,7 @@ benchmark, ``mix[<benchmark>]``:
 value = number of pooled checks whose status changes, threshold 0 (docs/audits.md,
 "Beyond the paper: leave one benchmark out").
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -29,22 +30,27 @@ from ..verdicts import FAIL, PASS, SEVERITY, WARN, exact, fmt, make_verdict, ski
 from .base import POOLED, Check, Scope
 
 
-def headline_from_sections(sections: dict[str, Any], n_items: int, benchmarks: list[str],
-                           reference: str) -> dict[str, Any]:
+def headline_from_sections(
+    sections: dict[str, Any], n_items: int, benchmarks: list[str], reference: str
+) -> dict[str, Any]:
     """Table 9's quantities, read from the sections the checks computed (nothing recomputed);
     the same keys as ``metrics.leave_one_out.headline_numbers`` (plus the identified order)."""
     out: dict[str, Any] = {"items": n_items, "benchmarks": benchmarks}
     lb = sections.get("leaderboard")
     if lb:
         lucky = [r["config_lucky"] for r in lb if r["config_lucky"] is not None]
-        out.update(reference_order=[r["model"] for r in lb],
-                   mean_config_lucky=sum(lucky) / len(lucky) if lucky else None)
+        out.update(
+            reference_order=[r["model"] for r in lb], mean_config_lucky=sum(lucky) / len(lucky) if lucky else None
+        )
     pairs = sections.get("pairs")
     if pairs is not None:
         shares = [p["fragile_share"] for p in pairs if p["fragile_share"] is not None]
-        out.update(pairs=len(pairs), nonzero_gaps=sum(p["gap_items"] != 0 for p in pairs),
-                   manufactured=sum(bool(p["manufactured"]) for p in pairs),
-                   mean_fragile_share=sum(shares) / len(shares) if shares else None)
+        out.update(
+            pairs=len(pairs),
+            nonzero_gaps=sum(p["gap_items"] != 0 for p in pairs),
+            manufactured=sum(bool(p["manufactured"]) for p in pairs),
+            mean_fragile_share=sum(shares) / len(shares) if shares else None,
+        )
     ch = sections.get("champions")
     if ch:
         wins: dict[str, dict[str, Any]] = {}
@@ -55,21 +61,39 @@ def headline_from_sections(sections: dict[str, Any], n_items: int, benchmarks: l
                 if len(row["winners"]) == 1:
                     w["outright"] += 1
                     w["margins"].append(row["margin_items"])
-        champion_wins = {m: {"configs": w["configs"], "outright": w["outright"],
-                             "min_margin_items": min(w["margins"], default=0),
-                             "max_margin_items": max(w["margins"], default=0)} for m, w in sorted(wins.items())}
+        champion_wins = {
+            m: {
+                "configs": w["configs"],
+                "outright": w["outright"],
+                "min_margin_items": min(w["margins"], default=0),
+                "max_margin_items": max(w["margins"], default=0),
+            }
+            for m, w in sorted(wins.items())
+        }
         ref_row = next((r for r in ch["per_config"] if r["config"] == reference), None)
-        out.update(champion_count=ch["count"], champion_set=ch["set"],
-                   reference_winners=ref_row["winners"] if ref_row else [], champion_wins=champion_wins,
-                   top3_count=len(ch["top3"]), kendall_tau=dict(ch["kendall_tau"]))
+        out.update(
+            champion_count=ch["count"],
+            champion_set=ch["set"],
+            reference_winners=ref_row["winners"] if ref_row else [],
+            champion_wins=champion_wins,
+            top3_count=len(ch["top3"]),
+            kendall_tau=dict(ch["kendall_tau"]),
+        )
     comp = sections.get("compression")
     if comp:
-        out.update(corr=comp["corr"], corr_ci=comp["ci"], mean_fragility_topk=comp["mean_fragility_topk"],
-                   mean_fragility_all=comp["mean_fragility_all"])
+        out.update(
+            corr=comp["corr"],
+            corr_ci=comp["ci"],
+            mean_fragility_topk=comp["mean_fragility_topk"],
+            mean_fragility_all=comp["mean_fragility_all"],
+        )
     ax = sections.get("axes")
     if ax:
-        out.update(axis_robust_mean=dict(ax["mean"]), axis_kendall_min=dict(ax["axis_kendall_min"]),
-                   most_destructive=dict(ax["most_destructive"]))
+        out.update(
+            axis_robust_mean=dict(ax["mean"]),
+            axis_kendall_min=dict(ax["axis_kendall_min"]),
+            most_destructive=dict(ax["most_destructive"]),
+        )
     ident = sections.get("identified")
     if ident:
         out.update(robust_winner=ident.get("robust_winner"), tiers=ident.get("tiers"))
@@ -88,10 +112,19 @@ def compare(full: list[dict[str, Any]], reduced: list[dict[str, Any]]) -> dict[s
             continue
         if a["status"] != b["status"]:
             changes.append({"check": a["check"], "id": vid, "before": a["status"], "after": b["status"]})
-        elif a["margin"] is not None and b["margin"] is not None and \
-                (exact(a["margin"]) > 0) != (exact(b["margin"]) > 0):
-            crossings.append({"check": a["check"], "id": vid, "status": a["status"], "value_before": a["value"],
-                              "value_after": b["value"], "threshold": a["threshold"]})
+        elif (
+            a["margin"] is not None and b["margin"] is not None and (exact(a["margin"]) > 0) != (exact(b["margin"]) > 0)
+        ):
+            crossings.append(
+                {
+                    "check": a["check"],
+                    "id": vid,
+                    "status": a["status"],
+                    "value_before": a["value"],
+                    "value_after": b["value"],
+                    "threshold": a["threshold"],
+                }
+            )
 
     def worst(vs: list[dict[str, Any]]) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -99,16 +132,23 @@ def compare(full: list[dict[str, Any]], reduced: list[dict[str, Any]]) -> dict[s
             if v["check"] not in out or SEVERITY[v["status"]] > SEVERITY[out[v["check"]]]:
                 out[v["check"]] = v["status"]
         return out
+
     wf, wr = worst(full), worst(reduced)
-    check_status = {c: {"before": wf.get(c), "after": wr.get(c)} for c in sorted(set(wf) | set(wr))
-                    if wf.get(c) != wr.get(c)}
-    return {"status_changes": changes, "check_status": check_status, "crossings": crossings,
-            "only_full": sorted(set(f) - set(r)), "only_reduced": sorted(set(r) - set(f))}
+    check_status = {
+        c: {"before": wf.get(c), "after": wr.get(c)} for c in sorted(set(wf) | set(wr)) if wf.get(c) != wr.get(c)
+    }
+    return {
+        "status_changes": changes,
+        "check_status": check_status,
+        "crossings": crossings,
+        "only_full": sorted(set(f) - set(r)),
+        "only_reduced": sorted(set(r) - set(f)),
+    }
 
 
 def _verdicts(check: Check, scope: Scope) -> list[dict[str, Any]]:
     reason = check.skip_reason(scope)
-    if reason:      # as the auditor does: one skipped verdict per scope
+    if reason:  # as the auditor does: one skipped verdict per scope
         return [skipped(check.name, f"{check.name}[{scope.name}]", reason)]
     return check.judge(scope, scope.sections.get(check.section) if check.section else None)
 
@@ -141,8 +181,12 @@ class Mix(Check):
     def rerun(self, scope: Scope) -> list[Check]:
         """The pooled checks that judge something (report-only sections and this check left out)."""
         from . import registry
-        return [c for c in registry().values() if c.name != self.name and c.applies_to(POOLED, scope.records)
-                and c.cases(scope)]
+
+        return [
+            c
+            for c in registry().values()
+            if c.name != self.name and c.applies_to(POOLED, scope.records) and c.cases(scope)
+        ]
 
     def compute(self, scope: Scope) -> dict[str, Any]:
         checks = self.rerun(scope)
@@ -152,8 +196,15 @@ class Mix(Check):
         out: dict[str, Any] = {"checks": [c.name for c in checks], "full": full_h, "without": {}}
         for b in scope.full.benchmarks:
             red = without_benchmark(scope.full, b)
-            sc = Scope(red, POOLED, seed=scope.seed, n_boot=scope.n_boot, thresholds=scope.thresholds,
-                       alpha=scope.alpha, full=red)
+            sc = Scope(
+                red,
+                POOLED,
+                seed=scope.seed,
+                n_boot=scope.n_boot,
+                thresholds=scope.thresholds,
+                alpha=scope.alpha,
+                full=red,
+            )
             red_v = []
             for c in checks:
                 if not c.applies_to(POOLED, red):
@@ -173,30 +224,47 @@ class Mix(Check):
             e = section["without"][b]
             changed = sorted({c["check"] for c in e["status_changes"]} | set(e["check_status"]))
             facts = [_moved_text(k, section["full"].get(k), e["headline"].get(k)) for k in e["moved"]]
-            facts += [f"{c['id']} value {_signless(c['value_before'])} -> {_signless(c['value_after'])} crosses its "
-                      f"threshold {fmt(c['threshold'])}" for c in e["crossings"]]
+            facts += [
+                f"{c['id']} value {_signless(c['value_before'])} -> {_signless(c['value_after'])} crosses its "
+                f"threshold {fmt(c['threshold'])}"
+                for c in e["crossings"]
+            ]
             if e["only_full"] or e["only_reduced"]:
-                facts.append(f"verdicts that exist only with it: {', '.join(e['only_full'][:4]) or '-'}; only "
-                             f"without it: {', '.join(e['only_reduced'][:4]) or '-'}")
+                facts.append(
+                    f"verdicts that exist only with it: {', '.join(e['only_full'][:4]) or '-'}; only "
+                    f"without it: {', '.join(e['only_reduced'][:4]) or '-'}"
+                )
             if changed:
                 flips = [f"{c['id']} {c['before']} -> {c['after']}" for c in e["status_changes"][:6]]
-                flips += [f"{c} overall {s['before']} -> {s['after']}" for c, s in e["check_status"].items()
-                          if not any(x["check"] == c for x in e["status_changes"])]
+                flips += [
+                    f"{c} overall {s['before']} -> {s['after']}"
+                    for c, s in e["check_status"].items()
+                    if not any(x["check"] == c for x in e["status_changes"])
+                ]
                 status = FAIL
-                msg = (f"without {b} ({e['items']} items left) {len(changed)} pooled check(s) change status: "
-                       f"{', '.join(changed)} ({'; '.join(flips)}): the pooled conclusion rests on {b}")
+                msg = (
+                    f"without {b} ({e['items']} items left) {len(changed)} pooled check(s) change status: "
+                    f"{', '.join(changed)} ({'; '.join(flips)}): the pooled conclusion rests on {b}"
+                )
             elif facts:
                 status = WARN
                 msg = f"without {b} ({e['items']} items left) no pooled verdict changes status, but: "
             else:
                 status = PASS
-                msg = (f"without {b} ({e['items']} items left) every pooled verdict keeps its status and no "
-                       f"headline number crosses a threshold")
+                msg = (
+                    f"without {b} ({e['items']} items left) every pooled verdict keeps its status and no "
+                    f"headline number crosses a threshold"
+                )
             if facts:
                 msg += ("; also: " if status == FAIL else "") + "; ".join(facts)
-            ev = {"benchmark": b, "items_left": e["items"], "changed_checks": changed,
-                  "status_changes": e["status_changes"][:20], "moved": e["moved"],
-                  "crossings": [c["id"] for c in e["crossings"]][:20]}
+            ev = {
+                "benchmark": b,
+                "items_left": e["items"],
+                "changed_checks": changed,
+                "status_changes": e["status_changes"][:20],
+                "moved": e["moved"],
+                "crossings": [c["id"] for c in e["crossings"]][:20],
+            }
             value = len(changed)
             out.append(make_verdict(self.name, f"mix[{b}]", status, value, 0, exact(0 - value), msg[:1500], ev))
         return out
@@ -210,24 +278,51 @@ class Mix(Check):
 
         def row(label: str, h: dict[str, Any], st: Any, changed: str) -> list[Any]:
             kt = h.get("kendall_tau") or {}
-            return [label, h["items"], st, changed, h.get("champion_count"),
-                    f"{h.get('manufactured')}/{h.get('nonzero_gaps')}", h.get("mean_fragile_share"),
-                    kt.get("mean"), kt.get("min"), h.get("corr"), Cell(ci_cell(h.get("corr_ci"), 2), "code")]
+            return [
+                label,
+                h["items"],
+                st,
+                changed,
+                h.get("champion_count"),
+                f"{h.get('manufactured')}/{h.get('nonzero_gaps')}",
+                h.get("mean_fragile_share"),
+                kt.get("mean"),
+                kt.get("min"),
+                h.get("corr"),
+                Cell(ci_cell(h.get("corr_ci"), 2), "code"),
+            ]
+
         rows = [row("(all benchmarks)", full, "-", "-")]
         for b, e in m["without"].items():
             changed = ", ".join(sorted({c["check"] for c in e["status_changes"]} | set(e["check_status"]))) or "-"
             rows.append(row(f"without {b}", e["headline"], Cell(status.get(f"mix[{b}]", "-"), "status"), changed))
-        table = Table("mix", "Leave one benchmark out (Table 9): the pooled headline numbers without each benchmark",
-                      ["item set", "items", "mix", "checks that change status", "champions",
-                       "manufactured / nonzero gaps", "mean fragile share", "Kendall tau mean", "min",
-                       "corr(disc, fragility)", "CI"], rows,
-                      note="The pooled checks rerun on the records without one benchmark, with the pooled scope's "
-                           "random generators; mix fails when a pooled verdict changes status.", widths={0: 26})
+        table = Table(
+            "mix",
+            "Leave one benchmark out (Table 9): the pooled headline numbers without each benchmark",
+            [
+                "item set",
+                "items",
+                "mix",
+                "checks that change status",
+                "champions",
+                "manufactured / nonzero gaps",
+                "mean fragile share",
+                "Kendall tau mean",
+                "min",
+                "corr(disc, fragility)",
+                "CI",
+            ],
+            rows,
+            note="The pooled checks rerun on the records without one benchmark, with the pooled scope's "
+            "random generators; mix fails when a pooled verdict changes status.",
+            widths={0: 26},
+        )
         bad = [(b, status.get(f"mix[{b}]")) for b in m["without"] if status.get(f"mix[{b}]") in (WARN, FAIL)]
         shown = "; ".join(f"without {b}: {st}" for b, st in bad[:6])
         more = f"; and {len(bad) - 6} more benchmarks" if len(bad) > 6 else ""
-        text = ("mix (leave one benchmark out): " +
-                ("every pooled verdict keeps its status without any single benchmark" if not bad else shown + more))
+        text = "mix (leave one benchmark out): " + (
+            "every pooled verdict keeps its status without any single benchmark" if not bad else shown + more
+        )
         return [table, Line("mix", text, detail="summary")]
 
 

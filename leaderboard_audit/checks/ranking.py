@@ -8,6 +8,7 @@ section 6: "an aggregation rule that returns a configuration-robust winner"). On
 verdict per scope: ``ranking[<scope>]``, value = share of adjacent pairs of the
 printed order that are edges in the printed direction.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,7 +19,7 @@ from ..reports.tables import Cell, Line, Table
 from ..verdicts import FAIL, PASS, WARN, exact, make_verdict
 from .base import Check, Scope
 
-SHOWN = 5        # contradictions / unidentified pairs named in a message
+SHOWN = 5  # contradictions / unidentified pairs named in a message
 
 
 class Ranking(Check):
@@ -38,20 +39,32 @@ class Ranking(Check):
         ref_counts = scope.counts[:, scope.ref]
         adjacent = []
         for h, lo in zip(scope.order[:-1].tolist(), scope.order[1:].tolist()):
-            adjacent.append({"higher": names[h], "lower": names[lo],
-                             "printed_tie": bool(ref_counts[h] == ref_counts[lo]),
-                             "higher_only": int(io.only[h, lo]), "lower_only": int(io.only[lo, h]),
-                             "p_holm": float(io.p_holm[h, lo]),
-                             "identified": "higher" if io.above[h, lo] else "lower" if io.above[lo, h] else None})
+            adjacent.append(
+                {
+                    "higher": names[h],
+                    "lower": names[lo],
+                    "printed_tie": bool(ref_counts[h] == ref_counts[lo]),
+                    "higher_only": int(io.only[h, lo]),
+                    "lower_only": int(io.only[lo, h]),
+                    "p_holm": float(io.p_holm[h, lo]),
+                    "identified": "higher" if io.above[h, lo] else "lower" if io.above[lo, h] else None,
+                }
+            )
         # edges against the printed order: x identified above y although y's reference score is higher
         e = io.edges
         bad = e[ref_counts[e[:, 1]] > ref_counts[e[:, 0]]] if e.size else e
         against = sorted(bad.tolist(), key=lambda x: (-(ref_counts[x[1]] - ref_counts[x[0]]), names[x[1]], names[x[0]]))
         out["adjacent"] = adjacent
-        out["contradictions"] = [{"printed_above": names[y], "identified_above": names[x],
-                                  "reference_items": [int(ref_counts[y]), int(ref_counts[x])],
-                                  "only": [int(io.only[y, x]), int(io.only[x, y])],
-                                  "p_holm": float(io.p_holm[x, y])} for x, y in against]
+        out["contradictions"] = [
+            {
+                "printed_above": names[y],
+                "identified_above": names[x],
+                "reference_items": [int(ref_counts[y]), int(ref_counts[x])],
+                "only": [int(io.only[y, x]), int(io.only[x, y])],
+                "p_holm": float(io.p_holm[x, y]),
+            }
+            for x, y in against
+        ]
         out["pairs_tested"] = int(len(names) * (len(names) - 1) // 2)
         return out
 
@@ -71,25 +84,40 @@ class Ranking(Check):
         for j, m in enumerate(printed):
             r = refs.get(m, {})
             p = adj.get(m)
-            nxt = ("" if p is None else
-                   Cell(f"identified > ({p['higher_only']} v {p['lower_only']})", "") if p["identified"] == "higher"
-                   else Cell(f"REVERSED: below ({p['higher_only']} v {p['lower_only']})", "strong")
-                   if p["identified"] == "lower"
-                   else f"not identified ({p['higher_only']} v {p['lower_only']}, Holm p {p['p_holm']:.2g})")
+            nxt = (
+                ""
+                if p is None
+                else Cell(f"identified > ({p['higher_only']} v {p['lower_only']})", "")
+                if p["identified"] == "higher"
+                else Cell(f"REVERSED: below ({p['higher_only']} v {p['lower_only']})", "strong")
+                if p["identified"] == "lower"
+                else f"not identified ({p['higher_only']} v {p['lower_only']}, Holm p {p['p_holm']:.2g})"
+            )
             rank = f"{r['rank']}{'=' if r.get('tie') else ''}" if r else str(j + 1)
             rows.append([rank, m, r.get("reference"), tier_of.get(m), nxt])
         winner = ident.get("robust_winner")
-        note = (f"Tiers of the order the jointly robust items identify: every pair of models compared on the "
-                f"items both get right, or both get wrong, under every configuration (exact sign test, Holm over "
-                f"{ident.get('pairs_tested', 0)} pairs at alpha {ident['alpha']:g}); tier 1 = models no other "
-                f"model is identified above. 'vs next' compares each model with the one printed below it "
-                f"(its only-right items v the other's).")
-        table = Table("ranking", "Printed order and identified tiers",
-                      ["rank", "model", "reference", "tier", "vs next"], rows, note=note, detail="short",
-                      widths={1: 28})
+        note = (
+            f"Tiers of the order the jointly robust items identify: every pair of models compared on the "
+            f"items both get right, or both get wrong, under every configuration (exact sign test, Holm over "
+            f"{ident.get('pairs_tested', 0)} pairs at alpha {ident['alpha']:g}); tier 1 = models no other "
+            f"model is identified above. 'vs next' compares each model with the one printed below it "
+            f"(its only-right items v the other's)."
+        )
+        table = Table(
+            "ranking",
+            "Printed order and identified tiers",
+            ["rank", "model", "reference", "tier", "vs next"],
+            rows,
+            note=note,
+            detail="short",
+            widths={1: 28},
+        )
         tiers = " > ".join("{" + ", ".join(t) + "}" for t in ident["tiers"])
-        line = Line("ranking", f"identified order (tiers): {tiers}; robust winner: "
-                               f"{winner if winner else 'none (' + (ident.get('reason') or '') + ')'}")
+        line = Line(
+            "ranking",
+            f"identified order (tiers): {tiers}; robust winner: "
+            f"{winner if winner else 'none (' + (ident.get('reason') or '') + ')'}",
+        )
         return [table, line]
 
 
@@ -104,27 +132,47 @@ def ranking_verdict(scope: str, ident: dict[str, Any]) -> dict[str, Any]:
     missing = [p for p in adj if p["identified"] != "higher"]
     tiers = " > ".join("{" + ", ".join(t) + "}" for t in ident["tiers"])
     if bad:
-        shown = "; ".join(f"{c['printed_above']} is printed above {c['identified_above']} (reference "
-                          f"{c['reference_items'][0]} v {c['reference_items'][1]} items) but the robust items "
-                          f"identify {c['identified_above']} as better ({c['only'][1]} v {c['only'][0]} "
-                          f"items only one gets right, Holm p {c['p_holm']:.2g})" for c in bad[:SHOWN])
+        shown = "; ".join(
+            f"{c['printed_above']} is printed above {c['identified_above']} (reference "
+            f"{c['reference_items'][0]} v {c['reference_items'][1]} items) but the robust items "
+            f"identify {c['identified_above']} as better ({c['only'][1]} v {c['only'][0]} "
+            f"items only one gets right, Holm p {c['p_holm']:.2g})"
+            for c in bad[:SHOWN]
+        )
         more = f"; and {len(bad) - SHOWN} more" if len(bad) > SHOWN else ""
         status, why = FAIL, f"the printed order contradicts the identified order: {shown}{more}"
     elif missing:
-        shown = ", ".join(f"{p['higher']} > {p['lower']} ({p['higher_only']} v {p['lower_only']})"
-                          for p in missing[:SHOWN])
+        shown = ", ".join(
+            f"{p['higher']} > {p['lower']} ({p['higher_only']} v {p['lower_only']})" for p in missing[:SHOWN]
+        )
         more = f" and {len(missing) - SHOWN} more" if len(missing) > SHOWN else ""
-        status, why = WARN, (f"{len(missing)} of {len(adj)} adjacent pairs are not identified by the robust items: "
-                             f"{shown}{more}")
+        status, why = (
+            WARN,
+            (f"{len(missing)} of {len(adj)} adjacent pairs are not identified by the robust items: {shown}{more}"),
+        )
     else:
         status, why = PASS, f"the robust items identify every one of the {len(adj)} adjacent pairs"
     winner = ident.get("robust_winner")
-    msg = (f"{why}. Identified tiers: {tiers}; robust winner: "
-           f"{winner if winner else 'none (' + (ident.get('reason') or '') + ')'} "
-           f"(Holm sign tests at alpha {ident['alpha']:g})")
-    return make_verdict("ranking", f"ranking[{scope}]", status, value, 1.0, exact(value - 1.0), msg,
-                        {"tiers": ident["tiers"], "robust_winner": winner,
-                         "contradictions": len(bad), "unidentified_adjacent": len(missing)})
+    msg = (
+        f"{why}. Identified tiers: {tiers}; robust winner: "
+        f"{winner if winner else 'none (' + (ident.get('reason') or '') + ')'} "
+        f"(Holm sign tests at alpha {ident['alpha']:g})"
+    )
+    return make_verdict(
+        "ranking",
+        f"ranking[{scope}]",
+        status,
+        value,
+        1.0,
+        exact(value - 1.0),
+        msg,
+        {
+            "tiers": ident["tiers"],
+            "robust_winner": winner,
+            "contradictions": len(bad),
+            "unidentified_adjacent": len(missing),
+        },
+    )
 
 
 CHECK = Ranking()

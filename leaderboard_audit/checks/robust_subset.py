@@ -6,6 +6,7 @@ among those robust for most models, with its champion count, Kendall tau vs the 
 and mean fragility, beside the same figures for the paper's top-k by discrimination.
 Definitions: docs/audits.md, "Beyond the paper: robust subset".
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -30,8 +31,7 @@ class RobustSubset(Check):
     def compute(self, scope: Scope) -> dict[str, Any]:
         if scope.single_config:
             return {"skipped": "one configuration: every item is robust"}
-        return robust_subset(scope.C, scope.ref, seed=scope.seed, scope=scope.name,
-                             k=scope.thresholds.compression_k)
+        return robust_subset(scope.C, scope.ref, seed=scope.seed, scope=scope.name, k=scope.thresholds.compression_k)
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:
         r = s.get("robust_subset")
@@ -42,24 +42,43 @@ class RobustSubset(Check):
         t = r["topk"]
 
         def row(label: str, x: dict[str, Any]) -> list[Any]:
-            return [label, x["champions_mean"], f"{x['champions_min']}-{x['champions_max']}",
-                    x["kendall_tau_mean"], x["kendall_tau_min"], x["mean_fragility"]]
-        rows = [["all items", r["champions_full"], "-", 1.0, 1.0, r["mean_fragility_all"]],
-                row(f"top-{r['k']} by discrimination", t), row(f"robust subset (k={r['k']})", r)]
-        cap = (f"items config-fragile for at most {r['fragile_models_cap']} models"
-               + (" (cap raised: too few items are robust for most models)" if r["cap_raised"] else
-                  " (robust for most models)"))
-        table = Table("robust_subset", "Robust subset vs top-k by discrimination",
-                      ["subset", "champions (mean)", "range", "Kendall tau vs all (mean)", "min",
-                       "mean fragility"], rows,
-                      note=f"Robust subset: the {r['k']} most discriminative of the {r['eligible']} {cap}; ties at "
-                           "the cutoff broken by seeded draws, figures are means over the draws. Kendall tau: "
-                           "reference-config accuracies on the subset vs on all items.")
-        line = Line("robust_subset", f"robust subset (k={r['k']}): mean fragility {fmt(r['mean_fragility'], 2)} vs "
-                    f"top-k {fmt(t['mean_fragility'], 2)} (all items {fmt(r['mean_fragility_all'], 2)}); champions "
-                    f"{fmt(r['champions_mean'], 1)} vs {fmt(t['champions_mean'], 1)} (all items "
-                    f"{r['champions_full']}); Kendall tau vs all {fmt(r['kendall_tau_mean'], 2)} vs "
-                    f"{fmt(t['kendall_tau_mean'], 2)}", detail="summary")
+            return [
+                label,
+                x["champions_mean"],
+                f"{x['champions_min']}-{x['champions_max']}",
+                x["kendall_tau_mean"],
+                x["kendall_tau_min"],
+                x["mean_fragility"],
+            ]
+
+        rows = [
+            ["all items", r["champions_full"], "-", 1.0, 1.0, r["mean_fragility_all"]],
+            row(f"top-{r['k']} by discrimination", t),
+            row(f"robust subset (k={r['k']})", r),
+        ]
+        cap = f"items config-fragile for at most {r['fragile_models_cap']} models" + (
+            " (cap raised: too few items are robust for most models)"
+            if r["cap_raised"]
+            else " (robust for most models)"
+        )
+        table = Table(
+            "robust_subset",
+            "Robust subset vs top-k by discrimination",
+            ["subset", "champions (mean)", "range", "Kendall tau vs all (mean)", "min", "mean fragility"],
+            rows,
+            note=f"Robust subset: the {r['k']} most discriminative of the {r['eligible']} {cap}; ties at "
+            "the cutoff broken by seeded draws, figures are means over the draws. Kendall tau: "
+            "reference-config accuracies on the subset vs on all items.",
+        )
+        line = Line(
+            "robust_subset",
+            f"robust subset (k={r['k']}): mean fragility {fmt(r['mean_fragility'], 2)} vs "
+            f"top-k {fmt(t['mean_fragility'], 2)} (all items {fmt(r['mean_fragility_all'], 2)}); champions "
+            f"{fmt(r['champions_mean'], 1)} vs {fmt(t['champions_mean'], 1)} (all items "
+            f"{r['champions_full']}); Kendall tau vs all {fmt(r['kendall_tau_mean'], 2)} vs "
+            f"{fmt(t['kendall_tau_mean'], 2)}",
+            detail="summary",
+        )
         return [table, line]
 
 

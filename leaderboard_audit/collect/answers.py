@@ -15,6 +15,7 @@ that apart (docs/collect.md, "Answer classes"):
 ``parse = "strict"`` in the spec scores enumerations unparseable (``pred`` null);
 the default (``"paper"``) keeps the paper's first-match rule for the bit.
 """
+
 from __future__ import annotations
 
 import re
@@ -26,9 +27,11 @@ PARSE_RULES = ("paper", "strict")
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _JOINERS = frozenset({"OR", "AND"})
-_REFUSAL = re.compile(r"\b(i\s*(?:cannot|can't|can not|am unable|'m unable|won't|will not|don't know|do not know)"
-                      r"|i'?m sorry|sorry, |as an ai\b|unable to (?:answer|determine|help)|cannot be determined)",
-                      re.IGNORECASE)
+_REFUSAL = re.compile(
+    r"\b(i\s*(?:cannot|can't|can not|am unable|'m unable|won't|will not|don't know|do not know)"
+    r"|i'?m sorry|sorry, |as an ai\b|unable to (?:answer|determine|help)|cannot be determined)",
+    re.IGNORECASE,
+)
 
 
 def leading_labels(style: LabelStyle, output: str) -> list[str]:

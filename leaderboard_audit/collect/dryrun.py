@@ -13,6 +13,7 @@ A floor, not a forecast: decoding is memory-bound and no engine reaches peak,
 so real runs take several times longer (docs/collect.md, "Dry run", gives
 measured ratios). Nothing is loaded onto an accelerator and no engine starts.
 """
+
 from __future__ import annotations
 
 import json
@@ -53,8 +54,8 @@ class ModelWork:
     ll_requests: int
     prefill_tokens: int
     max_generated_tokens: int
-    tokens_from: str            # "tokenizer", "proxy <path>", "estimate (4.0 chars/token)"
-    params: float | None        # total
+    tokens_from: str  # "tokenizer", "proxy <path>", "estimate (4.0 chars/token)"
+    params: float | None  # total
     active_params: float | None
     params_from: str
 
@@ -101,7 +102,7 @@ def _local_folder(m: ModelSpec) -> Path | None:
             from .models import CACHE, KNOWN, _sha256, gguf_file
         except ImportError:
             return None
-        name = m.path[len("gguf:"):]
+        name = m.path[len("gguf:") :]
         if name not in KNOWN:
             return None
         try:
@@ -118,13 +119,16 @@ def _load_tokenizer(path: str) -> Any:
     """A folder or hub id (offline: a dry run never downloads); ``gguf:NAME`` reads only the tokenizer."""
     if path.startswith("gguf:"):
         from .models import KNOWN, gguf_file
-        name = path[len("gguf:"):]
+
+        name = path[len("gguf:") :]
         if name not in KNOWN:
             raise ValueError(f"unknown gguf model {name!r}; known: {', '.join(KNOWN)}")
         return _GGUFTokenizer(gguf_file(name))
     from .engines.hf_tok import HFTokenizer
-    if not Path(path).is_dir():          # a hub id: only from the local cache, never the network
+
+    if not Path(path).is_dir():  # a hub id: only from the local cache, never the network
         from huggingface_hub import snapshot_download
+
         path = snapshot_download(path, local_files_only=True)
     return HFTokenizer(path)
 
@@ -134,14 +138,16 @@ class _GGUFTokenizer:
 
     def __init__(self, gguf: Path) -> None:
         from transformers import AutoTokenizer
+
         self.tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
 
     def encode(self, text: str) -> list[int]:
         return list(self.tok(text)["input_ids"])
 
     def chat(self, user_text: str) -> list[int]:
-        text = self.tok.apply_chat_template([{"role": "user", "content": user_text}], tokenize=False,
-                                            add_generation_prompt=True)
+        text = self.tok.apply_chat_template(
+            [{"role": "user", "content": user_text}], tokenize=False, add_generation_prompt=True
+        )
         return list(self.tok(text, add_special_tokens=False)["input_ids"])
 
 
@@ -158,8 +164,9 @@ class _Counter:
         return len(self.tok.chat(s)) if self.tok is not None else self.text(s) + 8
 
 
-def count_work(harness: Harness, items: dict[str, list[Item]], counter: _Counter,
-               chat_template: bool) -> tuple[int, int, int]:
+def count_work(
+    harness: Harness, items: dict[str, list[Item]], counter: _Counter, chat_template: bool
+) -> tuple[int, int, int]:
     """(generation prompts, likelihood requests, prefill tokens), as run.run_chunk builds them."""
     gens, lls = harness.gen_configs, harness.ll_configs
     prefix = harness.decoding.continuation_prefix
@@ -188,15 +195,20 @@ def parse_proxies(spec: str | list[str] | None) -> list[tuple[str, str]]:
     return out
 
 
-def plan(spec: Spec, *, tokenizer_proxy: str | list[str] | None = None, harness: Harness | None = None,
-         items: dict[str, list[Item]] | None = None) -> tuple[list[ModelWork], dict[str, int], Harness]:
+def plan(
+    spec: Spec,
+    *,
+    tokenizer_proxy: str | list[str] | None = None,
+    harness: Harness | None = None,
+    items: dict[str, list[Item]] | None = None,
+) -> tuple[list[ModelWork], dict[str, int], Harness]:
     """The work of every model in ``spec``; nothing runs."""
     harness = harness or load_harness(spec.grid)
     if items is None:
         items = {}
         for b in spec.benchmarks:
             n = None if spec.n_items is None else spec.n_items + spec.item_offset
-            items[b] = load_items(b, n, files=spec.files_for(b))[spec.item_offset:]
+            items[b] = load_items(b, n, files=spec.files_for(b))[spec.item_offset :]
     proxies = parse_proxies(tokenizer_proxy)
     loaded: dict[str, Any] = {}
     cache: dict[tuple[str, bool], tuple[int, int, int]] = {}
@@ -206,14 +218,16 @@ def plan(spec: Spec, *, tokenizer_proxy: str | list[str] | None = None, harness:
         tok, source = None, f"estimate ({CHARS_PER_TOKEN:g} chars/token)"
         if spec.engine == "fake":
             from .engines.fake import ByteTokenizer
+
             tok, source = ByteTokenizer(), "tokenizer"
         elif folder is not None or (not m.path.startswith("gguf:") and "/" in m.path):
             try:
                 tok, source = _load_tokenizer(str(folder or m.path)), "tokenizer"
             except Exception:  # noqa: BLE001 - offline hub id, no transformers: fall back
                 tok = None
-        proxy = next((p for sub, p in proxies if sub and sub in m.name.lower()), None) or \
-            next((p for sub, p in proxies if not sub), None)
+        proxy = next((p for sub, p in proxies if sub and sub in m.name.lower()), None) or next(
+            (p for sub, p in proxies if not sub), None
+        )
         if tok is None and proxy is not None:
             if proxy not in loaded:
                 loaded[proxy] = _load_tokenizer(proxy)
@@ -226,7 +240,7 @@ def plan(spec: Spec, *, tokenizer_proxy: str | list[str] | None = None, harness:
         named = params_from_name(m.name) or params_from_name(m.path)
         if total:
             params, active, pfrom = total, total, "safetensors"
-            if named and named[1] < named[0]:          # a mixture of experts: the name says the active share
+            if named and named[1] < named[0]:  # a mixture of experts: the name says the active share
                 active = total * named[1] / named[0]
                 pfrom = "safetensors, active share from the name"
         elif named:
@@ -234,8 +248,9 @@ def plan(spec: Spec, *, tokenizer_proxy: str | list[str] | None = None, harness:
         else:
             params = active = None
             pfrom = "unknown"
-        out.append(ModelWork(m.name, n_gen, n_ll, prefill, n_gen * harness.decoding.max_tokens, source,
-                             params, active, pfrom))
+        out.append(
+            ModelWork(m.name, n_gen, n_ll, prefill, n_gen * harness.decoding.max_tokens, source, params, active, pfrom)
+        )
     return out, {b: len(v) for b, v in items.items()}, harness
 
 
@@ -258,13 +273,15 @@ def fmt_count(x: float | None) -> str:
     return f"{x:g}"
 
 
-def report(works: list[ModelWork], counts: dict[str, int], harness: Harness, *,
-           accelerators: dict[str, float]) -> str:
+def report(works: list[ModelWork], counts: dict[str, int], harness: Harness, *, accelerators: dict[str, float]) -> str:
     from tabulate import tabulate
+
     n_items = sum(counts.values())
     per_bench = ", ".join(f"{b} {n:,}" for b, n in counts.items())
-    head_line = (f"dry run: {len(works)} model(s) x {n_items:,} items ({per_bench}) x {len(harness.configs)} "
-                 f"configs ({len(harness.gen_configs)} generation, {len(harness.ll_configs)} likelihood)")
+    head_line = (
+        f"dry run: {len(works)} model(s) x {n_items:,} items ({per_bench}) x {len(harness.configs)} "
+        f"configs ({len(harness.gen_configs)} generation, {len(harness.ll_configs)} likelihood)"
+    )
     lines = [head_line]
     rows = []
     tot_flops = 0.0
@@ -273,38 +290,60 @@ def report(works: list[ModelWork], counts: dict[str, int], harness: Harness, *,
         f = w.flops()
         unknown |= f is None
         tot_flops += f or 0.0
-        row = [w.model, fmt_count(w.params) + ("" if w.active_params == w.params else
-                                               f" ({fmt_count(w.active_params)} active)"),
-               f"{w.gen_prompts:,}", f"{w.ll_requests:,}", fmt_count(w.prefill_tokens),
-               fmt_count(w.max_generated_tokens), w.tokens_from]
+        row = [
+            w.model,
+            fmt_count(w.params) + ("" if w.active_params == w.params else f" ({fmt_count(w.active_params)} active)"),
+            f"{w.gen_prompts:,}",
+            f"{w.ll_requests:,}",
+            fmt_count(w.prefill_tokens),
+            fmt_count(w.max_generated_tokens),
+            w.tokens_from,
+        ]
         row += [fmt_seconds(None if f is None else f / (p * 1e12)) for p in accelerators.values()]
         rows.append(row)
     tp = sum(w.prefill_tokens for w in works)
     tg = sum(w.max_generated_tokens for w in works)
-    rows.append(["total", "", f"{sum(w.gen_prompts for w in works):,}", f"{sum(w.ll_requests for w in works):,}",
-                 fmt_count(tp), fmt_count(tg), ""] +
-                [fmt_seconds(tot_flops / (p * 1e12)) + ("+" if unknown else "") for p in accelerators.values()])
+    rows.append(
+        [
+            "total",
+            "",
+            f"{sum(w.gen_prompts for w in works):,}",
+            f"{sum(w.ll_requests for w in works):,}",
+            fmt_count(tp),
+            fmt_count(tg),
+            "",
+        ]
+        + [fmt_seconds(tot_flops / (p * 1e12)) + ("+" if unknown else "") for p in accelerators.values()]
+    )
     head = ["model", "params", "gen prompts", "ll requests", "prefill tok", "gen tok (max)", "tokens from"]
     head += [f"{k} floor" for k in accelerators]
     lines.append(tabulate(rows, head, tablefmt="github", disable_numparse=True))
-    lines.append("floor = 2 x active params x (prefill + generated tokens) / peak bf16 FLOP/s ("
-                 + ", ".join(f"{k} {v:g} TFLOP/s" for k, v in accelerators.items())
-                 + "); real runs are slower: decoding is memory-bound and no engine reaches peak.")
+    lines.append(
+        "floor = 2 x active params x (prefill + generated tokens) / peak bf16 FLOP/s ("
+        + ", ".join(f"{k} {v:g} TFLOP/s" for k, v in accelerators.items())
+        + "); real runs are slower: decoding is memory-bound and no engine reaches peak."
+    )
     if unknown:
-        lines.append("'?' / '+': a model's parameter count is unknown (name it like 'org/name-8b' or use a "
-                     "local folder with safetensors)")
+        lines.append(
+            "'?' / '+': a model's parameter count is unknown (name it like 'org/name-8b' or use a "
+            "local folder with safetensors)"
+        )
     return "\n".join(lines)
 
 
-def dry_run_main(spec: Spec, *, accelerator: str | None = None, peak_tflops: float | None = None,
-                 tokenizer_proxy: str | list[str] | None = None) -> int:
+def dry_run_main(
+    spec: Spec,
+    *,
+    accelerator: str | None = None,
+    peak_tflops: float | None = None,
+    tokenizer_proxy: str | list[str] | None = None,
+) -> int:
     if peak_tflops is not None:
         accels = {accelerator or "custom": float(peak_tflops)}
     elif accelerator is not None:
         key = accelerator.upper()
         if key not in ACCELERATORS:
-            raise SystemExit(f"--accelerator {accelerator}: known: {', '.join(ACCELERATORS)}; "
-                             "or give --peak-tflops")
+            raise SystemExit(f"--accelerator {accelerator}: known: {', '.join(ACCELERATORS)}; or give --peak-tflops")
         accels = {key: ACCELERATORS[key][0]}
     else:
         accels = {k: v[0] for k, v in ACCELERATORS.items()}

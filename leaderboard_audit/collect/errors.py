@@ -3,6 +3,7 @@
 The command line prints it as one line (exit 4) and ``pytest --audit-collect``
 turns it into a usage error; neither shows a traceback.
 """
+
 from __future__ import annotations
 
 import re
@@ -12,8 +13,7 @@ from pathlib import Path
 class CollectError(ValueError):
     """Bad collector input, naming the file (and line where known) and the fix."""
 
-    def __init__(self, where: str | Path, message: str, *, line: int | None = None,
-                 fix: str | None = None) -> None:
+    def __init__(self, where: str | Path, message: str, *, line: int | None = None, fix: str | None = None) -> None:
         self.where, self.line, self.fix, self.message = str(where), line, fix, message
         loc = f"{where}:{line}" if line else str(where)
         super().__init__(f"{loc}: {message}" + (f"\n  fix: {fix}" if fix else ""))
@@ -21,8 +21,7 @@ class CollectError(ValueError):
 
 def line_of_key(text: str, key: str, start: int = 0) -> int | None:
     """1-based line where a TOML ``key = ...`` (or ``[key]``) first appears, or None."""
-    pat = re.compile(rf'^\s*(?:"{re.escape(key)}"|{re.escape(key)})\s*=|^\s*\[+\s*{re.escape(key)}\s*\]+',
-                     re.MULTILINE)
+    pat = re.compile(rf'^\s*(?:"{re.escape(key)}"|{re.escape(key)})\s*=|^\s*\[+\s*{re.escape(key)}\s*\]+', re.MULTILINE)
     m = pat.search(text, start)
     return text.count("\n", 0, m.start()) + 1 if m else None
 

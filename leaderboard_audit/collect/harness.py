@@ -4,6 +4,7 @@ The paper's grid (its Tables 4 and 5) is :func:`paper_harness`; any other grid
 comes from a TOML or JSON file (:func:`load_harness`). Everything here is pure
 Python so the unit tests run without torch or vLLM.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,21 +12,23 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from ..records.grid import DEFAULT_REFERENCE, PAPER_ORDERINGS, Config, Grid
 
 # --------------------------------------------------------------------------- labels
+
 
 @dataclass(frozen=True)
 class LabelStyle:
     """How option labels are drawn, and the regular expression that reads an answer back."""
 
     name: str
-    labels: tuple[str, ...]        # label text for display slots 0..3 (A, B, ... or 1, 2, ...)
-    fmt: str                       # how one option line is drawn, {label} {text}
-    regex: str                     # searched in the (optionally uppercased) output; group 1 = label
-    uppercase: bool                # uppercase the output before matching
+    labels: tuple[str, ...]  # label text for display slots 0..3 (A, B, ... or 1, 2, ...)
+    fmt: str  # how one option line is drawn, {label} {text}
+    regex: str  # searched in the (optionally uppercased) output; group 1 = label
+    uppercase: bool  # uppercase the output before matching
 
     def line(self, slot: int, text: str) -> str:
         return self.fmt.format(label=self.labels[slot], text=text)
@@ -42,11 +45,16 @@ class LabelStyle:
             return None
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "labels": list(self.labels), "line_format": self.fmt,
-                "parse_regex": self.regex, "parse_uppercase": self.uppercase,
-                "parse_rule": "first match of parse_regex (re.search) in the generated text"
-                              + (" uppercased" if self.uppercase else "")
-                              + "; no match -> pred null, scored wrong"}
+        return {
+            "name": self.name,
+            "labels": list(self.labels),
+            "line_format": self.fmt,
+            "parse_regex": self.regex,
+            "parse_uppercase": self.uppercase,
+            "parse_rule": "first match of parse_regex (re.search) in the generated text"
+            + (" uppercased" if self.uppercase else "")
+            + "; no match -> pred null, scored wrong",
+        }
 
 
 LETTERS = ("A", "B", "C", "D")
@@ -63,21 +71,27 @@ LABEL_STYLES: dict[str, LabelStyle] = {
 
 
 def label_style_from_json(obj: dict[str, Any]) -> LabelStyle:
-    return LabelStyle(obj["name"], tuple(obj["labels"]), obj["line_format"], obj["parse_regex"],
-                      bool(obj.get("parse_uppercase", False)))
+    return LabelStyle(
+        obj["name"],
+        tuple(obj["labels"]),
+        obj["line_format"],
+        obj["parse_regex"],
+        bool(obj.get("parse_uppercase", False)),
+    )
 
 
 # --------------------------------------------------------------------------- templates
+
 
 @dataclass(frozen=True)
 class Template:
     """A prompt template. ``text`` holds ``[q]`` and, for generation, ``[options]``."""
 
     name: str
-    scoring: str                   # "gen" or "ll"
+    scoring: str  # "gen" or "ll"
     text: str
-    label_style: LabelStyle | None = None   # gen only
-    normalization: str | None = None        # ll only; None: the decoding's (collect/scoring.py)
+    label_style: LabelStyle | None = None  # gen only
+    normalization: str | None = None  # ll only; None: the decoding's (collect/scoring.py)
 
     def render_gen(self, question: str, options: Sequence[str], perm: Sequence[int]) -> str:
         assert self.label_style is not None
@@ -89,23 +103,27 @@ class Template:
 
 
 PAPER_TEMPLATES: dict[str, Template] = {
-    "letter_plain": Template("letter_plain", "gen",
-                             "Question: [q]\n[options]\nAnswer with the letter only:",
-                             LABEL_STYLES["letter_dot"]),
-    "letter_paren": Template("letter_paren", "gen",
-                             "[q]\n[options]\nThe correct option is",
-                             LABEL_STYLES["letter_paren"]),
-    "digit_labels": Template("digit_labels", "gen",
-                             "Question: [q]\n[options]\nAnswer (1-4):",
-                             LABEL_STYLES["digit_dot"]),
-    "instruction": Template("instruction", "gen",
-                            "Read carefully and pick the single best choice.\n[q]\n[options]\nYour choice:",
-                            LABEL_STYLES["letter_rparen"]),
+    "letter_plain": Template(
+        "letter_plain", "gen", "Question: [q]\n[options]\nAnswer with the letter only:", LABEL_STYLES["letter_dot"]
+    ),
+    "letter_paren": Template(
+        "letter_paren", "gen", "[q]\n[options]\nThe correct option is", LABEL_STYLES["letter_paren"]
+    ),
+    "digit_labels": Template(
+        "digit_labels", "gen", "Question: [q]\n[options]\nAnswer (1-4):", LABEL_STYLES["digit_dot"]
+    ),
+    "instruction": Template(
+        "instruction",
+        "gen",
+        "Read carefully and pick the single best choice.\n[q]\n[options]\nYour choice:",
+        LABEL_STYLES["letter_rparen"],
+    ),
     "cloze_plain": Template("cloze_plain", "ll", "[q]\nAnswer:"),
     "cloze_question": Template("cloze_question", "ll", "Question: [q]\nAnswer:"),
 }
 
 # --------------------------------------------------------------------------- decoding
+
 
 @dataclass(frozen=True)
 class Decoding:
@@ -115,27 +133,35 @@ class Decoding:
     top_p: float = 1.0
     seed: int = 1234
     max_tokens: int = 8
-    continuation_prefix: str = " "      # option text is scored as stem + prefix + option
+    continuation_prefix: str = " "  # option text is scored as stem + prefix + option
     normalization: str = "mean_token_logprob"
 
     def gen_json(self) -> dict[str, Any]:
-        return {"decoding": "greedy", "temperature": self.temperature, "top_p": self.top_p,
-                "seed": self.seed, "max_tokens": self.max_tokens,
-                "stop": "end-of-sequence token(s) of the model, or max_tokens",
-                "output_text": "generated token ids decoded with the model's tokenizer, "
-                               "special tokens skipped"}
+        return {
+            "decoding": "greedy",
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "seed": self.seed,
+            "max_tokens": self.max_tokens,
+            "stop": "end-of-sequence token(s) of the model, or max_tokens",
+            "output_text": "generated token ids decoded with the model's tokenizer, special tokens skipped",
+        }
 
     def ll_json(self) -> dict[str, Any]:
         from .scoring import get_normalization
+
         n = get_normalization(self.normalization)
-        return {"normalization": self.normalization,
-                "normalization_rule": n.rule,
-                "continuation_prefix": self.continuation_prefix,
-                "decision": "argmax over options; ties -> lowest original option index",
-                "margin": f"top-1 minus top-2 normalized log-likelihood ({n.unit})"}
+        return {
+            "normalization": self.normalization,
+            "normalization_rule": n.rule,
+            "continuation_prefix": self.continuation_prefix,
+            "decision": "argmax over options; ties -> lowest original option index",
+            "margin": f"top-1 minus top-2 normalized log-likelihood ({n.unit})",
+        }
 
 
 # --------------------------------------------------------------------------- harness
+
 
 @dataclass(frozen=True)
 class HarnessConfig:
@@ -182,20 +208,32 @@ class Harness:
                 norm = c.template.normalization
                 if norm and norm != self.decoding.normalization:
                     from .scoring import get_normalization
+
                     n = get_normalization(norm)
-                    ex.update(normalization=n.name, normalization_rule=n.rule,
-                              margin=f"top-1 minus top-2 normalized log-likelihood ({n.unit})")
+                    ex.update(
+                        normalization=n.name,
+                        normalization_rule=n.rule,
+                        margin=f"top-1 minus top-2 normalized log-likelihood ({n.unit})",
+                    )
             out.append(Config(c.key, c.scoring, c.template.name, c.ordering, c.permutation, ex))
         gextra = {"harness": self.name, "zero_shot": True}
         gextra.update(extra or {})
         return Grid(tuple(out), self.reference, extra=gextra)
 
 
-def build_harness(templates: dict[str, Template], orderings: dict[str, tuple[int, ...]],
-                  gen: Sequence[str], ll: Sequence[str], *, reference: str = DEFAULT_REFERENCE,
-                  decoding: Decoding | None = None, name: str = "custom") -> Harness:
-    configs = [HarnessConfig(f"gen|{t}|{o}", "gen", templates[t], o, tuple(p))
-               for t in gen for o, p in orderings.items()]
+def build_harness(
+    templates: dict[str, Template],
+    orderings: dict[str, tuple[int, ...]],
+    gen: Sequence[str],
+    ll: Sequence[str],
+    *,
+    reference: str = DEFAULT_REFERENCE,
+    decoding: Decoding | None = None,
+    name: str = "custom",
+) -> Harness:
+    configs = [
+        HarnessConfig(f"gen|{t}|{o}", "gen", templates[t], o, tuple(p)) for t in gen for o, p in orderings.items()
+    ]
     configs += [HarnessConfig(f"ll|{t}", "ll", templates[t], None, None) for t in ll]
     keys = [c.key for c in configs]
     if len(set(keys)) != len(keys):
@@ -207,9 +245,13 @@ def build_harness(templates: dict[str, Template], orderings: dict[str, tuple[int
 
 def paper_harness() -> Harness:
     """The paper's 26 configurations: 4 generation templates x 6 orderings + 2 cloze stems."""
-    return build_harness(PAPER_TEMPLATES, PAPER_ORDERINGS,
-                         ["letter_plain", "letter_paren", "digit_labels", "instruction"],
-                         ["cloze_plain", "cloze_question"], name="paper-26")
+    return build_harness(
+        PAPER_TEMPLATES,
+        PAPER_ORDERINGS,
+        ["letter_plain", "letter_paren", "digit_labels", "instruction"],
+        ["cloze_plain", "cloze_question"],
+        name="paper-26",
+    )
 
 
 def harness_from_obj(obj: dict[str, Any]) -> Harness:
@@ -230,8 +272,7 @@ def harness_from_obj(obj: dict[str, Any]) -> Harness:
         style = None
         if scoring == "gen":
             lab = t.get("labels", "letter_dot")
-            style = LABEL_STYLES[lab] if isinstance(lab, str) else label_style_from_json(
-                {"name": name, **lab})
+            style = LABEL_STYLES[lab] if isinstance(lab, str) else label_style_from_json({"name": name, **lab})
             if "[options]" not in t["text"]:
                 raise ValueError(f"template {name!r}: a generation template needs [options]")
         if "[q]" not in t["text"]:
@@ -239,6 +280,7 @@ def harness_from_obj(obj: dict[str, Any]) -> Harness:
         norm = t.get("normalization")
         if norm is not None:
             from .scoring import get_normalization
+
             get_normalization(str(norm))
             if scoring != "ll":
                 raise ValueError(f"template {name!r}: normalization applies to likelihood templates only")
@@ -250,22 +292,31 @@ def harness_from_obj(obj: dict[str, Any]) -> Harness:
     if not orderings:
         orderings = dict(PAPER_ORDERINGS)
     own = list((obj.get("templates") or {}).keys())
-    base = (["letter_plain", "letter_paren", "digit_labels", "instruction"], ["cloze_plain", "cloze_question"]) \
-        if obj.get("extends") == "paper" else ([], [])
+    base = (
+        (["letter_plain", "letter_paren", "digit_labels", "instruction"], ["cloze_plain", "cloze_question"])
+        if obj.get("extends") == "paper"
+        else ([], [])
+    )
     gen = obj.get("gen", base[0] + [n for n in own if templates[n].scoring == "gen" and n not in base[0]])
     ll = obj.get("ll", base[1] + [n for n in own if templates[n].scoring == "ll" and n not in base[1]])
     d = obj.get("decoding") or {}
-    dec = Decoding(temperature=float(d.get("temperature", 0.0)), top_p=float(d.get("top_p", 1.0)),
-                   seed=int(d.get("seed", 1234)), max_tokens=int(d.get("max_tokens", 8)),
-                   continuation_prefix=str(d.get("continuation_prefix", " ")),
-                   normalization=str(d.get("normalization", "mean_token_logprob")))
+    dec = Decoding(
+        temperature=float(d.get("temperature", 0.0)),
+        top_p=float(d.get("top_p", 1.0)),
+        seed=int(d.get("seed", 1234)),
+        max_tokens=int(d.get("max_tokens", 8)),
+        continuation_prefix=str(d.get("continuation_prefix", " ")),
+        normalization=str(d.get("normalization", "mean_token_logprob")),
+    )
     from .scoring import get_normalization
+
     get_normalization(dec.normalization)
     if dec.temperature != 0.0:
         raise ValueError("only greedy decoding (temperature 0) is supported")
     ref = obj.get("reference", f"gen|{gen[0]}|{next(iter(orderings))}" if gen else DEFAULT_REFERENCE)
-    return build_harness(templates, orderings, gen, ll, reference=ref, decoding=dec,
-                         name=str(obj.get("name", "custom")))
+    return build_harness(
+        templates, orderings, gen, ll, reference=ref, decoding=dec, name=str(obj.get("name", "custom"))
+    )
 
 
 def load_harness(path: str | Path | None) -> Harness:

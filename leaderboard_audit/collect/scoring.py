@@ -12,6 +12,7 @@ those become one number (docs/collect.md, "Likelihood normalisations"):
 ``register_normalization(MyClass)`` adds one; a grid file then names it with
 ``decoding.normalization`` (every likelihood template) or a template's ``normalization``.
 """
+
 from __future__ import annotations
 
 import math
@@ -32,8 +33,10 @@ class Normalization:
 
 class MeanTokenLogprob(Normalization):
     name = "mean_token_logprob"
-    rule = ("mean over the option's tokens of log p(token | stem, previous option tokens); option tokens = "
-            "tokens of stem+prefix+option past the tokens of stem")
+    rule = (
+        "mean over the option's tokens of log p(token | stem, previous option tokens); option tokens = "
+        "tokens of stem+prefix+option past the tokens of stem"
+    )
     unit = "nats per token"
 
     def score(self, lps: Sequence[float], option: str) -> float:

@@ -22,6 +22,7 @@ dtype = "auto"                     # auto: bfloat16 on a GPU, float32 on CPU
 chat_template = false
 ```
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -39,10 +40,10 @@ from .benchmarks import SOURCES
 class ModelSpec:
     name: str
     path: str
-    dtype: str = "auto"       # bfloat16 on a CUDA GPU, float32 on CPU (engines resolve it)
+    dtype: str = "auto"  # bfloat16 on a CUDA GPU, float32 on CPU (engines resolve it)
     chat_template: bool = False
     options: dict[str, Any] = field(default_factory=dict)
-    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)   # e.g. enable_thinking = false
+    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)  # e.g. enable_thinking = false
 
 
 @dataclass
@@ -57,17 +58,18 @@ class Spec:
     benchmark_files: dict[str, str] = field(default_factory=dict)
     engine_options: dict[str, Any] = field(default_factory=dict)
     chunk_items: int = 50
-    item_offset: int = 0     # skip this many selected items (CI subsets); ids unchanged
+    item_offset: int = 0  # skip this many selected items (CI subsets); ids unchanged
     raw_sidecar: bool = True
-    benchmark_sources: dict[str, dict[str, Any]] = field(default_factory=dict)   # any benchmark: field mapping
-    batch_items: int | None = None   # items per engine call (a multiple of chunk_items; default chunk_items)
-    parse: str = "paper"     # "strict": enumerations (" A, B, C, D") score unparseable (collect/answers.py)
+    benchmark_sources: dict[str, dict[str, Any]] = field(default_factory=dict)  # any benchmark: field mapping
+    batch_items: int | None = None  # items per engine call (a multiple of chunk_items; default chunk_items)
+    parse: str = "paper"  # "strict": enumerations (" A, B, C, D") score unparseable (collect/answers.py)
 
     def files_for(self, bench: str) -> str | None:
         if bench in self.benchmark_files:
             return self.benchmark_files[bench]
         if self.benchmarks_dir is not None:
             from .benchmarks import local_file
+
             return str(local_file(bench, self.benchmarks_dir))
         return None
 
@@ -75,11 +77,16 @@ class Spec:
         """What a (benchmark, model) file's content depends on (not the output dir)."""
         h = hashlib.sha256()
         mdict = asdict(model)
-        if not mdict["chat_template_kwargs"]:       # absent when unused: earlier outputs keep their fingerprints
+        if not mdict["chat_template_kwargs"]:  # absent when unused: earlier outputs keep their fingerprints
             del mdict["chat_template_kwargs"]
-        for part in (grid_json, json.dumps(mdict, sort_keys=True).encode(),
-                     self.engine.encode(), json.dumps(self.engine_options, sort_keys=True).encode(),
-                     str(self.chunk_items).encode(), "\n".join(item_ids).encode()):
+        for part in (
+            grid_json,
+            json.dumps(mdict, sort_keys=True).encode(),
+            self.engine.encode(),
+            json.dumps(self.engine_options, sort_keys=True).encode(),
+            str(self.chunk_items).encode(),
+            "\n".join(item_ids).encode(),
+        ):
             h.update(hashlib.sha256(part).digest())
         return h.hexdigest()
 
@@ -87,13 +94,22 @@ class Spec:
 def _check_model_name(name: str) -> None:
     """A model name becomes a file name under each benchmark folder: refuse one that escapes it."""
     from .errors import CollectError
-    bad = (not name or name.startswith((".", "/")) or "\\" in name or "\x00" in name
-           or any(part in ("", ".", "..") for part in name.split("/"))
-           or any(ord(ch) < 32 or ord(ch) == 127 for ch in name))
+
+    bad = (
+        not name
+        or name.startswith((".", "/"))
+        or "\\" in name
+        or "\x00" in name
+        or any(part in ("", ".", "..") for part in name.split("/"))
+        or any(ord(ch) < 32 or ord(ch) == 127 for ch in name)
+    )
     if bad:
-        raise CollectError(name, f"model name {name!r} cannot be a records file name (it must not start with "
-                           "'.' or '/', hold '..' or empty path parts, backslashes or control characters)",
-                           fix="give the [[models]] entry a plain `name`")
+        raise CollectError(
+            name,
+            f"model name {name!r} cannot be a records file name (it must not start with "
+            "'.' or '/', hold '..' or empty path parts, backslashes or control characters)",
+            fix="give the [[models]] entry a plain `name`",
+        )
 
 
 def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
@@ -105,13 +121,26 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         q = Path(p).expanduser()
         return q if q.is_absolute() else base / q
 
-    known = {"models", "output", "benchmarks", "n_items", "engine", "grid", "benchmarks_dir",
-             "benchmark_files", "engine_options", "chunk_items", "item_offset", "raw_sidecar"}
+    known = {
+        "models",
+        "output",
+        "benchmarks",
+        "n_items",
+        "engine",
+        "grid",
+        "benchmarks_dir",
+        "benchmark_files",
+        "engine_options",
+        "chunk_items",
+        "item_offset",
+        "raw_sidecar",
+    }
     known |= {"parse", "batch_items", "benchmark_sources"}
     unknown = set(obj) - known
     if unknown:
-        raise ValueError(f"unknown spec key(s) {', '.join(repr(k) for k in sorted(unknown))}; "
-                         f"known: {', '.join(sorted(known))}")
+        raise ValueError(
+            f"unknown spec key(s) {', '.join(repr(k) for k in sorted(unknown))}; known: {', '.join(sorted(known))}"
+        )
     models = []
     for m in obj.get("models") or []:
         if "path" not in m:
@@ -121,11 +150,20 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
             path = str(rel(path))
         mk = set(m) - {"name", "path", "dtype", "chat_template", "options", "chat_template_kwargs"}
         if mk:
-            raise ValueError(f"unknown [[models]] key(s) {', '.join(repr(k) for k in sorted(mk))}; known: "
-                             "name, path, dtype, chat_template, options, chat_template_kwargs")
-        models.append(ModelSpec(str(m.get("name") or path.split(":")[-1].rstrip("/").split("/")[-1]),
-                                path, str(m.get("dtype", "auto")), bool(m.get("chat_template", False)),
-                                dict(m.get("options") or {}), dict(m.get("chat_template_kwargs") or {})))
+            raise ValueError(
+                f"unknown [[models]] key(s) {', '.join(repr(k) for k in sorted(mk))}; known: "
+                "name, path, dtype, chat_template, options, chat_template_kwargs"
+            )
+        models.append(
+            ModelSpec(
+                str(m.get("name") or path.split(":")[-1].rstrip("/").split("/")[-1]),
+                path,
+                str(m.get("dtype", "auto")),
+                bool(m.get("chat_template", False)),
+                dict(m.get("options") or {}),
+                dict(m.get("chat_template_kwargs") or {}),
+            )
+        )
     if not models:
         raise ValueError("the spec names no [[models]]")
     names = [m.name for m in models]
@@ -138,26 +176,36 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
     sources = _benchmark_sources(obj.get("benchmark_sources") or {}, rel)
     for b in benches:
         if b not in SOURCES and b not in sources:
-            raise ValueError(f"unknown benchmark '{b}'; known: {', '.join(list(SOURCES) + list(sources))} "
-                             "(or describe it in [benchmark_sources.NAME])")
+            raise ValueError(
+                f"unknown benchmark '{b}'; known: {', '.join(list(SOURCES) + list(sources))} "
+                "(or describe it in [benchmark_sources.NAME])"
+            )
     grid = str(obj.get("grid", "paper"))
     if grid not in ("paper", "paper-26"):
         grid = str(rel(grid))
     n = obj.get("n_items", 1000)
-    return Spec(models=models, output=rel(str(obj.get("output", "records"))),  # type: ignore[arg-type]
-                benchmarks=benches, n_items=None if n in (None, 0, "all") else int(n),
-                engine=str(obj.get("engine", "vllm")), grid=grid,
-                benchmarks_dir=rel(obj.get("benchmarks_dir")),
-                benchmark_files={k: str(rel(v)) for k, v in (obj.get("benchmark_files") or {}).items()},
-                engine_options=dict(obj.get("engine_options") or {}),
-                chunk_items=int(obj.get("chunk_items", 50)), item_offset=int(obj.get("item_offset", 0)),
-                raw_sidecar=bool(obj.get("raw_sidecar", True)), parse=_parse_rule(obj.get("parse", "paper")),
-                batch_items=int(obj["batch_items"]) if obj.get("batch_items") else None,
-                benchmark_sources=sources)
+    return Spec(
+        models=models,
+        output=rel(str(obj.get("output", "records"))),  # type: ignore[arg-type]
+        benchmarks=benches,
+        n_items=None if n in (None, 0, "all") else int(n),
+        engine=str(obj.get("engine", "vllm")),
+        grid=grid,
+        benchmarks_dir=rel(obj.get("benchmarks_dir")),
+        benchmark_files={k: str(rel(v)) for k, v in (obj.get("benchmark_files") or {}).items()},
+        engine_options=dict(obj.get("engine_options") or {}),
+        chunk_items=int(obj.get("chunk_items", 50)),
+        item_offset=int(obj.get("item_offset", 0)),
+        raw_sidecar=bool(obj.get("raw_sidecar", True)),
+        parse=_parse_rule(obj.get("parse", "paper")),
+        batch_items=int(obj["batch_items"]) if obj.get("batch_items") else None,
+        benchmark_sources=sources,
+    )
 
 
 def _benchmark_sources(obj: Any, rel: Any) -> dict[str, dict[str, Any]]:
     from .benchmarks import check_mapping
+
     if not isinstance(obj, dict):
         raise ValueError("benchmark_sources must be a table of [benchmark_sources.NAME] tables")  # noqa: TRY004
     out = {}
@@ -172,6 +220,7 @@ def _benchmark_sources(obj: Any, rel: Any) -> dict[str, dict[str, Any]]:
 
 def _parse_rule(value: Any) -> str:
     from .answers import PARSE_RULES
+
     if value not in PARSE_RULES:
         raise ValueError(f"parse = '{value}' is not a parse rule; known: {', '.join(PARSE_RULES)}")
     return str(value)
@@ -180,6 +229,7 @@ def _parse_rule(value: Any) -> str:
 def load_spec(path: str | Path) -> Spec:
     """Read a spec file; any problem is one :class:`CollectError` naming file, line and fix."""
     from .errors import CollectError, line_of_key, line_of_value
+
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -193,13 +243,13 @@ def load_spec(path: str | Path) -> Spec:
         obj = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
-        raise CollectError(p, f"invalid TOML: {exc}", line=int(m.group(1)) if m else None,
-                           fix="correct the TOML syntax") from None
+        raise CollectError(
+            p, f"invalid TOML: {exc}", line=int(m.group(1)) if m else None, fix="correct the TOML syntax"
+        ) from None
     try:
         return spec_from_obj(obj, p.parent.resolve())
     except CollectError as exc:
-        raise CollectError(p, exc.message, line=exc.line or line_of_value(text, exc.where),
-                           fix=exc.fix) from None
+        raise CollectError(p, exc.message, line=exc.line or line_of_value(text, exc.where), fix=exc.fix) from None
     except (ValueError, TypeError, KeyError) as exc:
         msg = str(exc).strip("'\"")
         line = None

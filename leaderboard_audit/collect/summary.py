@@ -3,6 +3,7 @@ and the answer classes of the generation configs (collect/answers.py).
 
     python -m leaderboard_audit.collect.summary fixtures/real
 """
+
 from __future__ import annotations
 
 import json
@@ -38,15 +39,17 @@ def markdown(root: str | Path) -> str:
     summ = summarize(root)
     models = list(summ)
     keys = list(next(iter(summ.values()))) if summ else []
-    lines = ["| config | " + " | ".join(f"{m} acc / unparsed" for m in models) + " |",
-             "|---|" + "---|" * len(models)]
+    lines = ["| config | " + " | ".join(f"{m} acc / unparsed" for m in models) + " |", "|---|" + "---|" * len(models)]
     for k in keys:
         cells = []
         for m in models:
             s = summ[m][k]
-            cells.append(f"{s['accuracy']:.2f} / {s['unparsed_rate']:.2f}" if k.startswith("gen|")
-                         else f"{s['accuracy']:.2f} / -")
-        esc = k.replace("|", "\\|")     # a pipe inside a table cell must be escaped
+            cells.append(
+                f"{s['accuracy']:.2f} / {s['unparsed_rate']:.2f}"
+                if k.startswith("gen|")
+                else f"{s['accuracy']:.2f} / -"
+            )
+        esc = k.replace("|", "\\|")  # a pipe inside a table cell must be escaped
         lines.append(f"| `{esc}` | " + " | ".join(cells) + " |")
     tot = []
     for m in models:
@@ -62,6 +65,7 @@ def answer_classes(root: str | Path) -> dict[str, dict[str, Counter[str]]]:
     collector wrote one, else re-derived from the raw sidecar's text and grid.json's label styles."""
     from .answers import answer_class
     from .harness import label_style_from_json
+
     root = Path(root)
     styles: dict[str, Any] = {}
     grid = json.loads((root / "grid.json").read_text(encoding="utf-8")) if (root / "grid.json").is_file() else {}
@@ -77,7 +81,9 @@ def answer_classes(root: str | Path) -> dict[str, dict[str, Counter[str]]]:
         raw = root / "_raw" / f.parent.name / f.name
         texts = {}
         if any("answer_class" not in x for x in lines) and raw.is_file():
-            texts = {r["item_id"]: r.get("gen", {}) for r in map(json.loads, raw.read_text(encoding="utf-8").splitlines())}
+            texts = {
+                r["item_id"]: r.get("gen", {}) for r in map(json.loads, raw.read_text(encoding="utf-8").splitlines())
+            }
         for line in lines:
             per = out.setdefault(line.get("model") or f.stem.replace("__", "/"), {})
             got = line.get("answer_class")
@@ -91,6 +97,7 @@ def answer_classes(root: str | Path) -> dict[str, dict[str, Counter[str]]]:
 def classes_markdown(root: str | Path) -> str:
     """Answer classes per model and generation template (all orderings pooled), as shares."""
     from .answers import CLASSES
+
     summ = answer_classes(root)
     lines = ["| model | template | n | " + " | ".join(CLASSES) + " |", "|---|---|---|" + "---|" * len(CLASSES)]
     for m, per in summ.items():
@@ -111,6 +118,7 @@ def classes_markdown(root: str | Path) -> str:
 def classes_line(root: str | Path) -> list[str]:
     """One line per model: answer-class counts over every generation config (the collection summary)."""
     from .answers import CLASSES
+
     out = []
     for m, per in answer_classes(root).items():
         tot: Counter[str] = Counter()

@@ -6,13 +6,14 @@
 ``load(src, fmt, **opts)`` returns :class:`~leaderboard_audit.records.Records`;
 ``leaderboard-audit import {lm-eval,helm} SRC -o DIR`` writes them (importers.cli).
 """
+
 from __future__ import annotations
 
 import os
 from typing import Any
 
 FORMATS = ("lm-eval", "helm")
-MAPPING_FILE = "audit_mapping.json"   # picked up from SRC when no mapping is given
+MAPPING_FILE = "audit_mapping.json"  # picked up from SRC when no mapping is given
 
 
 def load(src: str | os.PathLike[str], fmt: str, **opts: Any):
@@ -28,14 +29,17 @@ def load(src: str | os.PathLike[str], fmt: str, **opts: Any):
     f = fmt.lower().replace("_", "-")
     if opts.get("mapping") is None:
         from pathlib import Path
+
         found = Path(src) / MAPPING_FILE
         if found.is_file():
             opts["mapping"] = str(found)
     if f in ("lm-eval", "lmeval", "lm-evaluation-harness"):
         from .lmeval import load_lmeval
+
         return load_lmeval(src, **opts)
     if f == "helm":
         from .helm import load_helm
+
         return load_helm(src, **opts)
     raise ValueError(f"unknown import format {fmt!r}; expected one of {FORMATS}")
 

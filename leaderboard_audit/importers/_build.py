@@ -6,6 +6,7 @@ per item -- and :func:`build_records` aligns them into a records-v1 ``Records``
 through the same ``assemble`` the records reader uses, so imported records obey
 every matching rule of RECORDS.md.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -32,12 +33,12 @@ class ItemMeta:
 class Unit:
     """One (benchmark, model, config) slice read from one run."""
 
-    source: str                      # where it came from, for messages
+    source: str  # where it came from, for messages
     benchmark: str
     model: str
     config: Config
-    bits: dict[str, int] = field(default_factory=dict)             # match key -> 0/1
-    pred: dict[str, int | None] = field(default_factory=dict)      # match key -> option index / None
+    bits: dict[str, int] = field(default_factory=dict)  # match key -> 0/1
+    pred: dict[str, int | None] = field(default_factory=dict)  # match key -> option index / None
     margin: dict[str, float] = field(default_factory=dict)
     meta: dict[str, ItemMeta] = field(default_factory=dict)
 
@@ -58,22 +59,34 @@ def merge_configs(units: list[Unit], log: ProblemLog) -> list[Config]:
             origin[c.key] = u.source
             continue
         old = seen[c.key]
-        if (old.scoring, old.template, old.ordering, old.permutation) != \
-                (c.scoring, c.template, c.ordering, c.permutation):
-            log.add(u.source, None, f"config {c.key!r} is described differently than in "
-                    f"{origin[c.key]}", fix="give each distinct configuration its own key")
+        if (old.scoring, old.template, old.ordering, old.permutation) != (
+            c.scoring,
+            c.template,
+            c.ordering,
+            c.permutation,
+        ):
+            log.add(
+                u.source,
+                None,
+                f"config {c.key!r} is described differently than in {origin[c.key]}",
+                fix="give each distinct configuration its own key",
+            )
     return list(seen.values())
 
 
 def choose_reference(keys: list[str], reference: str | None, source: str, notes: list[str]) -> str:
     if reference is None:
         reference = DEFAULT_REFERENCE if DEFAULT_REFERENCE in keys else keys[0]
-        notes.append(f"reference configuration: {reference!r} "
-                     + ("(the default)" if reference == DEFAULT_REFERENCE else
-                        "(the first imported; choose one with reference=/--reference)"))
+        notes.append(
+            f"reference configuration: {reference!r} "
+            + (
+                "(the default)"
+                if reference == DEFAULT_REFERENCE
+                else "(the first imported; choose one with reference=/--reference)"
+            )
+        )
     elif reference not in keys:
-        raise RecordsError.one(source, None, f"reference {reference!r} is not one of the "
-                               f"imported configs {keys}")
+        raise RecordsError.one(source, None, f"reference {reference!r} is not one of the imported configs {keys}")
     return reference
 
 
@@ -82,8 +95,12 @@ def check_writable(configs: list[Config], units: list[Unit], log: ProblemLog) ->
     for c in configs:
         if not json_safe(c.to_json()):
             src = next(u.source for u in units if u.config.key == c.key)
-            log.add(src, None, f"config {c.key!r}: its description is nested too deeply to record",
-                    fix="check the run's configuration files")
+            log.add(
+                src,
+                None,
+                f"config {c.key!r}: its description is nested too deeply to record",
+                fix="check the run's configuration files",
+            )
 
 
 def index_cells(units: list[Unit], log: ProblemLog) -> dict[tuple[str, str, str], Unit]:
@@ -92,34 +109,52 @@ def index_cells(units: list[Unit], log: ProblemLog) -> dict[tuple[str, str, str]
     for u in units:
         k = (u.benchmark, u.model, u.config.key)
         if k in cells:
-            log.add(u.source, None, f"benchmark {u.benchmark!r}, model {u.model!r}, config "
-                    f"{u.config.key!r} was already read from {cells[k].source}",
-                    fix="keep one run per model x configuration, or name them apart in the mapping")
+            log.add(
+                u.source,
+                None,
+                f"benchmark {u.benchmark!r}, model {u.model!r}, config "
+                f"{u.config.key!r} was already read from {cells[k].source}",
+                fix="keep one run per model x configuration, or name them apart in the mapping",
+            )
             continue
         cells[k] = u
     return cells
 
 
-def check_coverage(cells: dict[tuple[str, str, str], Unit], benchmarks: list[str], models: list[str],
-                   keys: list[str], source: str, log: ProblemLog) -> None:
+def check_coverage(
+    cells: dict[tuple[str, str, str], Unit],
+    benchmarks: list[str],
+    models: list[str],
+    keys: list[str],
+    source: str,
+    log: ProblemLog,
+) -> None:
     """One legend for all benchmarks, and a run for every (benchmark, model, config)."""
     per_bench = {b: sorted({k for (bb, _, k) in cells if bb == b}) for b in benchmarks}
     if len({tuple(v) for v in per_bench.values()}) > 1:
         for b, ks in per_bench.items():
             log.add(source, None, f"benchmark {b!r} has config(s) {_short(ks, 4)}")
-        log.fix = ("a records set has one legend: every benchmark needs the same configurations; "
-                   "name each run's benchmark and config in a mapping (docs/importers.md), or "
-                   "import the benchmarks separately")
+        log.fix = (
+            "a records set has one legend: every benchmark needs the same configurations; "
+            "name each run's benchmark and config in a mapping (docs/importers.md), or "
+            "import the benchmarks separately"
+        )
         log.raise_if_any()
     for b in benchmarks:
         for m in models:
             for key in keys:
                 if (b, m, key) not in cells:
-                    have = sorted({s.source for (bb, mm, _), s in cells.items() if bb == b and mm == m}
-                                  | {s.source for (bb, _, kk), s in cells.items() if bb == b and kk == key})
-                    log.add(source, None, f"no run for benchmark {b!r}, model {m!r}, config "
-                            f"{key!r} (runs of that benchmark: {_short(have)})",
-                            fix="every model needs a run in every configuration of every benchmark")
+                    have = sorted(
+                        {s.source for (bb, mm, _), s in cells.items() if bb == b and mm == m}
+                        | {s.source for (bb, _, kk), s in cells.items() if bb == b and kk == key}
+                    )
+                    log.add(
+                        source,
+                        None,
+                        f"no run for benchmark {b!r}, model {m!r}, config "
+                        f"{key!r} (runs of that benchmark: {_short(have)})",
+                        fix="every model needs a run in every configuration of every benchmark",
+                    )
 
 
 def report_missing(bunits: list[Unit], b: str, union: set[str], match_what: str, log: ProblemLog) -> None:
@@ -128,11 +163,15 @@ def report_missing(bunits: list[Unit], b: str, union: set[str], match_what: str,
         lacks = sorted(union - set(u.bits))
         if lacks:
             other = next(o for o in bunits if set(lacks[:1]) <= set(o.bits))
-            log.add(u.source, None, f"benchmark {b!r}: this run (model {u.model!r}, "
-                    f"config {u.config.key!r}) lacks {len(lacks)} {match_what}(s) that "
-                    f"{other.source} has, e.g. {_short(lacks, 2)}",
-                    fix="runs must cover the same documents; re-run the missing ones, "
-                        "or pass intersect=True (--intersect) to import only the common ones")
+            log.add(
+                u.source,
+                None,
+                f"benchmark {b!r}: this run (model {u.model!r}, "
+                f"config {u.config.key!r}) lacks {len(lacks)} {match_what}(s) that "
+                f"{other.source} has, e.g. {_short(lacks, 2)}",
+                fix="runs must cover the same documents; re-run the missing ones, "
+                "or pass intersect=True (--intersect) to import only the common ones",
+            )
 
 
 def merged_meta(key: str, units: list[Unit]) -> ItemMeta:
@@ -149,8 +188,15 @@ def merged_meta(key: str, units: list[Unit]) -> ItemMeta:
     return mt
 
 
-def model_file(b: str, m: str, order: list[str], keys: list[str], cells: dict[tuple[str, str, str], Unit],
-               metas: list[ItemMeta], source: str) -> ModelFile:
+def model_file(
+    b: str,
+    m: str,
+    order: list[str],
+    keys: list[str],
+    cells: dict[tuple[str, str, str], Unit],
+    metas: list[ItemMeta],
+    source: str,
+) -> ModelFile:
     """One model's items of one benchmark, keyed by match key, as the records reader holds a file."""
     mf = ModelFile(path=f"{source}/{b}/{filename_for_model(m)}", model=m)
     mine = [cells[(b, m, key)] for key in keys]
@@ -174,16 +220,21 @@ def display_ids(b: str, order: list[str], metas: list[ItemMeta], notes: list[str
     """Item ids from the documents when they are unique, else the match keys."""
     ids = [mt.item_id or k for k, mt in zip(order, metas)]
     if len(set(ids)) != len(ids):
-        notes.append(f"benchmark {b!r}: item ids from the documents are not unique; "
-                     f"using the match keys as item ids")
+        notes.append(f"benchmark {b!r}: item ids from the documents are not unique; using the match keys as item ids")
         return list(order)
     return ids
 
 
-def build_records(units: list[Unit], *, source: str, reference: str | None = None,
-                  intersect: bool = False, notes: list[str] | None = None,
-                  grid_extra: dict[str, Any] | None = None,
-                  match_what: str = "item") -> Records:
+def build_records(
+    units: list[Unit],
+    *,
+    source: str,
+    reference: str | None = None,
+    intersect: bool = False,
+    notes: list[str] | None = None,
+    grid_extra: dict[str, Any] | None = None,
+    match_what: str = "item",
+) -> Records:
     """Check coverage (every model x config has the same items) and assemble.
 
     The items every run of a benchmark covers are found here (a unit is one config of one
@@ -191,8 +242,9 @@ def build_records(units: list[Unit], *, source: str, reference: str | None = Non
     """
     notes = list(notes or [])
     if not units:
-        raise RecordsError.one(source, None, "nothing to import: no runs found",
-                               fix="point at the directory that holds the runs")
+        raise RecordsError.one(
+            source, None, "nothing to import: no runs found", fix="point at the directory that holds the runs"
+        )
     log = ProblemLog()
     configs = merge_configs(units, log)
     check_writable(configs, units, log)
@@ -229,10 +281,13 @@ def build_records(units: list[Unit], *, source: str, reference: str | None = Non
         files[b] = {m: model_file(b, m, order, keys, cells, metas, source) for m in models}
     log.raise_if_any()
     if any(dropped.values()):
-        notes.append(f"intersection of {match_what}s imported; dropped per benchmark: "
-                     + ", ".join(f"{b}={n}" for b, n in sorted(dropped.items()) if n))
+        notes.append(
+            f"intersection of {match_what}s imported; dropped per benchmark: "
+            + ", ".join(f"{b}={n}" for b, n in sorted(dropped.items()) if n)
+        )
     rec = assemble(files, grid, source, notes=notes)
-    ids = np.array([display[b][k] for b, k in zip(rec.items.benchmark.tolist(), rec.items.item_id.tolist())],
-                   dtype=object)
+    ids = np.array(
+        [display[b][k] for b, k in zip(rec.items.benchmark.tolist(), rec.items.item_id.tolist())], dtype=object
+    )
     rec = replace(rec, items=replace(rec.items, item_id=ids))
     return replace(rec, dropped=dropped) if intersect else rec

@@ -1,4 +1,5 @@
 """Opening importer inputs safely: regular files only, bounded size, hostile JSON is a problem, not a crash."""
+
 from __future__ import annotations
 
 import json

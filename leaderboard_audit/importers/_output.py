@@ -1,4 +1,5 @@
 """Write an imported records set as a whole: temp folder + rename, never a mix with an older import."""
+
 from __future__ import annotations
 
 import json
@@ -41,8 +42,10 @@ def check_output(out: Path) -> None:
     if not out.is_dir():
         raise OutputError(f"-o {out} exists and is not a folder")
     if any(out.iterdir()) and not is_imported_records(out):
-        raise OutputError(f"-o {out} is a non-empty folder that does not hold an earlier import; "
-                          "refusing to replace it (choose a new or empty folder, or delete it)")
+        raise OutputError(
+            f"-o {out} is a non-empty folder that does not hold an earlier import; "
+            "refusing to replace it (choose a new or empty folder, or delete it)"
+        )
 
 
 def write_import(records: Records, out: str | os.PathLike[str]) -> Path:
@@ -52,6 +55,7 @@ def write_import(records: Records, out: str | os.PathLike[str]) -> Path:
     be file names, OSError when the folder cannot be written.
     """
     from ..records import write_records
+
     out = Path(out)
     check_output(out)
     parent = out.absolute().parent
@@ -61,7 +65,7 @@ def write_import(records: Records, out: str | os.PathLike[str]) -> Path:
         write_records(records, tmp)
         mask = os.umask(0)
         os.umask(mask)
-        os.chmod(tmp, 0o777 & ~mask)          # mkdtemp makes it private
+        os.chmod(tmp, 0o777 & ~mask)  # mkdtemp makes it private
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=parent))
             os.rename(out, old / "set")

@@ -5,6 +5,7 @@ strings: ``"1.0"``, ``"['-29.625', 'False']"``, ``"[invalid]"``. They are decode
 with :func:`json.loads` or :func:`ast.literal_eval` only -- never ``eval`` or
 ``pickle`` -- and strings longer than ``MAX_LITERAL`` are left as they are.
 """
+
 from __future__ import annotations
 
 import ast

@@ -14,6 +14,7 @@ stat (``exact_match`` by default; any 0/1 stat can be chosen). Items are
 unperturbed instance in ``scenario_state.json``, predictions from the completion
 (answer letter -> ``output_mapping`` -> reference).
 """
+
 from __future__ import annotations
 
 import math
@@ -32,10 +33,25 @@ from ._values import answer_index, show, to_bit
 MAX_JSON_BYTES = 512 * 1024 * 1024
 RUN_FILES = ("run_spec.json", "scenario_state.json", "per_instance_stats.json")
 NOT_CONFIG_ARGS = {"model", "model_deployment", "data_augmentation"}
-ADAPTER_FIELDS = ("method", "global_prefix", "instructions", "input_prefix", "input_suffix",
-                  "reference_prefix", "reference_suffix", "output_prefix", "output_suffix",
-                  "instance_prefix", "max_train_instances", "num_train_trials", "sample_train",
-                  "temperature", "max_tokens", "stop_sequences", "num_outputs")
+ADAPTER_FIELDS = (
+    "method",
+    "global_prefix",
+    "instructions",
+    "input_prefix",
+    "input_suffix",
+    "reference_prefix",
+    "reference_suffix",
+    "output_prefix",
+    "output_suffix",
+    "instance_prefix",
+    "max_train_instances",
+    "num_train_trials",
+    "sample_train",
+    "temperature",
+    "max_tokens",
+    "stop_sequences",
+    "num_outputs",
+)
 SEPARATE_METHODS = ("multiple_choice_separate_original", "multiple_choice_separate_calibrated")
 
 
@@ -47,7 +63,7 @@ def parse_run_name(name: str) -> tuple[str, dict[str, str]]:
         if "=" in part:
             k, v = part.split("=", 1)
             args[k.strip()] = v.strip()
-        elif part.strip() and args:       # a value with a comma in it
+        elif part.strip() and args:  # a value with a comma in it
             last = next(reversed(args))
             args[last] += "," + part
     return scen, args
@@ -73,8 +89,9 @@ def _stat_bit(stats: Any, metric: str) -> tuple[int | None, Any]:
     """The 0/1 value of ``metric`` among an entry's stats: (bit or None, raw value or KeyError)."""
     if not isinstance(stats, list):
         return None, KeyError
-    hits = [s for s in stats if isinstance(s, dict) and isinstance(s.get("name"), dict)
-            and s["name"].get("name") == metric]
+    hits = [
+        s for s in stats if isinstance(s, dict) and isinstance(s.get("name"), dict) and s["name"].get("name") == metric
+    ]
     if not hits:
         return None, KeyError
     hits.sort(key=lambda s: s["name"].get("perturbation") is not None)
@@ -99,7 +116,7 @@ class HelmRun:
     state: dict[str, Any]
     stats: list[Any]
     scenario: str = ""
-    args: dict[str, str] = field(default_factory=dict)         # run-name arguments
+    args: dict[str, str] = field(default_factory=dict)  # run-name arguments
     scenario_args: dict[str, Any] = field(default_factory=dict)
     config_args: dict[str, str] = field(default_factory=dict)  # run-name args that name a config
 
@@ -120,8 +137,8 @@ class RunSettings:
     benchmark: str
     method: str
     scoring: str
-    item_prefix: str      # "<scenario arg>=<value>/..." before each instance id
-    config_prefix: str    # "<run arg>=<value>,..." before each config key (when runs differ)
+    item_prefix: str  # "<scenario arg>=<value>/..." before each instance id
+    config_prefix: str  # "<run arg>=<value>,..." before each config key (when runs differ)
 
 
 @dataclass
@@ -136,8 +153,7 @@ class RequestFacts:
 def find_run_dirs(root: Path) -> list[Path]:
     """Every folder under ``root`` that holds a run_spec.json (not descending into runs)."""
     if not root.is_dir():
-        raise RecordsError.one(str(root), None, "not a HELM suite folder",
-                               fix="pass benchmark_output/runs/<suite>")
+        raise RecordsError.one(str(root), None, "not a HELM suite folder", fix="pass benchmark_output/runs/<suite>")
     run_dirs = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "eval_cache")))
@@ -145,8 +161,9 @@ def find_run_dirs(root: Path) -> list[Path]:
             run_dirs.append(Path(dirpath))
             dirnames[:] = []
     if not run_dirs:
-        raise RecordsError.one(str(root), None, "no run folder (run_spec.json) under this folder",
-                               fix="pass benchmark_output/runs/<suite>")
+        raise RecordsError.one(
+            str(root), None, "no run folder (run_spec.json) under this folder", fix="pass benchmark_output/runs/<suite>"
+        )
     return run_dirs
 
 
@@ -169,13 +186,13 @@ def read_run(d: Path, log: ProblemLog) -> HelmRun | None:
     run.scenario, run.args = parse_run_name(run.name)
     sargs = obj(obj(spec.get("scenario_spec")).get("args"))
     run.scenario_args = {k: v for k, v in sargs.items() if isinstance(v, str | int | float | bool)}
-    run.config_args = {k: v for k, v in run.args.items()
-                       if k not in NOT_CONFIG_ARGS and k not in run.scenario_args}
+    run.config_args = {k: v for k, v in run.args.items() if k not in NOT_CONFIG_ARGS and k not in run.scenario_args}
     return run
 
 
-def run_settings(run: HelmRun, st: dict[str, Any], mp: dict[str, Any], model: str | None,
-                 benchmark: str | None, log: ProblemLog) -> RunSettings | None:
+def run_settings(
+    run: HelmRun, st: dict[str, Any], mp: dict[str, Any], model: str | None, benchmark: str | None, log: ProblemLog
+) -> RunSettings | None:
     adapter = run.adapter
     cands = (model, st.get("model"), mp.get("model"), adapter.get("model"), run.args.get("model"))
     mdl = next((c for c in cands if isinstance(c, str) and c), None)
@@ -183,14 +200,18 @@ def run_settings(run: HelmRun, st: dict[str, Any], mp: dict[str, Any], model: st
         log.add(str(run.dir), None, "cannot tell the model", fix="--model or 'model' in the mapping")
         return None
     bench = benchmark or st.get("benchmark") or mp.get("benchmark") or run.scenario
-    method = next((m for m in (adapter.get("method"), run.args.get("method")) if isinstance(m, str) and m),
-                  "generation")
+    method = next(
+        (m for m in (adapter.get("method"), run.args.get("method")) if isinstance(m, str) and m), "generation"
+    )
     sargs = run.scenario_args
     return RunSettings(
-        model=mdl, benchmark=str(bench), method=method,
+        model=mdl,
+        benchmark=str(bench),
+        method=method,
         scoring="ll" if method in SEPARATE_METHODS else "gen",
         item_prefix="/".join(f"{k}={sargs[k]}" for k in sorted(sargs)),
-        config_prefix=",".join(f"{k}={v}" for k, v in sorted(run.config_args.items())))
+        config_prefix=",".join(f"{k}={v}" for k, v in sorted(run.config_args.items())),
+    )
 
 
 def _item_key(prefix: str, iid: str) -> str:
@@ -227,13 +248,17 @@ def read_request_states(state: dict[str, Any], settings: RunSettings) -> Request
         pert = _pert_name(inst.get("perturbation"))
         if pert != "original":
             facts.perturbations.setdefault(pert, inst.get("perturbation"))
-        refs = [r for r in inst.get("references") or [] if isinstance(r, dict)] \
-            if isinstance(inst.get("references"), list) else []
+        refs = (
+            [r for r in inst.get("references") or [] if isinstance(r, dict)]
+            if isinstance(inst.get("references"), list)
+            else []
+        )
         options = [_text(r.get("output")) or "" for r in refs]
         key = _item_key(settings.item_prefix, inst["id"])
         if pert == "original" or key not in facts.meta:
-            gold = next((j for j, r in enumerate(refs)
-                         if isinstance(r.get("tags"), list) and "correct" in r["tags"]), None)
+            gold = next(
+                (j for j, r in enumerate(refs) if isinstance(r.get("tags"), list) and "correct" in r["tags"]), None
+            )
             facts.meta[key] = ItemMeta(key, gold, _text(inst.get("input")), options or None)
         comp = _completion(rs)
         if settings.method in SEPARATE_METHODS:
@@ -251,22 +276,35 @@ def read_request_states(state: dict[str, Any], settings: RunSettings) -> Request
     return facts
 
 
-def _new_unit(run: HelmRun, settings: RunSettings, facts: RequestFacts, pert: str, trial: int,
-              metric: str, show_prefix: bool) -> Unit:
+def _new_unit(
+    run: HelmRun, settings: RunSettings, facts: RequestFacts, pert: str, trial: int, metric: str, show_prefix: bool
+) -> Unit:
     parts = ([settings.config_prefix] if show_prefix and settings.config_prefix else []) + [pert, f"t{trial}"]
     adapter = run.adapter
-    extra = {"source": "helm", "run": run.name, "metric": metric,
-             "perturbation": facts.perturbations.get(pert) if pert != "original" else None,
-             "train_trial_index": trial, "run_args": run.config_args,
-             "adapter_spec": {k: adapter[k] for k in ADAPTER_FIELDS if k in adapter},
-             "data_augmenter_spec": run.spec.get("data_augmenter_spec")}
-    cfg = Config("|".join(parts), settings.scoring, settings.method, None, None,
-                 {k: v for k, v in extra.items() if v not in (None, {}, [])})
+    extra = {
+        "source": "helm",
+        "run": run.name,
+        "metric": metric,
+        "perturbation": facts.perturbations.get(pert) if pert != "original" else None,
+        "train_trial_index": trial,
+        "run_args": run.config_args,
+        "adapter_spec": {k: adapter[k] for k in ADAPTER_FIELDS if k in adapter},
+        "data_augmenter_spec": run.spec.get("data_augmenter_spec"),
+    }
+    cfg = Config(
+        "|".join(parts),
+        settings.scoring,
+        settings.method,
+        None,
+        None,
+        {k: v for k, v in extra.items() if v not in (None, {}, [])},
+    )
     return Unit(str(run.dir), settings.benchmark, settings.model, cfg)
 
 
-def units_from_stats(run: HelmRun, settings: RunSettings, facts: RequestFacts, metric: str,
-                     show_prefix: bool, log: ProblemLog) -> list[Unit]:
+def units_from_stats(
+    run: HelmRun, settings: RunSettings, facts: RequestFacts, metric: str, show_prefix: bool, log: ProblemLog
+) -> list[Unit]:
     """per_instance_stats.json -> one unit per (perturbation, train trial), the bit = ``metric``."""
     where = str(run.dir / "per_instance_stats.json")
     by_cfg: dict[tuple[str, int], Unit] = {}
@@ -283,8 +321,12 @@ def units_from_stats(run: HelmRun, settings: RunSettings, facts: RequestFacts, m
         iid = e["instance_id"]
         if bit is None:
             what = f"no {metric!r} stat" if raw is KeyError else f"{metric} = {show(raw)} is not 0/1"
-            log.add(where, None, f"instance {iid!r} ({pert}, trial {trial}): {what}",
-                    fix="choose a per-instance 0/1 stat with metric= (--metric)")
+            log.add(
+                where,
+                None,
+                f"instance {iid!r} ({pert}, trial {trial}): {what}",
+                fix="choose a per-instance 0/1 stat with metric= (--metric)",
+            )
             continue
         u = by_cfg.get((pert, trial))
         if u is None:
@@ -305,11 +347,19 @@ def _default_reference(units: list[Unit]) -> str | None:
     return next((u.config.key for u in units if u.config.key.endswith("original|t0")), None)
 
 
-def load_helm(src: str | os.PathLike[str], *, metric: str | None = None, mapping: Any = None,
-              intersect: bool = False, reference: str | None = None, model: str | None = None,
-              benchmark: str | None = None) -> Records:
+def load_helm(
+    src: str | os.PathLike[str],
+    *,
+    metric: str | None = None,
+    mapping: Any = None,
+    intersect: bool = False,
+    reference: str | None = None,
+    model: str | None = None,
+    benchmark: str | None = None,
+) -> Records:
     """Import a HELM suite folder (``benchmark_output/runs/<suite>``) as Records."""
     from .lmeval import _lookup, load_mapping
+
     metric = metric or "exact_match"
     root = Path(src)
     mp = load_mapping(mapping)
@@ -331,7 +381,12 @@ def load_helm(src: str | os.PathLike[str], *, metric: str | None = None, mapping
         facts = read_request_states(run.state, settings)
         units += units_from_stats(run, settings, facts, metric, show_prefix, log)
     log.raise_if_any()
-    return build_records(units, source=str(root), reference=reference or mp.get("reference") or
-                         _default_reference(units), intersect=intersect, notes=notes,
-                         grid_extra={"imported_from": "helm", "source": str(root)},
-                         match_what="instance")
+    return build_records(
+        units,
+        source=str(root),
+        reference=reference or mp.get("reference") or _default_reference(units),
+        intersect=intersect,
+        notes=notes,
+        grid_extra={"imported_from": "helm", "source": str(root)},
+        match_what="instance",
+    )

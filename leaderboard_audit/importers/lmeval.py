@@ -15,6 +15,7 @@ Every value may be a string: values are decoded with json / ast.literal_eval onl
 
 See docs/importers.md for the mapping file, the defaults and every rule.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -41,19 +42,30 @@ SAMPLES_RE = re.compile(r"^samples_(?P<task>.+?)_(?P<ts>\d{4}-\d{2}-\d{2}T\d{2}-
 MC_TYPES = ("multiple_choice", "loglikelihood")
 ID_FIELDS = ("id", "question_id", "qid", "doc_id", "original_hash", "question", "query", "ctx", "goal")
 QUESTION_FIELDS = ("question", "query", "ctx", "goal", "sentence", "problem")
-MATCH_MODES = ("auto", "doc_hash", "doc_id")   # or "field:<doc field>"
-NOT_METRIC_FIELDS = ("doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
-                     "doc_hash", "prompt_hash", "target_hash")
+MATCH_MODES = ("auto", "doc_hash", "doc_id")  # or "field:<doc field>"
+NOT_METRIC_FIELDS = (
+    "doc_id",
+    "doc",
+    "target",
+    "arguments",
+    "resps",
+    "filtered_resps",
+    "filter",
+    "metrics",
+    "doc_hash",
+    "prompt_hash",
+    "target_hash",
+)
 
 
 @dataclass
 class Run:
     path: Path
-    name: str                       # the configuration-level name (mapping key)
-    rel: str                        # the samples folder relative to SRC
+    name: str  # the configuration-level name (mapping key)
+    rel: str  # the samples folder relative to SRC
     results: dict[str, Any]
     model: str | None
-    samples: dict[str, Path] = field(default_factory=dict)    # task -> latest samples file
+    samples: dict[str, Path] = field(default_factory=dict)  # task -> latest samples file
     yaml_texts: dict[str, str] = field(default_factory=dict)  # file name -> text
 
 
@@ -61,9 +73,9 @@ class Run:
 class Doc:
     doc_id: str
     doc_hash: str | None
-    ids: dict[str, str]             # identifying doc fields (ID_FIELDS) -> value
+    ids: dict[str, str]  # identifying doc fields (ID_FIELDS) -> value
     bit: int
-    pred_own: int | None            # in the run's own option order
+    pred_own: int | None  # in the run's own option order
     margin: float | None
     gold_own: Any
     options: list[str] | None
@@ -73,6 +85,7 @@ class Doc:
 
 
 # ------------------------------------------------------------------ discovery
+
 
 def _read_json(path: Path, log: ProblemLog) -> Any:
     return read_json_file(path, log, MAX_JSON_BYTES)
@@ -91,7 +104,7 @@ def _model_from_results(res: dict[str, Any]) -> str | None:
             continue
         c = c.strip().rstrip("/")
         if c.startswith(("/", ".", "~")) or os.sep + os.sep in c:
-            c = os.path.basename(c)      # a local folder: its name
+            c = os.path.basename(c)  # a local folder: its name
         if c:
             return c
     return None
@@ -99,8 +112,12 @@ def _model_from_results(res: dict[str, Any]) -> str | None:
 
 def discover_runs(src: Path, log: ProblemLog, notes: list[str]) -> list[Run]:
     if not src.is_dir():
-        raise RecordsError.one(str(src), None, "not a directory of lm-eval runs",
-                               fix="pass the folder that holds the runs (samples_*.jsonl)")
+        raise RecordsError.one(
+            str(src),
+            None,
+            "not a directory of lm-eval runs",
+            fix="pass the folder that holds the runs (samples_*.jsonl)",
+        )
     runs: list[Run] = []
     for dirpath, dirnames, filenames in os.walk(src):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -112,7 +129,7 @@ def discover_runs(src: Path, log: ProblemLog, notes: list[str]) -> list[Run]:
         rel = "" if rel == "." else rel
         results_files = sorted(f for f in filenames if f.startswith("results_") and f.endswith(".json"))
         res: dict[str, Any] = {}
-        for rf in results_files:           # merge, later files win (one results file per invocation)
+        for rf in results_files:  # merge, later files win (one results file per invocation)
             got = _read_json(d / rf, log)
             if isinstance(got, dict):
                 for k, v in got.items():
@@ -125,7 +142,7 @@ def discover_runs(src: Path, log: ProblemLog, notes: list[str]) -> list[Run]:
         base = d.name if rel else src.name
         name = rel
         nested = rel and (base == sanitized or (not sanitized and "__" in base))
-        if nested:                 # <output_path>/<model_name_sanitized>/: the run is the parent
+        if nested:  # <output_path>/<model_name_sanitized>/: the run is the parent
             name = Path(rel).parent.as_posix()
             name = "" if name == "." else name
         if model is None and "__" in base:
@@ -134,14 +151,16 @@ def discover_runs(src: Path, log: ProblemLog, notes: list[str]) -> list[Run]:
         by_task: dict[str, list[tuple[str, str]]] = {}
         for f in samples:
             m = SAMPLES_RE.match(f)
-            task, ts = (m.group("task"), m.group("ts")) if m else (f[len("samples_"):-len(".jsonl")], "")
+            task, ts = (m.group("task"), m.group("ts")) if m else (f[len("samples_") : -len(".jsonl")], "")
             by_task.setdefault(task, []).append((ts, f))
         for task, fs in sorted(by_task.items()):
             fs.sort()
             run.samples[task] = d / fs[-1][1]
             if len(fs) > 1:
-                notes.append(f"{d}: {len(fs)} sample files for task {task!r}; using the latest, "
-                             f"{fs[-1][1]} (ignored: {', '.join(f for _, f in fs[:-1])})")
+                notes.append(
+                    f"{d}: {len(fs)} sample files for task {task!r}; using the latest, "
+                    f"{fs[-1][1]} (ignored: {', '.join(f for _, f in fs[:-1])})"
+                )
         for f in filenames:
             if f.endswith((".yaml", ".yml")) and (d / f).is_file():
                 try:
@@ -155,6 +174,7 @@ def discover_runs(src: Path, log: ProblemLog, notes: list[str]) -> list[Run]:
 
 # ------------------------------------------------------------------ mapping
 
+
 def load_mapping(mapping: Any) -> dict[str, Any]:
     if mapping is None:
         return {}
@@ -166,26 +186,28 @@ def load_mapping(mapping: Any) -> dict[str, Any]:
                 raise OSError(why)
             obj = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, *JSON_ERRORS) as exc:
-            raise RecordsError.one(str(p), None, f"unreadable mapping file ({exc})",
-                                   fix="the mapping is one JSON object (docs/importers.md)") from None
+            raise RecordsError.one(
+                str(p),
+                None,
+                f"unreadable mapping file ({exc})",
+                fix="the mapping is one JSON object (docs/importers.md)",
+            ) from None
         src = str(p)
     else:
         obj, src = mapping, "<mapping>"
     if not isinstance(obj, dict):
         raise RecordsError.one(src, None, "the mapping must be a JSON object")
     for sect in ("runs", "tasks"):
-        if sect in obj and not (isinstance(obj[sect], dict)
-                                and all(isinstance(v, dict) for v in obj[sect].values())):
+        if sect in obj and not (isinstance(obj[sect], dict) and all(isinstance(v, dict) for v in obj[sect].values())):
             raise RecordsError.one(src, None, f"mapping {sect!r} must map names to objects")
-    unknown = set(obj) - {"runs", "tasks", "model", "benchmark", "metric", "reference", "filter",
-                          "config", "comment"}
+    unknown = set(obj) - {"runs", "tasks", "model", "benchmark", "metric", "reference", "filter", "config", "comment"}
     if unknown:
         raise RecordsError.one(src, None, f"unknown mapping field(s) {sorted(unknown)}")
     return obj
 
 
 def _lookup(section: dict[str, Any], names: list[str]) -> dict[str, Any] | None:
-    for n in names:                       # exact names first, then globs
+    for n in names:  # exact names first, then globs
         if n in section:
             return section[n]
     for pat, v in section.items():
@@ -234,8 +256,12 @@ def make_config(spec: Any, default_name: str, scoring: str, extra: dict[str, Any
             raise RecordsError.one(where, None, "mapping 'config' object needs 'key' or 'template'")
         if sc == "gen":
             if not order:
-                raise RecordsError.one(where, None, "a 'gen' config needs an 'ordering' for the "
-                                       "key convention gen|<template>|<ordering>; or give 'key'")
+                raise RecordsError.one(
+                    where,
+                    None,
+                    "a 'gen' config needs an 'ordering' for the "
+                    "key convention gen|<template>|<ordering>; or give 'key'",
+                )
             key = f"gen|{tmpl}|{order}"
         else:
             key = f"{sc}|{tmpl}"
@@ -250,13 +276,16 @@ def make_config(spec: Any, default_name: str, scoring: str, extra: dict[str, Any
 
 # ------------------------------------------------------------------ samples
 
+
 def _choices(arguments: Any) -> list[str] | None:
     args = deep_literal(arguments)
     items: list[Any]
     if isinstance(args, dict):
+
         def num(k: str) -> int:
             m = re.search(r"(\d+)$", k)
             return int(m.group(1)) if m else 0
+
         items = [args[k] for k in sorted(args, key=num)]
     elif isinstance(args, list):
         items = args
@@ -305,7 +334,7 @@ def _loglikelihoods(resps: Any) -> list[float] | None:
         return None
     out = []
     for x in r:
-        while isinstance(x, list) and x and isinstance(x[0], list):   # resps nest one level deeper
+        while isinstance(x, list) and x and isinstance(x[0], list):  # resps nest one level deeper
             x = x[0]
         if isinstance(x, list) and x:
             x = x[0]
@@ -360,14 +389,14 @@ def _sample_lines(path: Path, log: ProblemLog):
                     yield n, json.loads(raw)
                 except JSON_ERRORS as exc:
                     what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
-                    log.add(spath, n, f"unreadable JSON ({what})",
-                            fix="a samples file holds one JSON object per line")
+                    log.add(spath, n, f"unreadable JSON ({what})", fix="a samples file holds one JSON object per line")
     except OSError as exc:
         log.add(spath, None, f"cannot be read ({exc.strerror or exc})")
 
 
-def _sample_rows(path: Path, filt: str | None, log: ProblemLog
-                 ) -> tuple[dict[str, tuple[int, dict[str, Any]]], set[str], int]:
+def _sample_rows(
+    path: Path, filt: str | None, log: ProblemLog
+) -> tuple[dict[str, tuple[int, dict[str, Any]]], set[str], int]:
     """Samples by (doc_id, filter), the last line of each winning; the filters seen; duplicates."""
     rows: dict[str, tuple[int, dict[str, Any]]] = {}
     filters: set[str] = set()
@@ -396,34 +425,49 @@ def _choose_metric(first: dict[str, Any], metric: str | None, spath: str, log: P
         return metric
     have = [m for m in ("acc", "exact_match") if m in first]
     if not have:
-        log.add(spath, None, "no 'acc' or 'exact_match' field; choose the metric",
-                fix="pass metric=NAME (--metric) naming a 0/1 per-sample field")
+        log.add(
+            spath,
+            None,
+            "no 'acc' or 'exact_match' field; choose the metric",
+            fix="pass metric=NAME (--metric) naming a 0/1 per-sample field",
+        )
         return None
     return have[0]
 
 
 def _sample_bit(s: dict[str, Any], n: int, metric: str, spath: str, log: ProblemLog) -> int | None:
     if metric not in s:
-        avail = s.get("metrics") if isinstance(s.get("metrics"), list) else \
-            [k for k in s if k not in NOT_METRIC_FIELDS]
-        log.add(spath, n, f"doc {s['doc_id']}: no {metric!r} field (has {show(avail, 200)})",
-                fix="choose a metric every sample carries")
+        avail = s.get("metrics") if isinstance(s.get("metrics"), list) else [k for k in s if k not in NOT_METRIC_FIELDS]
+        log.add(
+            spath,
+            n,
+            f"doc {s['doc_id']}: no {metric!r} field (has {show(avail, 200)})",
+            fix="choose a metric every sample carries",
+        )
         return None
     bit = to_bit(s[metric])
     if bit is None:
-        log.add(spath, n, f"doc {s['doc_id']}: {metric} = {show(s[metric])} is not 0/1",
-                fix="import a per-sample 0/1 metric (acc, acc_norm, exact_match)")
+        log.add(
+            spath,
+            n,
+            f"doc {s['doc_id']}: {metric} = {show(s[metric])} is not 0/1",
+            fix="import a per-sample 0/1 metric (acc, acc_norm, exact_match)",
+        )
     return bit
 
 
-def _mc_prediction(metric: str, options: list[str] | None, choices: list[str] | None,
-                   lls: list[float] | None, target: Any) -> tuple[Any, int | None, float | None, bool, list | None]:
+def _mc_prediction(
+    metric: str, options: list[str] | None, choices: list[str] | None, lls: list[float] | None, target: Any
+) -> tuple[Any, int | None, float | None, bool, list | None]:
     """Multiple choice: gold from the target; pred and margin from the option log-likelihoods."""
     if options is None and choices:
         options = [c.strip() for c in choices]
     n_opt = len(lls) if lls else None
-    gold = int(target) if type(target) is int or (isinstance(target, float) and target.is_integer()) \
+    gold = (
+        int(target)
+        if type(target) is int or (isinstance(target, float) and target.is_integer())
         else letter_index(target, n_opt)
+    )
     if lls is None:
         return gold, None, None, False, options
     scores = lls
@@ -443,8 +487,9 @@ def _gen_prediction(s: dict[str, Any], options: list[str] | None, target: Any) -
     return gold, answer_index(deep_literal(s.get("filtered_resps")), options), True
 
 
-def _doc(s: dict[str, Any], n: int, metric: str, mc_hint: bool | None, spath: str,
-         log: ProblemLog) -> tuple[Doc | None, bool]:
+def _doc(
+    s: dict[str, Any], n: int, metric: str, mc_hint: bool | None, spath: str, log: ProblemLog
+) -> tuple[Doc | None, bool]:
     """One sample -> a Doc (None on a problem), and whether the bit disagrees with the argmax."""
     bit = _sample_bit(s, n, metric, spath, log)
     if bit is None:
@@ -454,8 +499,9 @@ def _doc(s: dict[str, Any], n: int, metric: str, mc_hint: bool | None, spath: st
     options = _doc_options(doc)
     choices = _choices(s.get("arguments"))
     lls = _loglikelihoods(s.get("filtered_resps"))
-    is_mc = mc_hint if mc_hint is not None else (lls is not None and choices is not None
-                                                 and len(lls) == len(choices) > 1)
+    is_mc = (
+        mc_hint if mc_hint is not None else (lls is not None and choices is not None and len(lls) == len(choices) > 1)
+    )
     target = literal(s.get("target"))
     disagree = False
     if is_mc:
@@ -465,31 +511,50 @@ def _doc(s: dict[str, Any], n: int, metric: str, mc_hint: bool | None, spath: st
     else:
         gold, pred, has_pred = _gen_prediction(s, options, target)
         margin = None
-    ident = {k: str(doc[k]) for k in ID_FIELDS
-             if isinstance(doc.get(k), str | int) and not isinstance(doc.get(k), bool)}
+    ident = {
+        k: str(doc[k]) for k in ID_FIELDS if isinstance(doc.get(k), str | int) and not isinstance(doc.get(k), bool)
+    }
     iid = doc.get("id")
     item_id = str(iid) if isinstance(iid, str | int) and not isinstance(iid, bool) else str(s["doc_id"])
     q = next((doc[k] for k in QUESTION_FIELDS if isinstance(doc.get(k), str)), None)
     dh = s.get("doc_hash")
-    return Doc(str(s["doc_id"]), dh if isinstance(dh, str) and dh else None, ident, bit,
-               pred, margin, gold, options, q, item_id, has_pred), disagree
+    return Doc(
+        str(s["doc_id"]),
+        dh if isinstance(dh, str) and dh else None,
+        ident,
+        bit,
+        pred,
+        margin,
+        gold,
+        options,
+        q,
+        item_id,
+        has_pred,
+    ), disagree
 
 
-def read_samples(path: Path, task: str, metric: str | None, filt: str | None, mc_hint: bool | None,
-                 log: ProblemLog, notes: list[str]) -> tuple[list[Doc], str, dict[str, Any]]:
+def read_samples(
+    path: Path, task: str, metric: str | None, filt: str | None, mc_hint: bool | None, log: ProblemLog, notes: list[str]
+) -> tuple[list[Doc], str, dict[str, Any]]:
     """One samples file -> docs (last line wins per doc_id), the metric used, facts."""
     spath = str(path)
     rows, filters, dups = _sample_rows(path, filt, log)
     if len(filters) > 1 and filt is None:
-        log.add(spath, None, f"task {task!r} logs several filters {sorted(filters)}: choose one",
-                fix="set 'filter' in the mapping (or filter=...)")
+        log.add(
+            spath,
+            None,
+            f"task {task!r} logs several filters {sorted(filters)}: choose one",
+            fix="set 'filter' in the mapping (or filter=...)",
+        )
         return [], metric or "", {}
     if filt is not None and filt not in filters:
         log.add(spath, None, f"filter {filt!r} not in this file (has {sorted(filters)})")
         return [], metric or "", {}
     if dups:
-        notes.append(f"{spath}: {dups} document(s) logged more than once (the harness appends "
-                     f"to sample files); kept the last line of each")
+        notes.append(
+            f"{spath}: {dups} document(s) logged more than once (the harness appends "
+            f"to sample files); kept the last line of each"
+        )
     if not rows:
         log.add(spath, None, "no samples")
         return [], metric or "", {}
@@ -506,22 +571,37 @@ def read_samples(path: Path, task: str, metric: str | None, filt: str | None, mc
             docs.append(d)
             disagree += differs
     if disagree:
-        notes.append(f"{spath}: {metric} disagrees with the argmax of the logged log-likelihoods "
-                     f"on {disagree} document(s) (ties or a different normalisation); the bits "
-                     f"are the harness's own {metric}")
+        notes.append(
+            f"{spath}: {metric} disagrees with the argmax of the logged log-likelihoods "
+            f"on {disagree} document(s) (ties or a different normalisation); the bits "
+            f"are the harness's own {metric}"
+        )
     return docs, metric, facts
 
 
 # ------------------------------------------------------------------ loader
+
 
 def _task_facts(run: Run, task: str) -> dict[str, Any]:
     res = run.results
     cfg = (res.get("configs") or {}).get(task) if isinstance(res.get("configs"), dict) else None
     out: dict[str, Any] = {}
     if isinstance(cfg, dict):
-        for k in ("output_type", "doc_to_text", "doc_to_choice", "doc_to_target", "description",
-                  "target_delimiter", "fewshot_delimiter", "num_fewshot", "generation_kwargs",
-                  "filter_list", "dataset_path", "dataset_name", "test_split"):
+        for k in (
+            "output_type",
+            "doc_to_text",
+            "doc_to_choice",
+            "doc_to_target",
+            "description",
+            "target_delimiter",
+            "fewshot_delimiter",
+            "num_fewshot",
+            "generation_kwargs",
+            "filter_list",
+            "dataset_path",
+            "dataset_name",
+            "test_split",
+        ):
             if cfg.get(k) not in (None, "", [], {}):
                 out[k] = cfg[k]
     for k in ("chat_template_sha", "system_instruction", "fewshot_as_multiturn", "lm_eval_version"):
@@ -548,8 +628,9 @@ class TaskRead:
     facts: dict[str, Any]
 
 
-def read_tasks(runs: list[Run], mp: dict[str, Any], metric: str | None, filt: str | None,
-               log: ProblemLog, notes: list[str]) -> tuple[list[TaskRead], list[str]]:
+def read_tasks(
+    runs: list[Run], mp: dict[str, Any], metric: str | None, filt: str | None, log: ProblemLog, notes: list[str]
+) -> tuple[list[TaskRead], list[str]]:
     """Every mapped (run, task) samples file, read; the unmapped ones ("run:task") are also named in a note."""
     skipped: list[str] = []
     out: list[TaskRead] = []
@@ -562,8 +643,9 @@ def read_tasks(runs: list[Run], mp: dict[str, Any], metric: str | None, filt: st
             facts = _task_facts(run, task)
             ot = facts.get("output_type")
             mc_hint = None if ot is None else ot in MC_TYPES
-            docs, used, sfacts = read_samples(path, task, metric or st.get("metric"), filt or st.get("filter"),
-                                              mc_hint, log, notes)
+            docs, used, sfacts = read_samples(
+                path, task, metric or st.get("metric"), filt or st.get("filter"), mc_hint, log, notes
+            )
             facts.update({k: v for k, v in sfacts.items() if v is not None})
             out.append(TaskRead(run, task, st, docs, used, facts))
     if skipped:
@@ -576,15 +658,21 @@ def stage_unit(t: TaskRead, model: str | None, benchmark: str | None, log: Probl
     where = str(t.run.samples[t.task])
     mdl = model or t.settings.get("model") or t.run.model
     if not mdl:
-        log.add(where, None, "cannot tell the model (no results_*.json model name, run folder "
-                "not named <org>__<model>)", fix="name it: 'model' in the mapping, or --model")
+        log.add(
+            where,
+            None,
+            "cannot tell the model (no results_*.json model name, run folder not named <org>__<model>)",
+            fix="name it: 'model' in the mapping, or --model",
+        )
         return None
     bench = benchmark or t.settings.get("benchmark") or t.task
-    mc = t.facts.get("output_type") in MC_TYPES if "output_type" in t.facts else \
-        any(d.has_pred and d.margin is not None for d in t.docs)
+    mc = (
+        t.facts.get("output_type") in MC_TYPES
+        if "output_type" in t.facts
+        else any(d.has_pred and d.margin is not None for d in t.docs)
+    )
     default_name = sanitize_key(t.run.name) if t.run.name else sanitize_key(t.task)
-    extra = {"source": "lm-eval", "task": t.task, "run": t.run.name or t.run.rel or ".", "metric": t.metric,
-             **t.facts}
+    extra = {"source": "lm-eval", "task": t.task, "run": t.run.name or t.run.rel or ".", "metric": t.metric, **t.facts}
     cfg = make_config(t.settings.get("config"), default_name, "ll" if mc else "gen", extra, where)
     return Unit(where, str(bench), str(mdl), cfg)
 
@@ -607,8 +695,12 @@ def fill_unit(u: Unit, docs: list[Doc], mode: str, canon: dict[str, list[str]], 
     """
     ks = [_key(d, mode) for d in docs]
     if len(set(ks)) != len(ks):
-        log.add(u.source, None, f"documents are not unique by {mode} in this run",
-                fix="match by another key (--match-by doc_hash|doc_id|field:NAME)")
+        log.add(
+            u.source,
+            None,
+            f"documents are not unique by {mode} in this run",
+            fix="match by another key (--match-by doc_hash|doc_id|field:NAME)",
+        )
         return 0
     remapped = 0
     for k, d in zip(ks, docs):
@@ -628,29 +720,44 @@ def fill_unit(u: Unit, docs: list[Doc], mode: str, canon: dict[str, list[str]], 
     return remapped
 
 
-def match_benchmark(b: str, group: list[tuple[Unit, list[Doc]]], match_by: str, refkey: str,
-                    log: ProblemLog, notes: list[str]) -> None:
+def match_benchmark(
+    b: str, group: list[tuple[Unit, list[Doc]]], match_by: str, refkey: str, log: ProblemLog, notes: list[str]
+) -> None:
     """Choose the match key for one benchmark's runs and fill their units by it."""
     mode = _auto_mode(b, group, notes) if match_by == "auto" else match_by
     if mode == "doc_hash" or mode.startswith("field:"):
         what = "doc_hash" if mode == "doc_hash" else f"doc[{mode[6:]!r}]"
         missing = [u.source for u, docs in group if any(not _key(d, mode) for d in docs)]
         if missing:
-            log.add(missing[0], None, f"samples without {what}: cannot match by it",
-                    fix="match_by='doc_id' (--match-by doc_id)")
+            log.add(
+                missing[0],
+                None,
+                f"samples without {what}: cannot match by it",
+                fix="match_by='doc_id' (--match-by doc_id)",
+            )
             return
     canon = _canonical_options(group, mode, refkey)
     remapped = sum(fill_unit(u, docs, mode, canon, log) for u, docs in group)
     if remapped:
-        notes.append(f"benchmark {b!r}: {remapped} document(s) show their options in another "
-                     f"order than the reference run; gold and predictions are given in the "
-                     f"reference order (matched by option text)")
+        notes.append(
+            f"benchmark {b!r}: {remapped} document(s) show their options in another "
+            f"order than the reference run; gold and predictions are given in the "
+            f"reference order (matched by option text)"
+        )
 
 
-def load_lmeval(src: str | os.PathLike[str], *, metric: str | None = None, mapping: Any = None,
-                match_by: str = "auto", intersect: bool = False, reference: str | None = None,
-                model: str | None = None, benchmark: str | None = None,
-                filter: str | None = None) -> Records:
+def load_lmeval(
+    src: str | os.PathLike[str],
+    *,
+    metric: str | None = None,
+    mapping: Any = None,
+    match_by: str = "auto",
+    intersect: bool = False,
+    reference: str | None = None,
+    model: str | None = None,
+    benchmark: str | None = None,
+    filter: str | None = None,
+) -> Records:
     """Import a directory of lm-eval runs as Records (see the module docstring)."""
     if match_by not in MATCH_MODES and not match_by.startswith("field:"):
         raise ValueError(f"match_by must be one of {MATCH_MODES}, got {match_by!r}")
@@ -661,13 +768,21 @@ def load_lmeval(src: str | os.PathLike[str], *, metric: str | None = None, mappi
     runs = discover_runs(root, log, notes)
     log.raise_if_any()
     if not runs:
-        raise RecordsError.one(str(root), None, "no samples_*.jsonl under this directory",
-                               fix="run lm_eval with --log_samples --output_path DIR and pass DIR")
+        raise RecordsError.one(
+            str(root),
+            None,
+            "no samples_*.jsonl under this directory",
+            fix="run lm_eval with --log_samples --output_path DIR and pass DIR",
+        )
     tasks, skipped = read_tasks(runs, mp, metric, filter, log, notes)
     log.raise_if_any()
     if not tasks:
-        raise RecordsError.one(str(root), None, "the mapping names none of the runs found "
-                               f"({', '.join(skipped[:5])})", fix="match the mapping's run/task names")
+        raise RecordsError.one(
+            str(root),
+            None,
+            f"the mapping names none of the runs found ({', '.join(skipped[:5])})",
+            fix="match the mapping's run/task names",
+        )
     staged = [(u, t.docs) for t in tasks if (u := stage_unit(t, model, benchmark, log)) is not None]
     log.raise_if_any()
     # the reference picks the option order that gold/pred are expressed in
@@ -680,10 +795,15 @@ def load_lmeval(src: str | os.PathLike[str], *, metric: str | None = None, mappi
     for b, group in sorted(by_bench.items()):
         match_benchmark(b, group, match_by, refkey, log, notes)
     log.raise_if_any()
-    return build_records([u for u, _ in staged], source=str(root), reference=ref,
-                         intersect=intersect, notes=notes,
-                         grid_extra={"imported_from": "lm-eval", "source": str(root)},
-                         match_what="document")
+    return build_records(
+        [u for u, _ in staged],
+        source=str(root),
+        reference=ref,
+        intersect=intersect,
+        notes=notes,
+        grid_extra={"imported_from": "lm-eval", "source": str(root)},
+        match_what="document",
+    )
 
 
 def _identity_field(group: list[tuple[Unit, list[Doc]]]) -> str | None:
@@ -716,9 +836,11 @@ def _auto_mode(bench: str, group: list[tuple[Unit, list[Doc]]], notes: list[str]
     name = _identity_field(group)
     if name is not None:
         if all_hashed:
-            notes.append(f"benchmark {bench!r}: the runs' doc_hash values differ (documents "
-                         f"differ in content, e.g. permuted options, or are different documents); "
-                         f"matched by doc[{name!r}]")
+            notes.append(
+                f"benchmark {bench!r}: the runs' doc_hash values differ (documents "
+                f"differ in content, e.g. permuted options, or are different documents); "
+                f"matched by doc[{name!r}]"
+            )
         return f"field:{name}"
     return "doc_hash" if all_hashed else "doc_id"
 
@@ -728,4 +850,4 @@ def _key(d: Doc, mode: str) -> str:
         return d.doc_hash or ""
     if mode == "doc_id":
         return d.doc_id
-    return d.ids.get(mode[len("field:"):], "")
+    return d.ids.get(mode[len("field:") :], "")

@@ -1,4 +1,5 @@
 """Axis-robust accuracy: the paper's Table 3 and Figure 4 (section 4.5)."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """Bootstrap helpers (vectorized over pairs; percentile intervals as numpy computes them)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -26,9 +27,15 @@ def _lerp(a: np.ndarray, b: np.ndarray, t: float) -> np.ndarray:
     return b - diff * (1 - t) if t >= 0.5 else a + diff * t
 
 
-def paired_sign_bootstrap_ci(n_plus: np.ndarray, n_minus: np.ndarray, n: np.ndarray, draws: int,
-                             rng: np.random.Generator, level: float = 0.95,
-                             chunk_cells: int = 1 << 22) -> np.ndarray:
+def paired_sign_bootstrap_ci(
+    n_plus: np.ndarray,
+    n_minus: np.ndarray,
+    n: np.ndarray,
+    draws: int,
+    rng: np.random.Generator,
+    level: float = 0.95,
+    chunk_cells: int = 1 << 22,
+) -> np.ndarray:
     """Percentile CIs (P x 2) of ``(plus - minus) / n`` over ``draws`` item resamples per pair,
     without drawing the resamples one by one.
 
@@ -57,7 +64,7 @@ def paired_sign_bootstrap_ci(n_plus: np.ndarray, n_minus: np.ndarray, n: np.ndar
         idx = order[start:stop]
         width = 2 * int(n[idx].max()) + 1
         pmf = sign_difference_pmf(n_plus[idx], n_minus[idx], n[idx], width)
-        counts = rng.multinomial(draws, pmf)                        # rows x width
+        counts = rng.multinomial(draws, pmf)  # rows x width
         cum = np.cumsum(counts, axis=1)
         for c, h in enumerate(positions):
             j0 = int(np.floor(h))

@@ -1,4 +1,5 @@
 """Variance decomposition: Brittlebench section 3 (item difficulty vs prompt sensitivity)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,7 +20,9 @@ def variance_parts(C: np.ndarray) -> dict[str, np.ndarray]:
 def pooled_shares(v_prompt: np.ndarray, v_total: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Brittlebench's aggregates from per (model, benchmark) parts (models x benchmarks):
     ``pi_model[m] = sum_b Vp / sum_b V``, ``pi_benchmark[b] = sum_m Vp / sum_m V``."""
+
     def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+
     return ratio(v_prompt.sum(axis=1), v_total.sum(axis=1)), ratio(v_prompt.sum(axis=0), v_total.sum(axis=0))

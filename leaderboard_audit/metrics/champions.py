@@ -1,4 +1,5 @@
 """Champions: the paper's Figure 3 and Table 8 (section 4.3)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -75,6 +76,6 @@ def champion_counts_many(C: np.ndarray, subsets: np.ndarray) -> np.ndarray:
 
     Vectorized: per-draw correct counts come from one gather and a sum.
     """
-    counts = C[:, subsets, :].sum(axis=2, dtype=np.int32)        # models x draws x configs
+    counts = C[:, subsets, :].sum(axis=2, dtype=np.int32)  # models x draws x configs
     win = counts == counts.max(axis=0, keepdims=True)
     return win.any(axis=2).sum(axis=0)

@@ -6,6 +6,7 @@ parsed) and a *competence* term (a parsed answer that is wrong), then attributin
 ranking movement between scorings to each. Definitions: docs/audits.md, "Beyond the
 paper: compliance vs competence".
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -43,9 +44,15 @@ def loss_split(C: np.ndarray, pred: np.ndarray) -> dict[str, np.ndarray]:
 
     def share(x: np.ndarray) -> np.ndarray:
         return x.sum(axis=1, dtype=np.int64) / max(N, 1)
-    return {"loss": share(wrong), "compliance": share(wrong & unparse), "competence": share(wrong & parsed),
-            "unrecorded": share(wrong & absent), "unparseable": share(unparse),
-            "unparseable_correct": (C & unparse).sum(axis=1, dtype=np.int64)}
+
+    return {
+        "loss": share(wrong),
+        "compliance": share(wrong & unparse),
+        "competence": share(wrong & parsed),
+        "unrecorded": share(wrong & absent),
+        "unparseable": share(unparse),
+        "unparseable_correct": (C & unparse).sum(axis=1, dtype=np.int64),
+    }
 
 
 def parsed_accuracy(C: np.ndarray, pred: np.ndarray) -> np.ndarray:
@@ -99,26 +106,39 @@ def scoring_movement(acc: np.ndarray, acc_parsed: np.ndarray, grid: Grid) -> dic
         ok = bool(np.isfinite(a) and np.isfinite(p))
         mv = 1.0 - a if ok else None
         comp = p - a if ok else None
-        rows.append({"config": grid.keys[k], "tau_all": None if np.isnan(a) else float(a),
-                     "tau_parsed": None if np.isnan(p) else float(p), "movement": mv,
-                     "compliance": comp, "competence": 1.0 - p if ok else None,
-                     "compliance_fraction": (comp / mv if ok and round(mv, 12) != 0 else None)})
+        rows.append(
+            {
+                "config": grid.keys[k],
+                "tau_all": None if np.isnan(a) else float(a),
+                "tau_parsed": None if np.isnan(p) else float(p),
+                "movement": mv,
+                "compliance": comp,
+                "competence": 1.0 - p if ok else None,
+                "compliance_fraction": (comp / mv if ok and round(mv, 12) != 0 else None),
+            }
+        )
     both = np.isfinite(t_all) & np.isfinite(t_par)
     a_mean, a_min = _mean_min(t_all[both]) if both.any() else (None, None)
     p_mean, p_min = _mean_min(t_par[both]) if both.any() else (None, None)
-    out: dict[str, Any] = {"per_config": rows, "tau_all": {"mean": a_mean, "min": a_min},
-                           "tau_parsed": {"mean": p_mean, "min": p_min}}
+    out: dict[str, Any] = {
+        "per_config": rows,
+        "tau_all": {"mean": a_mean, "min": a_min},
+        "tau_parsed": {"mean": p_mean, "min": p_min},
+    }
     if a_mean is not None and p_mean is not None:
         mv = 1.0 - a_mean
-        out.update(movement=mv, compliance=p_mean - a_mean, competence=1.0 - p_mean,
-                   compliance_fraction=(p_mean - a_mean) / mv if round(mv, 12) != 0 else None)
+        out.update(
+            movement=mv,
+            compliance=p_mean - a_mean,
+            competence=1.0 - p_mean,
+            compliance_fraction=(p_mean - a_mean) / mv if round(mv, 12) != 0 else None,
+        )
     else:
         out.update(movement=None, compliance=None, competence=None, compliance_fraction=None)
     return out
 
 
-def class_split(C: np.ndarray, answer_class: np.ndarray, gen: list[int],
-                classes: tuple[str, ...]) -> np.ndarray:
+def class_split(C: np.ndarray, answer_class: np.ndarray, gen: list[int], classes: tuple[str, ...]) -> np.ndarray:
     """Wrong answers per answer class, as shares of all items (models x gen configs x classes),
     plus a last column for wrong answers with no class recorded (-1)."""
     N = C.shape[1]
@@ -141,18 +161,22 @@ def split_from_counts(C: np.ndarray, unparsed: np.ndarray, gen: list[int]) -> di
     counts items whose count exceeds their wrong answers (inconsistent records; the
     excess is left out)."""
     N, G = C.shape[1], len(gen)
-    wrong = (~C[:, :, gen]).sum(axis=2)                          # models x items
+    wrong = (~C[:, :, gen]).sum(axis=2)  # models x items
     known = unparsed >= 0
     u = np.where(known, np.minimum(unparsed, wrong), 0)
     den = max(N * G, 1)
-    return {"loss": wrong.sum(axis=1) / den, "compliance": u.sum(axis=1) / den,
-            "competence": np.where(known, wrong - u, 0).sum(axis=1) / den,
-            "unrecorded": np.where(known, 0, wrong).sum(axis=1) / den,
-            "unparsed_exceeds_wrong": (known & (unparsed > wrong)).sum(axis=1)}
+    return {
+        "loss": wrong.sum(axis=1) / den,
+        "compliance": u.sum(axis=1) / den,
+        "competence": np.where(known, wrong - u, 0).sum(axis=1) / den,
+        "unrecorded": np.where(known, 0, wrong).sum(axis=1) / den,
+        "unparsed_exceeds_wrong": (known & (unparsed > wrong)).sum(axis=1),
+    }
 
 
-def compliance_from_counts(C: np.ndarray, unparsed: np.ndarray, grid: Grid, *,
-                           models: tuple[str, ...]) -> dict[str, Any]:
+def compliance_from_counts(
+    C: np.ndarray, unparsed: np.ndarray, grid: Grid, *, models: tuple[str, ...]
+) -> dict[str, Any]:
     """The per-model loss split when records carry only the per-item ``unparsed`` counts
     (no per-config ``pred``): :func:`split_from_counts`. Which configs an item was
     unparseable under is unknown, so there are no per-config rows and no scoring-axis tau."""
@@ -163,19 +187,36 @@ def compliance_from_counts(C: np.ndarray, unparsed: np.ndarray, grid: Grid, *,
     per_model: dict[str, Any] = {}
     for m, name in enumerate(models):
         loss = float(sp["loss"][m])
-        per_model[name] = {"loss": loss, "compliance": float(sp["compliance"][m]),
-                           "competence": float(sp["competence"][m]), "unrecorded": float(sp["unrecorded"][m]),
-                           "compliance_share": float(sp["compliance"][m]) / loss if round(loss, 12) > 0 else None,
-                           "unparsed_exceeds_wrong": int(sp["unparsed_exceeds_wrong"][m])}
-    return {"source": "unparsed", "generation_configs": [grid.keys[k] for k in gen], "per_model": per_model,
-            "scoring_tau": {"skipped": "needs per-config predictions (pred); the records carry only per-item "
-                                       "counts of unparseable generation configs"}}
+        per_model[name] = {
+            "loss": loss,
+            "compliance": float(sp["compliance"][m]),
+            "competence": float(sp["competence"][m]),
+            "unrecorded": float(sp["unrecorded"][m]),
+            "compliance_share": float(sp["compliance"][m]) / loss if round(loss, 12) > 0 else None,
+            "unparsed_exceeds_wrong": int(sp["unparsed_exceeds_wrong"][m]),
+        }
+    return {
+        "source": "unparsed",
+        "generation_configs": [grid.keys[k] for k in gen],
+        "per_model": per_model,
+        "scoring_tau": {
+            "skipped": "needs per-config predictions (pred); the records carry only per-item "
+            "counts of unparseable generation configs"
+        },
+    }
 
 
-def compliance(C: np.ndarray, pred: np.ndarray | None, grid: Grid, *, models: tuple[str, ...],
-               answer_class: np.ndarray | None = None,
-               classes: tuple[str, ...] = DEFAULT_ANSWER_CLASSES, per_config: bool = True,
-               unparsed: np.ndarray | None = None) -> dict[str, Any]:
+def compliance(
+    C: np.ndarray,
+    pred: np.ndarray | None,
+    grid: Grid,
+    *,
+    models: tuple[str, ...],
+    answer_class: np.ndarray | None = None,
+    classes: tuple[str, ...] = DEFAULT_ANSWER_CLASSES,
+    per_config: bool = True,
+    unparsed: np.ndarray | None = None,
+) -> dict[str, Any]:
     """Split each model's generation accuracy loss into compliance and competence.
 
     Per model and generation config: ``loss``, ``compliance`` (wrong and unparseable),
@@ -200,17 +241,26 @@ def compliance(C: np.ndarray, pred: np.ndarray | None, grid: Grid, *, models: tu
     split = loss_split(C, pred)
     keys = grid.keys
     per_model: dict[str, Any] = {}
-    cls_split = (class_split(C, answer_class, gen, classes)
-                 if answer_class is not None and (answer_class[:, :, gen] >= 0).any() else None)
+    cls_split = (
+        class_split(C, answer_class, gen, classes)
+        if answer_class is not None and (answer_class[:, :, gen] >= 0).any()
+        else None
+    )
     for m, name in enumerate(models):
-        rows = [{"config": keys[k], **{q: float(split[q][m, k]) for q in
-                                       ("loss", "compliance", "competence", "unrecorded", "unparseable")}}
-                for k in gen]
+        rows = [
+            {
+                "config": keys[k],
+                **{q: float(split[q][m, k]) for q in ("loss", "compliance", "competence", "unrecorded", "unparseable")},
+            }
+            for k in gen
+        ]
         loss_sum = float(split["loss"][m, gen].sum())
-        entry: dict[str, Any] = {q: float(split[q][m, gen].mean()) for q in
-                                 ("loss", "compliance", "competence", "unrecorded", "unparseable")}
-        entry["compliance_share"] = (float(split["compliance"][m, gen].sum()) / loss_sum
-                                     if round(loss_sum, 12) > 0 else None)
+        entry: dict[str, Any] = {
+            q: float(split[q][m, gen].mean()) for q in ("loss", "compliance", "competence", "unrecorded", "unparseable")
+        }
+        entry["compliance_share"] = (
+            float(split["compliance"][m, gen].sum()) / loss_sum if round(loss_sum, 12) > 0 else None
+        )
         entry["unparseable_correct"] = int(split["unparseable_correct"][m, gen].sum())
         if cls_split is not None:
             mean_cls = cls_split[m].mean(axis=0)
@@ -219,8 +269,12 @@ def compliance(C: np.ndarray, pred: np.ndarray | None, grid: Grid, *, models: tu
             entry["per_config"] = rows
         per_model[name] = entry
     acc = C.sum(axis=1, dtype=np.int64) / C.shape[1]
-    out: dict[str, Any] = {"source": "pred", "generation_configs": [keys[k] for k in gen], "per_model": per_model,
-                           "scoring_tau": scoring_movement(acc, parsed_accuracy(C, pred), grid)}
+    out: dict[str, Any] = {
+        "source": "pred",
+        "generation_configs": [keys[k] for k in gen],
+        "per_model": per_model,
+        "scoring_tau": scoring_movement(acc, parsed_accuracy(C, pred), grid),
+    }
     if cls_split is not None:
         out["classes"] = list(classes)
     return out

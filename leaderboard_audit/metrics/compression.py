@@ -1,4 +1,5 @@
 """Benchmark compression keeps the fragile items: the paper's section 4.4 and Table 7."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,12 +15,12 @@ def discrimination(C: np.ndarray, ref: int) -> np.ndarray:
 
     NaN where either side is constant; rounded to 12 decimals so ties compare equal.
     """
-    y = C[:, :, ref].astype(float)                       # models x items
-    x = y.mean(axis=1)                                   # reference accuracy per model
+    y = C[:, :, ref].astype(float)  # models x items
+    x = y.mean(axis=1)  # reference accuracy per model
     xc = x - x.mean()
     yc = y - y.mean(axis=0, keepdims=True)
     num = (xc[:, None] * yc).sum(axis=0)
-    den = np.sqrt((xc ** 2).sum() * (yc ** 2).sum(axis=0))
+    den = np.sqrt((xc**2).sum() * (yc**2).sum(axis=0))
     with np.errstate(invalid="ignore", divide="ignore"):
         r = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
     return np.round(r, 12)
@@ -34,13 +35,12 @@ def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Pearson correlation per row of equally shaped 2-D arrays (NaN if constant)."""
     xc = x - x.mean(axis=-1, keepdims=True)
     yc = y - y.mean(axis=-1, keepdims=True)
-    den = np.sqrt((xc ** 2).sum(axis=-1) * (yc ** 2).sum(axis=-1))
+    den = np.sqrt((xc**2).sum(axis=-1) * (yc**2).sum(axis=-1))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, (xc * yc).sum(axis=-1) / np.where(den > 0, den, 1.0), np.nan)
 
 
-def weighted_pearson_bootstrap(x: np.ndarray, y: np.ndarray, n_boot: int,
-                               rng: np.random.Generator) -> np.ndarray:
+def weighted_pearson_bootstrap(x: np.ndarray, y: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
     """Pearson(x, y) on ``n_boot`` item resamples (with replacement), via counts.
 
     A resample is described by how many items of each distinct (x, y) pair it
@@ -54,7 +54,7 @@ def weighted_pearson_bootstrap(x: np.ndarray, y: np.ndarray, n_boot: int,
     draws = inv.reshape(-1)[rng.integers(0, n, size=(n_boot, n))]
     draws += (np.arange(n_boot) * c)[:, None]
     w = np.bincount(draws.ravel(), minlength=n_boot * c).reshape(n_boot, c).astype(float)
-    xm, ym = pairs[:, 0] - x.mean(), pairs[:, 1] - y.mean()   # centred: well-conditioned sums
+    xm, ym = pairs[:, 0] - x.mean(), pairs[:, 1] - y.mean()  # centred: well-conditioned sums
     s = w @ np.stack([xm, ym, xm * xm, ym * ym, xm * ym], axis=1) / n
     sx, sy, sxx, syy, sxy = s.T
     cov = sxy - sx * sy
@@ -64,8 +64,9 @@ def weighted_pearson_bootstrap(x: np.ndarray, y: np.ndarray, n_boot: int,
         return np.where(den > 1e-12, cov / np.where(den > 1e-12, den, 1.0), np.nan)
 
 
-def compression(C: np.ndarray, ref: int, *, seed: int, scope: str, k: int = 100,
-                n_boot: int = 2_000, n_draws: int = 200) -> dict:
+def compression(
+    C: np.ndarray, ref: int, *, seed: int, scope: str, k: int = 100, n_boot: int = 2_000, n_draws: int = 200
+) -> dict:
     """Does a top-k-by-discrimination subset keep the config-fragile items?
 
     * ``corr`` = Pearson(disc, fragility) over items with defined disc, 95% percentile
@@ -82,11 +83,16 @@ def compression(C: np.ndarray, ref: int, *, seed: int, scope: str, k: int = 100,
     disc = discrimination(C, ref)
     frag = fragility(C)
     defined = np.flatnonzero(~np.isnan(disc))
-    out: dict = {"k": int(k), "k_requested": int(k_requested), "k_reduced": bool(k != k_requested),
-                 "items": int(N), "disc_defined": int(defined.size),
-                 "disc_undefined": int(N - defined.size),
-                 "mean_fragility_all": float(frag.mean()) if N else None,
-                 "champions_full": champion_count(C)}
+    out: dict = {
+        "k": int(k),
+        "k_requested": int(k_requested),
+        "k_reduced": bool(k != k_requested),
+        "items": int(N),
+        "disc_defined": int(defined.size),
+        "disc_undefined": int(N - defined.size),
+        "mean_fragility_all": float(frag.mean()) if N else None,
+        "champions_full": champion_count(C),
+    }
     d, f = disc[defined], frag[defined]
     corr = float(pearson_rows(d, f)) if defined.size >= 2 else float("nan")
     out["corr"] = None if np.isnan(corr) else corr
@@ -108,13 +114,25 @@ def compression(C: np.ndarray, ref: int, *, seed: int, scope: str, k: int = 100,
         picks = np.argsort(rng.random((n_draws, ties.size)), axis=1)[:, :need]
         subsets = np.concatenate([np.broadcast_to(above, (n_draws, above.size)), ties[picks]], axis=1)
         champs = champion_counts_many(C, subsets)
-        out.update(cutoff=float(v), cutoff_above=int(above.size), cutoff_ties=int(ties.size),
-                   champions_topk_mean=float(champs.mean()), champions_topk_min=int(champs.min()),
-                   champions_topk_max=int(champs.max()),
-                   mean_fragility_topk=float(frag[subsets].mean(axis=1).mean()))
+        out.update(
+            cutoff=float(v),
+            cutoff_above=int(above.size),
+            cutoff_ties=int(ties.size),
+            champions_topk_mean=float(champs.mean()),
+            champions_topk_min=int(champs.min()),
+            champions_topk_max=int(champs.max()),
+            mean_fragility_topk=float(frag[subsets].mean(axis=1).mean()),
+        )
     else:
-        out.update(cutoff=None, cutoff_above=0, cutoff_ties=0, champions_topk_mean=None,
-                   champions_topk_min=None, champions_topk_max=None, mean_fragility_topk=None)
+        out.update(
+            cutoff=None,
+            cutoff_above=0,
+            cutoff_ties=0,
+            champions_topk_mean=None,
+            champions_topk_min=None,
+            champions_topk_max=None,
+            mean_fragility_topk=None,
+        )
     if k > 0:
         rng = rng_for(seed, "compression", "random", scope)
         rand = np.argsort(rng.random((n_draws, N)), axis=1)[:, :k]

@@ -7,6 +7,7 @@ fractions, goes through these helpers: both sides are rounded to ``DECIMALS``
 decimals first (far below any item resolution a leaderboard has, far above
 float noise). Where integer item counts are at hand, compare those instead.
 """
+
 from __future__ import annotations
 
 import numpy as np

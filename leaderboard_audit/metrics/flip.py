@@ -7,6 +7,7 @@ running a sweep. Here the margin at one likelihood configuration scores every
 the whole grid (section 3.4). Lower margin = predicted fragile. Definitions:
 docs/audits.md, "Beyond the paper: flip predictor".
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -68,8 +69,7 @@ def auc(margin: np.ndarray, fragile: np.ndarray) -> float | None:
     return float((ranks[fragile].sum() - n1 * (n1 + 1) / 2.0) / (n1 * n0))
 
 
-def auc_bootstrap(margin: np.ndarray, fragile: np.ndarray, cluster: np.ndarray, item_weights: np.ndarray
-                  ) -> np.ndarray:
+def auc_bootstrap(margin: np.ndarray, fragile: np.ndarray, cluster: np.ndarray, item_weights: np.ndarray) -> np.ndarray:
     """AUC on each resample; ``item_weights`` (resamples x items) = how often each item is drawn.
 
     An observation (model, item) carries its item's weight, so resampling items keeps
@@ -86,30 +86,30 @@ def auc_bootstrap(margin: np.ndarray, fragile: np.ndarray, cluster: np.ndarray, 
     resample draws no fragile or no robust observation.
     """
     levels, level = _levels(margin)
-    order = np.lexsort((fragile, level))          # by level, robust (False) first inside it
+    order = np.lexsort((fragile, level))  # by level, robust (False) first inside it
     lv, fr, cl = level[order], fragile[order], cluster[order]
     both = np.zeros(levels.size, dtype=bool)
     both[lv[fr]] = True
     mixed = np.zeros(levels.size, dtype=bool)
     mixed[lv[~fr]] = True
     both &= mixed
-    tied = np.flatnonzero(both[lv])                # observations in levels with both classes
+    tied = np.flatnonzero(both[lv])  # observations in levels with both classes
     tie_starts = np.flatnonzero(np.r_[True, lv[tied][1:] != lv[tied][:-1]]) if tied.size else tied
     f_pos = np.flatnonzero(fr)
     cl_f = cl[f_pos]
-    cl_r0 = np.r_[item_weights.shape[1], cl[~fr]]   # robust observations, after a weightless one
-    robust_before = np.cumsum(~fr)[f_pos]         # robust observations at or before each fragile one
+    cl_r0 = np.r_[item_weights.shape[1], cl[~fr]]  # robust observations, after a weightless one
+    robust_before = np.cumsum(~fr)[f_pos]  # robust observations at or before each fragile one
     B = item_weights.shape[0]
     # integer arithmetic, exact: running sums fit int32 unless a resample could weigh 2**31 / 128
     acc_t = np.int32 if margin.size * 128 < 2**31 else np.int64
     out = np.empty(B)
     for lo in range(0, B, _CHUNK):
-        wc = item_weights[lo:lo + _CHUNK]                              # resamples x items
+        wc = item_weights[lo : lo + _CHUNK]  # resamples x items
         if wc.dtype.kind not in "iu":
-            wc = wc.astype(np.int32)                                    # integer counts expected
+            wc = wc.astype(np.int32)  # integer counts expected
         c = wc.shape[0]
-        wc = np.concatenate([wc, np.zeros((c, 1), dtype=wc.dtype)], axis=1)   # a last, weightless item
-        cum_q = np.cumsum(np.take(wc, cl_r0, axis=1), axis=1, dtype=acc_t)   # column t: first t robust
+        wc = np.concatenate([wc, np.zeros((c, 1), dtype=wc.dtype)], axis=1)  # a last, weightless item
+        cum_q = np.cumsum(np.take(wc, cl_r0, axis=1), axis=1, dtype=acc_t)  # column t: first t robust
         q_total = cum_q[:, -1].astype(np.float64)
         w_f = np.take(wc, cl_f, axis=1)
         p_total = w_f.sum(axis=1, dtype=np.int64).astype(np.float64)
@@ -122,7 +122,7 @@ def auc_bootstrap(margin: np.ndarray, fragile: np.ndarray, cluster: np.ndarray, 
             num += 0.5 * (P_l * Q_l).sum(axis=1)
         den = p_total * q_total
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[lo:lo + c] = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+            out[lo : lo + c] = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
     return out
 
 
@@ -166,8 +166,17 @@ def calibration(margin: np.ndarray, fragile: np.ndarray, bins: int = DECILES) ->
     f = np.bincount(which, weights=fragile, minlength=bins).astype(np.int64)
     lo = np.r_[margin.min(), edges]
     hi = np.r_[edges, margin.max()]
-    return [{"decile": d + 1, "margin_lo": float(lo[d]), "margin_hi": float(hi[d]), "items": int(n[d]),
-             "fragile": int(f[d]), "rate": float(f[d] / n[d]) if n[d] else None} for d in range(bins)]
+    return [
+        {
+            "decile": d + 1,
+            "margin_lo": float(lo[d]),
+            "margin_hi": float(hi[d]),
+            "items": int(n[d]),
+            "fragile": int(f[d]),
+            "rate": float(f[d] / n[d]) if n[d] else None,
+        }
+        for d in range(bins)
+    ]
 
 
 def screen(margin: np.ndarray, fragile: np.ndarray, precision: float = PRECISION_TARGET) -> dict[str, Any]:
@@ -187,22 +196,30 @@ def screen(margin: np.ndarray, fragile: np.ndarray, precision: float = PRECISION
     if n1 == 0 or ok.size == 0:
         out.update(recall=None, precision=None, flagged=None, margin_cutoff=None)
         return out
-    j = int(ok[-1])                              # recall grows with the cutoff: the last one wins
-    out.update(recall=float(tp[j] / n1), precision=float(prec[j]), flagged=int(flagged[j]),
-               margin_cutoff=float(levels[j]))
+    j = int(ok[-1])  # recall grows with the cutoff: the last one wins
+    out.update(
+        recall=float(tp[j] / n1), precision=float(prec[j]), flagged=int(flagged[j]), margin_cutoff=float(levels[j])
+    )
     return out
 
 
-def predictor_stats(margin: np.ndarray, fragile: np.ndarray, boots: np.ndarray | None,
-                    precision: float = PRECISION_TARGET, curves: bool = True) -> dict[str, Any]:
+def predictor_stats(
+    margin: np.ndarray,
+    fragile: np.ndarray,
+    boots: np.ndarray | None,
+    precision: float = PRECISION_TARGET,
+    curves: bool = True,
+) -> dict[str, Any]:
     """AUC (+ CI from ``boots``), ROC points and calibration by decile (``curves``), and the
     screening figure."""
     n1 = int(fragile.sum())
-    out: dict[str, Any] = {"items": int(margin.size), "fragile": n1,
-                           "base_rate": float(n1 / margin.size) if margin.size else None}
+    out: dict[str, Any] = {
+        "items": int(margin.size),
+        "fragile": n1,
+        "base_rate": float(n1 / margin.size) if margin.size else None,
+    }
     if margin.size == 0:
-        out.update(auc=None, ci=None, roc=None, calibration=None, screen=None,
-                   reason="no item carries a margin")
+        out.update(auc=None, ci=None, roc=None, calibration=None, screen=None, reason="no item carries a margin")
         return out
     a = auc(margin, fragile)
     out["auc"] = a
@@ -220,9 +237,18 @@ def predictor_stats(margin: np.ndarray, fragile: np.ndarray, boots: np.ndarray |
     return out
 
 
-def flip_predictor(C: np.ndarray, margin: np.ndarray | None, grid: Grid, *, models: tuple[str, ...],
-                   seed: int, scope: str, n_boot: int = DEFAULT_FLIP_BOOT,
-                   precision: float = PRECISION_TARGET, curves: bool = True) -> dict[str, Any]:
+def flip_predictor(
+    C: np.ndarray,
+    margin: np.ndarray | None,
+    grid: Grid,
+    *,
+    models: tuple[str, ...],
+    seed: int,
+    scope: str,
+    n_boot: int = DEFAULT_FLIP_BOOT,
+    precision: float = PRECISION_TARGET,
+    curves: bool = True,
+) -> dict[str, Any]:
     """Predict config-fragile items from the margin at one likelihood configuration.
 
     Per model: items with a margin for that model; label = config-fragile for the
@@ -255,5 +281,10 @@ def flip_predictor(C: np.ndarray, margin: np.ndarray | None, grid: Grid, *, mode
     boots = auc_bootstrap(mk[mi, ii], fragile[mi, ii], ii, weights) if weights is not None and ii.size else None
     pooled = predictor_stats(mk[mi, ii], fragile[mi, ii], boots, precision, curves)
     pooled["no_margin"] = int(M * N - ii.size)
-    return {"config": grid.keys[k], "n_boot": int(n_boot), "precision_target": precision,
-            "per_model": per_model, "pooled": pooled}
+    return {
+        "config": grid.keys[k],
+        "n_boot": int(n_boot),
+        "precision_target": precision,
+        "per_model": per_model,
+        "pooled": pooled,
+    }

@@ -10,6 +10,7 @@ For models ``a``, ``b``: ``J_ab`` = items robust (correct or wrong) for both,
 matrix product gives every pair. Exact two-sided sign test on ``a_only`` vs
 ``b_only``, Holm step-down over all ``M(M-1)/2`` pairs at family-wise ``alpha``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -29,14 +30,14 @@ class IdentifiedOrder:
     """The identified partial order of one scope (indices into the scope's models)."""
 
     alpha: float
-    only: np.ndarray                 # M x M ints: only[a, b] = items of J_ab only a gets right
-    p_holm: np.ndarray               # M x M Holm-adjusted sign-test p-values (1 on the diagonal)
-    above: np.ndarray                # M x M bool: above[a, b] = edge a -> b (a identified better)
-    edges: np.ndarray                # E x 2 (above, below), sorted by above then below
-    tiers: list[list[int]]           # topological layers, each in the given display order
+    only: np.ndarray  # M x M ints: only[a, b] = items of J_ab only a gets right
+    p_holm: np.ndarray  # M x M Holm-adjusted sign-test p-values (1 on the diagonal)
+    above: np.ndarray  # M x M bool: above[a, b] = edge a -> b (a identified better)
+    edges: np.ndarray  # E x 2 (above, below), sorted by above then below
+    tiers: list[list[int]]  # topological layers, each in the given display order
     robust_winner: int | None
-    reason: str | None               # why there is no robust winner (None when there is one)
-    cycle: bool                      # the edges contain a directed cycle (the last tier holds it)
+    reason: str | None  # why there is no robust winner (None when there is one)
+    cycle: bool  # the edges contain a directed cycle (the last tier holds it)
 
 
 def robust_only_counts(rc: np.ndarray, rw: np.ndarray) -> np.ndarray:
@@ -45,7 +46,7 @@ def robust_only_counts(rc: np.ndarray, rw: np.ndarray) -> np.ndarray:
 
     float32 holds every count exactly below 2**24 items; float64 beyond that.
     """
-    dtype = np.float32 if rc.shape[1] < 2 ** 24 else np.float64
+    dtype = np.float32 if rc.shape[1] < 2**24 else np.float64
     prod = rc.astype(dtype) @ rw.astype(dtype).T
     return np.rint(prod).astype(np.int64)
 
@@ -53,7 +54,7 @@ def robust_only_counts(rc: np.ndarray, rw: np.ndarray) -> np.ndarray:
 #: a sign-test p-value whose Hoeffding bound is below this is written as 0: it sits far
 #: below any Holm threshold (alpha / number of pairs is above 1e-13 for a million models)
 NEGLIGIBLE_P = 1e-40
-_LN_WINDOW = 140.0            # terms below exp(-140) ~ 1e-61 of the tail's scale are left out
+_LN_WINDOW = 140.0  # terms below exp(-140) ~ 1e-61 of the tail's scale are left out
 
 
 TABLE_CELLS = 1 << 22
@@ -71,8 +72,9 @@ def _cdf_table(nmax: int) -> np.ndarray:
     table = np.ones((nmax + 1, nmax // 2 + 1))
     for nn in range(1, nmax + 1):
         j = np.arange(nn // 2 + 1)
-        table[nn, : j.size] = np.minimum(np.cumsum(np.exp((lg[nn] - lg[j] - lg[nn - j] - nn * log2)
-                                                          .astype(np.float64))), 1.0)
+        table[nn, : j.size] = np.minimum(
+            np.cumsum(np.exp((lg[nn] - lg[j] - lg[nn - j] - nn * log2).astype(np.float64))), 1.0
+        )
     return table
 
 
@@ -96,7 +98,7 @@ def binom_half_cdf(k: np.ndarray, n: np.ndarray) -> np.ndarray:
         raise ValueError("binom_half_cdf needs 0 <= k <= n / 2")
     nmax = int(n.max())
     if (nmax + 1) * (nmax // 2 + 1) <= TABLE_CELLS and k.size > TABLE_CELLS // 8:
-        return _cdf_table(nmax)[n, k]           # many pairs, few items: one lookup each
+        return _cdf_table(nmax)[n, k]  # many pairs, few items: one lookup each
     dist = n / 2.0 - k
     with np.errstate(divide="ignore", invalid="ignore"):
         log_bound = np.where(n > 0, -2.0 * dist * dist / np.maximum(n, 1), 0.0)
@@ -187,8 +189,9 @@ def _names(ms: Sequence[int], models: Sequence[str], limit: int = 6) -> str:
     return ", ".join(shown) + more
 
 
-def identified_from_masks(rc: np.ndarray, rw: np.ndarray, *, models: Sequence[str], alpha: float = 0.05,
-                          display: np.ndarray | None = None) -> IdentifiedOrder:
+def identified_from_masks(
+    rc: np.ndarray, rw: np.ndarray, *, models: Sequence[str], alpha: float = 0.05, display: np.ndarray | None = None
+) -> IdentifiedOrder:
     """The identified order from robust-correct / robust-wrong masks (models x items)."""
     M = rc.shape[0]
     display = np.arange(M) if display is None else np.asarray(display, dtype=np.intp)
@@ -205,7 +208,7 @@ def identified_from_masks(rc: np.ndarray, rw: np.ndarray, *, models: Sequence[st
     down = reject & (b_only > a_only)
     above[iu[up], ju[up]] = True
     above[ju[down], iu[down]] = True
-    edges = np.argwhere(above)                          # row-major: already sorted
+    edges = np.argwhere(above)  # row-major: already sorted
     tiers, cycle = topological_tiers(above, display)
     out_deg = above.sum(axis=1)
     winners = np.flatnonzero(out_deg == M - 1)
@@ -213,22 +216,35 @@ def identified_from_masks(rc: np.ndarray, rw: np.ndarray, *, models: Sequence[st
     if winner is not None:
         reason = None
     elif cycle:
-        reason = (f"the identified edges contain a cycle (each pair is tested on its own jointly robust "
-                  f"items); the last tier holds {_names(tiers[-1], models)}")
+        reason = (
+            f"the identified edges contain a cycle (each pair is tested on its own jointly robust "
+            f"items); the last tier holds {_names(tiers[-1], models)}"
+        )
     elif len(tiers[0]) > 1:
-        reason = (f"no model is identified above every other: the top tier holds {len(tiers[0])} models the "
-                  f"robust items do not separate ({_names(tiers[0], models)})")
+        reason = (
+            f"no model is identified above every other: the top tier holds {len(tiers[0])} models the "
+            f"robust items do not separate ({_names(tiers[0], models)})"
+        )
     else:
         top = tiers[0][0]
         missing = [m for m in display.tolist() if m != top and not above[top, m]]
-        reason = (f"{models[top]} heads the top tier but is not identified above "
-                  f"{_names(missing, models)}")
-    return IdentifiedOrder(alpha=float(alpha), only=only, p_holm=p_holm, above=above, edges=edges,
-                           tiers=tiers, robust_winner=winner, reason=reason, cycle=cycle)
+        reason = f"{models[top]} heads the top tier but is not identified above {_names(missing, models)}"
+    return IdentifiedOrder(
+        alpha=float(alpha),
+        only=only,
+        p_holm=p_holm,
+        above=above,
+        edges=edges,
+        tiers=tiers,
+        robust_winner=winner,
+        reason=reason,
+        cycle=cycle,
+    )
 
 
-def identified_order(C: np.ndarray, *, models: Sequence[str], alpha: float = 0.05,
-                     display: np.ndarray | None = None) -> IdentifiedOrder:
+def identified_order(
+    C: np.ndarray, *, models: Sequence[str], alpha: float = 0.05, display: np.ndarray | None = None
+) -> IdentifiedOrder:
     """The identified order of one scope from its correctness tensor (models x items x configs).
 
     ``display``: the order of models within a tier (the printed reference order)."""
@@ -246,12 +262,17 @@ def identified_report(io: IdentifiedOrder, models: Sequence[str], edges_listed: 
     ``edges_listed`` of them)."""
     names = np.array(list(models), dtype=object)
     rank = np.empty(len(names), dtype=np.int64)
-    rank[np.argsort(names.astype(str), kind="stable")] = np.arange(len(names))   # name order
+    rank[np.argsort(names.astype(str), kind="stable")] = np.arange(len(names))  # name order
     e = io.edges
     e = e[np.lexsort((rank[e[:, 1]], rank[e[:, 0]]))][:edges_listed] if e.size else e
-    return {"alpha": io.alpha, "method": METHOD,
-            "edges": names[e].tolist() if e.size else [],
-            "edges_total": int(io.edges.shape[0]), "edges_truncated": bool(io.edges.shape[0] > edges_listed),
-            "tiers": [[models[m] for m in tier] for tier in io.tiers],
-            "robust_winner": None if io.robust_winner is None else models[io.robust_winner],
-            "reason": io.reason, "cycle": io.cycle}
+    return {
+        "alpha": io.alpha,
+        "method": METHOD,
+        "edges": names[e].tolist() if e.size else [],
+        "edges_total": int(io.edges.shape[0]),
+        "edges_truncated": bool(io.edges.shape[0] > edges_listed),
+        "tiers": [[models[m] for m in tier] for tier in io.tiers],
+        "robust_winner": None if io.robust_winner is None else models[io.robust_winner],
+        "reason": io.reason,
+        "cycle": io.cycle,
+    }

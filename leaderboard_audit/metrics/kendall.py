@@ -1,4 +1,5 @@
 """Kendall tau-b, vectorized over many columns (order agreement between configs)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,8 +13,8 @@ def kendall_tau_b(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
     Y = np.asarray(Y, dtype=float)
     x = np.asarray(x, dtype=float)
     iu = np.triu_indices(len(x), k=1)
-    sx = np.sign(x[:, None] - x[None, :])[iu]                          # pairs
-    sy = np.sign(Y[:, None, :] - Y[None, :, :])[iu[0], iu[1], :]       # pairs x K
+    sx = np.sign(x[:, None] - x[None, :])[iu]  # pairs
+    sy = np.sign(Y[:, None, :] - Y[None, :, :])[iu[0], iu[1], :]  # pairs x K
     num = (sx[:, None] * sy).sum(axis=0)
     nx = (sx != 0).sum()
     ny = (sy != 0).sum(axis=0)

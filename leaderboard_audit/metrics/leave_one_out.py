@@ -6,6 +6,7 @@ Kendall tau). These helpers do that for any benchmark: the reduced records, and 
 headline numbers of a records set computed with the existing metrics. Definitions:
 docs/audits.md, "Beyond the paper: leave one benchmark out".
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -31,8 +32,9 @@ def without_benchmark(records: Records, benchmark: str) -> Records:
     return records.select_items(np.flatnonzero(records.items.benchmark != benchmark))
 
 
-def headline_numbers(records: Records, *, seed: int, n_boot: int = 10_000, k: int = 100,
-                     scope: str = POOLED) -> dict[str, Any]:
+def headline_numbers(
+    records: Records, *, seed: int, n_boot: int = 10_000, k: int = 100, scope: str = POOLED
+) -> dict[str, Any]:
     """Table 9's quantities for one records set, from the metrics that compute them.
 
     ``scope`` names the random generators (AUDITS.md, "Determinism"); the reduced sets
@@ -84,8 +86,10 @@ def headline_numbers(records: Records, *, seed: int, n_boot: int = 10_000, k: in
         "champion_wins": dict(sorted(wins.items())),
         "top3_count": len(ch["top3"]),
         "kendall_tau": {"mean": ch["tau_mean"], "min": ch["tau_min"]},
-        "corr": comp["corr"], "corr_ci": comp["ci"],
-        "mean_fragility_topk": comp["mean_fragility_topk"], "mean_fragility_all": comp["mean_fragility_all"],
+        "corr": comp["corr"],
+        "corr_ci": comp["ci"],
+        "mean_fragility_topk": comp["mean_fragility_topk"],
+        "mean_fragility_all": comp["mean_fragility_all"],
         "axis_robust_mean": {a: float(rob[a].mean()) for a in axes_m.AXES},
         "axis_kendall_min": axes_m.axis_kendall_min(acc, ref, groups),
         "most_destructive": {names[m]: axes_m.SINGLE_AXES[int(md[m])] for m in range(M)},
@@ -93,8 +97,18 @@ def headline_numbers(records: Records, *, seed: int, n_boot: int = 10_000, k: in
 
 
 # Discrete headline facts whose change is a change of conclusion, not of a decimal.
-DISCRETE = ("reference_order", "manufactured", "nonzero_gaps", "champion_count", "champion_set",
-            "reference_winners", "top3_count", "most_destructive", "robust_winner", "tiers")
+DISCRETE = (
+    "reference_order",
+    "manufactured",
+    "nonzero_gaps",
+    "champion_count",
+    "champion_set",
+    "reference_winners",
+    "top3_count",
+    "most_destructive",
+    "robust_winner",
+    "tiers",
+)
 
 
 def moved(full: dict[str, Any], reduced: dict[str, Any]) -> list[str]:
@@ -105,6 +119,7 @@ def moved(full: dict[str, Any], reduced: dict[str, Any]) -> list[str]:
 
     def sign(x: float | None) -> int | None:
         return None if x is None else int(np.sign(round(x, 12)))
+
     lo_f, lo_r = full.get("corr_ci"), reduced.get("corr_ci")
     if sign(lo_f and lo_f[0]) != sign(lo_r and lo_r[0]):
         out.append("corr_ci_low_sign")

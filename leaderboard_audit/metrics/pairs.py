@@ -1,5 +1,6 @@
 """Adjacent-pair gap decomposition: the paper's Table 2 and Figure 2 (section 4.2),
 with the v2 ``cause`` and ``items_needed`` (docs/audits.md)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ from .exact import gt, le
 from .per_model import robust_masks
 from .rng import rng_for
 
-Z95_SQUARED = (196, 100)      # 1.96 ** 2 as the exact fraction (196/100) ** 2
+Z95_SQUARED = (196, 100)  # 1.96 ** 2 as the exact fraction (196/100) ** 2
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,9 @@ def pair_cause(manufactured: bool, fragile_share: float | None, threshold: float
     return "harness" if fragile_share is not None and gt(fragile_share, threshold) else "sampling"
 
 
-def pair_cis(higher_only: np.ndarray, lower_only: np.ndarray, robust_items: np.ndarray, *, seed: int,
-             scope: str, n_boot: int) -> np.ndarray:
+def pair_cis(
+    higher_only: np.ndarray, lower_only: np.ndarray, robust_items: np.ndarray, *, seed: int, scope: str, n_boot: int
+) -> np.ndarray:
     """95% percentile bootstrap CIs of ``(higher_only - lower_only)/|J|`` for every pair of a scope.
 
     Every pair of the scope from one generator keyed by (seed, "pairs", scope), vectorized
@@ -71,14 +73,23 @@ def pair_cis(higher_only: np.ndarray, lower_only: np.ndarray, robust_items: np.n
     live = np.flatnonzero(np.asarray(robust_items) > 0)
     if live.size:
         rng = rng_for(seed, "pairs", scope)
-        out[live] = paired_sign_bootstrap_ci(np.asarray(higher_only)[live], np.asarray(lower_only)[live],
-                                             np.asarray(robust_items)[live], n_boot, rng)
+        out[live] = paired_sign_bootstrap_ci(
+            np.asarray(higher_only)[live], np.asarray(lower_only)[live], np.asarray(robust_items)[live], n_boot, rng
+        )
     return out
 
 
-def adjacent_pairs(C: np.ndarray, ref: int, order: np.ndarray, *, seed: int, scope: str,
-                   models: tuple[str, ...], n_boot: int = 10_000,
-                   fragile_threshold: float = 0.5) -> list[PairStats]:
+def adjacent_pairs(
+    C: np.ndarray,
+    ref: int,
+    order: np.ndarray,
+    *,
+    seed: int,
+    scope: str,
+    models: tuple[str, ...],
+    n_boot: int = 10_000,
+    fragile_threshold: float = 0.5,
+) -> list[PairStats]:
     """Decompose each adjacent reference gap into robust and fragile parts.
 
     * ``J`` = items robust (correct or wrong) for both models; ``higher_only`` /
@@ -99,7 +110,7 @@ def adjacent_pairs(C: np.ndarray, ref: int, order: np.ndarray, *, seed: int, sco
     counts = C.sum(axis=1, dtype=np.int64)
     acc = counts / N
     hs, ls = np.asarray(order[:-1], dtype=np.intp), np.asarray(order[1:], dtype=np.intp)
-    J = robust_any[hs] & robust_any[ls]                         # pairs x items
+    J = robust_any[hs] & robust_any[ls]  # pairs x items
     nJ = J.sum(axis=1)
     ho = (J & rc[hs] & ~rc[ls]).sum(axis=1)
     lo = (J & rc[ls] & ~rc[hs]).sum(axis=1)
@@ -117,11 +128,23 @@ def adjacent_pairs(C: np.ndarray, ref: int, order: np.ndarray, *, seed: int, sco
             ci = (float(cis[j, 0]), float(cis[j, 1]))
             tie = le(ci[0], 0.0) and le(0.0, ci[1])
         manufactured = bool(tie and gap_items != 0)
-        out.append(PairStats(
-            higher=h, lower=l, gap=gap, gap_items=gap_items, fragile_share=fragile_share,
-            robust_items=n_j, higher_only=h_o, lower_only=l_o, robust_diff=diff, ci=ci,
-            robust_tie=tie, manufactured=manufactured,
-            reversing=int((acc[l] > acc[h]).sum()),
-            cause=pair_cause(manufactured, fragile_share, fragile_threshold),
-            items_needed=items_needed(h_o, l_o, n_j)))
+        out.append(
+            PairStats(
+                higher=h,
+                lower=l,
+                gap=gap,
+                gap_items=gap_items,
+                fragile_share=fragile_share,
+                robust_items=n_j,
+                higher_only=h_o,
+                lower_only=l_o,
+                robust_diff=diff,
+                ci=ci,
+                robust_tie=tie,
+                manufactured=manufactured,
+                reversing=int((acc[l] > acc[h]).sum()),
+                cause=pair_cause(manufactured, fragile_share, fragile_threshold),
+                items_needed=items_needed(h_o, l_o, n_j),
+            )
+        )
     return out

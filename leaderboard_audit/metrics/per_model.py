@@ -1,4 +1,5 @@
 """Per-model quantities: the paper's Table 1 and Figure 1 (section 4.1)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -40,8 +41,12 @@ def band(C: np.ndarray, ref: int) -> dict[str, np.ndarray]:
         config_lucky = np.where(n_ref > 0, lucky / np.maximum(n_ref, 1), np.nan)
     lo, hi = acc.min(axis=1), acc.max(axis=1)
     return {
-        "reference": acc[:, ref], "min": lo, "max": hi, "spread": hi - lo,
-        "robust": rc.mean(axis=1), "optimistic": C.any(axis=2).mean(axis=1),
+        "reference": acc[:, ref],
+        "min": lo,
+        "max": hi,
+        "spread": hi - lo,
+        "robust": rc.mean(axis=1),
+        "optimistic": C.any(axis=2).mean(axis=1),
         "config_lucky": config_lucky,
     }
 

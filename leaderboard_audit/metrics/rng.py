@@ -1,4 +1,5 @@
 """Deterministic generators: one per randomized quantity (AUDITS.md, "Determinism")."""
+
 from __future__ import annotations
 
 import hashlib

@@ -6,6 +6,7 @@ those *robust for most models*, and reports what the paper reports for top-k: th
 champion count, plus Kendall tau against the full item set and the mean fragility.
 Definitions: docs/audits.md, "Beyond the paper: robust subset".
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,8 +20,9 @@ from .per_model import robust_masks
 from .rng import rng_for
 
 
-def top_k_draws(values: np.ndarray, candidates: np.ndarray, k: int, n_draws: int,
-                rng: np.random.Generator) -> tuple[np.ndarray, float, int, int]:
+def top_k_draws(
+    values: np.ndarray, candidates: np.ndarray, k: int, n_draws: int, rng: np.random.Generator
+) -> tuple[np.ndarray, float, int, int]:
     """``n_draws`` subsets of the k candidates with the largest ``values`` (draws x k).
 
     The cutoff ``v`` is the k-th largest value; candidates above it are always kept and
@@ -63,19 +65,23 @@ def subset_stats(C: np.ndarray, ref: int, subsets: np.ndarray, frag: np.ndarray)
     each over the draws (mean, min, max / mean, min / mean)."""
     champs = champion_counts_many(C, subsets)
     full = C[:, :, ref].sum(axis=1, dtype=np.int64) / C.shape[1]
-    sub = C[:, subsets, ref].sum(axis=2, dtype=np.int64) / subsets.shape[1]     # models x draws
+    sub = C[:, subsets, ref].sum(axis=2, dtype=np.int64) / subsets.shape[1]  # models x draws
     tau = kendall_tau_b(full, sub)
     finite = tau[np.isfinite(tau)]
-    return {"champions_mean": float(champs.mean()), "champions_min": int(champs.min()),
-            "champions_max": int(champs.max()),
-            "kendall_tau_mean": float(finite.mean()) if finite.size else None,
-            "kendall_tau_min": float(finite.min()) if finite.size else None,
-            "kendall_tau_undefined": int(tau.size - finite.size),
-            "mean_fragility": float(frag[subsets].mean(axis=1).mean())}
+    return {
+        "champions_mean": float(champs.mean()),
+        "champions_min": int(champs.min()),
+        "champions_max": int(champs.max()),
+        "kendall_tau_mean": float(finite.mean()) if finite.size else None,
+        "kendall_tau_min": float(finite.min()) if finite.size else None,
+        "kendall_tau_undefined": int(tau.size - finite.size),
+        "mean_fragility": float(frag[subsets].mean(axis=1).mean()),
+    }
 
 
-def robust_subset(C: np.ndarray, ref: int, *, seed: int, scope: str, k: int = 100,
-                  n_draws: int = 200) -> dict[str, Any]:
+def robust_subset(
+    C: np.ndarray, ref: int, *, seed: int, scope: str, k: int = 100, n_draws: int = 200
+) -> dict[str, Any]:
     """The k most discriminative items among those robust for most models.
 
     Eligible: items with a defined discrimination that are config-fragile for fewer
@@ -94,9 +100,13 @@ def robust_subset(C: np.ndarray, ref: int, *, seed: int, scope: str, k: int = 10
     frag = fragility(C)
     n_frag = fragile_model_counts(C)
     defined = np.flatnonzero(~np.isnan(disc))
-    out: dict[str, Any] = {"k": int(k), "k_requested": int(k_requested), "k_reduced": bool(k != k_requested),
-                           "champions_full": champion_count(C),
-                           "mean_fragility_all": float(frag.mean()) if N else None}
+    out: dict[str, Any] = {
+        "k": int(k),
+        "k_requested": int(k_requested),
+        "k_reduced": bool(k != k_requested),
+        "champions_full": champion_count(C),
+        "mean_fragility_all": float(frag.mean()) if N else None,
+    }
     kk = min(k, int(defined.size))
     if kk <= 0:
         out.update(skipped="no item has a defined discrimination" if k > 0 else "too few items")
@@ -104,9 +114,16 @@ def robust_subset(C: np.ndarray, ref: int, *, seed: int, scope: str, k: int = 10
     cap, raised = robust_cap(n_frag, defined, M, kk)
     eligible = defined[n_frag[defined] <= cap]
     subsets, v, above, ties = top_k_draws(disc, eligible, kk, n_draws, rng_for(seed, "robust_subset", scope))
-    out.update(fragile_models_cap=int(cap), fragility_cap=cap / M, cap_raised=raised,
-               eligible=int(eligible.size), cutoff=v, cutoff_above=above, cutoff_ties=ties,
-               **subset_stats(C, ref, subsets, frag))
+    out.update(
+        fragile_models_cap=int(cap),
+        fragility_cap=cap / M,
+        cap_raised=raised,
+        eligible=int(eligible.size),
+        cutoff=v,
+        cutoff_above=above,
+        cutoff_ties=ties,
+        **subset_stats(C, ref, subsets, frag),
+    )
     top, tv, tabove, tties = top_k_draws(disc, defined, kk, n_draws, rng_for(seed, "compression", "topk", scope))
     out["topk"] = {"cutoff": tv, "cutoff_above": tabove, "cutoff_ties": tties, **subset_stats(C, ref, top, frag)}
     return out

@@ -1,4 +1,5 @@
 """Records: read, validate and write the correctness tensor (RECORDS.md)."""
+
 from __future__ import annotations
 
 import os
@@ -17,15 +18,22 @@ def load_records(path: str | os.PathLike[str], *, intersect: bool = False) -> Re
     """Load records from a records-v1 directory, a long CSV/Parquet table or a packed file."""
     p = Path(path)
     from .packed import is_packed
+
     if is_packed(p):  # the packed form (records/packed.py), whatever its suffix
         from .packed import read_packed
+
         return read_packed(p, intersect=intersect)
     if p.suffix.lower() in TABLE_SUFFIXES and not p.is_dir():
         from .table import read_table
+
         return read_table(p, intersect=intersect)
     if p.is_file() and p.suffix.lower() == ".jsonl":
-        raise RecordsError.one(str(p), None, "a single .jsonl file is not a records set",
-                               fix="pass the records directory that holds grid.json")
+        raise RecordsError.one(
+            str(p),
+            None,
+            "a single .jsonl file is not a records set",
+            fix="pass the records directory that holds grid.json",
+        )
     return read_records_dir(p, intersect=intersect)
 
 

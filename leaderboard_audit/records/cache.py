@@ -18,6 +18,7 @@ disables it), else ``$XDG_CACHE_HOME/leaderboard-audit/records``, else
 A cache that cannot be used (unwritable folder, lock held too long, no pyarrow) is
 skipped: the records are loaded directly, never wrongly.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -57,8 +58,14 @@ def default_max_bytes() -> int:
 
 def entry_key(fingerprint: str, path: str | os.PathLike[str], load_kwargs: dict[str, Any]) -> dict[str, Any]:
     from .packed import PACKED_FORMAT
-    return {"version": CACHE_VERSION, "packed": PACKED_FORMAT, "fingerprint": fingerprint,
-            "path": str(Path(path)), "load": {k: load_kwargs[k] for k in sorted(load_kwargs)}}
+
+    return {
+        "version": CACHE_VERSION,
+        "packed": PACKED_FORMAT,
+        "fingerprint": fingerprint,
+        "path": str(Path(path)),
+        "load": {k: load_kwargs[k] for k in sorted(load_kwargs)},
+    }
 
 
 def entry_name(key: dict[str, Any]) -> str:
@@ -72,6 +79,7 @@ def _read_entry(entry: Path, key: dict[str, Any], path: str | os.PathLike[str]) 
         return None
     from .errors import RecordsError
     from .packed import read_packed_meta
+
     try:
         rec, meta = read_packed_meta(entry, warn=False)
     except (RecordsError, OSError, ValueError):
@@ -86,6 +94,7 @@ def _read_entry(entry: Path, key: dict[str, Any], path: str | os.PathLike[str]) 
         import warnings
 
         from .reader import InferredLegendWarning
+
         note = next((n for n in rec.notes if "legend inferred" in n), f"{path}: legend inferred")
         warnings.warn(note, InferredLegendWarning, stacklevel=4)
     return replace(rec, source=str(Path(path)))
@@ -94,6 +103,7 @@ def _read_entry(entry: Path, key: dict[str, Any], path: str | os.PathLike[str]) 
 def _write_entry(entry: Path, rec: Records, key: dict[str, Any]) -> None:
     from .packed import packed_bytes
     from .writer import atomic_write_bytes
+
     atomic_write_bytes(entry, packed_bytes(rec, extra_meta={"cache": json.loads(json.dumps(key, default=str))}))
 
 
@@ -104,6 +114,7 @@ def prune(folder: str | os.PathLike[str], max_bytes: int, keep: Path | None = No
     another process is pruning.
     """
     from filelock import FileLock, Timeout
+
     d = Path(folder)
     removed: list[Path] = []
     try:
@@ -144,9 +155,14 @@ def resolve_cache_dir(cache_dir: str | os.PathLike[str] | bool | None) -> Path |
     return Path(cache_dir).expanduser()
 
 
-def load_cached_entry(path: str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | bool | None = None,
-                      max_bytes: int | None = None, fingerprint: str | None = None,
-                      **load_kwargs: Any) -> tuple[Records, str]:
+def load_cached_entry(
+    path: str | os.PathLike[str],
+    *,
+    cache_dir: str | os.PathLike[str] | bool | None = None,
+    max_bytes: int | None = None,
+    fingerprint: str | None = None,
+    **load_kwargs: Any,
+) -> tuple[Records, str]:
     """:func:`load_cached`, plus the source's SHA-256 fingerprint (the report's ``records.sha256``).
 
     ``fingerprint``: the source's :func:`sha256_of`, when the caller computed it already
@@ -159,7 +175,7 @@ def load_cached_entry(path: str | os.PathLike[str], *, cache_dir: str | os.PathL
     p = Path(path)
     fingerprint = fingerprint or sha256_of(p)
     folder = resolve_cache_dir(cache_dir)
-    if folder is None or is_packed(p):       # disabled, or already the packed form
+    if folder is None or is_packed(p):  # disabled, or already the packed form
         return load_records(p, **load_kwargs), fingerprint
     key = entry_key(fingerprint, p, load_kwargs)
     entry = folder / entry_name(key)
@@ -168,17 +184,18 @@ def load_cached_entry(path: str | os.PathLike[str], *, cache_dir: str | os.PathL
         return rec, fingerprint
     try:
         from filelock import FileLock, Timeout
+
         folder.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(folder / ".build.lock"), timeout=LOCK_TIMEOUT_S)
         lock.acquire()
     except (ImportError, OSError, Timeout):
         return load_records(p, **load_kwargs), fingerprint
     try:
-        rec = _read_entry(entry, key, p)     # built by another process while we waited
+        rec = _read_entry(entry, key, p)  # built by another process while we waited
         if rec is not None:
             return rec, fingerprint
         rec = load_records(p, **load_kwargs)
-        if sha256_of(p) == fingerprint:      # unchanged while it was parsed: safe to keep
+        if sha256_of(p) == fingerprint:  # unchanged while it was parsed: safe to keep
             try:
                 _write_entry(entry, rec, key)
             except (OSError, ValueError, ImportError):  # a cache must never fail a load
@@ -189,8 +206,13 @@ def load_cached_entry(path: str | os.PathLike[str], *, cache_dir: str | os.PathL
     return rec, fingerprint
 
 
-def load_cached(path: str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | bool | None = None,
-                max_bytes: int | None = None, **load_kwargs: Any) -> Records:
+def load_cached(
+    path: str | os.PathLike[str],
+    *,
+    cache_dir: str | os.PathLike[str] | bool | None = None,
+    max_bytes: int | None = None,
+    **load_kwargs: Any,
+) -> Records:
     """``load_records(path, **load_kwargs)``, served from the load cache when the source is unchanged.
 
     Returns records equal to a direct load (same arrays, items, legend, notes, dropped,
@@ -217,5 +239,12 @@ def clear_cache(cache_dir: str | os.PathLike[str] | None = None) -> int:
     return len(prune(folder, -1))
 
 
-__all__ = ["cache_info", "clear_cache", "default_cache_dir", "load_cached", "load_cached_entry", "prune",
-           "resolve_cache_dir"]
+__all__ = [
+    "cache_info",
+    "clear_cache",
+    "default_cache_dir",
+    "load_cached",
+    "load_cached_entry",
+    "prune",
+    "resolve_cache_dir",
+]

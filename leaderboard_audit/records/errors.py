@@ -1,4 +1,5 @@
 """The one error type every records problem raises."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ class Problem:
     file: str
     line: int | None
     message: str
-    unit: str = "line"   # "line" (text files: file:N) or "row" (Parquet tables: file, row N)
+    unit: str = "line"  # "line" (text files: file:N) or "row" (Parquet tables: file, row N)
 
     def __str__(self) -> str:
         if self.line is None:
@@ -46,8 +47,7 @@ class RecordsError(ValueError):
         super().__init__(head + ":\n  " + "\n  ".join(lines))
 
     @classmethod
-    def one(cls, file: str, line: int | None, message: str, fix: str | None = None,
-            unit: str = "line") -> RecordsError:
+    def one(cls, file: str, line: int | None, message: str, fix: str | None = None, unit: str = "line") -> RecordsError:
         return cls([Problem(str(file), line, message, unit)], fix=fix)
 
 
@@ -59,8 +59,7 @@ class ProblemLog:
     total: int = 0
     fix: str | None = None
 
-    def add(self, file: str, line: int | None, message: str, fix: str | None = None,
-            unit: str = "line") -> None:
+    def add(self, file: str, line: int | None, message: str, fix: str | None = None, unit: str = "line") -> None:
         self.total += 1
         if len(self.shown) < MAX_SHOWN:
             self.shown.append(Problem(str(file), line, message, unit))

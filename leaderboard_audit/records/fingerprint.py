@@ -4,6 +4,7 @@ Only the files a reader accepts are hashed (docs/records.md, "Packed records and
 load cache"): a stray file, a FIFO, or a symlink leading out of the source is never
 opened, so a link to a 3 GB file next to the records costs nothing and changes nothing.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -63,13 +64,14 @@ def records_v1_files(root: Path) -> list[Path]:
             if not d.is_dir() or not _confined_entry(d, root_real):
                 continue
             with os.scandir(d.path) as it:
-                names = sorted((e for e in it if e.name.endswith(".jsonl") and not e.name.startswith(".")),
-                               key=lambda e: e.name)
+                names = sorted(
+                    (e for e in it if e.name.endswith(".jsonl") and not e.name.startswith(".")), key=lambda e: e.name
+                )
         except OSError:
             continue
         for f in names:
             fp = Path(f.path)
-            if f.is_symlink():      # a link must stay inside the records and end at a regular file
+            if f.is_symlink():  # a link must stay inside the records and end at a regular file
                 if _regular_inside(fp, root_real):
                     out.append(fp)
                 continue
@@ -117,7 +119,7 @@ def source_files(path: str | os.PathLike[str], fmt: str = "auto") -> list[Path]:
     if f == "helm":
         return importer_files(p, HELM_PATTERNS + (MAPPING_FILE,))
     files = records_v1_files(p)
-    if f == "auto" and not (p / "grid.json").is_file():   # could be either: what both would read
+    if f == "auto" and not (p / "grid.json").is_file():  # could be either: what both would read
         more = importer_files(p, LMEVAL_PATTERNS + HELM_PATTERNS + (MAPPING_FILE,))
         files = sorted(set(files) | set(more), key=lambda x: x.relative_to(p).as_posix())
     return files
@@ -160,6 +162,7 @@ def sha256_of(path: str | os.PathLike[str], fmt: str = "auto") -> str:
     workers = min(4, os.cpu_count() or 1, len(files))
     if workers > 1:
         from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(workers) as pool:
             digests = list(pool.map(_file_digest, files))
     else:

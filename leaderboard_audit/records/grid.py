@@ -1,4 +1,5 @@
 """The harness legend: what each configuration key means (RECORDS.md, grid.json)."""
+
 from __future__ import annotations
 
 import re
@@ -38,9 +39,13 @@ class Config:
 
     def to_json(self) -> dict[str, Any]:
         out = dict(self.extra)
-        out.update(key=self.key, scoring=self.scoring, template=self.template,
-                   ordering=self.ordering,
-                   permutation=None if self.permutation is None else list(self.permutation))
+        out.update(
+            key=self.key,
+            scoring=self.scoring,
+            template=self.template,
+            ordering=self.ordering,
+            permutation=None if self.permutation is None else list(self.permutation),
+        )
         return out
 
 
@@ -69,8 +74,7 @@ class Grid:
 
     def to_json(self) -> dict[str, Any]:
         out = dict(self.extra)
-        out.update(format=FORMAT, reference=self.reference,
-                   configs=[c.to_json() for c in self.configs])
+        out.update(format=FORMAT, reference=self.reference, configs=[c.to_json() for c in self.configs])
         return out
 
 
@@ -94,21 +98,28 @@ def infer_grid(keys: list[str], source: str) -> Grid:
     for key in keys:
         cfg = config_from_key(key)
         if cfg is None:
-            log.add(source, None, f"config key {key!r} does not follow the convention "
-                    "'gen|<template>|<ordering>' or 'll|<template>'",
-                    fix="add a grid.json legend next to the records")
+            log.add(
+                source,
+                None,
+                f"config key {key!r} does not follow the convention 'gen|<template>|<ordering>' or 'll|<template>'",
+                fix="add a grid.json legend next to the records",
+            )
         else:
             configs.append(cfg)
     log.raise_if_any()
     if DEFAULT_REFERENCE not in keys:
-        raise RecordsError.one(source, None, f"no grid.json and the default reference "
-                               f"{DEFAULT_REFERENCE!r} is not among the config keys",
-                               fix="add a grid.json that names the reference")
+        raise RecordsError.one(
+            source,
+            None,
+            f"no grid.json and the default reference {DEFAULT_REFERENCE!r} is not among the config keys",
+            fix="add a grid.json that names the reference",
+        )
     return Grid(tuple(configs), DEFAULT_REFERENCE, inferred=True)
 
 
 def parse_grid(obj: Any, source: str) -> Grid:
     """Validate a decoded grid.json object."""
+
     def bad(msg: str, fix: str | None = None) -> RecordsError:
         return RecordsError.one(source, None, msg, fix=fix)
 
@@ -141,10 +152,16 @@ def parse_grid(obj: Any, source: str) -> Grid:
         ordering = c.get("ordering", guess.ordering if guess else None)
         perm = c.get("permutation", guess.permutation if guess else None)
         if perm is not None:
-            if (not isinstance(perm, list | tuple) or not all(type(p) is int for p in perm)
-                    or sorted(perm) != list(range(len(perm)))):
-                log.add(source, None, f"configs[{n}] ({key}): 'permutation' must be a "
-                        f"permutation of 0..n-1 or null, got {perm!r}")
+            if (
+                not isinstance(perm, list | tuple)
+                or not all(type(p) is int for p in perm)
+                or sorted(perm) != list(range(len(perm)))
+            ):
+                log.add(
+                    source,
+                    None,
+                    f"configs[{n}] ({key}): 'permutation' must be a permutation of 0..n-1 or null, got {perm!r}",
+                )
                 continue
             perm = tuple(perm)
         for name, val in (("template", template), ("ordering", ordering)):
@@ -168,7 +185,6 @@ PAPER_LL_TEMPLATES = ("cloze_plain", "cloze_question")
 
 def paper_grid() -> Grid:
     """The paper's 26 configurations (Tables 4-5) as a bare legend (no template texts)."""
-    configs = [Config(f"gen|{t}|{o}", "gen", t, o, p)
-               for t in PAPER_GEN_TEMPLATES for o, p in PAPER_ORDERINGS.items()]
+    configs = [Config(f"gen|{t}|{o}", "gen", t, o, p) for t in PAPER_GEN_TEMPLATES for o, p in PAPER_ORDERINGS.items()]
     configs += [Config(f"ll|{t}", "ll", t, None, None) for t in PAPER_LL_TEMPLATES]
     return Grid(tuple(configs), DEFAULT_REFERENCE)

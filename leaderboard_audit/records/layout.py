@@ -17,6 +17,7 @@ Three layouts are read:
 once it has been read, and says in a note how it did so when the layout was not the
 canonical one.
 """
+
 from __future__ import annotations
 
 import re
@@ -37,12 +38,16 @@ def confined(path: Path, root_real: Path, what: str) -> Path:
     try:
         real = path.resolve()
     except (OSError, RuntimeError) as exc:  # symlink loop (RuntimeError before Python 3.13)
-        raise RecordsError.one(str(path), None, f"{what} cannot be resolved ({exc})",
-                               fix="remove the broken or looping link") from None
+        raise RecordsError.one(
+            str(path), None, f"{what} cannot be resolved ({exc})", fix="remove the broken or looping link"
+        ) from None
     if real != root_real and root_real not in real.parents:
-        raise RecordsError.one(str(path), None, f"{what} resolves to {real}, outside the "
-                               f"records directory {root_real}",
-                               fix="copy the file into the records directory instead of linking it")
+        raise RecordsError.one(
+            str(path),
+            None,
+            f"{what} resolves to {real}, outside the records directory {root_real}",
+            fix="copy the file into the records directory instead of linking it",
+        )
     return real
 
 
@@ -81,13 +86,21 @@ def discover(root: Path, root_real: Path, log: ProblemLog) -> tuple[str, list[Fo
     if top:
         nested = [d for d in dirs if any(f.suffix == ".jsonl" for f in d.iterdir())]
         if nested:
-            raise RecordsError.one(str(root), None, f"records files both in the directory itself "
-                                   f"({top[0].name}) and in sub-directories ({nested[0].name}/)",
-                                   fix="use one layout: flat files, or <benchmark>/<model>.jsonl")
+            raise RecordsError.one(
+                str(root),
+                None,
+                f"records files both in the directory itself "
+                f"({top[0].name}) and in sub-directories ({nested[0].name}/)",
+                fix="use one layout: flat files, or <benchmark>/<model>.jsonl",
+            )
         return FLAT, [Found(f, None) for f in _records_files(root, root_real, log)]
     if not dirs:
-        raise RecordsError.one(str(root), None, "no benchmark directories and no records files",
-                               fix="lay records out as <benchmark>/<model>.jsonl")
+        raise RecordsError.one(
+            str(root),
+            None,
+            "no benchmark directories and no records files",
+            fix="lay records out as <benchmark>/<model>.jsonl",
+        )
     found = []
     for d in dirs:
         files = _records_files(d, root_real, log)
@@ -122,8 +135,9 @@ def _evidence(f: Found, mf: ModelFile) -> str | None:
 def model_from_affixed(stem: str, benchmark: str) -> str | None:
     """The model in a flat file name: ``stem`` less ``benchmark`` at its start or end."""
     b = re.escape(benchmark)
-    m = (re.fullmatch(f"{b}{_SEPARATORS}(.+)", stem, flags=re.IGNORECASE)
-         or re.fullmatch(f"(.+?){_SEPARATORS}{b}", stem, flags=re.IGNORECASE))
+    m = re.fullmatch(f"{b}{_SEPARATORS}(.+)", stem, flags=re.IGNORECASE) or re.fullmatch(
+        f"(.+?){_SEPARATORS}{b}", stem, flags=re.IGNORECASE
+    )
     return model_from_filename(m.group(1)) if m else None
 
 
@@ -134,12 +148,12 @@ class _Resolver:
         self.layout = layout
         self.log = log
         self.files: dict[str, dict[str, ModelFile]] = {}
-        self.model_from_name: list[tuple[str, str]] = []   # (file name, model) taken from names
-        self.renamed: list[tuple[str, str]] = []           # (file name, model field) that differ
+        self.model_from_name: list[tuple[str, str]] = []  # (file name, model) taken from names
+        self.renamed: list[tuple[str, str]] = []  # (file name, model field) that differ
 
     def add(self, f: Found, mf: ModelFile) -> None:
         if self.layout == FLAT:
-            if mf.correct is None:   # nothing read; its problems are already in the log
+            if mf.correct is None:  # nothing read; its problems are already in the log
                 return
             named = self._flat(f, mf)
         else:
@@ -152,8 +166,12 @@ class _Resolver:
         mf.model = model
         per = self.files.setdefault(benchmark, {})
         if model in per:
-            self.log.add(str(f.path), None, f"model {model!r} of benchmark {benchmark!r} already read "
-                         f"from {per[model].path}", fix="keep one file per benchmark and model")
+            self.log.add(
+                str(f.path),
+                None,
+                f"model {model!r} of benchmark {benchmark!r} already read from {per[model].path}",
+                fix="keep one file per benchmark and model",
+            )
             return
         per[model] = mf
 
@@ -174,51 +192,66 @@ class _Resolver:
             return None
         where_b = f"the directory {f.folder!r}" if canonical else f"the file name {f.path.name!r}"
         if mf.benchmark_field is not None and mf.benchmark_field != benchmark:
-            self.log.add(str(f.path), mf.benchmark_line, f"benchmark {mf.benchmark_field!r} does not "
-                         f"match {where_b}")
+            self.log.add(str(f.path), mf.benchmark_line, f"benchmark {mf.benchmark_field!r} does not match {where_b}")
             return None
         if mf.model_field is None:
             return benchmark, model_from_filename(model_part)
         try:
             expected = filename_for_model(mf.model_field)
         except RecordsError:
-            self.log.add(str(f.path), mf.model_line, f"model {mf.model_field!r} cannot be a file name",
-                         fix="rename the model")
+            self.log.add(
+                str(f.path), mf.model_line, f"model {mf.model_field!r} cannot be a file name", fix="rename the model"
+            )
             return None
         if canonical and expected != f.path.name:
-            self.log.add(str(f.path), mf.model_line, f"model {mf.model_field!r} does not match the file "
-                         f"name {f.path.name!r}", fix=f"name the file {expected!r}")
+            self.log.add(
+                str(f.path),
+                mf.model_line,
+                f"model {mf.model_field!r} does not match the file name {f.path.name!r}",
+                fix=f"name the file {expected!r}",
+            )
             return None
-        if not canonical and expected[:-len(".jsonl")] != f.folder:
-            self.log.add(str(f.path), mf.model_line, f"model {mf.model_field!r} does not match the "
-                         f"directory {f.folder!r}", fix=f"name the directory {expected[:-6]!r}")
+        if not canonical and expected[: -len(".jsonl")] != f.folder:
+            self.log.add(
+                str(f.path),
+                mf.model_line,
+                f"model {mf.model_field!r} does not match the directory {f.folder!r}",
+                fix=f"name the directory {expected[:-6]!r}",
+            )
             return None
         return benchmark, mf.model_field
 
     def _flat(self, f: Found, mf: ModelFile) -> tuple[str, str] | None:
         benchmark = mf.benchmark_field
         if benchmark is None:
-            self.log.add(str(f.path), None, "a records file directly in the records directory needs "
-                         "a 'benchmark' field on its lines",
-                         fix="add 'benchmark' to every line, or lay the records out as "
-                             "<benchmark>/<model>.jsonl")
+            self.log.add(
+                str(f.path),
+                None,
+                "a records file directly in the records directory needs a 'benchmark' field on its lines",
+                fix="add 'benchmark' to every line, or lay the records out as <benchmark>/<model>.jsonl",
+            )
             return None
         derived = model_from_affixed(f.path.stem, benchmark)
-        if mf.model_field is not None:   # the field wins; a differing file name is said in the note
+        if mf.model_field is not None:  # the field wins; a differing file name is said in the note
             if derived is not None and derived != mf.model_field:
                 self.renamed.append((f.path.name, mf.model_field))
             return benchmark, mf.model_field
         if derived is None:
-            self.log.add(str(f.path), None, f"cannot tell the model: the file name does not start or "
-                         f"end with the benchmark {benchmark!r} and the lines have no 'model' field",
-                         fix=f"name the file '{benchmark}_<model>.jsonl' or add a 'model' field")
+            self.log.add(
+                str(f.path),
+                None,
+                f"cannot tell the model: the file name does not start or "
+                f"end with the benchmark {benchmark!r} and the lines have no 'model' field",
+                fix=f"name the file '{benchmark}_<model>.jsonl' or add a 'model' field",
+            )
             return None
         self.model_from_name.append((f.path.name, derived))
         return benchmark, derived
 
 
-def resolve(read: list[tuple[Found, ModelFile]], layout: str, root: Path,
-            log: ProblemLog) -> tuple[dict[str, dict[str, ModelFile]], list[str]]:
+def resolve(
+    read: list[tuple[Found, ModelFile]], layout: str, root: Path, log: ProblemLog
+) -> tuple[dict[str, dict[str, ModelFile]], list[str]]:
     """``{benchmark: {model: file}}`` and the notes on what was inferred (empty if canonical)."""
     if layout != FLAT:
         layout = _orientation(read)
@@ -237,12 +270,16 @@ def _notes(layout: str, r: _Resolver, read: list[tuple[Found, ModelFile]], root:
             how.append(f"the file name less its benchmark prefix or suffix (e.g. {name!r} -> {model!r})")
         if len(r.model_from_name) < sum(mf.correct is not None for _, mf in read):
             how.append("the lines' 'model' field")
-        parts.append("flat layout (one file per benchmark and model, as the paper's release): benchmark "
-                     "from the lines' 'benchmark' field, model from " + " or ".join(how))
+        parts.append(
+            "flat layout (one file per benchmark and model, as the paper's release): benchmark "
+            "from the lines' 'benchmark' field, model from " + " or ".join(how)
+        )
         if r.renamed:
             name, model = r.renamed[0]
-            parts.append(f"{len(r.renamed)} file(s) named otherwise than their 'model' field, which wins "
-                         f"(e.g. {name!r} holds {model!r})")
+            parts.append(
+                f"{len(r.renamed)} file(s) named otherwise than their 'model' field, which wins "
+                f"(e.g. {name!r} holds {model!r})"
+            )
     elif layout == SWAPPED:
         parts.append(f"layout {SWAPPED}, told by the lines' 'benchmark'/'model' fields")
     if any(mf.used_bits for _, mf in read):

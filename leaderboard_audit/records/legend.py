@@ -13,6 +13,7 @@ records-v1 object, a legend that only names each key and its permutation:
 Scoring, template and ordering then come from the key convention, exactly as when
 the legend is inferred; the permutations are the file's.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,8 +24,14 @@ from .grid import DEFAULT_REFERENCE, FORMAT, Grid, parse_grid
 from .safe_io import JSON_ERRORS, loads_strict, read_regular_bytes
 
 GRID_NAME = "grid.json"
-LEGEND_NAMES = (GRID_NAME, "legend.json", "config_legend.json", "configuration_legend.json",
-                "configs.json", "configurations.json")
+LEGEND_NAMES = (
+    GRID_NAME,
+    "legend.json",
+    "config_legend.json",
+    "configuration_legend.json",
+    "configs.json",
+    "configurations.json",
+)
 MAX_GRID_BYTES = 16 * 1024 * 1024
 _LIST_KEYS = ("configs", "configurations", "legend")
 
@@ -33,8 +40,12 @@ def find_legend(root: Path) -> Path | None:
     """The one legend file in ``root`` (see ``LEGEND_NAMES``), or None."""
     found = [root / n for n in LEGEND_NAMES if (root / n).exists() or (root / n).is_symlink()]
     if len(found) > 1:
-        raise RecordsError.one(str(root), None, f"more than one legend file: {[p.name for p in found]}",
-                               fix="keep one legend (grid.json) next to the records")
+        raise RecordsError.one(
+            str(root),
+            None,
+            f"more than one legend file: {[p.name for p in found]}",
+            fix="keep one legend (grid.json) next to the records",
+        )
     return found[0] if found else None
 
 
@@ -45,8 +56,12 @@ def read_legend_file(path: Path, limit: int = MAX_GRID_BYTES) -> Grid:
         obj = loads_strict(text)
     except JSON_ERRORS as exc:
         line = getattr(exc, "lineno", None)
-        raise RecordsError.one(str(path), line, f"unreadable JSON ({type(exc).__name__}: "
-                               f"{str(exc)[:200]})", fix=f"{path.name} must be one JSON object") from None
+        raise RecordsError.one(
+            str(path),
+            line,
+            f"unreadable JSON ({type(exc).__name__}: {str(exc)[:200]})",
+            fix=f"{path.name} must be one JSON object",
+        ) from None
     if path.name == GRID_NAME or (isinstance(obj, dict) and obj.get("format") == FORMAT):
         return parse_grid(obj, str(path))
     return parse_grid(release_legend_as_grid(obj, str(path)), str(path))
@@ -69,8 +84,12 @@ def release_legend_as_grid(obj: Any, source: str) -> dict[str, Any]:
             if isinstance(e, dict):
                 _alias_permutation(e)
     else:
-        raise RecordsError.one(source, None, "a legend must be a JSON object (config key -> permutation) "
-                               "or a list of configs", fix="see docs/records.md, \"The paper's release\"")
+        raise RecordsError.one(
+            source,
+            None,
+            "a legend must be a JSON object (config key -> permutation) or a list of configs",
+            fix='see docs/records.md, "The paper\'s release"',
+        )
     return {"format": FORMAT, "reference": reference, "configs": entries}
 
 
@@ -84,8 +103,11 @@ def _entry_from_item(key: str, value: Any, source: str) -> dict[str, Any]:
             raise RecordsError.one(source, None, f"legend entry {key!r} names key {entry['key']!r}")
         _alias_permutation(entry)
         return entry
-    raise RecordsError.one(source, None, f"legend entry {key!r}: expected a permutation list, null or "
-                           f"an object, got {type(value).__name__}")
+    raise RecordsError.one(
+        source,
+        None,
+        f"legend entry {key!r}: expected a permutation list, null or an object, got {type(value).__name__}",
+    )
 
 
 def _alias_permutation(entry: dict[str, Any]) -> None:

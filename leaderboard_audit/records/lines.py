@@ -5,6 +5,7 @@ the caller's :class:`ProblemLog` with its line number. Which benchmark and model
 file holds is decided by the layout (``layout.py``) from the path and from the
 ``benchmark``/``model`` fields collected here.
 """
+
 from __future__ import annotations
 
 import math
@@ -37,21 +38,21 @@ class ModelFile:
     model: str
     ids: list[str] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
-    correct: np.ndarray | None = None      # (n, K) bool
+    correct: np.ndarray | None = None  # (n, K) bool
     gold: list[Any] = field(default_factory=list)
     question: list[str | None] = field(default_factory=list)
     options: list[list[str] | None] = field(default_factory=list)
-    pred: dict[int, dict[str, Any]] = field(default_factory=dict)     # row -> {key: int|None}
+    pred: dict[int, dict[str, Any]] = field(default_factory=dict)  # row -> {key: int|None}
     margin: dict[int, dict[str, Any]] = field(default_factory=dict)
-    unit: str = "line"   # what ``lines`` count: "line" (JSONL, CSV) or "row" (Parquet)
-    unparsed: list[int] = field(default_factory=list)                 # per row; UNPARSED_ABSENT
+    unit: str = "line"  # what ``lines`` count: "line" (JSONL, CSV) or "row" (Parquet)
+    unparsed: list[int] = field(default_factory=list)  # per row; UNPARSED_ABSENT
     answer_class: dict[int, dict[str, int]] = field(default_factory=dict)  # row -> {key: code}
-    benchmark_field: str | None = None     # the lines' `benchmark`, and the line it is first on
+    benchmark_field: str | None = None  # the lines' `benchmark`, and the line it is first on
     benchmark_line: int | None = None
     model_field: str | None = None
     model_line: int | None = None
-    used_bits: bool = False                # read `bits` as `correct`
-    used_scalar_margin: bool = False       # a per-item margin kept as margin[CLOZE_MARGIN_KEY]
+    used_bits: bool = False  # read `bits` as `correct`
+    used_scalar_margin: bool = False  # a per-item margin kept as margin[CLOZE_MARGIN_KEY]
 
 
 def iter_lines(path: Path, max_bytes: int, log: ProblemLog):
@@ -75,8 +76,12 @@ def iter_lines(path: Path, max_bytes: int, log: ProblemLog):
                     return
                 n += 1
                 if len(raw) > max_bytes and not raw.endswith(b"\n"):
-                    log.add(str(path), n, f"line longer than {max_bytes} bytes",
-                            fix="records lines hold one item each; check the file is records-v1")
+                    log.add(
+                        str(path),
+                        n,
+                        f"line longer than {max_bytes} bytes",
+                        fix="records lines hold one item each; check the file is records-v1",
+                    )
                     while raw and not raw.endswith(b"\n"):  # skip the rest of the line
                         raw = fh.readline(max_bytes + 1)
                     continue
@@ -86,8 +91,9 @@ def iter_lines(path: Path, max_bytes: int, log: ProblemLog):
         log.add(str(path), n or None, f"cannot read the file ({exc.strerror or exc})")
 
 
-def read_model_file(path: Path, keys: list[str] | None, log: ProblemLog,
-                    max_line_bytes: int = MAX_LINE_BYTES) -> tuple[ModelFile, list[str]]:
+def read_model_file(
+    path: Path, keys: list[str] | None, log: ProblemLog, max_line_bytes: int = MAX_LINE_BYTES
+) -> tuple[ModelFile, list[str]]:
     """Parse one records file; problems go to ``log``. Returns the file and the config keys."""
     parser = _FileParser(path, keys, log)
     for n, raw in iter_lines(path, max_line_bytes, log):
@@ -106,7 +112,7 @@ class _FileParser:
         self.keyset = set(keys) if keys is not None else None
         self.log = log
         self.rows: list[list[Any]] = []
-        self.kept: list[tuple[Any, ...]] = []   # (item_id, line, gold, question, options, unparsed)
+        self.kept: list[tuple[Any, ...]] = []  # (item_id, line, gold, question, options, unparsed)
         self.seen: dict[str, int] = {}
         self.problems_before = log.total
 
@@ -142,8 +148,9 @@ class _FileParser:
             self.bad(n, f"{exc}", fix="each key may appear once per object")
             return None
         except JSON_ERRORS as exc:
-            self.bad(n, f"unreadable JSON ({type(exc).__name__}: {str(exc)[:200]})",
-                     fix="each line must be one JSON object")
+            self.bad(
+                n, f"unreadable JSON ({type(exc).__name__}: {str(exc)[:200]})", fix="each line must be one JSON object"
+            )
             return None
         if not isinstance(obj, dict):
             self.bad(n, f"expected a JSON object, got {type(obj).__name__}")
@@ -164,8 +171,11 @@ class _FileParser:
         corr, bits = obj.get("correct"), obj.get("bits")
         if corr is not None and bits is not None:
             if not isinstance(corr, dict) or not isinstance(bits, dict) or not _same_bits(corr, bits):
-                self.bad(n, f"item {iid!r}: 'bits' and 'correct' are both present and differ"
-                         + _first_difference(corr, bits), fix="keep one of 'correct' and 'bits'")
+                self.bad(
+                    n,
+                    f"item {iid!r}: 'bits' and 'correct' are both present and differ" + _first_difference(corr, bits),
+                    fix="keep one of 'correct' and 'bits'",
+                )
                 return None
         elif bits is not None:
             corr = bits
@@ -195,8 +205,7 @@ class _FileParser:
             parts.append(f"missing config key(s) {short(missing)}")
         if extra:
             parts.append(f"config key(s) not in the legend {short(extra)}")
-        self.bad(n, f"item {iid!r}: " + "; ".join(parts),
-                 fix="every line must carry exactly the legend's config keys")
+        self.bad(n, f"item {iid!r}: " + "; ".join(parts), fix="every line must carry exactly the legend's config keys")
         return False
 
     def _new_id(self, n: int, iid: str) -> bool:
@@ -209,7 +218,7 @@ class _FileParser:
         """``model`` and ``benchmark`` fields: strings, the same on every line that has them."""
         m, b = obj.get("model"), obj.get("benchmark")
         if (m is None or m == self.mf.model_field) and (b is None or b == self.mf.benchmark_field):
-            return True     # the common case: absent, or the same as on the first line
+            return True  # the common case: absent, or the same as on the first line
         for name in ("model", "benchmark"):
             v = obj.get(name)
             if v is None:
@@ -248,9 +257,11 @@ class _FileParser:
         margin = self._scalar_margin(n, iid, obj)
         if margin is False:
             return None
-        for name, ok, kind in (("pred", _pred_ok, "option indices or null"),
-                               ("margin", _finite_or_null, "finite numbers or null"),
-                               ("answer_class", _class_ok, f"one of {list(ANSWER_CLASSES)} or null")):
+        for name, ok, kind in (
+            ("pred", _pred_ok, "option indices or null"),
+            ("margin", _finite_or_null, "finite numbers or null"),
+            ("answer_class", _class_ok, f"one of {list(ANSWER_CLASSES)} or null"),
+        ):
             d = margin if (name == "margin" and margin is not None) else obj.get(name)
             if d is None:
                 continue
@@ -276,8 +287,11 @@ class _FileParser:
         name, v = found[0]
         assert self.keyset is not None
         if CLOZE_MARGIN_KEY not in self.keyset:
-            self.bad(n, f"item {iid!r}: a per-item {name!r} belongs to config {CLOZE_MARGIN_KEY!r}, "
-                     "which the legend lacks", fix="write 'margin' as an object config key -> number")
+            self.bad(
+                n,
+                f"item {iid!r}: a per-item {name!r} belongs to config {CLOZE_MARGIN_KEY!r}, which the legend lacks",
+                fix="write 'margin' as an object config key -> number",
+            )
             return False
         if v is not None and not _finite(v):
             self.bad(n, f"item {iid!r}: {name!r} must be a finite number or null")
@@ -302,8 +316,15 @@ class _FileParser:
             return None
         return found[0][1]
 
-    def _keep(self, n: int, iid: str, corr: dict[str, Any], facts: tuple[Any, Any, Any],
-              maps: dict[str, dict[str, Any]], unparsed: int) -> None:
+    def _keep(
+        self,
+        n: int,
+        iid: str,
+        corr: dict[str, Any],
+        facts: tuple[Any, Any, Any],
+        maps: dict[str, dict[str, Any]],
+        unparsed: int,
+    ) -> None:
         """One good line: its bits in ``rows``, its per-item facts in ``kept`` (columns at the end)."""
         assert self.keys is not None
         row = len(self.rows)
@@ -342,8 +363,7 @@ class _FileParser:
             arr = np.array(rows)
         except (ValueError, TypeError):
             arr = np.empty(0, dtype=object)
-        if arr.dtype.kind == "b" or (arr.dtype.kind == "i" and arr.ndim == 2
-                                     and not ((arr < 0) | (arr > 1)).any()):
+        if arr.dtype.kind == "b" or (arr.dtype.kind == "i" and arr.ndim == 2 and not ((arr < 0) | (arr > 1)).any()):
             return arr.astype(bool)
         ok = True
         for r, vals in enumerate(rows):
@@ -351,9 +371,12 @@ class _FileParser:
             if bad:
                 ok = False
                 k, v = bad[0]
-                self.bad(self.mf.lines[r], f"item {self.mf.ids[r]!r}: correct[{k!r}] = {show(v)} "
-                         f"is not 0/1" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""),
-                         fix="correctness bits are 0/1 or true/false")
+                self.bad(
+                    self.mf.lines[r],
+                    f"item {self.mf.ids[r]!r}: correct[{k!r}] = {show(v)} "
+                    f"is not 0/1" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""),
+                    fix="correctness bits are 0/1 or true/false",
+                )
         if not ok:
             return np.zeros((len(rows), len(keys)), dtype=bool)
         return np.array([[bool(v) for v in vals] for vals in rows], dtype=bool).reshape(len(rows), len(keys))
@@ -364,8 +387,9 @@ def _is_bit(v: Any) -> bool:
 
 
 def _same_bits(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return a.keys() == b.keys() and all(_is_bit(a[k]) and _is_bit(b[k]) and int(a[k]) == int(b[k])
-                                        or a[k] is b[k] for k in a)
+    return a.keys() == b.keys() and all(
+        _is_bit(a[k]) and _is_bit(b[k]) and int(a[k]) == int(b[k]) or a[k] is b[k] for k in a
+    )
 
 
 def _first_difference(a: Any, b: Any) -> str:
@@ -402,6 +426,7 @@ def _class_ok(v: Any) -> bool:
 
 def show(v: Any, limit: int = 60) -> str:
     import json
+
     try:
         text = json.dumps(v, ensure_ascii=False)
     except (ValueError, TypeError, RecursionError):

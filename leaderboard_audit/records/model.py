@@ -1,4 +1,5 @@
 """The Records type: the correctness tensor C[model, item, config] and its legend."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -10,8 +11,8 @@ import numpy as np
 from .grid import Grid
 
 PRED_UNPARSEABLE = -1  # `pred: null` in the file: the answer could not be parsed
-PRED_ABSENT = -2       # no prediction recorded for this (model, item, config)
-UNPARSED_ABSENT = -1   # no unparsed count recorded for this (model, item)
+PRED_ABSENT = -2  # no prediction recorded for this (model, item, config)
+UNPARSED_ABSENT = -1  # no unparsed count recorded for this (model, item)
 # What a generation answer looked like (the line's optional `answer_class`); the array holds
 # the index into this tuple, ANSWER_CLASS_ABSENT where no class was recorded.
 ANSWER_CLASSES: tuple[str, ...] = ("letter", "enumeration", "refusal", "empty", "other")
@@ -22,9 +23,9 @@ ANSWER_CLASS_ABSENT = -1
 class Items:
     """Per-item facts shared by every model. Arrays are aligned with the item axis."""
 
-    benchmark: np.ndarray          # str, object array
-    item_id: np.ndarray            # str, object array
-    gold: list[Any]                # int, letter or None
+    benchmark: np.ndarray  # str, object array
+    item_id: np.ndarray  # str, object array
+    gold: list[Any]  # int, letter or None
     question: list[str | None]
     options: list[list[str] | None]
 
@@ -33,11 +34,15 @@ class Items:
 
     def take(self, idx: np.ndarray | slice) -> Items:
         if isinstance(idx, slice):
-            return Items(self.benchmark[idx], self.item_id[idx], self.gold[idx],
-                         self.question[idx], self.options[idx])
+            return Items(self.benchmark[idx], self.item_id[idx], self.gold[idx], self.question[idx], self.options[idx])
         idx = np.asarray(idx)
-        return Items(self.benchmark[idx], self.item_id[idx], [self.gold[i] for i in idx],
-                     [self.question[i] for i in idx], [self.options[i] for i in idx])
+        return Items(
+            self.benchmark[idx],
+            self.item_id[idx],
+            [self.gold[i] for i in idx],
+            [self.question[i] for i in idx],
+            [self.options[i] for i in idx],
+        )
 
 
 @dataclass(frozen=True)
@@ -83,9 +88,16 @@ class Records:
     def _take_items(self, idx: np.ndarray | slice) -> Records:
         def cut(a: np.ndarray | None) -> np.ndarray | None:
             return None if a is None else a[:, idx]
-        return replace(self, correct=cut(self.correct), items=self.items.take(idx),
-                       pred=cut(self.pred), margin=cut(self.margin), unparsed=cut(self.unparsed),
-                       answer_class=cut(self.answer_class))
+
+        return replace(
+            self,
+            correct=cut(self.correct),
+            items=self.items.take(idx),
+            pred=cut(self.pred),
+            margin=cut(self.margin),
+            unparsed=cut(self.unparsed),
+            answer_class=cut(self.answer_class),
+        )
 
     def scope(self, benchmark: str) -> Records:
         """One benchmark's items; a view (no copy) since items are grouped by benchmark."""
@@ -111,22 +123,36 @@ class Records:
 
         def cut(a: np.ndarray | None) -> np.ndarray | None:
             return None if a is None else a[idx]
-        return replace(self, correct=cut(self.correct), models=tuple(names),
-                       pred=cut(self.pred), margin=cut(self.margin), unparsed=cut(self.unparsed),
-                       answer_class=cut(self.answer_class))
+
+        return replace(
+            self,
+            correct=cut(self.correct),
+            models=tuple(names),
+            pred=cut(self.pred),
+            margin=cut(self.margin),
+            unparsed=cut(self.unparsed),
+            answer_class=cut(self.answer_class),
+        )
 
     def equals(self, other: Records) -> bool:
         """Exact equality of content (used by round-trip tests)."""
+
         def same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
             if a is None or b is None:
                 return a is None and b is None
             return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
-        return (self.models == other.models and self.grid.to_json() == other.grid.to_json()
-                and same(self.correct, other.correct) and same(self.pred, other.pred)
-                and same(self.margin, other.margin) and same(self.unparsed, other.unparsed)
-                and same(self.answer_class, other.answer_class)
-                and self.items.benchmark.tolist() == other.items.benchmark.tolist()
-                and self.items.item_id.tolist() == other.items.item_id.tolist()
-                and self.items.gold == other.items.gold
-                and self.items.question == other.items.question
-                and self.items.options == other.items.options)
+
+        return (
+            self.models == other.models
+            and self.grid.to_json() == other.grid.to_json()
+            and same(self.correct, other.correct)
+            and same(self.pred, other.pred)
+            and same(self.margin, other.margin)
+            and same(self.unparsed, other.unparsed)
+            and same(self.answer_class, other.answer_class)
+            and self.items.benchmark.tolist() == other.items.benchmark.tolist()
+            and self.items.item_id.tolist() == other.items.item_id.tolist()
+            and self.items.gold == other.items.gold
+            and self.items.question == other.items.question
+            and self.items.options == other.items.options
+        )

@@ -23,6 +23,7 @@ and per-config columns need a (rows x configs) transpose (2.3-4.7 s); the fixed-
 list's child buffer unpacks straight into the (models, items, configs) array
 (docs/performance.md).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -64,8 +65,9 @@ def _pyarrow():
         import pyarrow as pa
         import pyarrow.ipc  # registers pa.ipc
     except ImportError:
-        raise RecordsError.one("<packed>", None, "the packed records form needs pyarrow",
-                               fix="pip install 'leaderboard-audit[parquet]'") from None
+        raise RecordsError.one(
+            "<packed>", None, "the packed records form needs pyarrow", fix="pip install 'leaderboard-audit[parquet]'"
+        ) from None
     return pa
 
 
@@ -76,19 +78,27 @@ def _packed_bits(correct: np.ndarray) -> np.ndarray:
 def canonical_meta(meta: dict[str, Any]) -> bytes:
     """The metadata object as the bytes the checksum covers (without the checksum itself)."""
     body = {k: v for k, v in meta.items() if k != "content_sha256"}
-    return json.dumps(body, sort_keys=True, ensure_ascii=False, allow_nan=False,
-                      separators=(",", ":")).encode()
+    return json.dumps(body, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
 
-def content_sha256(meta: dict[str, Any], packed_bits: bytes | np.ndarray, pred: np.ndarray | None,
-                   margin: np.ndarray | None, answer_class: np.ndarray | None = None,
-                   unparsed: np.ndarray | None = None) -> str:
+def content_sha256(
+    meta: dict[str, Any],
+    packed_bits: bytes | np.ndarray,
+    pred: np.ndarray | None,
+    margin: np.ndarray | None,
+    answer_class: np.ndarray | None = None,
+    unparsed: np.ndarray | None = None,
+) -> str:
     """SHA-256 over the metadata, the packed correctness bits, then pred (int16 LE), margin (float64 LE),
     answer_class (int8) and unparsed (int16 LE), each present one named."""
     h = hashlib.sha256(canonical_meta(meta) + b"\0")
     h.update(memoryview(np.ascontiguousarray(packed_bits, dtype=np.uint8)))
-    for name, arr, dt in (("pred", pred, "<i2"), ("margin", margin, "<f8"), ("answer_class", answer_class, "i1"),
-                          ("unparsed", unparsed, "<i2")):
+    for name, arr, dt in (
+        ("pred", pred, "<i2"),
+        ("margin", margin, "<f8"),
+        ("answer_class", answer_class, "i1"),
+        ("unparsed", unparsed, "<i2"),
+    ):
         if arr is not None:
             h.update(name.encode() + b"\0")
             h.update(memoryview(np.ascontiguousarray(arr, dtype=dt)).cast("B"))
@@ -103,8 +113,13 @@ def packed_meta(records: Records) -> dict[str, Any]:
         "models": list(records.models),
         "grid": records.grid.to_json(),
         "grid_inferred": records.grid.inferred,
-        "items": {"benchmark": it.benchmark.tolist(), "item_id": it.item_id.tolist(),
-                  "gold": list(it.gold), "question": list(it.question), "options": list(it.options)},
+        "items": {
+            "benchmark": it.benchmark.tolist(),
+            "item_id": it.item_id.tolist(),
+            "gold": list(it.gold),
+            "question": list(it.question),
+            "options": list(it.options),
+        },
         "notes": list(records.notes),
         "layout_notes": list(getattr(records, "layout_notes", ())),
         "dropped": dict(records.dropped),
@@ -121,24 +136,23 @@ def packed_bytes(records: Records, extra_meta: dict[str, Any] | None = None) -> 
     M, N, K = records.shape
     bits = _packed_bits(records.correct)
     meta_obj = {**packed_meta(records), **(extra_meta or {})}
-    meta_obj["content_sha256"] = content_sha256(meta_obj, bits, records.pred, records.margin,
-                                                records.answer_class, records.unparsed)
+    meta_obj["content_sha256"] = content_sha256(
+        meta_obj, bits, records.pred, records.margin, records.answer_class, records.unparsed
+    )
     child = pa.Array.from_buffers(pa.bool_(), M * N * K, [None, pa.py_buffer(bits)])
     cols = {"correct": pa.FixedSizeListArray.from_arrays(child, K)}
     if records.pred is not None:
         vals = pa.array(np.ascontiguousarray(records.pred, dtype=np.int16).reshape(-1))
         cols["pred"] = pa.FixedSizeListArray.from_arrays(vals, K)
     if records.margin is not None:
-        vals = pa.array(np.ascontiguousarray(records.margin, dtype=np.float64).reshape(-1),
-                        from_pandas=False)
+        vals = pa.array(np.ascontiguousarray(records.margin, dtype=np.float64).reshape(-1), from_pandas=False)
         cols["margin"] = pa.FixedSizeListArray.from_arrays(vals, K)
     if records.answer_class is not None:
         vals = pa.array(np.ascontiguousarray(records.answer_class, dtype=np.int8).reshape(-1))
         cols["answer_class"] = pa.FixedSizeListArray.from_arrays(vals, K)
     if records.unparsed is not None:
         cols["unparsed"] = pa.array(np.ascontiguousarray(records.unparsed, dtype=np.int16).reshape(-1))
-    meta = json.dumps(meta_obj, sort_keys=True, ensure_ascii=False,
-                      allow_nan=False, separators=(",", ":")).encode()
+    meta = json.dumps(meta_obj, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
     table = pa.table(cols).replace_schema_metadata({META_KEY: meta})
     sink = pa.BufferOutputStream()
     with pa.ipc.new_file(sink, table.schema) as writer:
@@ -149,12 +163,14 @@ def packed_bytes(records: Records, extra_meta: dict[str, Any] | None = None) -> 
 def write_packed(records: Records, path: str | os.PathLike[str]) -> Path:
     """Write ``records`` in the packed form, atomically (temp file + rename)."""
     from .writer import atomic_write_bytes
+
     p = Path(path)
     atomic_write_bytes(p, packed_bytes(records))
     return p
 
 
 # ------------------------------------------------------------------ reading
+
 
 def _bad(path: str, msg: str) -> RecordsError:
     return RecordsError.one(path, None, msg, fix=FIX_PACKED)
@@ -171,13 +187,13 @@ def _list_values(col, K: int, dtype: str, path: str, name: str, n_rows: int) -> 
         if vals.null_count:
             raise _bad(path, f"column {name!r} has null values")
         lo, n = chunk.offset * K, len(chunk) * K
-        arr = vals.to_numpy(zero_copy_only=False)[lo:lo + n]
-        out[pos:pos + n] = arr
+        arr = vals.to_numpy(zero_copy_only=False)[lo : lo + n]
+        out[pos : pos + n] = arr
         pos += n
     return out
 
 
-UNPACK_BLOCK = 1 << 23   # bytes per step: bounds the temporary to 64 Mi bits
+UNPACK_BLOCK = 1 << 23  # bytes per step: bounds the temporary to 64 Mi bits
 
 
 def _unpack_into(dest: np.ndarray, raw: np.ndarray, start: int) -> None:
@@ -189,7 +205,7 @@ def _unpack_into(dest: np.ndarray, raw: np.ndarray, start: int) -> None:
     first = start // 8
     for lo in range(0, n, UNPACK_BLOCK * 8):
         hi = min(n, lo + UNPACK_BLOCK * 8)
-        chunk = raw[first + lo // 8:first + (hi + 7) // 8]
+        chunk = raw[first + lo // 8 : first + (hi + 7) // 8]
         dest[lo:hi] = np.unpackbits(chunk, count=hi - lo, bitorder="little").view(bool)
 
 
@@ -210,9 +226,9 @@ def _unpack_bits(col, K: int, path: str, n_rows: int) -> tuple[np.ndarray, np.nd
         raw = np.frombuffer(vals.buffers()[1], dtype=np.uint8)
         if raw.size * 8 < start + n:
             raise _bad(path, "column 'correct' is shorter than its length says")
-        _unpack_into(out[pos:pos + n], raw, start)
+        _unpack_into(out[pos : pos + n], raw, start)
         if parts is not None and start % 8 == 0 and pos % 8 == 0:
-            part = raw[start // 8:(start + n + 7) // 8].copy()
+            part = raw[start // 8 : (start + n + 7) // 8].copy()
             if n % 8:
                 part[-1] &= (1 << (n % 8)) - 1
             parts.append(part)
@@ -259,8 +275,12 @@ def _items_from_meta(meta: dict[str, Any], N: int, path: str) -> Items:
         raise _bad(path, f"metadata 'items.gold' must be {N} option indices, letters or nulls")
     question = _str_list(it.get("question"), N, "items.question", path, nullable=True)
     options = it.get("options")
-    if not isinstance(options, list) or len(options) != N or not {type(o) for o in options} <= {list, type(None)} \
-            or not all(type(x) is str for o in options if o is not None for x in o):
+    if (
+        not isinstance(options, list)
+        or len(options) != N
+        or not {type(o) for o in options} <= {list, type(None)}
+        or not all(type(x) is str for o in options if o is not None for x in o)
+    ):
         raise _bad(path, f"metadata 'items.options' must be {N} lists of strings or nulls")
     if any(not b or not i for b, i in zip(bench, ids)):
         raise _bad(path, "empty benchmark or item id in the metadata")
@@ -269,8 +289,7 @@ def _items_from_meta(meta: dict[str, Any], N: int, path: str) -> Items:
         raise _bad(path, "items must be grouped by benchmark, benchmarks in sorted order")
     if len(set(zip(bench, ids))) != N:
         raise _bad(path, "duplicate (benchmark, item_id) in the metadata")
-    return Items(np.array(bench, dtype=object), np.array(ids, dtype=object), list(gold),
-                 list(question), list(options))
+    return Items(np.array(bench, dtype=object), np.array(ids, dtype=object), list(gold), list(question), list(options))
 
 
 def read_packed(path: str | os.PathLike[str], *, intersect: bool = False) -> Records:
@@ -310,8 +329,15 @@ def _header(meta: dict[str, Any], spath: str) -> dict[str, Any]:
     dropped = meta.get("dropped", {})
     if not isinstance(dropped, dict) or not all(type(v) is int for v in dropped.values()):
         raise _bad(spath, "metadata 'dropped' must map benchmarks to counts")
-    return {"shape": (M, N, K), "models": tuple(models), "grid": grid, "items": _items_from_meta(meta, N, spath),
-            "notes": tuple(notes), "layout_notes": tuple(layout_notes), "dropped": dict(dropped)}
+    return {
+        "shape": (M, N, K),
+        "models": tuple(models),
+        "grid": grid,
+        "items": _items_from_meta(meta, N, spath),
+        "notes": tuple(notes),
+        "layout_notes": tuple(layout_notes),
+        "dropped": dict(dropped),
+    }
 
 
 def _columns(table, K: int, spath: str) -> dict[str, Any]:
@@ -319,15 +345,21 @@ def _columns(table, K: int, spath: str) -> dict[str, Any]:
     pa = _pyarrow()
     cols = set(table.column_names)
     if "correct" not in cols or not cols <= {"correct", "pred", "margin", "answer_class", "unparsed"}:
-        raise _bad(spath, f"columns {sorted(cols)}; expected 'correct' and optionally 'pred', 'margin', "
-                          "'answer_class', 'unparsed'")
+        raise _bad(
+            spath,
+            f"columns {sorted(cols)}; expected 'correct' and optionally 'pred', 'margin', 'answer_class', 'unparsed'",
+        )
     out: dict[str, Any] = {}
     if "unparsed" in cols:
         if table.schema.field("unparsed").type != pa.int16():
             raise _bad(spath, f"column 'unparsed' is {table.schema.field('unparsed').type}, expected int16")
         out["unparsed"] = table.column("unparsed")
-    for name, value_type in (("correct", pa.bool_()), ("pred", pa.int16()), ("margin", pa.float64()),
-                             ("answer_class", pa.int8())):
+    for name, value_type in (
+        ("correct", pa.bool_()),
+        ("pred", pa.int16()),
+        ("margin", pa.float64()),
+        ("answer_class", pa.int8()),
+    ):
         if name not in cols:
             continue
         typ = table.schema.field(name).type
@@ -337,8 +369,9 @@ def _columns(table, K: int, spath: str) -> dict[str, Any]:
     return out
 
 
-def _pred_margin(columns: dict[str, Any], shape: tuple[int, int, int], spath: str
-                 ) -> tuple[np.ndarray | None, np.ndarray | None]:
+def _pred_margin(
+    columns: dict[str, Any], shape: tuple[int, int, int], spath: str
+) -> tuple[np.ndarray | None, np.ndarray | None]:
     M, N, K = shape
     pred = margin = None
     if "pred" in columns:
@@ -354,14 +387,17 @@ def _pred_margin(columns: dict[str, Any], shape: tuple[int, int, int], spath: st
     return pred, margin
 
 
-def _class_unparsed(columns: dict[str, Any], shape: tuple[int, int, int], spath: str
-                    ) -> tuple[np.ndarray | None, np.ndarray | None]:
+def _class_unparsed(
+    columns: dict[str, Any], shape: tuple[int, int, int], spath: str
+) -> tuple[np.ndarray | None, np.ndarray | None]:
     from .model import ANSWER_CLASSES
+
     M, N, K = shape
     answer_class = unparsed = None
     if "answer_class" in columns:
         answer_class = _list_values(columns["answer_class"], K, "i1", spath, "answer_class", M * N).astype(
-            np.int8, copy=False)
+            np.int8, copy=False
+        )
         if ((answer_class < -1) | (answer_class >= len(ANSWER_CLASSES))).any():
             raise _bad(spath, "column 'answer_class' holds values that are not answer-class codes or -1")
         answer_class = answer_class.reshape(M, N, K)
@@ -397,11 +433,23 @@ def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tupl
         digest = None
     if digest != meta.get("content_sha256"):
         raise _bad(spath, "content checksum mismatch: the file is corrupt or was edited")
-    rec = Records(correct=correct.reshape(M, N, K), models=head["models"], items=head["items"], grid=head["grid"],
-                  pred=pred, margin=margin, source=spath, notes=head["notes"], dropped=head["dropped"],
-                  answer_class=answer_class, unparsed=unparsed, layout_notes=head["layout_notes"])
+    rec = Records(
+        correct=correct.reshape(M, N, K),
+        models=head["models"],
+        items=head["items"],
+        grid=head["grid"],
+        pred=pred,
+        margin=margin,
+        source=spath,
+        notes=head["notes"],
+        dropped=head["dropped"],
+        answer_class=answer_class,
+        unparsed=unparsed,
+        layout_notes=head["layout_notes"],
+    )
     if rec.grid.inferred and warn:  # the same warning the JSONL reader gives for a missing grid.json
         from .reader import InferredLegendWarning
+
         note = next((n for n in rec.notes if "legend inferred" in n), f"{spath}: legend inferred")
         warnings.warn(note, InferredLegendWarning, stacklevel=3)
     return rec, meta

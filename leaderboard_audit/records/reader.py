@@ -5,6 +5,7 @@ The steps: find the legend (``legend.py``), list the records files and their lay
 then align everything into one tensor (:func:`assemble`, shared with the table reader
 and the importers).
 """
+
 from __future__ import annotations
 
 import os
@@ -24,9 +25,11 @@ from .model import ANSWER_CLASS_ABSENT, PRED_ABSENT, PRED_UNPARSEABLE, UNPARSED_
 from .names import RESERVED_FIX, filename_for_model, model_from_filename, reserved_benchmark
 from .safe_io import JSON_ERRORS
 
-FIX_MATCHED = ("every model needs the same item ids in every benchmark; re-collect the "
-               "missing items, or pass intersect=True (pytest: --audit-intersect) to audit "
-               "only the common items")
+FIX_MATCHED = (
+    "every model needs the same item ids in every benchmark; re-collect the "
+    "missing items, or pass intersect=True (pytest: --audit-intersect) to audit "
+    "only the common items"
+)
 
 
 class InferredLegendWarning(UserWarning):
@@ -50,8 +53,9 @@ def _legend(root: Path, root_real: Path) -> tuple[Grid | None, Path | None]:
     return read_grid_file(path), path
 
 
-def read_records_dir(path: str | os.PathLike[str], *, intersect: bool = False,
-                     max_line_bytes: int = MAX_LINE_BYTES) -> Records:
+def read_records_dir(
+    path: str | os.PathLike[str], *, intersect: bool = False, max_line_bytes: int = MAX_LINE_BYTES
+) -> Records:
     """Load a records directory in any layout of docs/records.md, validating every matching rule.
 
     With ``intersect=True`` items missing for some model are dropped instead of
@@ -59,8 +63,12 @@ def read_records_dir(path: str | os.PathLike[str], *, intersect: bool = False,
     """
     root = Path(path)
     if not root.is_dir():
-        raise RecordsError.one(str(root), None, "not a records directory",
-                               fix="pass a directory holding grid.json and <benchmark>/<model>.jsonl")
+        raise RecordsError.one(
+            str(root),
+            None,
+            "not a records directory",
+            fix="pass a directory holding grid.json and <benchmark>/<model>.jsonl",
+        )
     root_real = root.resolve()
     grid, legend_path = _legend(root, root_real)
     log = ProblemLog()
@@ -77,8 +85,7 @@ def read_records_dir(path: str | os.PathLike[str], *, intersect: bool = False,
     notes: list[str] = []
     if grid is None:
         grid = infer_grid(keys or [], str(root / GRID_NAME))
-        note = (f"{root}: no grid.json; legend inferred from the config keys "
-                f"(reference {grid.reference!r})")
+        note = f"{root}: no grid.json; legend inferred from the config keys (reference {grid.reference!r})"
         notes.append(note)
         warnings.warn(note, InferredLegendWarning, stacklevel=2)
     elif legend_path is not None and legend_path.name != GRID_NAME:
@@ -91,24 +98,35 @@ def read_records_dir(path: str | os.PathLike[str], *, intersect: bool = False,
     return rec
 
 
-def _check_every_model_has_files(files: dict[str, dict[str, ModelFile]], models: list[str],
-                                 source: str) -> None:
+def _check_every_model_has_files(files: dict[str, dict[str, ModelFile]], models: list[str], source: str) -> None:
     log = ProblemLog()
-    for b, per in sorted(files.items()):   # every reader and importer ends here: `pooled` is reserved
+    for b, per in sorted(files.items()):  # every reader and importer ends here: `pooled` is reserved
         if reserved_benchmark(b):
             first = next(iter(per.values()), None)
-            log.add(first.path if first else f"{source}/{b}", None, f"benchmark name {b!r} is reserved",
-                    fix=RESERVED_FIX)
+            log.add(
+                first.path if first else f"{source}/{b}", None, f"benchmark name {b!r} is reserved", fix=RESERVED_FIX
+            )
     for b, per in sorted(files.items()):
         for m in models:
             if m not in per:
-                log.add(f"{source}/{b}", None, f"model {m!r} has no file for benchmark {b!r}",
-                        fix=f"add {b}/{filename_for_model(m)}")
+                log.add(
+                    f"{source}/{b}",
+                    None,
+                    f"model {m!r} has no file for benchmark {b!r}",
+                    fix=f"add {b}/{filename_for_model(m)}",
+                )
     log.raise_if_any()
 
 
-def _item_order(b: str, per: dict[str, ModelFile], models: list[str], intersect: bool,
-                log: ProblemLog, dropped: dict[str, int], source: str) -> list[str] | None:
+def _item_order(
+    b: str,
+    per: dict[str, ModelFile],
+    models: list[str],
+    intersect: bool,
+    log: ProblemLog,
+    dropped: dict[str, int],
+    source: str,
+) -> list[str] | None:
     """Benchmark ``b``'s item ids in the first model's file order; None if they do not match."""
     order = per[models[0]].ids
     if intersect:
@@ -126,13 +144,21 @@ def _item_order(b: str, per: dict[str, ModelFile], models: list[str], intersect:
         mf = per[m]
         other = set(mf.ids)
         for iid in [i for i in order if i not in other]:
-            log.add(mf.path, None, f"model {m!r} lacks item {iid!r} of benchmark {b!r} "
-                    f"(present for model {models[0]!r})", fix=FIX_MATCHED)
+            log.add(
+                mf.path,
+                None,
+                f"model {m!r} lacks item {iid!r} of benchmark {b!r} (present for model {models[0]!r})",
+                fix=FIX_MATCHED,
+            )
         for r, iid in enumerate(mf.ids):
             if iid not in ref:
-                log.add(mf.path, mf.lines[r], f"item {iid!r} of benchmark {b!r} is present "
-                        f"for model {m!r} but absent for model {models[0]!r}", fix=FIX_MATCHED,
-                        unit=mf.unit)
+                log.add(
+                    mf.path,
+                    mf.lines[r],
+                    f"item {iid!r} of benchmark {b!r} is present for model {m!r} but absent for model {models[0]!r}",
+                    fix=FIX_MATCHED,
+                    unit=mf.unit,
+                )
     return None if log.total > before or log else order
 
 
@@ -147,8 +173,9 @@ class _Blocks:
         self.has_unparsed = any(u != UNPARSED_ABSENT for mf in every for u in mf.unparsed)
         self.kpos = {k: j for j, k in enumerate(grid.keys)}
         self.K = len(grid)
-        self.arrays: dict[str, list[np.ndarray]] = {n: [] for n in
-                                                    ("correct", "pred", "margin", "answer_class", "unparsed")}
+        self.arrays: dict[str, list[np.ndarray]] = {
+            n: [] for n in ("correct", "pred", "margin", "answer_class", "unparsed")
+        }
         self.bench: list[str] = []
         self.ids: list[str] = []
         self.gold: list[Any] = []
@@ -186,8 +213,13 @@ class _Blocks:
                     text_o[j] = mf.options[r]
                 if gold_b[j] is None and mf.gold[r] is not None:
                     gold_b[j] = mf.gold[r]
-        for name, arr in (("correct", block), ("pred", pblock), ("margin", mblock),
-                          ("answer_class", cblock), ("unparsed", ublock)):
+        for name, arr in (
+            ("correct", block),
+            ("pred", pblock),
+            ("margin", mblock),
+            ("answer_class", cblock),
+            ("unparsed", ublock),
+        ):
             if arr is not None:
                 self.arrays[name].append(arr)
         self.bench += [b] * n
@@ -208,8 +240,14 @@ class _Blocks:
         return np.concatenate(parts, axis=1) if parts else None
 
 
-def assemble(files: dict[str, dict[str, ModelFile]], grid: Grid, source: str, *,
-             intersect: bool = False, notes: list[str] | None = None) -> Records:
+def assemble(
+    files: dict[str, dict[str, ModelFile]],
+    grid: Grid,
+    source: str,
+    *,
+    intersect: bool = False,
+    notes: list[str] | None = None,
+) -> Records:
     """Align per-file rows into one tensor; enforce the matching rules."""
     notes = list(notes or [])
     models = sorted({m for per in files.values() for m in per})
@@ -223,15 +261,30 @@ def assemble(files: dict[str, dict[str, ModelFile]], grid: Grid, source: str, *,
             blocks.add(b, files[b], models, order)
     log.raise_if_any()
     if intersect and any(dropped.values()):
-        notes.append("intersection of items audited; dropped per benchmark: "
-                     + ", ".join(f"{b}={n}" for b, n in sorted(dropped.items())))
-    items = Items(np.array(blocks.bench, dtype=object), np.array(blocks.ids, dtype=object),
-                  blocks.gold, blocks.question, blocks.options)
+        notes.append(
+            "intersection of items audited; dropped per benchmark: "
+            + ", ".join(f"{b}={n}" for b, n in sorted(dropped.items()))
+        )
+    items = Items(
+        np.array(blocks.bench, dtype=object),
+        np.array(blocks.ids, dtype=object),
+        blocks.gold,
+        blocks.question,
+        blocks.options,
+    )
     return Records(
-        correct=blocks.joined("correct"), models=tuple(models), items=items, grid=grid,
-        pred=blocks.joined("pred"), margin=blocks.joined("margin"),
-        unparsed=blocks.joined("unparsed"), answer_class=blocks.joined("answer_class"),
-        source=source, notes=tuple(notes), dropped=dropped if intersect else {})
+        correct=blocks.joined("correct"),
+        models=tuple(models),
+        items=items,
+        grid=grid,
+        pred=blocks.joined("pred"),
+        margin=blocks.joined("margin"),
+        unparsed=blocks.joined("unparsed"),
+        answer_class=blocks.joined("answer_class"),
+        source=source,
+        notes=tuple(notes),
+        dropped=dropped if intersect else {},
+    )
 
 
 __all__ = [

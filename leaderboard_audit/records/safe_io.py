@@ -6,6 +6,7 @@ a directory is a :class:`RecordsError` instead of a hang, and a file swapped bet
 a check and the open cannot slip through. JSON goes through :func:`loads_strict`,
 which refuses duplicate keys at any depth (``json.loads`` would keep the last one).
 """
+
 from __future__ import annotations
 
 import json
@@ -50,9 +51,13 @@ def loads_strict(raw: bytes | str) -> Any:
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device")):
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
         if test(mode):
             return name
     return "not a regular file"
@@ -72,8 +77,12 @@ def open_regular(path: str | os.PathLike[str], what: str = "the file") -> IO[byt
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise RecordsError.one(str(path), None, f"cannot read {what}: it is {_kind(mode)}, not a regular file",
-                                   fix="records are plain files; replace it with one")
+            raise RecordsError.one(
+                str(path),
+                None,
+                f"cannot read {what}: it is {_kind(mode)}, not a regular file",
+                fix="records are plain files; replace it with one",
+            )
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")

@@ -25,6 +25,7 @@ Value conventions of the table (both formats):
 * ``unparsed``: the item's count of unparseable generation answers, the same on every
   row of a (model, item) that has one; empty = none recorded.
 """
+
 from __future__ import annotations
 
 import math
@@ -53,8 +54,9 @@ CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 PARQUET_SUFFIXES = (".parquet", ".pq")
 _BITS = {"0": 0, "1": 1, "true": 1, "false": 0, "True": 1, "False": 0, "TRUE": 1, "FALSE": 0}
 _MAX_PRED = 32000
-FIX_TABLE = ("the long table needs one row per (model, benchmark, item_id, config) with "
-             "correct = 0/1; see docs/records.md")
+FIX_TABLE = (
+    "the long table needs one row per (model, benchmark, item_id, config) with correct = 0/1; see docs/records.md"
+)
 
 
 def _cell(v: Any, limit: int = 60) -> str:
@@ -69,9 +71,9 @@ class _Table:
     def __init__(self, path: Path, df: pd.DataFrame, where: np.ndarray, unit: str, text: bool):
         self.path = str(path)
         self.df = df
-        self.where = where          # line (CSV) or row (Parquet) of each row
+        self.where = where  # line (CSV) or row (Parquet) of each row
         self.unit = unit
-        self.text = text            # True: every cell is a string (CSV/TSV)
+        self.text = text  # True: every cell is a string (CSV/TSV)
 
     def report(self, log: ProblemLog, rows: np.ndarray, message, fix: str | None = None) -> None:
         """Add one problem per row in ``rows`` (shows the first few, counts the rest)."""
@@ -87,6 +89,7 @@ class _Table:
 
 def _open(path: Path):
     from .safe_io import open_regular
+
     return open_regular(path, "the table")
 
 
@@ -108,8 +111,9 @@ def _refuse_duplicate_columns(spath: str, names: list[str], line: int | None) ->
     wanted = set(REQUIRED + OPTIONAL)
     dups = sorted({n for n in names if n in wanted and names.count(n) > 1})
     if dups:
-        raise RecordsError.one(spath, line, f"column(s) {dups} appear more than once in the header",
-                               fix="keep one column of each name")
+        raise RecordsError.one(
+            spath, line, f"column(s) {dups} appear more than once in the header", fix="keep one column of each name"
+        )
 
 
 def _read_csv(path: Path, sep: str) -> _Table:
@@ -120,26 +124,37 @@ def _read_csv(path: Path, sep: str) -> _Table:
     try:
         with warnings.catch_warnings(), _open(path) as fh:
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            df = pd.read_csv(fh, sep=sep, dtype=str, index_col=False, keep_default_na=False,
-                             na_filter=False, skip_blank_lines=False, encoding="utf-8",
-                             engine="c")
+            df = pd.read_csv(
+                fh,
+                sep=sep,
+                dtype=str,
+                index_col=False,
+                keep_default_na=False,
+                na_filter=False,
+                skip_blank_lines=False,
+                encoding="utf-8",
+                engine="c",
+            )
     except pd.errors.EmptyDataError:
-        raise RecordsError.one(spath, None, "empty file: no header and no rows",
-                               fix=FIX_TABLE) from None
+        raise RecordsError.one(spath, None, "empty file: no header and no rows", fix=FIX_TABLE) from None
     except pd.errors.ParserWarning as exc:
-        raise RecordsError.one(spath, None, f"rows have more fields than the header ({exc})",
-                               fix=FIX_TABLE) from None
+        raise RecordsError.one(spath, None, f"rows have more fields than the header ({exc})", fix=FIX_TABLE) from None
     except pd.errors.ParserError as exc:
         import re
+
         m = re.search(r"line (\d+)", str(exc))
-        raise RecordsError.one(spath, int(m.group(1)) if m else None,
-                               f"unreadable {path.suffix[1:].upper()} ({str(exc)[:200]})",
-                               fix=FIX_TABLE) from None
+        raise RecordsError.one(
+            spath,
+            int(m.group(1)) if m else None,
+            f"unreadable {path.suffix[1:].upper()} ({str(exc)[:200]})",
+            fix=FIX_TABLE,
+        ) from None
     except UnicodeDecodeError as exc:
         raise RecordsError.one(spath, None, f"not UTF-8 text ({exc})", fix=FIX_TABLE) from None
     except (ValueError, OSError, MemoryError) as exc:
-        raise RecordsError.one(spath, None, f"cannot read the table ({type(exc).__name__}: "
-                               f"{str(exc)[:200]})", fix=FIX_TABLE) from None
+        raise RecordsError.one(
+            spath, None, f"cannot read the table ({type(exc).__name__}: {str(exc)[:200]})", fix=FIX_TABLE
+        ) from None
     df, where = _drop_blank_lines(df, _csv_lines(path, df))
     return _Table(path, df, where, "line", text=True)
 
@@ -178,11 +193,25 @@ def _drop_blank_lines(df: pd.DataFrame, where: np.ndarray) -> tuple[pd.DataFrame
 
 # Arrow types each column may have (anything else, e.g. after a flipped bit in the schema,
 # is one clear error before pandas sees the data).
-_ARROW_KINDS = {"model": "s", "benchmark": "s", "config": "s", "question": "s", "item_id": "si",
-                "gold": "si", "correct": "ib", "pred": "sif", "margin": "sif", "answer_class": "s",
-                "unparsed": "sif"}
-_KIND_TEXT = {"s": "strings", "si": "strings or integers", "ib": "0/1 integers or booleans (not floats)",
-              "sif": "numbers"}
+_ARROW_KINDS = {
+    "model": "s",
+    "benchmark": "s",
+    "config": "s",
+    "question": "s",
+    "item_id": "si",
+    "gold": "si",
+    "correct": "ib",
+    "pred": "sif",
+    "margin": "sif",
+    "answer_class": "s",
+    "unparsed": "sif",
+}
+_KIND_TEXT = {
+    "s": "strings",
+    "si": "strings or integers",
+    "ib": "0/1 integers or booleans (not floats)",
+    "sif": "numbers",
+}
 
 
 def _arrow_kind(t) -> str:
@@ -216,8 +245,9 @@ def _read_parquet(path: Path) -> _Table:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise RecordsError.one(spath, None, "reading Parquet needs pyarrow",
-                               fix="pip install 'leaderboard-audit[parquet]'") from None
+        raise RecordsError.one(
+            spath, None, "reading Parquet needs pyarrow", fix="pip install 'leaderboard-audit[parquet]'"
+        ) from None
     try:
         with _open(path) as fh:
             pf = pq.ParquetFile(fh, page_checksum_verification=True)
@@ -227,17 +257,26 @@ def _read_parquet(path: Path) -> _Table:
             for c in cols:
                 kind = _arrow_kind(pf.schema_arrow.field(c).type)
                 if kind not in _ARROW_KINDS[c]:
-                    raise RecordsError.one(spath, None, f"column {c!r} must hold {_KIND_TEXT[_ARROW_KINDS[c]]}, "
-                                           f"got Arrow type {pf.schema_arrow.field(c).type}", fix=FIX_TABLE)
+                    raise RecordsError.one(
+                        spath,
+                        None,
+                        f"column {c!r} must hold {_KIND_TEXT[_ARROW_KINDS[c]]}, "
+                        f"got Arrow type {pf.schema_arrow.field(c).type}",
+                        fix=FIX_TABLE,
+                    )
             table = pf.read(columns=cols)
-            table.validate(full=True)   # e.g. invalid UTF-8 in a string column, caught here, not later
+            table.validate(full=True)  # e.g. invalid UTF-8 in a string column, caught here, not later
         # ignore_metadata: never rebuild pandas objects from metadata stored in the file
         df = table.to_pandas(ignore_metadata=True, types_mapper=_nullable_dtype)
     except RecordsError:
         raise
     except Exception as exc:  # noqa: BLE001 - a corrupt file can make pyarrow raise almost anything
-        raise RecordsError.one(spath, None, f"unreadable Parquet, corrupt or not Parquet ({type(exc).__name__}: "
-                               f"{str(exc)[:200]})", fix=FIX_TABLE) from None
+        raise RecordsError.one(
+            spath,
+            None,
+            f"unreadable Parquet, corrupt or not Parquet ({type(exc).__name__}: {str(exc)[:200]})",
+            fix=FIX_TABLE,
+        ) from None
     return _Table(path, df, np.arange(len(df), dtype=np.int64), "row", text=False)
 
 
@@ -296,8 +335,7 @@ def _numbers(t: _Table, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] 
             return None
         blank = np.array([u.strip() == "" for u in uniq.tolist()] + [True], dtype=bool)
         is_null = np.array([u == "null" for u in uniq.tolist()] + [False], dtype=bool)
-        conv = pd.to_numeric(pd.Series(uniq, dtype=object), errors="coerce").to_numpy(
-            dtype=np.float64, na_value=np.nan)
+        conv = pd.to_numeric(pd.Series(uniq, dtype=object), errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
         vals = np.append(conv, np.nan)
         return vals[codes], blank[codes], is_null[codes]
     if pd.api.types.is_bool_dtype(s.dtype) or pd.api.types.is_numeric_dtype(s.dtype):
@@ -313,16 +351,21 @@ def _bits(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray] | None:
     s = t.df["correct"]
     if t.text or pd.api.types.infer_dtype(s.head(1000), skipna=True) in ("string", "empty"):
         codes, uniq = _factorize(t, "correct")
-        conv = np.array([_BITS.get(u, np.nan) if isinstance(u, str) else np.nan
-                         for u in uniq.tolist()] + [np.nan], dtype=np.float64)
+        conv = np.array(
+            [_BITS.get(u, np.nan) if isinstance(u, str) else np.nan for u in uniq.tolist()] + [np.nan], dtype=np.float64
+        )
         v = conv[codes]
     elif pd.api.types.is_bool_dtype(s.dtype) or pd.api.types.is_integer_dtype(s.dtype):
         v = s.to_numpy(dtype=np.float64, na_value=np.nan)
     elif pd.api.types.is_float_dtype(s.dtype):
         v = np.full(len(s), np.nan)  # floats are not bits (1.0 is refused in JSONL too)
     else:
-        log.add(t.path, None, f"column 'correct' must hold 0/1 or true/false, got "
-                f"{pd.api.types.infer_dtype(s, skipna=True)} values", fix=FIX_TABLE)
+        log.add(
+            t.path,
+            None,
+            f"column 'correct' must hold 0/1 or true/false, got {pd.api.types.infer_dtype(s, skipna=True)} values",
+            fix=FIX_TABLE,
+        )
         return None
     bad = ~((v == 0) | (v == 1))
     return np.where(bad, 0, v).astype(np.int8), bad
@@ -359,8 +402,10 @@ def _answer_class(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray] |
     col = _text(t, "answer_class", log)
     if col is None:
         return None
-    known = np.array([ANSWER_CLASSES.index(u) if u in ANSWER_CLASSES else -2 for u in col.uniques.tolist()]
-                     + [ANSWER_CLASS_ABSENT], dtype=np.int8)
+    known = np.array(
+        [ANSWER_CLASSES.index(u) if u in ANSWER_CLASSES else -2 for u in col.uniques.tolist()] + [ANSWER_CLASS_ABSENT],
+        dtype=np.int8,
+    )
     codes = known[col.codes]
     return np.where(codes == -2, ANSWER_CLASS_ABSENT, codes).astype(np.int8), codes == -2
 
@@ -422,16 +467,18 @@ def _load_table(p: Path) -> _Table:
     """The decoded table; its required columns present and at least one row."""
     suffix = p.suffix.lower()
     if suffix not in CSV_SUFFIXES and suffix not in PARQUET_SUFFIXES:
-        raise RecordsError.one(str(p), None, f"unknown table type {suffix!r}",
-                               fix="use .csv, .tsv, .parquet or .pq")
+        raise RecordsError.one(str(p), None, f"unknown table type {suffix!r}", fix="use .csv, .tsv, .parquet or .pq")
     if not p.exists():
         raise RecordsError.one(str(p), None, "no such file")
     t = _read_parquet(p) if suffix in PARQUET_SUFFIXES else _read_csv(p, CSV_SUFFIXES[suffix])
     missing = [c for c in REQUIRED if c not in t.df.columns]
     if missing:
-        raise RecordsError.one(t.path, 1 if t.text else None,
-                               f"missing required column(s) {missing}; the header has "
-                               f"{[str(c) for c in t.df.columns][:20]}", fix=FIX_TABLE)
+        raise RecordsError.one(
+            t.path,
+            1 if t.text else None,
+            f"missing required column(s) {missing}; the header has {[str(c) for c in t.df.columns][:20]}",
+            fix=FIX_TABLE,
+        )
     if len(t.df) == 0:
         raise RecordsError.one(t.path, None, "empty file: no records", fix=FIX_TABLE)
     return t
@@ -463,8 +510,10 @@ class _Cells:
     unparsed: tuple[np.ndarray, np.ndarray] | None = None
 
     def who(self, r: int) -> str:
-        return (f"model {_cell(self.model.value(r))!r}, item {_cell(self.item.value(r))!r} of benchmark "
-                f"{_cell(self.bench.value(r))!r}, config {_cell(self.config.value(r))!r}")
+        return (
+            f"model {_cell(self.model.value(r))!r}, item {_cell(self.item.value(r))!r} of benchmark "
+            f"{_cell(self.bench.value(r))!r}, config {_cell(self.config.value(r))!r}"
+        )
 
 
 def _decode_rows(t: _Table) -> _Cells:
@@ -497,23 +546,40 @@ def _report_bad_values(t: _Table, cells: _Cells, log: ProblemLog) -> None:
 
     def bit_msg(r: int) -> str:
         v = raw("correct", r)
-        return (f"{cells.who(r)}: correct is null (a missing value)" if v == "null"
-                else f"{cells.who(r)}: correct = {v} is not 0/1")
+        return (
+            f"{cells.who(r)}: correct is null (a missing value)"
+            if v == "null"
+            else f"{cells.who(r)}: correct = {v} is not 0/1"
+        )
+
     t.report(log, np.flatnonzero(cells.bits[1]), bit_msg, fix="correctness bits are 0/1 or true/false")
     if cells.pred is not None:
-        t.report(log, np.flatnonzero(cells.pred[1]),
-                 lambda r: f"{cells.who(r)}: pred = {raw('pred', r)} is not an option index "
-                 "(-1 or null = unparseable, empty = none)")
+        t.report(
+            log,
+            np.flatnonzero(cells.pred[1]),
+            lambda r: (
+                f"{cells.who(r)}: pred = {raw('pred', r)} is not an option index "
+                "(-1 or null = unparseable, empty = none)"
+            ),
+        )
     if cells.margin is not None:
-        t.report(log, np.flatnonzero(cells.margin[1]),
-                 lambda r: f"{cells.who(r)}: margin = {raw('margin', r)} is not a finite number")
+        t.report(
+            log,
+            np.flatnonzero(cells.margin[1]),
+            lambda r: f"{cells.who(r)}: margin = {raw('margin', r)} is not a finite number",
+        )
     if cells.answer_class is not None:
-        t.report(log, np.flatnonzero(cells.answer_class[1]),
-                 lambda r: f"{cells.who(r)}: answer_class = {raw('answer_class', r)} is not one of "
-                 f"{list(ANSWER_CLASSES)}")
+        t.report(
+            log,
+            np.flatnonzero(cells.answer_class[1]),
+            lambda r: f"{cells.who(r)}: answer_class = {raw('answer_class', r)} is not one of {list(ANSWER_CLASSES)}",
+        )
     if cells.unparsed is not None:
-        t.report(log, np.flatnonzero(cells.unparsed[1]),
-                 lambda r: f"{cells.who(r)}: unparsed = {raw('unparsed', r)} is not a count")
+        t.report(
+            log,
+            np.flatnonzero(cells.unparsed[1]),
+            lambda r: f"{cells.who(r)}: unparsed = {raw('unparsed', r)} is not a count",
+        )
 
 
 def _report_bad_benchmarks(t: _Table, cells: _Cells, log: ProblemLog) -> None:
@@ -540,9 +606,12 @@ def _config_positions(t: _Table, cells: _Cells, grid: Grid) -> np.ndarray:
 
     log = ProblemLog()
     cfg = pd.Index(list(grid.keys)).get_indexer(cells.config.uniques)[cells.config.codes]
-    t.report(log, np.flatnonzero(cfg < 0),
-             lambda r: f"{cells.who(r)}: config key not in the legend (grid.json)",
-             fix="every config must be one of grid.json's keys")
+    t.report(
+        log,
+        np.flatnonzero(cfg < 0),
+        lambda r: f"{cells.who(r)}: config key not in the legend (grid.json)",
+        fix="every config must be one of grid.json's keys",
+    )
     log.raise_if_any()
     return cfg
 
@@ -551,9 +620,9 @@ def _config_positions(t: _Table, cells: _Cells, grid: Grid) -> np.ndarray:
 class _Groups:
     """Stage 2: rows pivoted into (benchmark, model, item) groups x configs."""
 
-    grp: np.ndarray          # each row's group
-    C: np.ndarray            # (G, K) int8 bits
-    first_row: np.ndarray    # each group's first row
+    grp: np.ndarray  # each row's group
+    C: np.ndarray  # (G, K) int8 bits
+    first_row: np.ndarray  # each group's first row
 
     @property
     def size(self) -> int:
@@ -566,7 +635,7 @@ def _pivot(t: _Table, cells: _Cells, cfg: np.ndarray, keys: tuple[str, ...]) -> 
     K = len(keys)
     nm, ni = len(cells.model.uniques), len(cells.item.uniques)
     combo = (cells.bench.codes * nm + cells.model.codes) * ni + cells.item.codes
-    grp, _ = pd.factorize(combo)            # groups numbered in order of first appearance
+    grp, _ = pd.factorize(combo)  # groups numbered in order of first appearance
     grp = np.asarray(grp, dtype=np.int64)
     G = int(grp.max()) + 1
     _refuse_duplicate_rows(t, cells, grp * K + cfg)
@@ -591,6 +660,7 @@ def _refuse_duplicate_rows(t: _Table, cells: _Cells, flat: np.ndarray) -> None:
     def dup_msg(r: int) -> str:
         f = first[np.searchsorted(uniq, flat[r])]
         return f"{cells.who(r)}: duplicate row (first at {t.unit} {int(t.where[f])})"
+
     log = ProblemLog()
     t.report(log, np.flatnonzero(dup), dup_msg, fix="keep one row per (model, benchmark, item_id, config)")
     log.raise_if_any()
@@ -606,8 +676,11 @@ def _report_holes(t: _Table, cells: _Cells, g: _Groups, keys: tuple[str, ...], l
     def hole_msg(r: int) -> str:
         miss = [keys[k] for k in np.flatnonzero(g.C[group_of[r]] < 0).tolist()]
         shown = ", ".join(repr(k) for k in miss[:5]) + (f" (+{len(miss) - 5} more)" if len(miss) > 5 else "")
-        return (f"model {cells.model.value(r)!r}, item {cells.item.value(r)!r} of benchmark "
-                f"{cells.bench.value(r)!r}: missing config key(s) {shown}")
+        return (
+            f"model {cells.model.value(r)!r}, item {cells.item.value(r)!r} of benchmark "
+            f"{cells.bench.value(r)!r}: missing config key(s) {shown}"
+        )
+
     t.report(log, g.first_row[holes], hole_msg, fix="every (model, item) needs one row per config of the legend")
 
 
@@ -616,8 +689,12 @@ def _report_missing_pairs(t: _Table, cells: _Cells, g: _Groups, log: ProblemLog)
     present = np.zeros((len(cells.bench.uniques), len(cells.model.uniques)), dtype=bool)
     present[cells.bench.codes[g.first_row], cells.model.codes[g.first_row]] = True
     for bi, mi in zip(*np.nonzero(~present)):
-        log.add(t.path, None, f"model {cells.model.uniques[mi]!r} has no rows for benchmark "
-                f"{cells.bench.uniques[bi]!r}", fix="every model needs rows for every benchmark")
+        log.add(
+            t.path,
+            None,
+            f"model {cells.model.uniques[mi]!r} has no rows for benchmark {cells.bench.uniques[bi]!r}",
+            fix="every model needs rows for every benchmark",
+        )
 
 
 def _model_files(t: _Table, cells: _Cells, g: _Groups) -> dict[str, dict[str, ModelFile]]:
@@ -639,11 +716,16 @@ def _model_files(t: _Table, cells: _Cells, g: _Groups) -> dict[str, dict[str, Mo
         b, m = str(cells.bench.uniques[g_b[sel[0]]]), str(cells.model.uniques[g_m[sel[0]]])
         n = len(sel)
         files.setdefault(b, {})[m] = ModelFile(
-            path=t.path, model=m, ids=g_item[sel].tolist(), lines=g_line[sel].tolist(),
+            path=t.path,
+            model=m,
+            ids=g_item[sel].tolist(),
+            lines=g_line[sel].tolist(),
             correct=g.C[sel].astype(bool),
             gold=g_gold[sel].tolist() if g_gold is not None else [None] * n,
             question=g_question[sel].tolist() if g_question is not None else [None] * n,
-            options=[None] * n, unit=t.unit)
+            options=[None] * n,
+            unit=t.unit,
+        )
     return files
 
 
@@ -652,8 +734,11 @@ def _with_per_cell_extras(t: _Table, rec: Records, cells: _Cells, g: _Groups, cf
     the tensor, by each row's (model, item) position."""
     import pandas as pd
 
-    per_cell = {"pred": (cells.pred, PRED_ABSENT, np.int16), "margin": (cells.margin, np.nan, np.float64),
-                "answer_class": (cells.answer_class, ANSWER_CLASS_ABSENT, np.int8)}
+    per_cell = {
+        "pred": (cells.pred, PRED_ABSENT, np.int16),
+        "margin": (cells.margin, np.nan, np.float64),
+        "answer_class": (cells.answer_class, ANSWER_CLASS_ABSENT, np.int8),
+    }
     wanted = {n: v for n, v in per_cell.items() if v[0] is not None and _any_present(v[0][0], v[1])}
     want_unparsed = cells.unparsed is not None and bool((cells.unparsed[0] != UNPARSED_ABSENT).any())
     if not wanted and not want_unparsed:
@@ -661,10 +746,12 @@ def _with_per_cell_extras(t: _Table, rec: Records, cells: _Cells, g: _Groups, cf
     fr = g.first_row
     mpos = pd.Index(list(rec.models)).get_indexer(cells.model.uniques)[cells.model.codes]
     ipos_g = pd.MultiIndex.from_arrays([rec.items.benchmark, rec.items.item_id]).get_indexer(
-        pd.MultiIndex.from_arrays([cells.bench.uniques[cells.bench.codes[fr]],
-                                   cells.item.uniques[cells.item.codes[fr]]]))
+        pd.MultiIndex.from_arrays(
+            [cells.bench.uniques[cells.bench.codes[fr]], cells.item.uniques[cells.item.codes[fr]]]
+        )
+    )
     ipos = ipos_g[g.grp]
-    keep = ipos >= 0                    # rows of items dropped by intersect=True
+    keep = ipos >= 0  # rows of items dropped by intersect=True
     M, N, K = rec.shape
     upd: dict[str, np.ndarray] = {}
     for name, (col, absent, dtype) in wanted.items():
@@ -681,18 +768,32 @@ def _any_present(values: np.ndarray, absent: Any) -> bool:
     return bool((~np.isnan(values)).any()) if isinstance(absent, float) else bool((values != absent).any())
 
 
-def _unparsed_per_item(t: _Table, cells: _Cells, v: np.ndarray, mpos: np.ndarray, ipos: np.ndarray,
-                       keep: np.ndarray, shape: tuple[int, int], K: int) -> np.ndarray:
+def _unparsed_per_item(
+    t: _Table,
+    cells: _Cells,
+    v: np.ndarray,
+    mpos: np.ndarray,
+    ipos: np.ndarray,
+    keep: np.ndarray,
+    shape: tuple[int, int],
+    K: int,
+) -> np.ndarray:
     """One count per (model, item): every row of it that has a count must have the same one, at most K."""
     out = np.full(shape, UNPARSED_ABSENT, dtype=np.int16)
     have = np.flatnonzero(keep & (v != UNPARSED_ABSENT))
-    out[mpos[have[::-1]], ipos[have[::-1]]] = v[have[::-1]]      # reversed: the first row wins
+    out[mpos[have[::-1]], ipos[have[::-1]]] = v[have[::-1]]  # reversed: the first row wins
     log = ProblemLog()
-    t.report(log, have[out[mpos[have], ipos[have]] != v[have]],
-             lambda r: f"{cells.who(r)}: unparsed differs from an earlier row of the same model and item",
-             fix="the unparsed count is one number per model and item")
-    t.report(log, have[v[have] > K], lambda r: f"{cells.who(r)}: unparsed = {int(v[r])} is more than the "
-             f"{K} configs of the legend")
+    t.report(
+        log,
+        have[out[mpos[have], ipos[have]] != v[have]],
+        lambda r: f"{cells.who(r)}: unparsed differs from an earlier row of the same model and item",
+        fix="the unparsed count is one number per model and item",
+    )
+    t.report(
+        log,
+        have[v[have] > K],
+        lambda r: f"{cells.who(r)}: unparsed = {int(v[r])} is more than the {K} configs of the legend",
+    )
     log.raise_if_any()
     return out
 
@@ -724,7 +825,7 @@ def table_frame(records: Records) -> pd.DataFrame:
         data["margin"] = records.margin.reshape(-1)
     if records.answer_class is not None:
         names = np.array(list(ANSWER_CLASSES) + [None], dtype=object)
-        data["answer_class"] = names[records.answer_class.reshape(-1)]   # ABSENT (-1) -> None
+        data["answer_class"] = names[records.answer_class.reshape(-1)]  # ABSENT (-1) -> None
     if records.unparsed is not None:
         u = np.repeat(records.unparsed.reshape(-1), K)
         data["unparsed"] = pd.array(np.where(u == UNPARSED_ABSENT, 0, u), dtype="Int16")
@@ -747,17 +848,16 @@ def write_table(records: Records, path: str | os.PathLike[str], *, write_grid: b
     suffix = p.suffix.lower()
     df = table_frame(records)
     if suffix in CSV_SUFFIXES:
-        data = df.to_csv(index=False, sep=CSV_SUFFIXES[suffix], lineterminator="\n",
-                         na_rep="").encode("utf-8")
+        data = df.to_csv(index=False, sep=CSV_SUFFIXES[suffix], lineterminator="\n", na_rep="").encode("utf-8")
     elif suffix in PARQUET_SUFFIXES:
         import pyarrow as pa
         import pyarrow.parquet as pq
+
         buf = io.BytesIO()
         pq.write_table(pa.Table.from_pandas(df, preserve_index=False), buf, write_page_checksum=True)
         data = buf.getvalue()
     else:
-        raise RecordsError.one(str(p), None, f"unknown table type {suffix!r}",
-                               fix="use .csv, .tsv, .parquet or .pq")
+        raise RecordsError.one(str(p), None, f"unknown table type {suffix!r}", fix="use .csv, .tsv, .parquet or .pq")
     atomic_write_bytes(p, data)
     if write_grid:
         _write_grid(records.grid, p.parent)

@@ -1,4 +1,5 @@
 """Write records-v1 with deterministic bytes, atomically."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,7 @@ from .names import RESERVED_FIX, benchmark_name_problem, filename_for_model, res
 
 def dumps_line(obj: dict[str, Any]) -> str:
     """The one serialization every records line uses: sorted keys, compact, UTF-8."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False)
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def _umask() -> int:
@@ -76,8 +76,7 @@ def write_model_lines(path: str | os.PathLike[str], lines: Iterable[dict[str, An
 
 
 def _per_config(keys: tuple[str, ...], values: list[Any], absent: Any, conv=lambda v: v) -> dict[str, Any]:
-    return {k: conv(v) for k, v in zip(keys, values)
-            if not (v == absent or (isinstance(v, float) and math.isnan(v)))}
+    return {k: conv(v) for k, v in zip(keys, values) if not (v == absent or (isinstance(v, float) and math.isnan(v)))}
 
 
 def model_lines(records: Records, mi: int, benchmark: str) -> list[dict[str, Any]]:
@@ -88,19 +87,30 @@ def model_lines(records: Records, mi: int, benchmark: str) -> list[dict[str, Any
 
     def rows(a: np.ndarray | None) -> list[Any] | None:
         return a[mi][idx].tolist() if a is not None else None
-    pred, marg, klass, unparsed = (rows(records.pred), rows(records.margin), rows(records.answer_class),
-                                   rows(records.unparsed))
+
+    pred, marg, klass, unparsed = (
+        rows(records.pred),
+        rows(records.margin),
+        rows(records.answer_class),
+        rows(records.unparsed),
+    )
     it = records.items
     out = []
     for r, i in enumerate(idx.tolist()):
-        obj: dict[str, Any] = {"benchmark": benchmark, "model": model,
-                               "item_id": it.item_id[i], "correct": dict(zip(keys, corr[r]))}
+        obj: dict[str, Any] = {
+            "benchmark": benchmark,
+            "model": model,
+            "item_id": it.item_id[i],
+            "correct": dict(zip(keys, corr[r])),
+        }
         for name, value in (("gold", it.gold[i]), ("question", it.question[i]), ("options", it.options[i])):
             if value is not None:
                 obj[name] = value
-        maps = (("pred", pred, PRED_ABSENT, lambda v: None if v == PRED_UNPARSEABLE else v),
-                ("margin", marg, None, lambda v: v),
-                ("answer_class", klass, ANSWER_CLASS_ABSENT, lambda v: ANSWER_CLASSES[v]))
+        maps = (
+            ("pred", pred, PRED_ABSENT, lambda v: None if v == PRED_UNPARSEABLE else v),
+            ("margin", marg, None, lambda v: v),
+            ("answer_class", klass, ANSWER_CLASS_ABSENT, lambda v: ANSWER_CLASSES[v]),
+        )
         for name, values, absent, conv in maps:
             d = _per_config(keys, values[r], absent, conv) if values is not None else None
             if d:
@@ -115,8 +125,9 @@ def dirname_for_benchmark(benchmark: str) -> str:
     """The benchmark's directory name; refuses names the reader would skip or that leave the root."""
     why = benchmark_name_problem(benchmark)
     if why is not None:
-        raise RecordsError.one("<records>", None, why,
-                               fix=RESERVED_FIX if reserved_benchmark(benchmark) else "rename the benchmark")
+        raise RecordsError.one(
+            "<records>", None, why, fix=RESERVED_FIX if reserved_benchmark(benchmark) else "rename the benchmark"
+        )
     return benchmark
 
 
@@ -126,8 +137,12 @@ def write_records(records: Records, root: str | os.PathLike[str]) -> Path:
     names = [filename_for_model(m) for m in records.models]
     clash = sorted({n for n in names if names.count(n) > 1})
     if clash:
-        raise RecordsError.one("<records>", None, f"models {[m for m, n in zip(records.models, names) if n in clash]} "
-                               f"would share the file name(s) {clash}", fix="rename the models")
+        raise RecordsError.one(
+            "<records>",
+            None,
+            f"models {[m for m, n in zip(records.models, names) if n in clash]} would share the file name(s) {clash}",
+            fix="rename the models",
+        )
     benches = [dirname_for_benchmark(b) for b in records.benchmarks]
     root.mkdir(parents=True, exist_ok=True)
     write_grid(records.grid, root)

@@ -5,6 +5,7 @@ and a Content-Security-Policy (``default-src 'none'``) forbids every fetch, so t
 file renders the same offline. Every string from the records (model names, config
 keys, item text, legend values, messages) is HTML-escaped with ``e``.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,7 +14,17 @@ from typing import Any
 from .svg import FIGURES, esc as e
 from ..checks import scope_tables
 from .submission_text import state_line
-from .tables import kind_of, Table, ci_cell, counts_text, status_counts, evidence_heading, pair_kind, pair_label, verdicts_table
+from .tables import (
+    kind_of,
+    Table,
+    ci_cell,
+    counts_text,
+    status_counts,
+    evidence_heading,
+    pair_kind,
+    pair_label,
+    verdicts_table,
+)
 from .text import num, signed
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -44,13 +55,13 @@ def _n(x: Any, nd: int = 3) -> str:
 
 
 def _td(html_cell: str, cls: str = "") -> str:
-    return f'<td{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}>{html_cell}</td>'
+    return f"<td{f' class={chr(34)}{cls}{chr(34)}' if cls else ''}>{html_cell}</td>"
 
 
 def _table(headers: list[str], rows: list[str], cls: str = "") -> str:
     head = "".join(f"<th>{e(h)}</th>" for h in headers)
     body = "".join(f"<tr>{r}</tr>" for r in rows)
-    return f'<table{f" class={chr(34)}{cls}{chr(34)}" if cls else ""}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return f"<table{f' class={chr(34)}{cls}{chr(34)}' if cls else ''}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def cell_html(c: Any, digits: int = 3) -> str:
@@ -83,24 +94,34 @@ def evidence_block(s: dict[str, Any]) -> str:
         ev = p.get("fragile_evidence")
         if not ev:
             continue
-        rows = [_td(e(i["item_id"])) + _td(e(i["favours"])) + _td(f"{i['higher_configs']}/{i['configs']}") +
-                _td(f"{i['lower_configs']}/{i['configs']}") + _td(e(i["question"]) if i.get("question") else "-", "q")
-                for i in ev["items"]]
-        parts.append(f"<h4>{e(pair_label(p['higher'], p['lower']))} ({e(evidence_heading(p))})</h4>"
-                     f"<p>{ev['higher_right']} fragile "
-                     f"items favour the higher model and {ev['lower_right']} the lower under the reference (net "
-                     f"{ev['net_items']} of the {p['gap_items']}-item gap); showing {ev['shown']} "
-                     f"(cap {ev['cap']}). {e(ev['rule'])}.</p>" +
-                     _table(["item", "right under reference for", "higher right in", "lower right in", "question"],
-                            rows, "evidence"))
+        rows = [
+            _td(e(i["item_id"]))
+            + _td(e(i["favours"]))
+            + _td(f"{i['higher_configs']}/{i['configs']}")
+            + _td(f"{i['lower_configs']}/{i['configs']}")
+            + _td(e(i["question"]) if i.get("question") else "-", "q")
+            for i in ev["items"]
+        ]
+        parts.append(
+            f"<h4>{e(pair_label(p['higher'], p['lower']))} ({e(evidence_heading(p))})</h4>"
+            f"<p>{ev['higher_right']} fragile "
+            f"items favour the higher model and {ev['lower_right']} the lower under the reference (net "
+            f"{ev['net_items']} of the {p['gap_items']}-item gap); showing {ev['shown']} "
+            f"(cap {ev['cap']}). {e(ev['rule'])}.</p>"
+            + _table(
+                ["item", "right under reference for", "higher right in", "lower right in", "question"], rows, "evidence"
+            )
+        )
     if not parts:
         return ""
     return "<h3>Evidence: the items that carry manufactured gaps</h3>" + "".join(parts)
 
 
 def scope_section(name: str, s: dict[str, Any]) -> str:
-    parts = [f"<p>{s['n_models']} models x {s['n_items']} items x {s['n_configs']} configs; reference "
-             f"{e(s['reference'])}.</p>"]
+    parts = [
+        f"<p>{s['n_models']} models x {s['n_items']} items x {s['n_configs']} configs; reference "
+        f"{e(s['reference'])}.</p>"
+    ]
     lines = []
     for t in scope_tables(name, s):
         if kind_of(t) == "line":
@@ -119,10 +140,12 @@ def figures_section(name: str, s: dict[str, Any], highlight: frozenset[str] = fr
     note = (" Submitted model(s) (\u25b6, purple): " + ", ".join(sorted(highlight)) + ".") if highlight else ""
     for fid, label, fn, caption in FIGURES:
         svg = fn(s, highlight)
-        if not svg:      # a figure whose section the scope does not have (e.g. no margins)
+        if not svg:  # a figure whose section the scope does not have (e.g. no margins)
             continue
-        out.append(f'<figure id="{fid}" class="audit-figure">{svg}<figcaption><b>{e(label)}.</b> '
-                   f"{e(caption + note)}</figcaption></figure>")
+        out.append(
+            f'<figure id="{fid}" class="audit-figure">{svg}<figcaption><b>{e(label)}.</b> '
+            f"{e(caption + note)}</figcaption></figure>"
+        )
     return "".join(out)
 
 
@@ -131,41 +154,79 @@ def submission_section(report: dict[str, Any]) -> str:
     rows = []
     for scope, s in sub["scopes"].items():
         for n in s["newcomers"]:
+
             def pair(p: Any) -> str:
                 if p is None:
                     return "-"
                 kind = pair_kind(p)
                 v = p["verdict"]
-                return (f"{e(pair_label(p['higher'], p['lower']))}: {kind} ({p['gap_items']} items; J {p['robust_items']}, "
-                        f"higher only {p['higher_only']}, lower only {p['lower_only']}, CI {e(ci_cell(p['ci']))}; reversing "
-                        f"{p['reversing']}/{s['n_configs']}) {_status(v['status'])} margin {e(signed(v['margin']))}")
+                return (
+                    f"{e(pair_label(p['higher'], p['lower']))}: {kind} ({p['gap_items']} items; J {p['robust_items']}, "
+                    f"higher only {p['higher_only']}, lower only {p['lower_only']}, CI {e(ci_cell(p['ci']))}; reversing "
+                    f"{p['reversing']}/{s['n_configs']}) {_status(v['status'])} margin {e(signed(v['margin']))}"
+                )
+
             ch = n["champion"]
-            champ = ("no" if not ch["enters"] else "; ".join(
-                f"{e(w['config'])} {'(tie)' if w['tie'] else 'by ' + str(w['margin_items']) + ' items'} over "
-                f"{e(' / '.join(w['displaced']))}" for w in ch["configs"]))
+            champ = (
+                "no"
+                if not ch["enters"]
+                else "; ".join(
+                    f"{e(w['config'])} {'(tie)' if w['tie'] else 'by ' + str(w['margin_items']) + ' items'} over "
+                    f"{e(' / '.join(w['displaced']))}"
+                    for w in ch["configs"]
+                )
+            )
             bv = n["band_verdict"]
-            rows.append(_td(e(scope)) + _td(e(n["model"])) + _td(f"{n['rank']}/{n['of']}") +
-                        _td("{}-{}".format(*n["rank_range"])) +
-                        _td(f"{e(num(n['band']['spread']))} {_status(bv['status'])} {e(signed(bv['margin']))}") +
-                        _td(pair(n["above"]), "msg") + _td(pair(n["below"]), "msg") + _td(champ, "msg"))
-    t1 = _table(["scope", "model", "rank", "rank range", "band spread", "pair above", "pair below", "wins configs"],
-                rows, "submission")
+            rows.append(
+                _td(e(scope))
+                + _td(e(n["model"]))
+                + _td(f"{n['rank']}/{n['of']}")
+                + _td("{}-{}".format(*n["rank_range"]))
+                + _td(f"{e(num(n['band']['spread']))} {_status(bv['status'])} {e(signed(bv['margin']))}")
+                + _td(pair(n["above"]), "msg")
+                + _td(pair(n["below"]), "msg")
+                + _td(champ, "msg")
+            )
+    t1 = _table(
+        ["scope", "model", "rank", "rank range", "band spread", "pair above", "pair below", "wins configs"],
+        rows,
+        "submission",
+    )
     rows = []
     for scope, s in sub["scopes"].items():
         cv, before = s["champions_verdict"], s.get("champions_verdict_without")
-        broken = "; ".join(
-            f"{e(pair_label(b['higher'], b['lower']))} (" +
-            ("split by " + ", ".join(e(x) for x in b["between"]) if b["how"] == "split"
-             else f"{e(b['status_before'])} -&gt; {e(b['status_after'])}") + ")" for b in s["broken"]) or "-"
-        rows.append(_td(e(scope)) + _td(", ".join(e(m) for m in s["champions_without"]) or "-") +
-                    _td(", ".join(e(m) for m in s["champions_with"])) +
-                    _td(f"{_status(cv['status'])} {e(signed(cv['margin']))}" +
-                        (f" (without it: {_status(before['status'])})" if before else "")) +
-                    _td(f"{len(s['broken'])}/{s['existing_pairs']}") + _td(broken, "msg"))
-    t2 = _table(["scope", "champions without", "champions with", "champions verdict", "broken", "broken orderings"],
-                rows, "submission-champions")
-    return (f'<section id="submission"><h2>Submission gate</h2><p class="state">{e(state_line(sub))}</p>'
-            f"{t1}{t2}</section>")
+        broken = (
+            "; ".join(
+                f"{e(pair_label(b['higher'], b['lower']))} ("
+                + (
+                    "split by " + ", ".join(e(x) for x in b["between"])
+                    if b["how"] == "split"
+                    else f"{e(b['status_before'])} -&gt; {e(b['status_after'])}"
+                )
+                + ")"
+                for b in s["broken"]
+            )
+            or "-"
+        )
+        rows.append(
+            _td(e(scope))
+            + _td(", ".join(e(m) for m in s["champions_without"]) or "-")
+            + _td(", ".join(e(m) for m in s["champions_with"]))
+            + _td(
+                f"{_status(cv['status'])} {e(signed(cv['margin']))}"
+                + (f" (without it: {_status(before['status'])})" if before else "")
+            )
+            + _td(f"{len(s['broken'])}/{s['existing_pairs']}")
+            + _td(broken, "msg")
+        )
+    t2 = _table(
+        ["scope", "champions without", "champions with", "champions verdict", "broken", "broken orderings"],
+        rows,
+        "submission-champions",
+    )
+    return (
+        f'<section id="submission"><h2>Submission gate</h2><p class="state">{e(state_line(sub))}</p>{t1}{t2}</section>'
+    )
 
 
 def legend_section(legend: dict[str, Any]) -> str:
@@ -184,12 +245,16 @@ def legend_section(legend: dict[str, Any]) -> str:
             cells.append(_td(cell, "legend-text" if k not in ("key", "scoring", "ordering") else ""))
         rows.append("".join(cells))
     grid_extra = {k: v for k, v in legend.items() if k not in ("configs", "format", "reference", "inferred")}
-    items = "".join(f"<li>{e(k)}: <span class=\"legend-text\">"
-                    f"{e(v if isinstance(v, str) else json.dumps(v, sort_keys=True, ensure_ascii=False))}</span></li>"
-                    for k, v in sorted(grid_extra.items()))
+    items = "".join(
+        f'<li>{e(k)}: <span class="legend-text">'
+        f"{e(v if isinstance(v, str) else json.dumps(v, sort_keys=True, ensure_ascii=False))}</span></li>"
+        for k, v in sorted(grid_extra.items())
+    )
     note = "<p>The legend was inferred from the config keys (no grid.json).</p>" if legend.get("inferred") else ""
-    return (f'<section id="legend"><h2>Legend: every harness configuration</h2>{note}'
-            f"{'<ul>' + items + '</ul>' if items else ''}{_table(core + extra, rows, 'legend')}</section>")
+    return (
+        f'<section id="legend"><h2>Legend: every harness configuration</h2>{note}'
+        f"{'<ul>' + items + '</ul>' if items else ''}{_table(core + extra, rows, 'legend')}</section>"
+    )
 
 
 def render_html(report: dict[str, Any]) -> str:
@@ -198,35 +263,45 @@ def render_html(report: dict[str, Any]) -> str:
     verdicts = [v for s in scopes.values() for v in s.get("verdicts", [])]
     counts = status_counts(verdicts)
     sha = rec.get("sha256")
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
-           '<meta name="viewport" content="width=device-width, initial-scale=1">',
-           "<title>Leaderboard audit</title>", f"<style>{STYLE}</style></head><body>",
-           "<header><h1>Leaderboard audit</h1>",
-           f"<p>Records {e(rec.get('path', ''))}{' (sha256 ' + e(sha[:12]) + ')' if sha else ''}: "
-           f"{len(rec.get('models', []))} models, {e(rec.get('items'))} items, {len(rec.get('configs', []))} configs, "
-           f"benchmarks {', '.join(e(b) for b in rec.get('benchmarks', []))}; seed {e(report.get('seed'))}, "
-           f"{e(report.get('bootstrap'))} bootstrap resamples.</p>",
-           f'<p class="state"><span class="pass">{counts["pass"]} pass</span>, <span class="warn">{counts["warn"]} '
-           f'warn</span>, <span class="fail">{counts["fail"]} fail</span>. Margin = signed distance from the value to '
-           "the pass region (negative outside it).</p></header>"]
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<title>Leaderboard audit</title>",
+        f"<style>{STYLE}</style></head><body>",
+        "<header><h1>Leaderboard audit</h1>",
+        f"<p>Records {e(rec.get('path', ''))}{' (sha256 ' + e(sha[:12]) + ')' if sha else ''}: "
+        f"{len(rec.get('models', []))} models, {e(rec.get('items'))} items, {len(rec.get('configs', []))} configs, "
+        f"benchmarks {', '.join(e(b) for b in rec.get('benchmarks', []))}; seed {e(report.get('seed'))}, "
+        f"{e(report.get('bootstrap'))} bootstrap resamples.</p>",
+        f'<p class="state"><span class="pass">{counts["pass"]} pass</span>, <span class="warn">{counts["warn"]} '
+        f'warn</span>, <span class="fail">{counts["fail"]} fail</span>. Margin = signed distance from the value to '
+        "the pass region (negative outside it).</p></header>",
+    ]
     if "submission_audit" in report:
         out.append(submission_section(report))
     if scopes:
         first = "pooled" if "pooled" in scopes else next(iter(scopes))
         new = frozenset(report.get("submission_audit", {}).get("models", []))
         out.append(f'<section id="figures">{figures_section(first, scopes[first], new)}</section>')
-    bad = sorted((v for v in verdicts if v["status"] in ("warn", "fail")), key=lambda v: (v["status"] != "fail", v["id"]))
+    bad = sorted(
+        (v for v in verdicts if v["status"] in ("warn", "fail")), key=lambda v: (v["status"] != "fail", v["id"])
+    )
     if bad:
-        out.append(f'<section id="attention"><details open><summary>Verdicts needing attention ({len(bad)}, every '
-                   f"scope)</summary>{verdicts_html(bad)}</details></section>")
+        out.append(
+            f'<section id="attention"><details open><summary>Verdicts needing attention ({len(bad)}, every '
+            f"scope)</summary>{verdicts_html(bad)}</details></section>"
+        )
     for j, (name, s) in enumerate(scopes.items()):
         head = f"Scope {e(name)}: {counts_text(s['verdicts'])}"
         if j == 0:
             out.append(f'<section class="scope" id="scope-{j}"><h2>{head}</h2>{scope_section(name, s)}</section>')
         else:
-            out.append(f'<section class="scope" id="scope-{j}"><details><summary>{head}</summary>'
-                       f"{scope_section(name, s)}</details></section>")
+            out.append(
+                f'<section class="scope" id="scope-{j}"><details><summary>{head}</summary>'
+                f"{scope_section(name, s)}</details></section>"
+            )
     if "legend" in report:
         out.append(legend_section(report["legend"]))
     out.append("</body></html>")

@@ -6,6 +6,7 @@ special characters become entities (GitHub renders raw HTML) and Markdown
 punctuation, ``|`` included, is backslash-escaped, so a name cannot open a tag,
 a link or a table column.
 """
+
 from __future__ import annotations
 
 import html
@@ -71,22 +72,34 @@ def evidence_md(s: dict[str, Any]) -> list[str]:
         ev = p.get("fragile_evidence")
         if not ev:
             continue
-        out.append(f"**{md(pair_label(p['higher'], p['lower']))}** ({evidence_heading(p)}): {ev['higher_right']} "
-                   f"fragile items "
-                   f"favour the higher model and {ev['lower_right']} the lower under the reference (net "
-                   f"{ev['net_items']} of the {p['gap_items']}-item gap); showing {ev['shown']}.")
+        out.append(
+            f"**{md(pair_label(p['higher'], p['lower']))}** ({evidence_heading(p)}): {ev['higher_right']} "
+            f"fragile items "
+            f"favour the higher model and {ev['lower_right']} the lower under the reference (net "
+            f"{ev['net_items']} of the {p['gap_items']}-item gap); showing {ev['shown']}."
+        )
         out.append("")
-        rows = [[md(i["item_id"]), "higher" if i["favours"] == "higher" else "lower",
-                 f"{i['higher_configs']}/{i['configs']}", f"{i['lower_configs']}/{i['configs']}",
-                 md(i["question"], 200) if i.get("question") else "-"] for i in ev["items"]]
+        rows = [
+            [
+                md(i["item_id"]),
+                "higher" if i["favours"] == "higher" else "lower",
+                f"{i['higher_configs']}/{i['configs']}",
+                f"{i['lower_configs']}/{i['configs']}",
+                md(i["question"], 200) if i.get("question") else "-",
+            ]
+            for i in ev["items"]
+        ]
         out += _table(["item", "right under reference for", "higher right in", "lower right in", "question"], rows)
     return out
 
 
 def scope_md(name: str, s: dict[str, Any], level: int = 2) -> list[str]:
     h = "#" * level
-    out = [f"{h} Scope {md(name)}: {s['n_models']} models x {s['n_items']} items x {s['n_configs']} configs "
-           f"(reference {md(s['reference'])})", ""]
+    out = [
+        f"{h} Scope {md(name)}: {s['n_models']} models x {s['n_items']} items x {s['n_configs']} configs "
+        f"(reference {md(s['reference'])})",
+        "",
+    ]
     lines = []
     for t in scope_tables(name, s):
         if kind_of(t) == "line":
@@ -98,8 +111,9 @@ def scope_md(name: str, s: dict[str, Any], level: int = 2) -> list[str]:
     ev = evidence_md(s)
     if ev:
         out += [f"{h}# Evidence: the items that carry manufactured gaps", ""] + ev
-    out += [f"{h}# Verdicts", ""] + _table(["status", "check", "value", "threshold", "margin", "message"],
-                                           verdict_rows(s["verdicts"]))
+    out += [f"{h}# Verdicts", ""] + _table(
+        ["status", "check", "value", "threshold", "margin", "message"], verdict_rows(s["verdicts"])
+    )
     return out
 
 
@@ -109,34 +123,64 @@ def submission_md(report: dict[str, Any]) -> list[str]:
     rows = []
     for scope, s in sub["scopes"].items():
         for n in s["newcomers"]:
+
             def pair(p: Any) -> str:
                 if p is None:
                     return "-"
                 kind = pair_kind(p)
                 v = p["verdict"]
-                return (f"{md(pair_label(p['higher'], p['lower']))}: {kind} ({p['gap_items']} items; J {p['robust_items']}, "
-                        f"h {p['higher_only']}, l {p['lower_only']}; rev {p['reversing']}) {_status(v)} {signed(v['margin'])}")
+                return (
+                    f"{md(pair_label(p['higher'], p['lower']))}: {kind} ({p['gap_items']} items; J {p['robust_items']}, "
+                    f"h {p['higher_only']}, l {p['lower_only']}; rev {p['reversing']}) {_status(v)} {signed(v['margin'])}"
+                )
+
             ch = n["champion"]
-            champ = ("no" if not ch["enters"] else "; ".join(
-                f"{md(w['config'])} {'tie' if w['tie'] else 'by ' + str(w['margin_items'])}" for w in ch["configs"]))
-            rows.append([md(scope), md(n["model"]), f"{n['rank']}/{n['of']}", "{}-{}".format(*n["rank_range"]),
-                         f"{num(n['band']['spread'])} {_status(n['band_verdict'])} {signed(n['band_verdict']['margin'])}",
-                         pair(n["above"]), pair(n["below"]), champ])
-    out += _table(["scope", "model", "rank", "rank range", "band spread", "pair above", "pair below",
-                   "wins configs"], rows)
+            champ = (
+                "no"
+                if not ch["enters"]
+                else "; ".join(
+                    f"{md(w['config'])} {'tie' if w['tie'] else 'by ' + str(w['margin_items'])}" for w in ch["configs"]
+                )
+            )
+            rows.append(
+                [
+                    md(scope),
+                    md(n["model"]),
+                    f"{n['rank']}/{n['of']}",
+                    "{}-{}".format(*n["rank_range"]),
+                    f"{num(n['band']['spread'])} {_status(n['band_verdict'])} {signed(n['band_verdict']['margin'])}",
+                    pair(n["above"]),
+                    pair(n["below"]),
+                    champ,
+                ]
+            )
+    out += _table(
+        ["scope", "model", "rank", "rank range", "band spread", "pair above", "pair below", "wins configs"], rows
+    )
     rows = []
     for scope, s in sub["scopes"].items():
         cv = s["champions_verdict"]
         before = s.get("champions_verdict_without")
-        broken = "; ".join(
-            f"{md(pair_label(b['higher'], b['lower']))} ({'split by ' + ', '.join(md(x) for x in b['between']) if b['how'] == 'split' else b['status_before'] + ' -> ' + b['status_after']})"
-            for b in s["broken"]) or "-"
-        rows.append([md(scope), ", ".join(md(m) for m in s["champions_without"]) or "-",
-                     ", ".join(md(m) for m in s["champions_with"]),
-                     f"{_status(cv)} {signed(cv['margin'])}" + (f" (was {_status(before)})" if before else ""),
-                     f"{len(s['broken'])}/{s['existing_pairs']}", broken])
-    out += _table(["scope", "champions without", "champions with", "champions verdict", "broken",
-                   "broken orderings"], rows)
+        broken = (
+            "; ".join(
+                f"{md(pair_label(b['higher'], b['lower']))} ({'split by ' + ', '.join(md(x) for x in b['between']) if b['how'] == 'split' else b['status_before'] + ' -> ' + b['status_after']})"
+                for b in s["broken"]
+            )
+            or "-"
+        )
+        rows.append(
+            [
+                md(scope),
+                ", ".join(md(m) for m in s["champions_without"]) or "-",
+                ", ".join(md(m) for m in s["champions_with"]),
+                f"{_status(cv)} {signed(cv['margin'])}" + (f" (was {_status(before)})" if before else ""),
+                f"{len(s['broken'])}/{s['existing_pairs']}",
+                broken,
+            ]
+        )
+    out += _table(
+        ["scope", "champions without", "champions with", "champions verdict", "broken", "broken orderings"], rows
+    )
     return out
 
 
@@ -187,24 +231,34 @@ def _render(report: dict[str, Any], all_scopes: bool) -> str:
     verdicts = [v for s in report.get("scopes", {}).values() for v in s.get("verdicts", [])]
     counts = status_counts(verdicts)
     sha = rec.get("sha256")
-    out = ["# Leaderboard audit", "",
-           f"Records {md(rec.get('path', ''))}{' (sha256 ' + md(sha[:12]) + ')' if sha else ''}: "
-           f"{len(rec.get('models', []))} models, {rec.get('items')} items, {len(rec.get('configs', []))} configs, "
-           f"benchmarks {', '.join(md(b) for b in rec.get('benchmarks', []))}; seed {report.get('seed')}, "
-           f"{report.get('bootstrap')} bootstrap resamples.", "",
-           f"**{counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail** "
-           "(margin = signed distance from the value to the pass region: negative outside it).", ""]
+    out = [
+        "# Leaderboard audit",
+        "",
+        f"Records {md(rec.get('path', ''))}{' (sha256 ' + md(sha[:12]) + ')' if sha else ''}: "
+        f"{len(rec.get('models', []))} models, {rec.get('items')} items, {len(rec.get('configs', []))} configs, "
+        f"benchmarks {', '.join(md(b) for b in rec.get('benchmarks', []))}; seed {report.get('seed')}, "
+        f"{report.get('bootstrap')} bootstrap resamples.",
+        "",
+        f"**{counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail** "
+        "(margin = signed distance from the value to the pass region: negative outside it).",
+        "",
+    ]
     if "submission_audit" in report:
         out += submission_md(report)
-    bad = sorted((v for v in verdicts if v["status"] in ("warn", "fail")), key=lambda v: (v["status"] != "fail", v["id"]))
+    bad = sorted(
+        (v for v in verdicts if v["status"] in ("warn", "fail")), key=lambda v: (v["status"] != "fail", v["id"])
+    )
     if bad:
         out += ["## Verdicts needing attention", ""]
         out += _table(["status", "check", "value", "threshold", "margin", "message"], verdict_rows(bad))
     scopes = report.get("scopes", {})
     for j, (name, s) in enumerate(scopes.items()):
         if j > 0 and not all_scopes:
-            out += [f"Scope {md(name)}: {counts_of(s)} (details left out to fit a step summary: see the HTML or "
-                    "JSON report)", ""]
+            out += [
+                f"Scope {md(name)}: {counts_of(s)} (details left out to fit a step summary: see the HTML or "
+                "JSON report)",
+                "",
+            ]
             continue
         if j == 0 or not BENCH_DETAILS:
             out += scope_md(name, s)

@@ -4,6 +4,7 @@ Pure standard library: every string that comes from the records (model names,
 config keys) goes through ``esc`` (XML escaping), long names are cut in the label
 and given in full in a ``<title>`` tooltip.
 """
+
 from __future__ import annotations
 
 import html
@@ -17,8 +18,8 @@ AXIS_COLORS = {"ordering": "#4c78a8", "format": "#f58518", "scoring": "#54a24b",
 AXES = ("ordering", "format", "scoring", "joint")
 
 WIDTH = 820
-LEFT = 230          # label column
-RIGHT = 175         # room for value labels
+LEFT = 230  # label column
+RIGHT = 175  # room for value labels
 TOP = 34
 ROW = 24
 LABEL_CHARS = 32
@@ -49,13 +50,15 @@ class Scale:
 
 
 def _svg(fig_id: str, height: float, title: str, body: list[str]) -> str:
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" id="{fig_id}-svg" class="figure-svg" role="img" '
-            f'aria-labelledby="{fig_id}-title" width="{WIDTH}" height="{_f(height)}" '
-            f'viewBox="0 0 {WIDTH} {_f(height)}" font-family="system-ui, sans-serif" font-size="12">'
-            f'<title id="{fig_id}-title">{esc(title)}</title>' + "".join(body) + "</svg>")
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" id="{fig_id}-svg" class="figure-svg" role="img" '
+        f'aria-labelledby="{fig_id}-title" width="{WIDTH}" height="{_f(height)}" '
+        f'viewBox="0 0 {WIDTH} {_f(height)}" font-family="system-ui, sans-serif" font-size="12">'
+        f'<title id="{fig_id}-title">{esc(title)}</title>' + "".join(body) + "</svg>"
+    )
 
 
-NEW = "#8250df"     # a --audit-submission newcomer
+NEW = "#8250df"  # a --audit-submission newcomer
 
 
 def _label(y: float, text: str, extra: str = "", new: bool = False) -> str:
@@ -64,8 +67,10 @@ def _label(y: float, text: str, extra: str = "", new: bool = False) -> str:
         text_shown = "\u25b6 " + _cut(text, LABEL_CHARS - 2)
     else:
         text_shown = _cut(text)
-    return (f'<text x="{LEFT - 8}" y="{_f(y + 4)}" text-anchor="end"{extra}><title>{esc(text)}</title>'
-            f'{esc(text_shown)}</text>')
+    return (
+        f'<text x="{LEFT - 8}" y="{_f(y + 4)}" text-anchor="end"{extra}><title>{esc(text)}</title>'
+        f"{esc(text_shown)}</text>"
+    )
 
 
 def _x_axis(sc: Scale, y: float, ticks: list[float], fmt: Any = lambda v: f"{v:g}", label: str = "") -> list[str]:
@@ -98,25 +103,31 @@ def figure_band(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> s
     h = TOP + ROW * len(rows) + 44
     sc = Scale(0.0, 1.0)
     ticks = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
-    body = _legend([(GREY, "robust .. optimistic"), (LIGHT, "min .. max single config"),
-                    ("#000", "reference")])
+    body = _legend([(GREY, "robust .. optimistic"), (LIGHT, "min .. max single config"), ("#000", "reference")])
     body += _grid(sc, ticks, TOP - 6, TOP + ROW * len(rows))
     for j, r in enumerate(rows):
         y = TOP + ROW * j + ROW / 2
         lo, hi = sc(r["robust"]), sc(r["optimistic"])
-        body.append(f'<g class="band-row"><title>{esc(r["model"])}: robust {r["robust"]:.3f}, reference '
-                    f'{r["reference"]:.3f}, optimistic {r["optimistic"]:.3f}, single configs '
-                    f'{r["min"]:.3f}..{r["max"]:.3f}</title>')
-        body.append(f'<rect x="{_f(sc(r["min"]))}" y="{_f(y - 6)}" width="{_f(max(sc(r["max"]) - sc(r["min"]), 1))}" '
-                    f'height="12" fill="{LIGHT}"/>')
+        body.append(
+            f'<g class="band-row"><title>{esc(r["model"])}: robust {r["robust"]:.3f}, reference '
+            f"{r['reference']:.3f}, optimistic {r['optimistic']:.3f}, single configs "
+            f"{r['min']:.3f}..{r['max']:.3f}</title>"
+        )
+        body.append(
+            f'<rect x="{_f(sc(r["min"]))}" y="{_f(y - 6)}" width="{_f(max(sc(r["max"]) - sc(r["min"]), 1))}" '
+            f'height="12" fill="{LIGHT}"/>'
+        )
         body.append(f'<line x1="{_f(lo)}" y1="{_f(y)}" x2="{_f(hi)}" y2="{_f(y)}" stroke="{GREY}" stroke-width="2"/>')
         for x in (lo, hi):
-            body.append(f'<line x1="{_f(x)}" y1="{_f(y - 7)}" x2="{_f(x)}" y2="{_f(y + 7)}" stroke="{GREY}" '
-                        f'stroke-width="2"/>')
+            body.append(
+                f'<line x1="{_f(x)}" y1="{_f(y - 7)}" x2="{_f(x)}" y2="{_f(y + 7)}" stroke="{GREY}" stroke-width="2"/>'
+            )
         body.append(f'<circle cx="{_f(sc(r["reference"]))}" cy="{_f(y)}" r="4.5" fill="#000"/></g>')
         body.append(_label(y, r["model"], new=r["model"] in highlight))
-        body.append(f'<text x="{_f(sc.x1 + 8)}" y="{_f(y + 4)}">{r["robust"]:.2f} / {r["reference"]:.2f} / '
-                    f'{r["optimistic"]:.2f}</text>')
+        body.append(
+            f'<text x="{_f(sc.x1 + 8)}" y="{_f(y + 4)}">{r["robust"]:.2f} / {r["reference"]:.2f} / '
+            f"{r['optimistic']:.2f}</text>"
+        )
     body += _x_axis(sc, TOP + ROW * len(rows), ticks, label="accuracy")
     return _svg("fig1", h, "Figure 1: robust, reference and optimistic accuracy per model", body)
 
@@ -150,25 +161,34 @@ def figure_pairs(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> 
         label = "no gap (tie)" if fs is None else f"fragile {fs:.0%}"
         if p["manufactured"]:
             label += " MANUF"
-        body.append(f'<g class="pair-row"><title>{esc(p["higher"])} &gt; {esc(p["lower"])}: gap {p["gap"]:.3f} '
-                    f'({p["gap_items"]} items), fragile share {"n/a" if fs is None else f"{fs:.3f}"}, robust items '
-                    f'{p["robust_items"]}, higher_only {p["higher_only"]}, lower_only {p["lower_only"]}</title>')
-        body.append(f'<rect x="{_f(x0)}" y="{_f(y - 7)}" width="{_f(max(x1 - x0, 1))}" height="14" '
-                    f'fill="{ORANGE}" opacity="0.85"/>')
+        body.append(
+            f'<g class="pair-row"><title>{esc(p["higher"])} &gt; {esc(p["lower"])}: gap {p["gap"]:.3f} '
+            f"({p['gap_items']} items), fragile share {'n/a' if fs is None else f'{fs:.3f}'}, robust items "
+            f"{p['robust_items']}, higher_only {p['higher_only']}, lower_only {p['lower_only']}</title>"
+        )
+        body.append(
+            f'<rect x="{_f(x0)}" y="{_f(y - 7)}" width="{_f(max(x1 - x0, 1))}" height="14" '
+            f'fill="{ORANGE}" opacity="0.85"/>'
+        )
         if p["ci"] is not None:
             c0, c1 = sc(p["ci"][0]), sc(p["ci"][1])
-            body.append(f'<line x1="{_f(c0)}" y1="{_f(y)}" x2="{_f(c1)}" y2="{_f(y)}" stroke="{BLUE}" stroke-width="2"/>')
+            body.append(
+                f'<line x1="{_f(c0)}" y1="{_f(y)}" x2="{_f(c1)}" y2="{_f(y)}" stroke="{BLUE}" stroke-width="2"/>'
+            )
             for x in (c0, c1):
-                body.append(f'<line x1="{_f(x)}" y1="{_f(y - 5)}" x2="{_f(x)}" y2="{_f(y + 5)}" stroke="{BLUE}" '
-                            f'stroke-width="2"/>')
+                body.append(
+                    f'<line x1="{_f(x)}" y1="{_f(y - 5)}" x2="{_f(x)}" y2="{_f(y + 5)}" stroke="{BLUE}" '
+                    f'stroke-width="2"/>'
+                )
         if p["robust_diff"] is not None:
             body.append(f'<circle cx="{_f(sc(p["robust_diff"]))}" cy="{_f(y)}" r="4.5" fill="{BLUE}"/>')
         body.append("</g>")
-        body.append(_label(y, f'{p["higher"]} > {p["lower"]}', new=bool({p["higher"], p["lower"]} & highlight)))
+        body.append(_label(y, f"{p['higher']} > {p['lower']}", new=bool({p["higher"], p["lower"]} & highlight)))
         bold = ' font-weight="bold"' if p["manufactured"] else ""
         body.append(f'<text x="{_f(sc.x1 + 8)}" y="{_f(y + 4)}"{bold}>{esc(label)}</text>')
-    body += _x_axis(sc, TOP + ROW * n, ticks, fmt=lambda v: f"{v:+.2f}" if v else "0",
-                    label="accuracy gap (higher minus lower)")
+    body += _x_axis(
+        sc, TOP + ROW * n, ticks, fmt=lambda v: f"{v:+.2f}" if v else "0", label="accuracy gap (higher minus lower)"
+    )
     return _svg("fig2", h, "Figure 2: reference gap vs robust-item gap per adjacent pair", body)
 
 
@@ -180,28 +200,41 @@ def figure_ranks(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> 
     sc = Scale(0.5, M + 0.5)
     h = TOP + ROW * len(rows) + 44
     champs = set(ch["set"])
-    body = _legend([(ORANGE, "reaches rank 1 under some config (champion)"), (GREY, "other models"),
-                    ("#000", "reference rank")])
+    body = _legend(
+        [(ORANGE, "reaches rank 1 under some config (champion)"), (GREY, "other models"), ("#000", "reference rank")]
+    )
     ticks = list(range(1, M + 1))
     body += _grid(sc, [float(t) for t in ticks], TOP - 6, TOP + ROW * len(rows))
-    body.append(f'<line x1="{_f(sc(1))}" y1="{TOP - 6}" x2="{_f(sc(1))}" y2="{_f(TOP + ROW * len(rows))}" '
-                f'stroke="{ORANGE}" stroke-dasharray="4 3"/>')
+    body.append(
+        f'<line x1="{_f(sc(1))}" y1="{TOP - 6}" x2="{_f(sc(1))}" y2="{_f(TOP + ROW * len(rows))}" '
+        f'stroke="{ORANGE}" stroke-dasharray="4 3"/>'
+    )
     for j, r in enumerate(rows):
         m = r["model"]
         y = TOP + ROW * j + ROW / 2
         lo, hi = ch["rank_range"][m]
         ref_rank = ch.get("reference_rank", {}).get(m, r["rank"])
         color = ORANGE if m in champs else GREY
-        body.append(f'<g class="rank-row{" champion" if m in champs else ""}"><title>{esc(m)}: ranks {lo}-{hi}, '
-                    f'reference rank {ref_rank}</title>')
-        body.append(f'<rect x="{_f(sc(lo - 0.2))}" y="{_f(y - 5)}" width="{_f(sc(hi + 0.2) - sc(lo - 0.2))}" '
-                    f'height="10" rx="5" fill="{color}" opacity="0.8"/>')
+        body.append(
+            f'<g class="rank-row{" champion" if m in champs else ""}"><title>{esc(m)}: ranks {lo}-{hi}, '
+            f"reference rank {ref_rank}</title>"
+        )
+        body.append(
+            f'<rect x="{_f(sc(lo - 0.2))}" y="{_f(y - 5)}" width="{_f(sc(hi + 0.2) - sc(lo - 0.2))}" '
+            f'height="10" rx="5" fill="{color}" opacity="0.8"/>'
+        )
         body.append(f'<circle cx="{_f(sc(ref_rank))}" cy="{_f(y)}" r="4.5" fill="#000"/></g>')
-        body.append(_label(y, m, ' font-weight="bold"' if m in champs and m not in highlight else "",
-                           new=m in highlight))
+        body.append(
+            _label(y, m, ' font-weight="bold"' if m in champs and m not in highlight else "", new=m in highlight)
+        )
         body.append(f'<text x="{_f(sc.x1 + 8)}" y="{_f(y + 4)}">{lo}-{hi} (ref {ref_rank})</text>')
-    body += _x_axis(sc, TOP + ROW * len(rows), [float(t) for t in ticks], fmt=lambda v: f"{int(v)}",
-                    label="rank across configurations (competition ranking)")
+    body += _x_axis(
+        sc,
+        TOP + ROW * len(rows),
+        [float(t) for t in ticks],
+        fmt=lambda v: f"{int(v)}",
+        label="rank across configurations (competition ranking)",
+    )
     return _svg("fig3", h, "Figure 3: rank range per model across configurations", body)
 
 
@@ -220,21 +253,38 @@ def figure_axes(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> s
     for j, m in enumerate(models):
         y0 = TOP + row * j + 5
         vals = ax["robust_accuracy"][m]
-        body.append(f'<g class="axes-row"><title>{esc(m)}: ' +
-                    ", ".join(f"{a} {vals[a]:.3f}" for a in AXES) + "</title>")
+        body.append(
+            f'<g class="axes-row"><title>{esc(m)}: ' + ", ".join(f"{a} {vals[a]:.3f}" for a in AXES) + "</title>"
+        )
         for n, a in enumerate(AXES):
-            body.append(f'<rect x="{_f(sc(0))}" y="{_f(y0 + sub * n)}" width="{_f(max(sc(vals[a]) - sc(0), 0.5))}" '
-                        f'height="{sub - 1}" fill="{AXIS_COLORS[a]}"/>')
+            body.append(
+                f'<rect x="{_f(sc(0))}" y="{_f(y0 + sub * n)}" width="{_f(max(sc(vals[a]) - sc(0), 0.5))}" '
+                f'height="{sub - 1}" fill="{AXIS_COLORS[a]}"/>'
+            )
         body.append("</g>")
         body.append(_label(y0 + 2 * sub - 2, m, new=m in highlight))
-        body.append(f'<text x="{_f(sc.x1 + 8)}" y="{_f(y0 + 2 * sub + 2)}">most destructive: '
-                    f'{esc(ax["most_destructive"].get(m, "-"))}</text>')
+        body.append(
+            f'<text x="{_f(sc.x1 + 8)}" y="{_f(y0 + 2 * sub + 2)}">most destructive: '
+            f"{esc(ax['most_destructive'].get(m, '-'))}</text>"
+        )
     body += _x_axis(sc, TOP + row * len(models), ticks, label="accuracy robust to the axis")
     return _svg("fig4", h, "Figure 4: axis-robust accuracy per model", body)
 
 
-ROC_COLORS = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d", "#bab0ac",
-              "#eeca3b", "#ff9da6", "#1b9e77", "#7570b3")
+ROC_COLORS = (
+    "#4c78a8",
+    "#f58518",
+    "#54a24b",
+    "#e45756",
+    "#72b7b2",
+    "#b279a2",
+    "#9d755d",
+    "#bab0ac",
+    "#eeca3b",
+    "#ff9da6",
+    "#1b9e77",
+    "#7570b3",
+)
 
 
 def figure_roc(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> str:
@@ -251,32 +301,45 @@ def figure_roc(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> st
 
     def py(v: float) -> float:
         return y0 + (1.0 - v) * side
-    body = [f'<rect x="{_f(x0)}" y="{_f(y0)}" width="{_f(side)}" height="{_f(side)}" fill="none" stroke="#333"/>',
-            f'<line x1="{_f(px(0))}" y1="{_f(py(0))}" x2="{_f(px(1))}" y2="{_f(py(1))}" stroke="{GREY}" '
-            'stroke-dasharray="4 3"/>']
+
+    body = [
+        f'<rect x="{_f(x0)}" y="{_f(y0)}" width="{_f(side)}" height="{_f(side)}" fill="none" stroke="#333"/>',
+        f'<line x1="{_f(px(0))}" y1="{_f(py(0))}" x2="{_f(px(1))}" y2="{_f(py(1))}" stroke="{GREY}" '
+        'stroke-dasharray="4 3"/>',
+    ]
     for t in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0):
-        body.append(f'<line x1="{_f(px(t))}" y1="{_f(py(0))}" x2="{_f(px(t))}" y2="{_f(py(0) + 4)}" stroke="#333"/>'
-                    f'<text x="{_f(px(t))}" y="{_f(py(0) + 16)}" text-anchor="middle">{t:g}</text>'
-                    f'<line x1="{_f(px(0) - 4)}" y1="{_f(py(t))}" x2="{_f(px(0))}" y2="{_f(py(t))}" stroke="#333"/>'
-                    f'<text x="{_f(px(0) - 7)}" y="{_f(py(t) + 4)}" text-anchor="end">{t:g}</text>')
-    body.append(f'<text x="{_f(px(0.5))}" y="{_f(py(0) + 34)}" text-anchor="middle">false positive rate '
-                '(robust items flagged)</text>')
-    body.append(f'<text x="{_f(px(0) - 44)}" y="{_f(py(0.5))}" text-anchor="middle" transform="rotate(-90 '
-                f'{_f(px(0) - 44)} {_f(py(0.5))})">true positive rate (fragile items flagged)</text>')
+        body.append(
+            f'<line x1="{_f(px(t))}" y1="{_f(py(0))}" x2="{_f(px(t))}" y2="{_f(py(0) + 4)}" stroke="#333"/>'
+            f'<text x="{_f(px(t))}" y="{_f(py(0) + 16)}" text-anchor="middle">{t:g}</text>'
+            f'<line x1="{_f(px(0) - 4)}" y1="{_f(py(t))}" x2="{_f(px(0))}" y2="{_f(py(t))}" stroke="#333"/>'
+            f'<text x="{_f(px(0) - 7)}" y="{_f(py(t) + 4)}" text-anchor="end">{t:g}</text>'
+        )
+    body.append(
+        f'<text x="{_f(px(0.5))}" y="{_f(py(0) + 34)}" text-anchor="middle">false positive rate '
+        "(robust items flagged)</text>"
+    )
+    body.append(
+        f'<text x="{_f(px(0) - 44)}" y="{_f(py(0.5))}" text-anchor="middle" transform="rotate(-90 '
+        f'{_f(px(0) - 44)} {_f(py(0.5))})">true positive rate (fragile items flagged)</text>'
+    )
     curves = [(m, st, ROC_COLORS[j % len(ROC_COLORS)], 1.6) for j, (m, st) in enumerate(f["per_model"].items())]
     curves.append(("pooled", f["pooled"], "#000", 2.8))
     lx, ly = x0 + side + 40, y0 + 8
     for m, st, color, width in curves:
         roc = st.get("roc")
         auc = "n/a" if st.get("auc") is None else f"{st['auc']:.2f}"
-        if roc and st.get("auc") is not None:       # one class only: no curve to draw
+        if roc and st.get("auc") is not None:  # one class only: no curve to draw
             pts = " ".join(f"{_f(px(a))},{_f(py(b))}" for a, b in zip(roc["fpr"], roc["tpr"]))
-            body.append(f'<polyline class="roc" points="{pts}" fill="none" stroke="{color}" '
-                        f'stroke-width="{width}"><title>{esc(m)}: AUC {auc}</title></polyline>')
+            body.append(
+                f'<polyline class="roc" points="{pts}" fill="none" stroke="{color}" '
+                f'stroke-width="{width}"><title>{esc(m)}: AUC {auc}</title></polyline>'
+            )
         bold = ' font-weight="bold"' if m == "pooled" or m in highlight else ""
-        body.append(f'<line x1="{_f(lx)}" y1="{_f(ly - 4)}" x2="{_f(lx + 18)}" y2="{_f(ly - 4)}" stroke="{color}" '
-                    f'stroke-width="{width}"/><text x="{_f(lx + 24)}" y="{_f(ly)}"{bold}><title>{esc(m)}</title>'
-                    f'{esc(_cut(m, 34))}: AUC {auc}</text>')
+        body.append(
+            f'<line x1="{_f(lx)}" y1="{_f(ly - 4)}" x2="{_f(lx + 18)}" y2="{_f(ly - 4)}" stroke="{color}" '
+            f'stroke-width="{width}"/><text x="{_f(lx + 24)}" y="{_f(ly)}"{bold}><title>{esc(m)}</title>'
+            f"{esc(_cut(m, 34))}: AUC {auc}</text>"
+        )
         ly += 17
     h = max(h, ly + 10)
     return _svg("fig5", h, f"Figure 5: flip predictor ROC, margin at {f['config']}", body)
@@ -284,6 +347,7 @@ def figure_roc(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> st
 
 def _nice_step(span: float) -> float:
     import math
+
     raw = span / 6 or 0.1
     mag = 10 ** math.floor(math.log10(raw))
     for mult in (1, 2, 5, 10):
@@ -294,6 +358,7 @@ def _nice_step(span: float) -> float:
 
 def _ticks(lo: float, hi: float, step: float) -> list[float]:
     import math
+
     start = math.ceil(lo / step) * step
     out, v = [], start
     while v <= hi + 1e-12:
@@ -303,28 +368,48 @@ def _ticks(lo: float, hi: float, step: float) -> list[float]:
 
 
 FIGURES = (
-    ("fig-1", "Figure 1", figure_band,
-     "The same model, the same items, and many scores. Models in reference-leaderboard order, best at the top. "
-     "Each row runs from robust accuracy (items right under every configuration, left tick) to optimistic "
-     "accuracy (items right under at least one, right tick); the dot is the reference-configuration score, the "
-     "shaded box the range of single-configuration accuracies."),
-    ("fig-2", "Figure 2", figure_pairs,
-     "Every leaderboard gap, decomposed. For each adjacent pair the orange bar is the reference-config accuracy "
-     "gap (the order the leaderboard prints); the blue marker is the gap on the items both models answer "
-     "stably (unchanged across all configurations), with its 95% bootstrap CI. The label gives the fragile share "
-     "of the gap; MANUF marks a manufactured order (the CI contains 0). With no disagreement in one direction a "
-     "CI bound sits at 0 by construction: read the counts in the pairs table."),
-    ("fig-3", "Figure 3", figure_ranks,
-     "The configuration selects the champion. Each bar spans the ranks a model attains across the "
-     "configurations (competition ranking), with a dot at its reference rank; models that reach rank 1 under "
-     "some configuration are drawn in orange, and the dashed line marks rank 1."),
-    ("fig-4", "Figure 4", figure_axes,
-     "Which axis does the damage. For each model, four bars give the accuracy that survives varying one harness "
-     "axis with the others at the reference (option order, prompt format, scoring method) and the joint grid."),
-    ("fig-5", "Figure 5", figure_roc,
-     "Beyond the paper: can the margin between a model's top two options flag its config-fragile items before "
-     "running the grid? One ROC curve per model (and pooled, black) for 'flag every item whose margin under the "
-     "likelihood configuration is at most t'; the dashed diagonal is chance. AUC 0.5 = the margin says nothing."),
+    (
+        "fig-1",
+        "Figure 1",
+        figure_band,
+        "The same model, the same items, and many scores. Models in reference-leaderboard order, best at the top. "
+        "Each row runs from robust accuracy (items right under every configuration, left tick) to optimistic "
+        "accuracy (items right under at least one, right tick); the dot is the reference-configuration score, the "
+        "shaded box the range of single-configuration accuracies.",
+    ),
+    (
+        "fig-2",
+        "Figure 2",
+        figure_pairs,
+        "Every leaderboard gap, decomposed. For each adjacent pair the orange bar is the reference-config accuracy "
+        "gap (the order the leaderboard prints); the blue marker is the gap on the items both models answer "
+        "stably (unchanged across all configurations), with its 95% bootstrap CI. The label gives the fragile share "
+        "of the gap; MANUF marks a manufactured order (the CI contains 0). With no disagreement in one direction a "
+        "CI bound sits at 0 by construction: read the counts in the pairs table.",
+    ),
+    (
+        "fig-3",
+        "Figure 3",
+        figure_ranks,
+        "The configuration selects the champion. Each bar spans the ranks a model attains across the "
+        "configurations (competition ranking), with a dot at its reference rank; models that reach rank 1 under "
+        "some configuration are drawn in orange, and the dashed line marks rank 1.",
+    ),
+    (
+        "fig-4",
+        "Figure 4",
+        figure_axes,
+        "Which axis does the damage. For each model, four bars give the accuracy that survives varying one harness "
+        "axis with the others at the reference (option order, prompt format, scoring method) and the joint grid.",
+    ),
+    (
+        "fig-5",
+        "Figure 5",
+        figure_roc,
+        "Beyond the paper: can the margin between a model's top two options flag its config-fragile items before "
+        "running the grid? One ROC curve per model (and pooled, black) for 'flag every item whose margin under the "
+        "likelihood configuration is at most t'; the dashed diagonal is chance. AUC 0.5 = the margin says nothing.",
+    ),
 )
 
 

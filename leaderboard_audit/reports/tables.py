@@ -6,6 +6,7 @@ records is untrusted and escaped by each renderer; numbers are formatted with
 ``text.num``) or ``Cell`` for styled text. Shared labels live here once:
 ``pair_label``, ``ci_cell``, ``status_counts``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ STATUSES = ("pass", "warn", "fail", "skip")
 
 
 def kind_of(x: object) -> str | None:
-    """"cell", "table" or "line" for the model's objects (by a class attribute, not
+    """ "cell", "table" or "line" for the model's objects (by a class attribute, not
     isinstance: the check registry may hold objects built before a module was reloaded)."""
     return getattr(x, "model_kind", None)
 
@@ -94,12 +95,31 @@ def counts_text(verdicts: Iterable[dict[str, Any]]) -> str:
 
 
 def verdicts_table(verdicts: list[dict[str, Any]], key: str = "verdicts", title: str = "Verdicts") -> Table:
-    rows = [[Cell(v["status"], "status"), v["id"], v["value"] if not isinstance(v["value"], str) else v["value"],
-             v["threshold"], Cell("n/a" if v["margin"] is None else f"{v['margin']:+.3f}", "code"), v["message"]]
-            for v in verdicts]
+    rows = [
+        [
+            Cell(v["status"], "status"),
+            v["id"],
+            v["value"] if not isinstance(v["value"], str) else v["value"],
+            v["threshold"],
+            Cell("n/a" if v["margin"] is None else f"{v['margin']:+.3f}", "code"),
+            v["message"],
+        ]
+        for v in verdicts
+    ]
     return Table(key, title, ["status", "check", "value", "threshold", "margin", "message"], rows)
 
 
-__all__ = ["kind_of", "Cell", "Line", "Table", "ci_cell", "counts_text", "evidence_heading", "pair_kind", "pair_label",
-           "range_cell",
-           "status_counts", "verdicts_table"]
+__all__ = [
+    "kind_of",
+    "Cell",
+    "Line",
+    "Table",
+    "ci_cell",
+    "counts_text",
+    "evidence_heading",
+    "pair_kind",
+    "pair_label",
+    "range_cell",
+    "status_counts",
+    "verdicts_table",
+]

@@ -5,6 +5,7 @@ pooled leaderboard's top rows, counts per check and status, the worst offenders 
 check by margin, the identified tiers when present, and where the full report is.
 ``full``: every registered check's tables per scope and every fail/warn.
 """
+
 from __future__ import annotations
 
 import textwrap
@@ -52,19 +53,25 @@ def render_table(t: Table, max_rows: int | None = None) -> str:
 
 def evidence_block(v: dict[str, Any]) -> str:
     """A failed check's message: the verdict line, then the numbers behind it (all escaped)."""
-    head = (f"{clean(v['id'])}: {v['status'].upper()}  value {num(v['value'])}  threshold "
-            f"{num(v['threshold'])}  margin {signed(v['margin'])}")
+    head = (
+        f"{clean(v['id'])}: {v['status'].upper()}  value {num(v['value'])}  threshold "
+        f"{num(v['threshold'])}  margin {signed(v['margin'])}"
+    )
     rows = []
     for k, val in (v.get("evidence") or {}).items():
         if isinstance(val, list) and val and isinstance(val[0], (int, float)) and len(val) == 2:
             val = ci_text(val)
         elif isinstance(val, dict):
-            val = ", ".join(f"{clean(a, 18)}={num(b) if not isinstance(b, (list, dict)) else clean(b)}"
-                            for a, b in val.items())
+            val = ", ".join(
+                f"{clean(a, 18)}={num(b) if not isinstance(b, (list, dict)) else clean(b)}" for a, b in val.items()
+            )
         elif isinstance(val, list):
-            val = ", ".join(clean(x) if not isinstance(x, dict) else
-                            f"{clean(x.get('config'))}: {clean('/'.join(x.get('winners', [])))} by "
-                            f"{x.get('margin_items')}" for x in val)
+            val = ", ".join(
+                clean(x)
+                if not isinstance(x, dict)
+                else f"{clean(x.get('config'))}: {clean('/'.join(x.get('winners', [])))} by {x.get('margin_items')}"
+                for x in val
+            )
         else:
             val = num(val) if isinstance(val, (int, float, type(None))) else clean(val)
         rows.append((clean(k), clean(val, 160)))
@@ -73,8 +80,11 @@ def evidence_block(v: dict[str, Any]) -> str:
 
 
 def scope_text(name: str, s: dict[str, Any]) -> list[str]:
-    out = [f"--- {clean(name)}: {s['n_models']} models x {s['n_items']} items x {s['n_configs']} configs "
-           f"(reference {clean(s['reference'])}) ---", ""]
+    out = [
+        f"--- {clean(name)}: {s['n_models']} models x {s['n_items']} items x {s['n_configs']} configs "
+        f"(reference {clean(s['reference'])}) ---",
+        "",
+    ]
     lines = []
     for check in registry().values():
         for t in check.tables(name, s):
@@ -87,9 +97,11 @@ def scope_text(name: str, s: dict[str, Any]) -> list[str]:
 
 def _header(report: dict[str, Any]) -> list[str]:
     rec = report["records"]
-    lines = [f"records {clean(rec['path'])}: {len(rec['models'])} models, {rec['items']} items, "
-             f"{len(rec['configs'])} configs, benchmarks {', '.join(clean(b) for b in rec['benchmarks'])}; "
-             f"seed {report['seed']}, {report['bootstrap']} resamples"]
+    lines = [
+        f"records {clean(rec['path'])}: {len(rec['models'])} models, {rec['items']} items, "
+        f"{len(rec['configs'])} configs, benchmarks {', '.join(clean(b) for b in rec['benchmarks'])}; "
+        f"seed {report['seed']}, {report['bootstrap']} resamples"
+    ]
     return lines + [clean(n) for n in [*rec.get("layout_notes", []), *rec.get("notes", [])]]
 
 
@@ -114,17 +126,27 @@ def render_short(report: dict[str, Any], verdicts: list[dict[str, Any]], width: 
     first = next(iter(scopes), None)
     if first is not None:
         s = scopes[first]
-        lines += ["", f"--- {clean(first)}: {s['n_models']} models x {s['n_items']} items x {s['n_configs']} "
-                      f"configs (reference {clean(s['reference'])}) ---"]
-        board = next((t for t in registry()["band"].tables(first, s) if kind_of(t) == "table"), None) \
-            if "leaderboard" in s else None
+        lines += [
+            "",
+            f"--- {clean(first)}: {s['n_models']} models x {s['n_items']} items x {s['n_configs']} "
+            f"configs (reference {clean(s['reference'])}) ---",
+        ]
+        board = (
+            next((t for t in registry()["band"].tables(first, s) if kind_of(t) == "table"), None)
+            if "leaderboard" in s
+            else None
+        )
         if board is not None:
             lines += render_table(board, max_rows=TOP_ROWS).splitlines()
         tiers = _tiers_line(s, width)
         if tiers:
             lines.append(tiers)
-        lines += [clean(t.text) for check in registry().values() for t in check.tables(first, s)
-                  if kind_of(t) == "line" and t.detail == "summary"]
+        lines += [
+            clean(t.text)
+            for check in registry().values()
+            for t in check.tables(first, s)
+            if kind_of(t) == "line" and t.detail == "summary"
+        ]
     lines += ["", "checks (all scopes):"]
     by_check: dict[str, list[dict[str, Any]]] = {}
     for v in verdicts:
@@ -139,9 +161,10 @@ def render_short(report: dict[str, Any], verdicts: list[dict[str, Any]], width: 
         per = max(1, min(OFFENDERS, budget // len(bad_checks)))
         lines += ["", f"worst offenders (up to {per} per check, by margin = signed distance to the pass region):"]
         for name in bad_checks:
-            bad = sorted((v for v in by_check[name] if v["status"] in ("fail", "warn")),
-                         key=lambda v: (v["status"] != "fail", v["margin"] if v["margin"] is not None else 0.0,
-                                        v["id"]))
+            bad = sorted(
+                (v for v in by_check[name] if v["status"] in ("fail", "warn")),
+                key=lambda v: (v["status"] != "fail", v["margin"] if v["margin"] is not None else 0.0, v["id"]),
+            )
             lines += [_offender_line(v, width) for v in bad[:per]]
             if len(bad) > per:
                 lines.append(f"     ... {len(bad) - per} more {clean(name)} fail/warn")
@@ -149,15 +172,17 @@ def render_short(report: dict[str, Any], verdicts: list[dict[str, Any]], width: 
     return lines
 
 
-def render_summary(report: dict[str, Any], verdicts: list[dict[str, Any]], *, detail: str = "short",
-                   width: int = WIDTH) -> str:
+def render_summary(
+    report: dict[str, Any], verdicts: list[dict[str, Any]], *, detail: str = "short", width: int = WIDTH
+) -> str:
     width = max(60, width)
     if detail == "full":
         lines = _header(report) + [""]
         for name, s in report["scopes"].items():
             lines += scope_text(name, s)
-        bad = sorted((v for v in verdicts if v["status"] in ("fail", "warn")),
-                     key=lambda v: (v["status"] != "fail", v["id"]))
+        bad = sorted(
+            (v for v in verdicts if v["status"] in ("fail", "warn")), key=lambda v: (v["status"] != "fail", v["id"])
+        )
         if bad:
             lines.append("verdicts needing attention (margin = signed distance to the pass region):")
             for v in bad:
@@ -166,8 +191,10 @@ def render_summary(report: dict[str, Any], verdicts: list[dict[str, Any]], *, de
     else:
         lines = render_short(report, verdicts, width)
     c = status_counts(verdicts)
-    lines.append("audit: " + ", ".join(f"{c[st]} {st if st != 'skip' else 'skipped'}" for st in STATUSES
-                                       if st != "skip" or c[st]))
+    lines.append(
+        "audit: "
+        + ", ".join(f"{c[st]} {st if st != 'skip' else 'skipped'}" for st in STATUSES if st != "skip" or c[st])
+    )
     return "\n".join(wrap_line(line, width) for line in lines)
 
 

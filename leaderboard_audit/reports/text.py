@@ -1,4 +1,5 @@
 """Small formatting helpers shared by the renderers."""
+
 from __future__ import annotations
 
 import unicodedata

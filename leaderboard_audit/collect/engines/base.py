@@ -4,9 +4,11 @@ Prompts are tokenized once, by the collector, with the model's Hugging Face
 tokenizer, and handed to every engine as token ids, so the vLLM and the
 transformers engines see exactly the same inputs.
 """
+
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from typing import Protocol
+from collections.abc import Sequence
 
 
 class Tokenizer(Protocol):
@@ -21,8 +23,7 @@ class Engine(Protocol):
     name: str
     tokenizer: Tokenizer
 
-    def generate(self, prompts: Sequence[Sequence[int]], max_tokens: int, *,
-                 seed: int = 1234) -> list[list[int]]:
+    def generate(self, prompts: Sequence[Sequence[int]], max_tokens: int, *, seed: int = 1234) -> list[list[int]]:
         """Greedy continuations (token ids, at most ``max_tokens``), one per prompt."""
 
     def score(self, requests: Sequence[tuple[Sequence[int], int]]) -> list[list[float]]:

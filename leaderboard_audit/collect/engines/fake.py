@@ -3,13 +3,14 @@
 It lets the orchestration (chunks, resume, atomic writes, progress) be tested
 in the main environment. Its answers are a pure function of the prompt.
 """
+
 from __future__ import annotations
 
 import hashlib
 import os
 import struct
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from .base import cut_at_eos
 
@@ -20,7 +21,7 @@ class ByteTokenizer:
     eos_ids = frozenset({EOS})
 
     def encode(self, text: str) -> list[int]:
-        return [1] + [b + 2 for b in text.encode("utf-8")]          # 1 = BOS
+        return [1] + [b + 2 for b in text.encode("utf-8")]  # 1 = BOS
 
     def decode(self, ids: Sequence[int]) -> str:
         return bytes(t - 2 for t in ids if t >= 2).decode("utf-8", errors="replace")
@@ -50,7 +51,7 @@ class FakeEngine:
         if self.delay:
             time.sleep(self.delay)
         if self.crash_after is not None and self.calls > self.crash_after:
-            os._exit(137)          # like SIGKILL: no cleanup, no flush
+            os._exit(137)  # like SIGKILL: no cleanup, no flush
 
     def generate(self, prompts: Sequence[Sequence[int]], max_tokens: int, *, seed: int = 1234) -> list[list[int]]:
         self._tick()
@@ -69,7 +70,7 @@ class FakeEngine:
         for ids, start in requests:
             lps = []
             for t in range(start, len(ids)):
-                d = _h(self.model, tuple(ids[max(0, t - 8):t + 1]))
+                d = _h(self.model, tuple(ids[max(0, t - 8) : t + 1]))
                 lps.append(-struct.unpack("<I", d[:4])[0] / 2**32 * 5.0)
             out.append(lps)
         return out

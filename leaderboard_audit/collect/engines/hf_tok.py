@@ -1,9 +1,10 @@
 """The Hugging Face tokenizer wrapper both real engines share."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 
 class HFTokenizer:
@@ -18,9 +19,10 @@ class HFTokenizer:
         if gc.exists():
             e = json.loads(gc.read_text()).get("eos_token_id")
             eos.update([e] if isinstance(e, int) else (e or []))
-        elif not Path(model_path).exists():   # a hub id: its generation config's stop tokens too
+        elif not Path(model_path).exists():  # a hub id: its generation config's stop tokens too
             try:
                 from transformers import GenerationConfig
+
                 e = GenerationConfig.from_pretrained(model_path).eos_token_id
                 eos.update([e] if isinstance(e, int) else (e or []))
             except (OSError, ValueError):
@@ -45,6 +47,7 @@ class HFTokenizer:
         ``chat_template_kwargs``, e.g. ``enable_thinking=False``) go to the template."""
         if not getattr(self.tok, "chat_template", None):
             raise ValueError("chat_template = true but the tokenizer has no chat template")
-        text = self.tok.apply_chat_template([{"role": "user", "content": user_text}], tokenize=False,
-                                            add_generation_prompt=True, **template_kwargs)
+        text = self.tok.apply_chat_template(
+            [{"role": "user", "content": user_text}], tokenize=False, add_generation_prompt=True, **template_kwargs
+        )
         return list(self.tok(text, add_special_tokens=False)["input_ids"])

@@ -28,6 +28,7 @@ from the environment variable named by ``api_key_env`` at each request and is
 never stored in options, records or grid.json. See docs/collect.md ("Models
 behind an API").
 """
+
 from __future__ import annotations
 
 import email.utils
@@ -46,8 +47,20 @@ from typing import Any
 
 from .base import cut_at_eos
 
-OPTIONS = ("base_url", "model", "api", "dialect", "api_key_env", "concurrency", "prompts_per_request",
-           "timeout_s", "max_retries", "backoff_s", "max_backoff_s", "tokenizer")
+OPTIONS = (
+    "base_url",
+    "model",
+    "api",
+    "dialect",
+    "api_key_env",
+    "concurrency",
+    "prompts_per_request",
+    "timeout_s",
+    "max_retries",
+    "backoff_s",
+    "max_backoff_s",
+    "tokenizer",
+)
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -81,27 +94,44 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
 class OpenAIEngine:
     name = "openai"
 
-    def __init__(self, model_path: str, *, dtype: str = "auto", base_url: str | None = None,
-                 model: str | None = None, api: str = "completions", dialect: str = "vllm",
-                 api_key_env: str | None = None, concurrency: int = 4, prompts_per_request: int = 1,
-                 timeout_s: float = 120.0, max_retries: int = 5, backoff_s: float = 1.0,
-                 max_backoff_s: float = 60.0, tokenizer: Any = None, **unknown: Any) -> None:
+    def __init__(
+        self,
+        model_path: str,
+        *,
+        dtype: str = "auto",
+        base_url: str | None = None,
+        model: str | None = None,
+        api: str = "completions",
+        dialect: str = "vllm",
+        api_key_env: str | None = None,
+        concurrency: int = 4,
+        prompts_per_request: int = 1,
+        timeout_s: float = 120.0,
+        max_retries: int = 5,
+        backoff_s: float = 1.0,
+        max_backoff_s: float = 60.0,
+        tokenizer: Any = None,
+        **unknown: Any,
+    ) -> None:
         if "api_key" in unknown:
-            raise ValueError("engine option api_key: never put a key in the spec (it would be written to "
-                             "grid.json); export it and name the variable: api_key_env = \"MY_KEY_VAR\"")
+            raise ValueError(
+                "engine option api_key: never put a key in the spec (it would be written to "
+                'grid.json); export it and name the variable: api_key_env = "MY_KEY_VAR"'
+            )
         if unknown:
-            raise ValueError(f"unknown openai engine options: {', '.join(sorted(unknown))}; "
-                             f"known: {', '.join(OPTIONS)}")
+            raise ValueError(
+                f"unknown openai engine options: {', '.join(sorted(unknown))}; known: {', '.join(OPTIONS)}"
+            )
         if not base_url:
-            raise ValueError("the openai engine needs engine_options.base_url, e.g. "
-                             "\"http://127.0.0.1:8000/v1\"")
+            raise ValueError('the openai engine needs engine_options.base_url, e.g. "http://127.0.0.1:8000/v1"')
         if api not in ("completions", "chat"):
-            raise ValueError(f"api = {api!r}: choose \"completions\" or \"chat\"")
+            raise ValueError(f'api = {api!r}: choose "completions" or "chat"')
         if dialect not in ("vllm", "openai"):
-            raise ValueError(f"dialect = {dialect!r}: choose \"vllm\" (token ids, prompt_logprobs) or "
-                             "\"openai\" (standard fields only)")
+            raise ValueError(
+                f'dialect = {dialect!r}: choose "vllm" (token ids, prompt_logprobs) or "openai" (standard fields only)'
+            )
         if api == "chat" and int(prompts_per_request) != 1:
-            raise ValueError("api = \"chat\" sends one prompt per request; drop prompts_per_request")
+            raise ValueError('api = "chat" sends one prompt per request; drop prompts_per_request')
         if api_key_env is not None and not os.environ.get(api_key_env):
             raise ValueError(f"api_key_env = {api_key_env!r} but that environment variable is unset or empty")
         self.base_url = base_url.rstrip("/")
@@ -109,7 +139,7 @@ class OpenAIEngine:
             self.base_url += "/v1"
         self.api, self.dialect, self.api_key_env = api, dialect, api_key_env
         self.concurrency = max(1, int(concurrency))
-        self.per_request = int(prompts_per_request)          # 0: a whole engine call in one request
+        self.per_request = int(prompts_per_request)  # 0: a whole engine call in one request
         self.timeout_s, self.max_retries = float(timeout_s), int(max_retries)
         self.backoff_s, self.max_backoff_s = float(backoff_s), float(max_backoff_s)
         host = urllib.parse.urlsplit(self.base_url).hostname or ""
@@ -118,6 +148,7 @@ class OpenAIEngine:
         self._opener = urllib.request.build_opener(*handlers)
         if tokenizer is None or isinstance(tokenizer, str):
             from .hf_tok import HFTokenizer
+
             tokenizer = HFTokenizer(tokenizer or model_path)
         self.tokenizer = tokenizer
         self.requests = self.retries = 0
@@ -142,10 +173,12 @@ class OpenAIEngine:
         except urllib.error.HTTPError as e:
             text = e.read()[:600].decode("utf-8", "replace")
             if e.code in RETRY_STATUS:
-                raise _Retryable(f"HTTP {e.code} {text}", retry_after_seconds(e.headers.get("Retry-After"))
-                                 if e.code in (429, 503) else None) from e
+                raise _Retryable(
+                    f"HTTP {e.code} {text}",
+                    retry_after_seconds(e.headers.get("Retry-After")) if e.code in (429, 503) else None,
+                ) from e
             raise APIError(f"{method} {url}: HTTP {e.code}: {text}") from e
-        except (OSError, http.client.HTTPException) as e:      # refused, reset, time-outs, cut bodies
+        except (OSError, http.client.HTTPException) as e:  # refused, reset, time-outs, cut bodies
             raise _Retryable(f"{type(e).__name__}: {getattr(e, 'reason', e)}") from e
         try:
             return json.loads(raw)
@@ -171,19 +204,20 @@ class OpenAIEngine:
                 last = str(r)
                 if attempt == self.max_retries:
                     break
-                if r.wait is not None:          # the server's Retry-After, honoured (up to 10 minutes)
+                if r.wait is not None:  # the server's Retry-After, honoured (up to 10 minutes)
                     time.sleep(min(r.wait, max(self.max_backoff_s, 600.0)))
                 else:
-                    time.sleep(min(self.max_backoff_s, self.backoff_s * 2 ** attempt * (1 + 0.25 * random.random())))
-        raise APIError(f"{method} {self.base_url}{path}: gave up after {self.max_retries + 1} attempts; "
-                       f"last: {last}")
+                    time.sleep(min(self.max_backoff_s, self.backoff_s * 2**attempt * (1 + 0.25 * random.random())))
+        raise APIError(f"{method} {self.base_url}{path}: gave up after {self.max_retries + 1} attempts; last: {last}")
 
     def _only_served_model(self) -> str:
         obj = self._call("GET", "/models", None, check=lambda o: o["data"][0]["id"])
         ids = [m["id"] for m in obj["data"]]
         if len(ids) != 1:
-            raise APIError(f"{self.base_url}/models serves {len(ids)} models ({', '.join(ids[:8])}); "
-                           "name one with the model option")
+            raise APIError(
+                f"{self.base_url}/models serves {len(ids)} models ({', '.join(ids[:8])}); "
+                "name one with the model option"
+            )
         return str(ids[0])
 
     def _batches(self, n: int) -> list[range]:
@@ -210,18 +244,33 @@ class OpenAIEngine:
 
     def generate(self, prompts: Sequence[Sequence[int]], max_tokens: int, *, seed: int = 1234) -> list[list[int]]:
         eos = self.tokenizer.eos_ids
-        common: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens, "temperature": 0.0,
-                                  "top_p": 1.0, "seed": seed, "n": 1}
+        common: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": max_tokens,
+            "temperature": 0.0,
+            "top_p": 1.0,
+            "seed": seed,
+            "n": 1,
+        }
         if self.dialect == "vllm":
-            common.update(stop_token_ids=sorted(eos), ignore_eos=True, return_token_ids=True,
-                          repetition_penalty=1.0, skip_special_tokens=True)
+            common.update(
+                stop_token_ids=sorted(eos),
+                ignore_eos=True,
+                return_token_ids=True,
+                repetition_penalty=1.0,
+                skip_special_tokens=True,
+            )
 
         def one(b: range) -> list[list[int]]:
             if self.api == "chat":
                 (i,) = b
                 body = dict(common, messages=[{"role": "user", "content": self.tokenizer.decode(prompts[i])}])
-                obj = self._call("POST", "/chat/completions", body,
-                                 check=lambda o: str(self._choices(o, 1)[0]["message"]["content"] or ""))
+                obj = self._call(
+                    "POST",
+                    "/chat/completions",
+                    body,
+                    check=lambda o: str(self._choices(o, 1)[0]["message"]["content"] or ""),
+                )
                 return [self._reencode(self._choices(obj, 1)[0]["message"]["content"] or "")]
             ps = [self._prompt(prompts[i]) for i in b]
             body = dict(common, prompt=ps if len(ps) > 1 or self.dialect == "vllm" else ps[0])
@@ -244,12 +293,14 @@ class OpenAIEngine:
     def _reencode(self, text: str) -> list[int]:
         """An answer text as ids, without the special tokens ``encode`` puts in front (e.g. BOS)."""
         ids, pre = self.tokenizer.encode(text), self.tokenizer.encode("")
-        return ids[len(pre):] if ids[:len(pre)] == pre else ids
+        return ids[len(pre) :] if ids[: len(pre)] == pre else ids
 
     def score(self, requests: Sequence[tuple[Sequence[int], int]]) -> list[list[float]]:
         if self.api == "chat":
-            raise APIError("api = \"chat\" cannot score the likelihood configurations (chat endpoints return "
-                           "no prompt log-probabilities); use api = \"completions\" or a grid without ll| configs")
+            raise APIError(
+                'api = "chat" cannot score the likelihood configurations (chat endpoints return '
+                'no prompt log-probabilities); use api = "completions" or a grid without ll| configs'
+            )
         reqs = list(requests)
         body: dict[str, Any] = {"model": self.model, "temperature": 0.0, "n": 1}
         if self.dialect == "vllm":
@@ -270,30 +321,35 @@ class OpenAIEngine:
         if self.dialect == "vllm":
             pl = choice.get("prompt_logprobs")
             if not pl or len(pl) < len(ids):
-                raise APIError(f"{self.base_url}/completions returned no prompt_logprobs: this server cannot "
-                               "score likelihood configurations with dialect = \"vllm\"; try dialect = "
-                               "\"openai\" (echo + logprobs), or a grid without ll| configs")
+                raise APIError(
+                    f"{self.base_url}/completions returned no prompt_logprobs: this server cannot "
+                    'score likelihood configurations with dialect = "vllm"; try dialect = '
+                    '"openai" (echo + logprobs), or a grid without ll| configs'
+                )
             out = []
             for t in range(start, len(ids)):
                 d = pl[t] or {}
-                e = d.get(str(ids[t]), d.get(ids[t]))          # type: ignore[call-overload]
+                e = d.get(str(ids[t]), d.get(ids[t]))  # type: ignore[call-overload]
                 if e is None:
                     raise APIError(f"prompt_logprobs at position {t} lacks the prompt token {ids[t]}")
                 out.append(float(e["logprob"] if isinstance(e, dict) else e))
             return out
         lp = (choice.get("logprobs") or {}).get("token_logprobs")
         if not lp:
-            raise APIError(f"{self.base_url}/completions returned no logprobs with echo = true: this server "
-                           "cannot score likelihood configurations (it must support echo with logprobs, as "
-                           "vllm serve does); use a grid without ll| configs")
+            raise APIError(
+                f"{self.base_url}/completions returned no logprobs with echo = true: this server "
+                "cannot score likelihood configurations (it must support echo with logprobs, as "
+                "vllm serve does); use a grid without ll| configs"
+            )
         # The text drops the prompt's special prefix (BOS), which the server may or may not add
         # back; the option tokens sit at the end either way, so align from the end.
         pre = len(self.tokenizer.encode(""))
         if len(lp) not in (len(ids), len(ids) - pre):
-            raise APIError(f"echo returned {len(lp)} prompt tokens for {len(ids)}: the server tokenizes the "
-                           "text differently from the spec's tokenizer; use dialect = \"vllm\" (token ids)")
-        return [float(x) for x in lp[len(lp) - (len(ids) - start):]]
+            raise APIError(
+                f"echo returned {len(lp)} prompt tokens for {len(ids)}: the server tokenizes the "
+                'text differently from the spec\'s tokenizer; use dialect = "vllm" (token ids)'
+            )
+        return [float(x) for x in lp[len(lp) - (len(ids) - start) :]]
 
     def close(self) -> None:
         pass
-

