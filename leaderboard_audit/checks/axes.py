@@ -81,7 +81,7 @@ class Axes(Check):
 
 
 def axes_verdict(scope: str, ax: dict[str, Any], t: Any) -> dict[str, Any]:
-    # an axis group with only the reference in it is null and does not enter the verdict (AUDITS.md v2)
+    # an axis group with only the reference in it is null and does not enter the verdict (docs/spec/AUDITS.md v2)
     single = {a: v for a, v in ax["axis_kendall_min"].items() if a != "joint" and v is not None}
     if not single:
         return skipped(

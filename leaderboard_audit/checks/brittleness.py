@@ -87,7 +87,7 @@ def brittleness_verdict(scope: str, br: dict[str, Any], t: Any) -> dict[str, Any
 
 
 def pooled_brittleness_verdict(br: dict[str, Any], t: Any) -> dict[str, Any]:
-    """AUDITS.md v2 "Pooled brittleness": the pooled verdict is ``max_m pi_model[m]``,
+    """docs/spec/AUDITS.md v2 "Pooled brittleness": the pooled verdict is ``max_m pi_model[m]``,
     Brittlebench's ratio of sums over benchmarks. The brittleness of the pooled items
     would count benchmark difficulty as item variance (an easy and a hard benchmark
     make V_item large), hiding prompt sensitivity that every benchmark shows."""

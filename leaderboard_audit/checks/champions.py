@@ -99,7 +99,7 @@ def _n2(x: float | None) -> str:
 
 
 def champions_verdict(scope: str, ch: dict[str, Any], reference_key: str, t: Any) -> dict[str, Any]:
-    """AUDITS.md v2: value = the largest lead, in items, of a configuration's winners over
+    """docs/spec/AUDITS.md v2: value = the largest lead, in items, of a configuration's winners over
     the reference winner(s), over configurations none of whose winners is a reference
     winner (0 if none). pass: one champion; warn: several and value <= champion_items
     (including sets that grow only through ties with the reference winners); fail:

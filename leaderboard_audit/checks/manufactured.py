@@ -147,7 +147,7 @@ def _needed(p: dict[str, Any]) -> str:
 
 
 def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any) -> dict[str, Any]:
-    """The table in docs/audits.md; messages follow the pair's ``cause`` (AUDITS.md v2):
+    """The table in docs/audits.md; messages follow the pair's ``cause`` (docs/spec/AUDITS.md v2):
     "harness" = manufactured by fragile items, "sampling" = too few robust items to tell."""
     h, lo = p["higher"], p["lower"]
     ci = p["ci"]

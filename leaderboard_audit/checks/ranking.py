@@ -1,5 +1,5 @@
 """Ranking: the order the robust items identify, beside the printed one
-(AUDITS.md v2, "The identified order" and "ranking"; docs/audits.md).
+(docs/spec/AUDITS.md v2, "The identified order" and "ranking"; docs/audits.md).
 
 Section ``identified``: every pair of models compared on its jointly robust items
 (exact two-sided sign test, Holm over all pairs at ``--audit-alpha``), the edges,
@@ -24,7 +24,7 @@ SHOWN = 5  # contradictions / unidentified pairs named in a message
 
 class Ranking(Check):
     name = "ranking"
-    title = "Identified order (AUDITS.md v2)"
+    title = "Identified order (jointly robust items, Holm-adjusted sign tests)"
     section = "identified"
 
     def skip_reason(self, scope: Scope) -> str | None:

@@ -4,7 +4,7 @@ Each importer reduces its input to :class:`Unit` objects -- one benchmark, one
 model, one configuration, a correctness bit (plus optional prediction and margin)
 per item -- and :func:`build_records` aligns them into a records-v1 ``Records``
 through the same ``assemble`` the records reader uses, so imported records obey
-every matching rule of RECORDS.md.
+every matching rule of docs/spec/RECORDS.md.
 """
 
 from __future__ import annotations

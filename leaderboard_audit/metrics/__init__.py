@@ -1,1 +1,1 @@
-"""Pure, vectorized numpy functions, one per quantity of AUDITS.md (no pytest here)."""
+"""Pure, vectorized numpy functions, one per quantity of docs/spec/AUDITS.md (no pytest here)."""

@@ -14,7 +14,7 @@ def winners_per_config(acc: np.ndarray) -> np.ndarray:
 
 
 def challenger_leads(acc: np.ndarray, ref: int, n_items: int) -> list[int | None]:
-    """AUDITS.md v2 "Champions value": per config ``k`` whose winners include no reference
+    """docs/spec/AUDITS.md v2 "Champions value": per config ``k`` whose winners include no reference
     winner (``R = winners(r)``), ``lead_items(k) = (acc[w,k] - max_{m in R} acc[m,k]) * N``
     for its winners ``w`` (they share one accuracy); None for the other configs.
     Ties among the challengers do not matter: they all lead by the same items."""

@@ -1,4 +1,4 @@
-"""Exact comparisons (AUDITS.md v2, "Exact comparisons"; docs/audits.md).
+"""Exact comparisons (docs/spec/AUDITS.md v2, "Exact comparisons"; docs/audits.md).
 
 A fraction such as 2/100 - 0/100 is 0.020000000000000018 in floating point, so a
 plain ``spread <= 0.02`` says *warn* for a spread of exactly two items out of 100.

@@ -1,5 +1,5 @@
 """The order the data identifies: every pair of models compared on its jointly robust
-items (AUDITS.md v2, "The identified order"; docs/audits.md). The paper's section 6
+items (docs/spec/AUDITS.md v2, "The identified order"; docs/audits.md). The paper's section 6
 asks for "an aggregation rule that returns a configuration-robust winner"; this is
 the order such a rule can defend.
 

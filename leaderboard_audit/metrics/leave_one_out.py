@@ -37,7 +37,7 @@ def headline_numbers(
 ) -> dict[str, Any]:
     """Table 9's quantities for one records set, from the metrics that compute them.
 
-    ``scope`` names the random generators (AUDITS.md, "Determinism"); the reduced sets
+    ``scope`` names the random generators (docs/spec/AUDITS.md, "Determinism"); the reduced sets
     use the pooled scope's keys, so a pair's bootstrap on a reduced set draws from the
     same generator as on the full set (common random numbers: a verdict that moves,
     moves with the data).

@@ -99,7 +99,7 @@ def adjacent_pairs(
       CI over J's items (multinomial over the three counts, all pairs of the scope in
       one draw seeded by (seed, scope): see ``pair_cis``).
     * ``reversing = #{k: acc[l,k] > acc[h,k]}``.
-    * ``cause`` (``pair_cause``) and ``items_needed`` (``items_needed``), AUDITS.md v2.
+    * ``cause`` (``pair_cause``) and ``items_needed`` (``items_needed``), docs/spec/AUDITS.md v2.
 
     ``models`` names the models (kept for the callers' signature; the generator key is
     the scope, so a pair's CI is a function of the records, the seed and the scope's order).

@@ -1,4 +1,4 @@
-"""Deterministic generators: one per randomized quantity (AUDITS.md, "Determinism")."""
+"""Deterministic generators: one per randomized quantity (docs/spec/AUDITS.md, "Determinism")."""
 
 from __future__ import annotations
 

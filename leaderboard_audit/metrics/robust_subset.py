@@ -27,7 +27,7 @@ def top_k_draws(
 
     The cutoff ``v`` is the k-th largest value; candidates above it are always kept and
     those tied at ``v`` fill the remaining slots by a seeded random tie-break (the rule
-    of AUDITS.md's compression, drawn the same way, so the same generator key gives the
+    of docs/spec/AUDITS.md's compression, drawn the same way, so the same generator key gives the
     same subsets as ``compression``). Returns (subsets, v, above, tied).
     """
     d = values[candidates]

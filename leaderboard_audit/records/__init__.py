@@ -1,4 +1,4 @@
-"""Records: read, validate and write the correctness tensor (RECORDS.md)."""
+"""Records: read, validate and write the correctness tensor (docs/spec/RECORDS.md)."""
 
 from __future__ import annotations
 

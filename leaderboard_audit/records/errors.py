@@ -27,7 +27,7 @@ class Problem:
 
 
 class RecordsError(ValueError):
-    """Records that break the records-v1 contract (RECORDS.md, "Matching rules").
+    """Records that break the records-v1 contract (docs/spec/RECORDS.md, "Matching rules").
 
     The message names file, line and problem for at most ``MAX_SHOWN`` offenders
     and counts the rest; ``problems`` holds the shown ones, ``total`` all of them.

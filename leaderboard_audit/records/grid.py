@@ -1,4 +1,4 @@
-"""The harness legend: what each configuration key means (RECORDS.md, grid.json)."""
+"""The harness legend: what each configuration key means (docs/spec/RECORDS.md, grid.json)."""
 
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ class Items:
 
 @dataclass(frozen=True)
 class Records:
-    """A records set (RECORDS.md).
+    """A records set (docs/spec/RECORDS.md).
 
     ``correct`` is a boolean array (models x items x configs); items are grouped
     by benchmark (benchmarks in sorted order), models sorted by name. ``pred``

@@ -1,4 +1,4 @@
-"""The long table: one row per (model, benchmark, item, config) (RECORDS.md, "Other accepted inputs").
+"""The long table: one row per (model, benchmark, item, config) (docs/spec/RECORDS.md, "Other accepted inputs").
 
 Columns ``model, benchmark, item_id, config, correct`` are required; ``gold``,
 ``pred``, ``margin``, ``question``, ``answer_class`` and ``unparsed`` are optional;
