@@ -1,0 +1,73 @@
+"""1,000 models x 30,000 items x 26 configs (issue 12 target: the whole audit < 60 s, < 4 GiB).
+
+Builds the grid in blocks of models (logistic abilities, item difficulties and per-config
+shifts; no planted structure), writes the packed form (``records/packed.py``), then runs
+``pytest --audit BIG.packed -q`` in a child process and prints wall time and peak RSS.
+Not a test: ``python benchmarks/bench_big.py [--models 1000 --items 30000]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def build(path: Path, n_models: int, n_items: int, seed: int = 0) -> Path:
+    from leaderboard_audit.records import Items, Records
+    from leaderboard_audit.records.grid import paper_grid
+    from leaderboard_audit.records.packed import write_packed
+
+    grid = paper_grid()
+    K = len(grid)
+    rng = np.random.default_rng(seed)
+    ability = rng.normal(0, 1, n_models).astype(np.float32)
+    difficulty = rng.normal(0, 1, n_items).astype(np.float32)
+    shift = rng.normal(0, 0.5, (n_models, K)).astype(np.float32)
+    sens = (rng.random(n_items) < 0.6).astype(np.float32)   # 40% of items answer alike under every config
+    C = np.empty((n_models, n_items, K), dtype=bool)
+    for lo in range(0, n_models, 50):
+        hi = min(n_models, lo + 50)
+        u = rng.random((hi - lo, n_items, 1), dtype=np.float32)
+        logit = ability[lo:hi, None, None] - difficulty[None, :, None] + sens[None, :, None] * shift[lo:hi, None, :]
+        C[lo:hi] = u < 1 / (1 + np.exp(-logit))
+    benches = ("arc", "hellaswag", "mmlu", "truthfulqa")
+    per = n_items // len(benches)
+    bench = np.array([benches[min(i // per, len(benches) - 1)] for i in range(n_items)], dtype=object)
+    ids = np.array([f"{b}/q{i:06d}" for i, b in enumerate(bench)], dtype=object)
+    items = Items(bench, ids, [0] * n_items, [None] * n_items, [None] * n_items)
+    models = tuple(f"model-{m:04d}" for m in range(n_models))
+    write_packed(Records(C, models, items, grid), path)
+    return path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--models", type=int, default=1000)
+    ap.add_argument("--items", type=int, default=30000)
+    ap.add_argument("--keep", help="write the packed file here and keep it")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(a.keep) if a.keep else Path(d) / "big.packed"
+        t = time.perf_counter()
+        build(path, a.models, a.items)
+        print(f"built {a.models} x {a.items} x 26 packed ({path.stat().st_size / 2**20:.0f} MiB) "
+              f"in {time.perf_counter() - t:.1f} s", flush=True)
+        t = time.perf_counter()
+        res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                              "no:hypothesispytest", "--audit", str(path), "--audit-cache", "off"],
+                             capture_output=True, text=True)
+        wall = time.perf_counter() - t
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
+        last = (res.stdout.strip().splitlines() or [""])[-1]
+        print(f"pytest --audit: {wall:.1f} s wall, peak RSS {rss:.2f} GiB, exit {res.returncode} ({last})")
+
+
+if __name__ == "__main__":
+    main()
