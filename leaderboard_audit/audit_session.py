@@ -83,7 +83,7 @@ class AuditSession:
     def records_path(self) -> str:
         path = self.settings["path"]
         if self.settings["collect"] and not path:
-            from .collect_fixture import collect_once
+            from .collect_once import collect_once
 
             path = str(collect_once(self.settings["collect"], self.config))
             self.settings["path"] = path

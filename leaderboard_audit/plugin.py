@@ -250,7 +250,7 @@ def audit_collect(request: pytest.FixtureRequest) -> Callable[..., Any]:
     def collect(spec: Any) -> Any:
         key = json.dumps(spec, sort_keys=True, default=str) if isinstance(spec, dict) else str(Path(spec).resolve())
         if key not in done:
-            from .collect_fixture import collect_once
+            from .collect_once import collect_once
             from .records import load_records
 
             done[key] = load_records(collect_once(spec, request.config))
