@@ -30,7 +30,7 @@ def build(path: Path, n_models: int, n_items: int, seed: int = 0) -> Path:
     ability = rng.normal(0, 1, n_models).astype(np.float32)
     difficulty = rng.normal(0, 1, n_items).astype(np.float32)
     shift = rng.normal(0, 0.5, (n_models, K)).astype(np.float32)
-    sens = (rng.random(n_items) < 0.6).astype(np.float32)   # 40% of items answer alike under every config
+    sens = (rng.random(n_items) < 0.6).astype(np.float32)  # 40% of items answer alike under every config
     C = np.empty((n_models, n_items, K), dtype=bool)
     for lo in range(0, n_models, 50):
         hi = min(n_models, lo + 50)
@@ -57,12 +57,30 @@ def main() -> None:
         path = Path(a.keep) if a.keep else Path(d) / "big.packed"
         t = time.perf_counter()
         build(path, a.models, a.items)
-        print(f"built {a.models} x {a.items} x 26 packed ({path.stat().st_size / 2**20:.0f} MiB) "
-              f"in {time.perf_counter() - t:.1f} s", flush=True)
+        print(
+            f"built {a.models} x {a.items} x 26 packed ({path.stat().st_size / 2**20:.0f} MiB) "
+            f"in {time.perf_counter() - t:.1f} s",
+            flush=True,
+        )
         t = time.perf_counter()
-        res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
-                              "no:hypothesispytest", "--audit", str(path), "--audit-cache", "off"],
-                             capture_output=True, text=True)
+        res = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:hypothesispytest",
+                "--audit",
+                str(path),
+                "--audit-cache",
+                "off",
+            ],
+            capture_output=True,
+            text=True,
+        )
         wall = time.perf_counter() - t
         rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
         last = (res.stdout.strip().splitlines() or [""])[-1]
