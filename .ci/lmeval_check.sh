@@ -115,9 +115,5 @@ print(f"lmeval_check: {checked} imported bits equal the harness's per-sample acc
       f"(accuracy {rec.correct[0].mean(axis=0).round(3).tolist()} for {list(rec.grid.keys)})")
 PYEOF
 
-if "$PY" -c "import leaderboard_audit.auditor" 2>/dev/null; then
-  "$PY" -c "import sys, leaderboard_audit as la; r = la.audit(la.load_records(sys.argv[1])); print('audit:', sorted(r) if isinstance(r, dict) else type(r).__name__)" "$WORK/records"
-else
-  echo "lmeval_check: leaderboard_audit.audit not available yet; audit step skipped"
-fi
+"$PY" -c "import sys, leaderboard_audit as la; r = la.audit(la.load_records(sys.argv[1])); print('audit:', sorted(r))" "$WORK/records"
 echo "lmeval_check: OK in $(( $(date +%s) - START ))s"
