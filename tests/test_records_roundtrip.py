@@ -13,8 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from leaderboard_audit.records import (
+    ANSWER_CLASS_ABSENT,
+    ANSWER_CLASSES,
     PRED_ABSENT,
     PRED_UNPARSEABLE,
+    UNPARSED_ABSENT,
     Config,
     Grid,
     Items,
@@ -220,7 +223,9 @@ _name = st.text(alphabet=string.ascii_letters + string.digits + "-_.é/", min_si
         not s.startswith(".") and "//" not in s and not s.endswith("/") and "__" not in s and not s.startswith("/")
     )
 )
-_bench = st.text(alphabet=string.ascii_lowercase + string.digits + "-", min_size=1, max_size=8)
+_bench = st.text(alphabet=string.ascii_lowercase + string.digits + "-", min_size=1, max_size=8).filter(
+    lambda s: s != "pooled"
+)  # reserved (docs/records.md, "Layout")
 _text = st.one_of(st.none(), st.text(max_size=20))
 
 
@@ -243,6 +248,12 @@ def records_strategy(draw):
     P[0, 0, 0] = 1  # at least one recorded prediction
     A = np.where(rng.random((M, N, K)) < 0.5, np.nan, rng.normal(size=(M, N, K)) * 1e3)
     A[0, 0, 0] = 0.25
+    C = U = None
+    if draw(st.booleans()):  # answer_class and unparsed, sometimes
+        C = rng.integers(ANSWER_CLASS_ABSENT, len(ANSWER_CLASSES), (M, N, K)).astype(np.int8)
+        C[0, 0, 0] = 0
+        U = rng.integers(UNPARSED_ABSENT, K + 1, (M, N)).astype(np.int16)
+        U[0, 0] = K
     return Records(
         correct=bits.reshape(M, N, K),
         models=tuple(sorted(models)),
@@ -250,6 +261,8 @@ def records_strategy(draw):
         grid=SMALL_GRID,
         pred=P,
         margin=A,
+        answer_class=C,
+        unparsed=U,
     )
 
 

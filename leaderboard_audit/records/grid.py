@@ -135,40 +135,10 @@ def parse_grid(obj: Any, source: str) -> Grid:
     configs: list[Config] = []
     seen: set[str] = set()
     for n, c in enumerate(raw):
-        if not isinstance(c, dict) or not isinstance(c.get("key"), str) or not c["key"]:
-            log.add(source, None, f"configs[{n}] needs a non-empty string 'key'")
-            continue
-        key = c["key"]
-        if key in seen:
-            log.add(source, None, f"configs[{n}]: duplicate key {key!r}")
-            continue
-        seen.add(key)
-        guess = config_from_key(key)
-        scoring = c.get("scoring", guess.scoring if guess else None)
-        if scoring not in ("gen", "ll") and not isinstance(scoring, str):
-            log.add(source, None, f"configs[{n}] ({key}): 'scoring' must be a string")
-            continue
-        template = c.get("template", guess.template if guess else None)
-        ordering = c.get("ordering", guess.ordering if guess else None)
-        perm = c.get("permutation", guess.permutation if guess else None)
-        if perm is not None:
-            if (
-                not isinstance(perm, list | tuple)
-                or not all(type(p) is int for p in perm)
-                or sorted(perm) != list(range(len(perm)))
-            ):
-                log.add(
-                    source,
-                    None,
-                    f"configs[{n}] ({key}): 'permutation' must be a permutation of 0..n-1 or null, got {perm!r}",
-                )
-                continue
-            perm = tuple(perm)
-        for name, val in (("template", template), ("ordering", ordering)):
-            if val is not None and not isinstance(val, str):
-                log.add(source, None, f"configs[{n}] ({key}): {name!r} must be a string or null")
-        extra = {k: v for k, v in c.items() if k not in _CORE}
-        configs.append(Config(key, scoring, template, ordering, perm, extra))
+        cfg = _parse_config(n, c, seen, log, source)
+        if cfg is not None:
+            seen.add(cfg.key)
+            configs.append(cfg)
     log.raise_if_any()
     ref = obj.get("reference", DEFAULT_REFERENCE)
     if not isinstance(ref, str):
@@ -177,6 +147,43 @@ def parse_grid(obj: Any, source: str) -> Grid:
         raise bad(f"reference {ref!r} is not one of the configs' keys")
     extra = {k: v for k, v in obj.items() if k not in ("format", "reference", "configs")}
     return Grid(tuple(configs), ref, inferred=False, extra=extra)
+
+
+def _parse_config(n: int, c: Any, seen: set[str], log: ProblemLog, source: str) -> Config | None:
+    """``configs[n]``: missing fields come from the key convention; problems go to ``log``."""
+    if not isinstance(c, dict) or not isinstance(c.get("key"), str) or not c["key"]:
+        log.add(source, None, f"configs[{n}] needs a non-empty string 'key'")
+        return None
+    key = c["key"]
+    if key in seen:
+        log.add(source, None, f"configs[{n}]: duplicate key {key!r}")
+        return None
+    guess = config_from_key(key)
+    scoring = c.get("scoring", guess.scoring if guess else None)
+    if not isinstance(scoring, str):
+        log.add(source, None, f"configs[{n}] ({key}): 'scoring' must be a string")
+        return None
+    template = c.get("template", guess.template if guess else None)
+    ordering = c.get("ordering", guess.ordering if guess else None)
+    perm = c.get("permutation", guess.permutation if guess else None)
+    if perm is not None:
+        if (
+            not isinstance(perm, list | tuple)
+            or not all(type(p) is int for p in perm)
+            or sorted(perm) != list(range(len(perm)))
+        ):
+            log.add(
+                source,
+                None,
+                f"configs[{n}] ({key}): 'permutation' must be a permutation of 0..n-1 or null, got {perm!r}",
+            )
+            return None
+        perm = tuple(perm)
+    for name, val in (("template", template), ("ordering", ordering)):
+        if val is not None and not isinstance(val, str):
+            log.add(source, None, f"configs[{n}] ({key}): {name!r} must be a string or null")
+    extra = {k: v for k, v in c.items() if k not in _CORE}
+    return Config(key, scoring, template, ordering, perm, extra)
 
 
 PAPER_GEN_TEMPLATES = ("letter_plain", "letter_paren", "digit_labels", "instruction")
