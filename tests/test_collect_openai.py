@@ -66,17 +66,20 @@ class StubServer:
                     fault = stub.faults.popleft() if stub.faults else None
                     stub.inflight += 1
                     stub.max_inflight = max(stub.max_inflight, stub.inflight)
-                try:
-                    if fault is not None:
-                        code, headers, payload, sleep = fault
-                        time.sleep(sleep)
-                        self._send(code, payload, headers)
-                        return
+                # A request stops counting as in flight before its response is written: once the
+                # client has read it, it may send the next request at once.
+                if fault is not None:
+                    code, headers, payload, sleep = fault
+                    time.sleep(sleep)
+                else:
                     time.sleep(stub.delay)
-                    self._send(200, json.dumps(stub.answer(self.path, body)).encode())
-                finally:
-                    with stub.lock:
-                        stub.inflight -= 1
+                    code, headers, payload = 200, None, json.dumps(stub.answer(self.path, body)).encode()
+                with stub.lock:
+                    stub.inflight -= 1
+                if headers is None:
+                    self._send(code, payload)
+                else:
+                    self._send(code, payload, headers)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
         self.httpd.daemon_threads = True
