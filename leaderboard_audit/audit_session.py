@@ -142,13 +142,10 @@ class AuditSession:
     def cases(self) -> dict[str, list[Any]]:
         """check -> its cases (identical on every worker: from the records only)."""
         if self._cases is None:
-            from .auditor import cases
+            from .auditor import case_ids_by_scope, cases
 
             self._cases = cases(self.records)
-            self._ids = {}
-            for lst in self._cases.values():
-                for c in lst:
-                    self._ids.setdefault(c.scope, {})[(c.check, c.index)] = c.vid
+            self._ids = case_ids_by_scope(self.records, self._cases)
         return self._cases
 
     def scope(self, name: str) -> dict[str, Any]:
@@ -172,24 +169,28 @@ class AuditSession:
             self._index[name] = {v["id"]: v for v in s["verdicts"]}
         return self._scopes[name]
 
-    def summary(self) -> dict[str, Any]:
-        from .auditor import records_summary
-
+    def fingerprint(self) -> str:
+        """The records' SHA-256, computed once (by the load cache when it loads, else here) and
+        sent to xdist workers with the settings, so no worker hashes the folder again."""
+        _ = self.records
         if "sha256" not in self.settings:
             from .records.fingerprint import sha256_of
 
             self.settings["sha256"] = sha256_of(self.settings["path"], self.settings["format"])
-        return records_summary(self.records, self.settings["path"], self.settings["sha256"])
+        return self.settings["sha256"]
+
+    def summary(self) -> dict[str, Any]:
+        from .auditor import records_summary
+
+        return records_summary(self.records, self.settings["path"], self.fingerprint())
 
     # -- session start: validate once, hand settings to workers --------------------------------
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # Load (and validate) up front: bad records are one usage error naming file and
         # line, not a collection error per worker. The controller hashes once.
         _ = self.records
-        if not _is_worker(self.config) and "sha256" not in self.settings:
-            from .records.fingerprint import sha256_of
-
-            self.settings["sha256"] = sha256_of(self.settings["path"], self.settings["format"])
+        if not _is_worker(self.config):
+            self.fingerprint()
         if self.settings["submission"]:
             unknown = [m for m in self.settings["submission"] if m not in self.records.models]
             if unknown:
@@ -203,11 +204,7 @@ class AuditSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         """xdist controller -> worker: the resolved settings (pytest-randomly's pattern)."""
-        _ = self.records  # path resolved (collection done), cache entry built, before workers start
-        if "sha256" not in self.settings:
-            from .records.fingerprint import sha256_of
-
-            self.settings["sha256"] = sha256_of(self.settings["path"], self.settings["format"])
+        self.fingerprint()  # path resolved (collection done), cache entry built, before workers start
         node.workerinput[WORKER_KEY] = json.dumps(self.settings, sort_keys=True)
 
     @pytest.hookimpl(optionalhook=True)

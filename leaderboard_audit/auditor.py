@@ -132,9 +132,12 @@ def finish_scope(s: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in s.items() if k != "_scope"}
 
 
-def case_ids_by_scope(records: Records) -> dict[str, dict[tuple[str, int], str]]:
+def case_ids_by_scope(
+    records: Records, by_check: dict[str, list[Case]] | None = None
+) -> dict[str, dict[tuple[str, int], str]]:
+    """scope -> (check, index) -> the unambiguous verdict id (from ``cases``, or its result)."""
     out: dict[str, dict[tuple[str, int], str]] = {}
-    for lst in cases(records).values():
+    for lst in (by_check if by_check is not None else cases(records)).values():
         for c in lst:
             out.setdefault(c.scope, {})[(c.check, c.index)] = c.vid
     return out
