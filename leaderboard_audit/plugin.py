@@ -17,8 +17,7 @@ from collections.abc import Callable
 import pytest
 
 from .plugin_names import PLUGIN_NAME, WORKER_KEY
-
-SUMMARY_CHOICES = ("short", "full", "none")
+from .settings import SUMMARY_CHOICES
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -20,7 +20,7 @@ DEFAULT_ALPHA = 0.05
 MAX_BOOT = 1_000_000  # 10,000 is plenty; beyond a million the pair arrays take GBs
 MIN_BOOT = 100
 TABLE_KEYS = ("seed", "boot", "alpha", "strict", "intersect", "thresholds")
-SUMMARY_CHOICES = ("short", "full", "none")
+SUMMARY_CHOICES = ("short", "full", "none")  # --audit-summary (plugin.py reads it from here)
 
 
 class SettingsError(ValueError):

@@ -14,22 +14,13 @@ import math
 from typing import Any
 from collections.abc import Iterator, Mapping
 
+from .metrics.exact import DECIMALS, exact, ge, le
+
 PASS, WARN, FAIL, SKIP = "pass", "warn", "fail", "skip"
 SEVERITY = {PASS: 0, SKIP: 0, WARN: 1, FAIL: 2}
-DECIMALS = 12
-
-
-def exact(x: float) -> float:
-    """``x`` rounded to 12 decimals: 2 items out of 100 is a spread of exactly 0.02."""
-    return round(float(x), DECIMALS)
-
-
-def at_most(value: float, bound: float) -> bool:
-    return exact(value) <= exact(bound)
-
-
-def at_least(value: float, bound: float) -> bool:
-    return exact(value) >= exact(bound)
+# One definition of the exact comparisons (metrics/exact.py); the rule names read as verdicts.
+at_most = le
+at_least = ge
 
 
 class Thresholds(Mapping[str, Any]):
