@@ -26,37 +26,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from .metrics.champions import challenger_leads, champions as champions_m
-from .metrics.pairs import PairStats, adjacent_pairs
+from .metrics.pairs import adjacent_pairs
 from .metrics.per_model import band as band_m, leaderboard_order
 from .records import Records
 from .scopes import scope_records, scopes_of
 from .settings import DEFAULT_BOOT, DEFAULT_SEED
-from .checks.band import band_verdict
+from .checks.band import BAND_KEYS, band_verdict
 from .checks.base import num as _num
 from .checks.champions import champions_verdict
-from .checks.manufactured import pair_verdict
+from .checks.manufactured import pair_entry, pair_verdict
 from .verdicts import FAIL, PASS, SEVERITY, WARN, Thresholds
-
-
-def _pair_dict(p: PairStats, names: Sequence[str]) -> dict[str, Any]:
-    """The report's pair entry (same keys as ``auditor.audit_scope``)."""
-    return {
-        "higher": names[p.higher],
-        "lower": names[p.lower],
-        "gap": p.gap,
-        "gap_items": p.gap_items,
-        "fragile_share": _num(p.fragile_share),
-        "robust_items": p.robust_items,
-        "higher_only": p.higher_only,
-        "lower_only": p.lower_only,
-        "robust_diff": _num(p.robust_diff),
-        "ci": None if p.ci is None else [p.ci[0], p.ci[1]],
-        "robust_tie": p.robust_tie,
-        "manufactured": p.manufactured,
-        "reversing": p.reversing,
-        "cause": p.cause,
-        "items_needed": p.items_needed,
-    }
 
 
 def _slim(v: dict[str, Any]) -> dict[str, Any]:
@@ -122,14 +101,14 @@ def submission_scope(
     ref_sub = b["reference"][old]
     order_old = np.array([old[j] for j in leaderboard_order(ref_sub, [names[m] for m in old])], dtype=np.intp)
     pairs_full = [
-        _pair_dict(p, names)
+        pair_entry(p, names)
         for p in adjacent_pairs(
             C, ref, order_full, seed=seed, scope=scope, models=names, n_boot=n_boot, fragile_threshold=t.fragile_share
         )
     ]
     pairs_old = (
         [
-            _pair_dict(p, names)
+            pair_entry(p, names)
             for p in adjacent_pairs(
                 C,
                 ref,
@@ -156,7 +135,7 @@ def submission_scope(
     newcomers = []
     for m in new:
         name = names[m]
-        row = {k: _num(b[k][m]) for k in ("reference", "min", "max", "spread", "robust", "optimistic", "config_lucky")}
+        row = {k: _num(b[k][m]) for k in BAND_KEYS}
         pos = int(np.flatnonzero(order_full == m)[0])
         above = next((p for p in pairs_full if p["lower"] == name), None)
         below = next((p for p in pairs_full if p["higher"] == name), None)

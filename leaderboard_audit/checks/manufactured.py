@@ -8,9 +8,10 @@ decomposition and the bootstrap CI of the robust difference. One verdict per pai
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from ..metrics.pairs import adjacent_pairs
+from ..metrics.pairs import PairStats, adjacent_pairs
 from ..reports.tables import Cell, Table, ci_cell, pair_label
 from ..verdicts import FAIL, PASS, WARN, at_least, at_most, fmt, make_verdict
 from .base import Check, Scope, num
@@ -55,25 +56,7 @@ class Manufactured(Check):
             n_boot=scope.n_boot,
             fragile_threshold=scope.thresholds.fragile_share,
         ):
-            out.append(
-                {
-                    "higher": names[p.higher],
-                    "lower": names[p.lower],
-                    "gap": p.gap,
-                    "gap_items": p.gap_items,
-                    "fragile_share": num(p.fragile_share),
-                    "robust_items": p.robust_items,
-                    "higher_only": p.higher_only,
-                    "lower_only": p.lower_only,
-                    "robust_diff": num(p.robust_diff),
-                    "ci": None if p.ci is None else [p.ci[0], p.ci[1]],
-                    "robust_tie": p.robust_tie,
-                    "manufactured": p.manufactured,
-                    "reversing": p.reversing,
-                    "cause": p.cause,
-                    "items_needed": p.items_needed,
-                }
-            )
+            out.append(pair_entry(p, names))
         return out
 
     def judge(self, scope: Scope, section: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -144,6 +127,27 @@ def _order_cell(p: dict[str, Any]) -> Any:
 def _needed(p: dict[str, Any]) -> str:
     n = p.get("items_needed")
     return "" if n is None else f"; about {n} needed"
+
+
+def pair_entry(p: PairStats, names: Sequence[str]) -> dict[str, Any]:
+    """The report's pair entry for one ``metrics.pairs.PairStats`` (JSON-ready)."""
+    return {
+        "higher": names[p.higher],
+        "lower": names[p.lower],
+        "gap": p.gap,
+        "gap_items": p.gap_items,
+        "fragile_share": num(p.fragile_share),
+        "robust_items": p.robust_items,
+        "higher_only": p.higher_only,
+        "lower_only": p.lower_only,
+        "robust_diff": num(p.robust_diff),
+        "ci": None if p.ci is None else [p.ci[0], p.ci[1]],
+        "robust_tie": p.robust_tie,
+        "manufactured": p.manufactured,
+        "reversing": p.reversing,
+        "cause": p.cause,
+        "items_needed": p.items_needed,
+    }
 
 
 def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any) -> dict[str, Any]:
