@@ -126,9 +126,9 @@ class VLLMEngine:
 
         return TokensPrompt(prompt_token_ids=list(ids))
 
-    def generate(self, prompts: Sequence[Sequence[int]], max_tokens: int, *, seed: int = 1234) -> list[list[int]]:
-        # Stop exactly at the collector's EOS set (the transformers engine uses the same).
-        sp = self.SamplingParams(
+    def _gen_params(self, max_tokens: int, seed: int) -> Any:
+        # Greedy, stopping exactly at the collector's EOS set (the transformers engine uses the same).
+        return self.SamplingParams(
             temperature=0.0,
             top_p=1.0,
             seed=seed,
@@ -137,20 +137,32 @@ class VLLMEngine:
             ignore_eos=True,
             stop_token_ids=sorted(self.tokenizer.eos_ids),
         )
-        outs = self.llm.generate([self._tp(p) for p in prompts], sp, use_tqdm=False)
+
+    def _score_params(self) -> Any:
+        return self.SamplingParams(
+            max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False, skip_reading_prefix_cache=True
+        )
+
+    def _generated(self, outs: Sequence[Any]) -> list[list[int]]:
         eos = self.tokenizer.eos_ids
         return [cut_at_eos(o.outputs[0].token_ids, eos) for o in outs]
 
-    def score(self, requests: Sequence[tuple[Sequence[int], int]]) -> list[list[float]]:
-        sp = self.SamplingParams(
-            max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False, skip_reading_prefix_cache=True
-        )
-        outs = self.llm.generate([self._tp(ids) for ids, _ in requests], sp, use_tqdm=False)
+    @staticmethod
+    def _scored(requests: Sequence[tuple[Sequence[int], int]], outs: Sequence[Any]) -> list[list[float]]:
+        """Each request's log-probs of its own tokens from ``start`` on (prompt_logprobs)."""
         res = []
         for (ids, start), o in zip(requests, outs):
             pl = o.prompt_logprobs
             res.append([float(pl[t][ids[t]].logprob) for t in range(start, len(ids))])
         return res
+
+    def generate(self, prompts: Sequence[Sequence[int]], max_tokens: int, *, seed: int = 1234) -> list[list[int]]:
+        sp = self._gen_params(max_tokens, seed)
+        return self._generated(self.llm.generate([self._tp(p) for p in prompts], sp, use_tqdm=False))
+
+    def score(self, requests: Sequence[tuple[Sequence[int], int]]) -> list[list[float]]:
+        outs = self.llm.generate([self._tp(ids) for ids, _ in requests], self._score_params(), use_tqdm=False)
+        return self._scored(requests, outs)
 
     def run(
         self,
@@ -162,28 +174,10 @@ class VLLMEngine:
     ) -> tuple[list[list[int]], list[list[float]]]:
         """Generation and scoring in ONE ``LLM.generate`` call (a list of SamplingParams), so the
         scheduler fills every step with both kinds of request (collect/run.py uses it when present)."""
-        gen_sp = self.SamplingParams(
-            temperature=0.0,
-            top_p=1.0,
-            seed=seed,
-            max_tokens=max_tokens,
-            detokenize=False,
-            ignore_eos=True,
-            stop_token_ids=sorted(self.tokenizer.eos_ids),
-        )
-        score_sp = self.SamplingParams(
-            max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False, skip_reading_prefix_cache=True
-        )
         tps = [self._tp(p) for p in prompts] + [self._tp(ids) for ids, _ in requests]
-        sps = [gen_sp] * len(prompts) + [score_sp] * len(requests)
+        sps = [self._gen_params(max_tokens, seed)] * len(prompts) + [self._score_params()] * len(requests)
         outs = self.llm.generate(tps, sps, use_tqdm=False)
-        eos = self.tokenizer.eos_ids
-        gens = [cut_at_eos(o.outputs[0].token_ids, eos) for o in outs[: len(prompts)]]
-        scores = []
-        for (ids, start), o in zip(requests, outs[len(prompts) :]):
-            pl = o.prompt_logprobs
-            scores.append([float(pl[t][ids[t]].logprob) for t in range(start, len(ids))])
-        return gens, scores
+        return self._generated(outs[: len(prompts)]), self._scored(requests, outs[len(prompts) :])
 
     def close(self) -> None:
         """Free the model: engine core, distributed state, and (on a GPU) the CUDA cache."""
