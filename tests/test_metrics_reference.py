@@ -161,3 +161,22 @@ def test_count_bootstrap_matches_item_resampling_in_distribution():
     same = weighted_pearson_bootstrap(x, y, 50, np.random.default_rng(4))
     idx = np.random.default_rng(4).integers(0, 400, size=(50, 400))
     assert same == pytest.approx(pearson_rows(x[idx], y[idx]), abs=1e-9)
+
+
+def test_count_bootstrap_constant_resamples_are_undefined_not_rounding_noise():
+    """A resample that misses the only items with another y has a constant y: its correlation
+    is undefined (NaN, dropped from the CI), never a value like -7e-9 left by cancellation."""
+    from leaderboard_audit.metrics.compression import pearson_rows, weighted_pearson_bootstrap
+
+    rng = np.random.default_rng(0)
+    n = 93
+    x = np.round(rng.normal(size=n), 1)
+    y = np.full(n, 1.0)
+    y[:2] = 2 / 3  # rare: about 13% of resamples draw neither item
+    fast = weighted_pearson_bootstrap(x, y, 3000, np.random.default_rng(7), chunk_cells=500)
+    idx = np.random.default_rng(7).integers(0, n, size=(3000, n))
+    constant = (y[idx] == y[idx][:, :1]).all(axis=1) | (x[idx] == x[idx][:, :1]).all(axis=1)
+    assert constant.sum() > 100
+    assert np.array_equal(np.isnan(fast), constant)
+    slow = pearson_rows(x[idx], y[idx])
+    assert fast[~constant] == pytest.approx(slow[~constant], abs=1e-9)

@@ -8,9 +8,11 @@ import numpy as np
 def variance_parts(C: np.ndarray) -> dict[str, np.ndarray]:
     """Per model: ``V_item = Var_i(mean_k Y)``, ``V_prompt = mean_i Var_k(Y)``
     (population variances), ``brittleness = V_prompt / (V_item + V_prompt)`` (0 when V = 0)."""
-    Y = C.astype(float)
-    v_item = Y.mean(axis=2).var(axis=1)
-    v_prompt = Y.var(axis=2).mean(axis=1)
+    # Y is 0/1: per (model, item) the configs' mean is p = right / K and their population
+    # variance p (1 - p), so one integer sum over configs gives both (no float copy of C).
+    p = C.sum(axis=2, dtype=np.int32) / C.shape[2]
+    v_item = p.var(axis=1)
+    v_prompt = (p * (1.0 - p)).mean(axis=1)
     v = v_item + v_prompt
     with np.errstate(invalid="ignore", divide="ignore"):
         b = np.where(v > 0, v_prompt / np.where(v > 0, v, 1.0), 0.0)

@@ -71,11 +71,22 @@ def champion_count(C_sub: np.ndarray) -> int:
     return int(winners_per_config(acc).any(axis=1).sum())
 
 
-def champion_counts_many(C: np.ndarray, subsets: np.ndarray) -> np.ndarray:
-    """Champion count on each item subset; ``subsets`` is draws x k item indices.
+def champion_counts_many(C: np.ndarray, subsets: np.ndarray, always: np.ndarray | None = None) -> np.ndarray:
+    """Champion count on each item subset; ``subsets`` is draws x k item indices, plus the
+    items ``always`` that every subset also holds (e.g. the top-k items above the cutoff).
 
-    Vectorized: per-draw correct counts come from one gather and a sum.
+    Vectorized: per-draw correct counts come from one gather and a sum over items laid out
+    (items x models x configs), so each gathered item is one contiguous row; in blocks of
+    models, so the gathered booleans stay under ~32 MiB.
     """
-    counts = C[:, subsets, :].sum(axis=2, dtype=np.int32)  # models x draws x configs
-    win = counts == counts.max(axis=0, keepdims=True)
-    return win.any(axis=2).sum(axis=0)
+    M, N, K = C.shape
+    D, k = subsets.shape
+    step = max(1, (32 << 20) // max(1, (N + D * k) * K))
+    counts = np.empty((D, M, K), dtype=np.int32)  # draws x models x configs
+    for lo in range(0, M, step):
+        block = np.ascontiguousarray(C[lo : lo + step].transpose(1, 0, 2))  # items x models x configs
+        counts[:, lo : lo + step] = block[subsets].sum(axis=1, dtype=np.int32)
+        if always is not None and len(always):
+            counts[:, lo : lo + step] += block[always].sum(axis=0, dtype=np.int32)
+    win = counts == counts.max(axis=1, keepdims=True)
+    return win.any(axis=2).sum(axis=1)

@@ -7,7 +7,7 @@ import numpy as np
 from .bootstrap import percentile_ci
 from .champions import champion_count, champion_counts_many
 from .per_model import robust_masks
-from .rng import rng_for
+from .rng import first_k_of_random_order, rng_for
 
 
 def discrimination(C: np.ndarray, ref: int) -> np.ndarray:
@@ -40,28 +40,55 @@ def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.where(den > 0, (xc * yc).sum(axis=-1) / np.where(den > 0, den, 1.0), np.nan)
 
 
-def weighted_pearson_bootstrap(x: np.ndarray, y: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """Pearson(x, y) on ``n_boot`` item resamples (with replacement), via counts.
+def weighted_pearson_bootstrap(
+    x: np.ndarray, y: np.ndarray, n_boot: int, rng: np.random.Generator, chunk_cells: int = 1 << 16
+) -> np.ndarray:
+    """Pearson(x, y) on ``n_boot`` item resamples (with replacement), via counts; NaN for a
+    resample in which x or y is constant (its correlation is undefined).
 
-    A resample is described by how many items of each distinct (x, y) pair it
-    draws (items with equal values are interchangeable), so each correlation
-    follows from five weighted sums: one bincount and one small matrix product,
-    instead of n_boot x n gathered values per statistic.
+    A resample is described by how many times it draws each item, so each correlation
+    follows from five weighted sums (one bincount and one small matrix product) instead
+    of n_boot x n gathered values per statistic. The draws are ``rng.integers(0, n,
+    (n_boot, n))``, taken in blocks of about ``chunk_cells`` (the same stream as one call:
+    the same resamples whatever the block size). Small blocks stay in the CPU cache:
+    2.3x faster than one block on the paper-sized pooled scope, and memory stays bounded.
+    A resample whose variances come out tiny next to the sample's (where the one-pass sums
+    cancel) is recomputed from its drawn items, so a constant side is exactly NaN rather
+    than rounding noise.
     """
     n = x.size
-    pairs, inv = np.unique(np.stack([x, y], axis=1), axis=0, return_inverse=True)
-    c = len(pairs)
-    draws = inv.reshape(-1)[rng.integers(0, n, size=(n_boot, n))]
-    draws += (np.arange(n_boot) * c)[:, None]
-    w = np.bincount(draws.ravel(), minlength=n_boot * c).reshape(n_boot, c).astype(float)
-    xm, ym = pairs[:, 0] - x.mean(), pairs[:, 1] - y.mean()  # centred: well-conditioned sums
-    s = w @ np.stack([xm, ym, xm * xm, ym * ym, xm * ym], axis=1) / n
-    sx, sy, sxx, syy, sxy = s.T
-    cov = sxy - sx * sy
-    vx, vy = sxx - sx * sx, syy - sy * sy
-    den = np.sqrt(np.clip(vx, 0, None) * np.clip(vy, 0, None))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 1e-12, cov / np.where(den > 1e-12, den, 1.0), np.nan)
+    xm, ym = x - x.mean(), y - y.mean()  # centred: well-conditioned sums
+    values = np.stack([xm, ym, xm * xm, ym * ym, xm * ym])  # 5 x n
+    tol_x, tol_y = 1e-6 * float((xm * xm).mean()), 1e-6 * float((ym * ym).mean())
+    out = np.empty(n_boot)
+    rows = max(1, chunk_cells // max(n, 1))
+    for lo in range(0, n_boot, rows):
+        b = min(rows, n_boot - lo)
+        draws = rng.integers(0, n, size=(b, n))
+        draws += (np.arange(b) * n)[:, None]
+        w = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n).astype(np.float64)
+        sx, sy, sxx, syy, sxy = (values @ w.T) / n
+        vx, vy = sxx - sx * sx, syy - sy * sy
+        ok = (vx > tol_x) & (vy > tol_y)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.where(ok, (sxy - sx * sy) / np.sqrt(np.where(ok, vx * vy, 1.0)), np.nan)
+        for j in np.flatnonzero(~ok).tolist():
+            r[j] = _pearson_of_draws(xm, ym, w[j])
+        out[lo : lo + b] = r
+    return out
+
+
+def _pearson_of_draws(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """Pearson(x, y) over the items drawn ``w`` times each (two passes); NaN when x or y is
+    constant over the drawn items."""
+    idx = np.flatnonzero(w)
+    ww, xs, ys = w[idx], x[idx], y[idx]
+    if xs.min() == xs.max() or ys.min() == ys.max():
+        return float("nan")
+    dx = xs - (ww * xs).sum() / ww.sum()
+    dy = ys - (ww * ys).sum() / ww.sum()
+    den = np.sqrt((ww * dx * dx).sum() * (ww * dy * dy).sum())
+    return float((ww * dx * dy).sum() / den) if den > 0 else float("nan")
 
 
 def compression(
@@ -111,9 +138,8 @@ def compression(
         ties = defined[d == v]
         need = kk - above.size
         rng = rng_for(seed, "compression", "topk", scope)
-        picks = np.argsort(rng.random((n_draws, ties.size)), axis=1)[:, :need]
-        subsets = np.concatenate([np.broadcast_to(above, (n_draws, above.size)), ties[picks]], axis=1)
-        champs = champion_counts_many(C, subsets)
+        tied_kept = ties[first_k_of_random_order(rng, n_draws, ties.size, need)]  # draws x need
+        champs = champion_counts_many(C, tied_kept, always=above)
         out.update(
             cutoff=float(v),
             cutoff_above=int(above.size),
@@ -121,7 +147,7 @@ def compression(
             champions_topk_mean=float(champs.mean()),
             champions_topk_min=int(champs.min()),
             champions_topk_max=int(champs.max()),
-            mean_fragility_topk=float(frag[subsets].mean(axis=1).mean()),
+            mean_fragility_topk=float(((frag[above].sum() + frag[tied_kept].sum(axis=1)) / kk).mean()),
         )
     else:
         out.update(
@@ -135,7 +161,7 @@ def compression(
         )
     if k > 0:
         rng = rng_for(seed, "compression", "random", scope)
-        rand = np.argsort(rng.random((n_draws, N)), axis=1)[:, :k]
+        rand = first_k_of_random_order(rng, n_draws, N, k)
         out["champions_random_mean"] = float(champion_counts_many(C, rand).mean())
     else:
         out["champions_random_mean"] = None

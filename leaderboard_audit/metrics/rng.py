@@ -30,3 +30,19 @@ def seed_words(seed: int) -> list[int]:
         out.append(seed & 0xFFFFFFFF)
         seed >>= 32
     return out
+
+
+def first_k_of_random_order(rng: np.random.Generator, n_draws: int, size: int, k: int) -> np.ndarray:
+    """``n_draws`` random k-subsets of ``range(size)`` (draws x k, without replacement).
+
+    Row ``d`` holds the same *set* as ``np.argsort(u[d])[:k]`` for ``u = rng.random((n_draws,
+    size))`` (the k positions with the smallest uniforms: a uniformly random k-subset), found
+    by a partial sort (``argpartition``, linear per row) instead of a full sort. Only the
+    order within a row differs, and every caller uses a row as a set.
+    """
+    u = rng.random((n_draws, size))
+    if k <= 0:
+        return np.empty((n_draws, 0), dtype=np.intp)
+    if k >= size:
+        return np.broadcast_to(np.arange(size), (n_draws, size)).copy()
+    return np.argpartition(u, k - 1, axis=1)[:, :k]

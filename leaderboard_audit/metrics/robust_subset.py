@@ -17,7 +17,7 @@ from .champions import champion_count, champion_counts_many
 from .compression import discrimination, fragility
 from .kendall import kendall_tau_b
 from .per_model import robust_masks
-from .rng import rng_for
+from .rng import first_k_of_random_order, rng_for
 
 
 def top_k_draws(
@@ -35,7 +35,7 @@ def top_k_draws(
     above = candidates[d > v]
     ties = candidates[d == v]
     need = k - above.size
-    picks = np.argsort(rng.random((n_draws, ties.size)), axis=1)[:, :need]
+    picks = first_k_of_random_order(rng, n_draws, ties.size, need)
     subsets = np.concatenate([np.broadcast_to(above, (n_draws, above.size)), ties[picks]], axis=1)
     return subsets, float(v), int(above.size), int(ties.size)
 
