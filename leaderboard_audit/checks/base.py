@@ -73,6 +73,9 @@ class Scope:
         self.alpha = alpha
         self.full = full if full is not None else records  # every benchmark (pooled aggregates)
         self.sections: dict[str, Any] = {}  # filled by the auditor, in registry order
+        #: only the verdicts and mix's headline numbers are read from this scope's sections
+        #: (mix's reduced sets): a check may leave report-only parts out of its section
+        self.verdicts_only = False
 
     @property
     def C(self) -> np.ndarray:

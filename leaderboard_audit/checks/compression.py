@@ -24,7 +24,14 @@ class Compression(Check):
     needs_configs = True
 
     def compute(self, scope: Scope) -> dict[str, Any]:
-        comp = compression_m(scope.C, scope.ref, seed=scope.seed, scope=scope.name, k=scope.thresholds.compression_k)
+        comp = compression_m(
+            scope.C,
+            scope.ref,
+            seed=scope.seed,
+            scope=scope.name,
+            k=scope.thresholds.compression_k,
+            baselines=not scope.verdicts_only,
+        )
         return {k: num(v) if not isinstance(v, list) else v for k, v in comp.items()}
 
     def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:

@@ -205,6 +205,7 @@ class Mix(Check):
                 alpha=scope.alpha,
                 full=red,
             )
+            sc.verdicts_only = True  # its sections are only compared, never reported
             red_v = []
             for c in checks:
                 if not c.applies_to(POOLED, red):

@@ -92,7 +92,15 @@ def _pearson_of_draws(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
 
 
 def compression(
-    C: np.ndarray, ref: int, *, seed: int, scope: str, k: int = 100, n_boot: int = 2_000, n_draws: int = 200
+    C: np.ndarray,
+    ref: int,
+    *,
+    seed: int,
+    scope: str,
+    k: int = 100,
+    n_boot: int = 2_000,
+    n_draws: int = 200,
+    baselines: bool = True,
 ) -> dict:
     """Does a top-k-by-discrimination subset keep the config-fragile items?
 
@@ -102,6 +110,8 @@ def compression(
       fill the remaining slots by a seeded random tie-break (``n_draws`` draws).
     * Random baseline: ``n_draws`` subsets of k items without replacement.
     * Fewer than 2k items in the scope: k becomes N // 2 (``k_reduced``).
+    * ``baselines=False``: the champion counts (top-k draws and random baseline) are left
+      out (None); nothing a verdict reads depends on them.
     """
     N = C.shape[1]
     k_requested = k
@@ -139,14 +149,14 @@ def compression(
         need = kk - above.size
         rng = rng_for(seed, "compression", "topk", scope)
         tied_kept = ties[first_k_of_random_order(rng, n_draws, ties.size, need)]  # draws x need
-        champs = champion_counts_many(C, tied_kept, always=above)
+        champs = champion_counts_many(C, tied_kept, always=above) if baselines else None
         out.update(
             cutoff=float(v),
             cutoff_above=int(above.size),
             cutoff_ties=int(ties.size),
-            champions_topk_mean=float(champs.mean()),
-            champions_topk_min=int(champs.min()),
-            champions_topk_max=int(champs.max()),
+            champions_topk_mean=None if champs is None else float(champs.mean()),
+            champions_topk_min=None if champs is None else int(champs.min()),
+            champions_topk_max=None if champs is None else int(champs.max()),
             mean_fragility_topk=float(((frag[above].sum() + frag[tied_kept].sum(axis=1)) / kk).mean()),
         )
     else:
@@ -159,7 +169,7 @@ def compression(
             champions_topk_max=None,
             mean_fragility_topk=None,
         )
-    if k > 0:
+    if k > 0 and baselines:
         rng = rng_for(seed, "compression", "random", scope)
         rand = first_k_of_random_order(rng, n_draws, N, k)
         out["champions_random_mean"] = float(champion_counts_many(C, rand).mean())
