@@ -29,7 +29,7 @@ def src(tmp_path) -> Path:
 
 
 def entries(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*.arrow"))
+    return sorted(folder.glob("*.entry"))
 
 
 def test_second_load_comes_from_the_cache_and_equals_a_direct_load(src, tmp_path, monkeypatch):

@@ -1,7 +1,7 @@
 """A load cache: a second load of the same records does not re-parse them (docs/records.md, "The load cache").
 
-An entry is the packed form (records/packed.py) of what :func:`load_records` returned,
-named by a key = SHA-256 of (cache version, packed format, the source's content
+An entry holds the packed form's content (records/packed.py) of what :func:`load_records`
+returned, in a layout numpy reads without pyarrow (records/cache_entry.py), named by a key = SHA-256 of (cache version, packed format, the source's content
 fingerprint, the path as given, the load options). An entry is used only when the
 fingerprint stored inside it equals the fingerprint just computed from the source and
 its content checksum verifies; anything else (a stale, corrupt, foreign or half-written
@@ -15,8 +15,7 @@ disables it), else ``$XDG_CACHE_HOME/leaderboard-audit/records``, else
 ``$LEADERBOARD_AUDIT_CACHE_MAX_MB`` (default 2048). Clear it with
 ``leaderboard-audit cache --clear`` or by deleting the folder.
 
-A cache that cannot be used (unwritable folder, lock held too long, no pyarrow) is
-skipped: the records are loaded directly, never wrongly.
+A cache that cannot be used (unwritable folder, lock held too long) is skipped: the records are loaded directly, never wrongly.
 """
 
 from __future__ import annotations
@@ -32,8 +31,9 @@ from typing import Any
 from .fingerprint import sha256_of
 from .model import Records
 
-CACHE_VERSION = 1
-ENTRY_SUFFIX = ".arrow"
+CACHE_VERSION = 2
+ENTRY_SUFFIX = ".entry"
+ENTRY_SUFFIXES = (ENTRY_SUFFIX, ".arrow")  # version 1 wrote Arrow files: still pruned and cleared
 DEFAULT_MAX_MB = 2048
 LOCK_TIMEOUT_S = 600.0
 STALE_TMP_S = 3600.0
@@ -77,11 +77,11 @@ def _read_entry(entry: Path, key: dict[str, Any], path: str | os.PathLike[str]) 
     """The entry's records if it is intact and was built from exactly this source; else None."""
     if not entry.is_file():
         return None
+    from .cache_entry import read_entry
     from .errors import RecordsError
-    from .packed import read_packed_meta
 
     try:
-        rec, meta = read_packed_meta(entry, warn=False)
+        rec, meta = read_entry(entry)
     except (RecordsError, OSError, ValueError):
         return None
     if meta.get("cache") != json.loads(json.dumps(key, default=str)):
@@ -101,10 +101,10 @@ def _read_entry(entry: Path, key: dict[str, Any], path: str | os.PathLike[str]) 
 
 
 def _write_entry(entry: Path, rec: Records, key: dict[str, Any]) -> None:
-    from .packed import packed_bytes
+    from .cache_entry import entry_bytes
     from .writer import atomic_write_bytes
 
-    atomic_write_bytes(entry, packed_bytes(rec, extra_meta={"cache": json.loads(json.dumps(key, default=str))}))
+    atomic_write_bytes(entry, entry_bytes(rec, extra_meta={"cache": json.loads(json.dumps(key, default=str))}))
 
 
 def prune(folder: str | os.PathLike[str], max_bytes: int, keep: Path | None = None) -> list[Path]:
@@ -128,7 +128,7 @@ def prune(folder: str | os.PathLike[str], max_bytes: int, keep: Path | None = No
                     continue
                 if f.name.startswith(".") and f.name.endswith(".tmp") and now - st.st_mtime > STALE_TMP_S:
                     f.unlink(missing_ok=True)
-                elif f.suffix == ENTRY_SUFFIX and not f.name.startswith("."):
+                elif f.suffix in ENTRY_SUFFIXES and not f.name.startswith("."):
                     entries.append((st.st_mtime, st.st_size, f))
             total = sum(size for _, size, _ in entries)
             for _, size, f in sorted(entries, key=lambda e: e[0]):
@@ -227,7 +227,7 @@ def cache_info(cache_dir: str | os.PathLike[str] | None = None) -> tuple[Path | 
     folder = resolve_cache_dir(cache_dir)
     if folder is None or not folder.is_dir():
         return folder, 0, 0
-    sizes = [f.stat().st_size for f in folder.iterdir() if f.suffix == ENTRY_SUFFIX and f.is_file()]
+    sizes = [f.stat().st_size for f in folder.iterdir() if f.suffix in ENTRY_SUFFIXES and f.is_file()]
     return folder, len(sizes), sum(sizes)
 
 

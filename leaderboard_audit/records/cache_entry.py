@@ -1,0 +1,142 @@
+"""The load cache's entry file: the packed form's content without Arrow (docs/records.md, "The load cache").
+
+A cache entry is read on every ``pytest --audit`` of an unchanged JSONL folder, so it
+must load in milliseconds; importing pyarrow alone costs ~0.12 s. The entry therefore
+holds exactly what the packed form holds (records/packed.py: the same metadata object,
+the same packed bits and arrays, the same ``content_sha256``) in a plain layout numpy
+reads directly:
+
+* ``MAGIC`` (16 bytes), then the metadata's length as 8 bytes little-endian, then the
+  metadata: the packed form's JSON object plus ``arrays``, a list of
+  ``[name, dtype, count]`` in file order;
+* then each array's bytes, back to back: ``correct`` (the packed bits, little bit
+  order), and, when present, ``pred`` (<i2), ``margin`` (<f8), ``answer_class`` (i1),
+  ``unparsed`` (<i2).
+
+It is validated as a packed file is (the header's checks, value ranges, the checksum),
+so a corrupt or edited entry is an error the cache treats as a miss. Not an interchange
+format: ``leaderboard-audit pack`` writes the Arrow form.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import RecordsError
+from .model import ANSWER_CLASSES, Records
+from .packed import MAX_META_BYTES, _bad, _header, _packed_bits, _unpack_into, content_sha256, packed_meta
+
+MAGIC = b"LBAUDIT-CACHE-1\n"
+ARRAYS = (("pred", "<i2"), ("margin", "<f8"), ("answer_class", "i1"), ("unparsed", "<i2"))
+
+
+def entry_bytes(records: Records, extra_meta: dict[str, Any] | None = None) -> bytes:
+    """The entry for ``records`` (deterministic for equal records)."""
+    bits = _packed_bits(records.correct)
+    meta = {**packed_meta(records), **(extra_meta or {})}
+    meta["content_sha256"] = content_sha256(
+        meta, bits, records.pred, records.margin, records.answer_class, records.unparsed
+    )
+    blobs = [("correct", "u1", bits)]
+    for name, dt in ARRAYS:
+        arr = getattr(records, name)
+        if arr is not None:
+            blobs.append((name, dt, np.ascontiguousarray(arr, dtype=dt).reshape(-1)))
+    meta["arrays"] = [[name, dt, int(a.size)] for name, dt, a in blobs]
+    head = json.dumps(meta, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+    return b"".join([MAGIC, len(head).to_bytes(8, "little"), head, *(a.tobytes() for _, _, a in blobs)])
+
+
+def read_entry(path: str | os.PathLike[str]) -> tuple[Records, dict[str, Any]]:
+    """The entry's records and metadata; ``RecordsError`` when it is not an intact entry."""
+    spath = str(Path(path))
+    data = Path(path).read_bytes()
+    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 8:
+        raise _bad(spath, "not a load-cache entry")
+    n_head = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
+    start = len(MAGIC) + 8
+    if n_head > MAX_META_BYTES or start + n_head > len(data):
+        raise _bad(spath, "truncated load-cache entry")
+    try:
+        meta = json.loads(data[start : start + n_head])
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise _bad(spath, f"unreadable metadata ({type(exc).__name__})") from None
+    if not isinstance(meta, dict):
+        raise _bad(spath, "metadata must be an object")
+    head = _header(meta, spath)
+    M, N, K = head["shape"]
+    arrays = _arrays(meta.get("arrays"), data, start + n_head, spath)
+    expected = {"correct": (M * N * K + 7) // 8, "unparsed": M * N}
+    for name, arr in arrays.items():
+        want = expected.get(name, M * N * K)
+        if arr.size != want:
+            raise _bad(spath, f"array {name!r} has {arr.size} values, expected {want}")
+    bits = arrays["correct"]
+    correct = np.empty(M * N * K, dtype=bool)
+    _unpack_into(correct, bits, 0)
+    pred, margin = arrays.get("pred"), arrays.get("margin")
+    answer_class, unparsed = arrays.get("answer_class"), arrays.get("unparsed")
+    try:
+        digest = content_sha256(
+            {k: v for k, v in meta.items() if k != "arrays"}, bits, pred, margin, answer_class, unparsed
+        )
+    except ValueError:
+        digest = None
+    if digest != meta.get("content_sha256"):
+        raise _bad(spath, "content checksum mismatch: the entry is corrupt or was edited")
+    if pred is not None and ((pred < -2) | (pred >= 32000)).any():
+        raise _bad(spath, "array 'pred' holds values that are not option indices, -1 or -2")
+    if margin is not None and np.isinf(margin).any():
+        raise _bad(spath, "array 'margin' holds infinite values")
+    if answer_class is not None and ((answer_class < -1) | (answer_class >= len(ANSWER_CLASSES))).any():
+        raise _bad(spath, "array 'answer_class' holds values that are not answer-class codes or -1")
+    if unparsed is not None and (unparsed < -1).any():
+        raise _bad(spath, "array 'unparsed' holds negative counts other than -1")
+
+    def shaped(a: np.ndarray | None, *shape: int) -> np.ndarray | None:
+        return None if a is None else a.astype(a.dtype.newbyteorder("="), copy=True).reshape(shape)
+
+    rec = Records(
+        correct=correct.reshape(M, N, K),
+        models=head["models"],
+        items=head["items"],
+        grid=head["grid"],
+        pred=shaped(pred, M, N, K),
+        margin=shaped(margin, M, N, K),
+        source=spath,
+        notes=head["notes"],
+        dropped=head["dropped"],
+        answer_class=shaped(answer_class, M, N, K),
+        unparsed=shaped(unparsed, M, N),
+        layout_notes=head["layout_notes"],
+    )
+    return rec, meta
+
+
+def _arrays(spec: Any, data: bytes, offset: int, spath: str) -> dict[str, np.ndarray]:
+    allowed = {"correct": "u1", **dict(ARRAYS)}
+    if not isinstance(spec, list) or not spec or spec[0][:2] != ["correct", "u1"]:
+        raise _bad(spath, "metadata 'arrays' must list 'correct' first")
+    out: dict[str, np.ndarray] = {}
+    for entry in spec:
+        if not (isinstance(entry, list) and len(entry) == 3 and type(entry[2]) is int and entry[2] >= 0):
+            raise _bad(spath, f"bad array entry {str(entry)[:80]!r}")
+        name, dt, count = entry
+        if allowed.get(name) != dt or name in out:
+            raise _bad(spath, f"unexpected array {name!r} ({dt!r})")
+        size = np.dtype(dt).itemsize * count
+        if offset + size > len(data):
+            raise _bad(spath, f"array {name!r} is truncated")
+        out[name] = np.frombuffer(data, dtype=dt, count=count, offset=offset)
+        offset += size
+    if offset != len(data):
+        raise _bad(spath, f"{len(data) - offset} trailing bytes")
+    return out
+
+
+__all__ = ["MAGIC", "entry_bytes", "read_entry", "RecordsError"]
