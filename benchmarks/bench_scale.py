@@ -103,10 +103,11 @@ def bench_xdist(tmp: Path) -> None:
     for _ in range(3):
         n0.append(run(["--audit", str(d), "--audit-report", str(tmp / "n0.json")])[0])
         n2.append(run(["--audit", str(d), "-n", "2", "--audit-report", str(tmp / "n2.json")])[0])
-    same = (tmp / "n0.json").read_bytes() == (tmp / "n2.json").read_bytes()
+    run(["--audit", str(d), "-n", "4", "--audit-report", str(tmp / "n4.json")])
+    same = (tmp / "n0.json").read_bytes() == (tmp / "n2.json").read_bytes() == (tmp / "n4.json").read_bytes()
     print(
         f"xdist paper x4 items: -n 0 median {sorted(n0)[1]:.2f} s, -n 2 median {sorted(n2)[1]:.2f} s "
-        f"(ratio {sorted(n2)[1] / sorted(n0)[1]:.2f}); report identical: {same}"
+        f"(ratio {sorted(n2)[1] / sorted(n0)[1]:.2f}); report identical across -n 0/2/4: {same}"
     )
 
 
