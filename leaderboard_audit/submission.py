@@ -25,7 +25,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .metrics.champions import challenger_leads, champions as champions_m
 from .metrics.pairs import adjacent_pairs
 from .metrics.per_model import band as band_m, leaderboard_order
 from .records import Records
@@ -33,45 +32,13 @@ from .scopes import scope_records, scopes_of
 from .settings import DEFAULT_BOOT, DEFAULT_SEED
 from .checks.band import BAND_KEYS, band_verdict
 from .checks.base import num as _num
-from .checks.champions import champions_verdict
+from .checks.champions import champions_entry, champions_verdict
 from .checks.manufactured import pair_entry, pair_verdict
 from .verdicts import FAIL, PASS, SEVERITY, WARN, Thresholds
 
 
 def _slim(v: dict[str, Any]) -> dict[str, Any]:
     return {k: v[k] for k in ("check", "id", "status", "value", "threshold", "margin", "message")}
-
-
-def _champions_dict(
-    acc: np.ndarray, ref: int, names: Sequence[str], keys: Sequence[str], members: list[int], N: int
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Champions over the models ``members`` (indices into ``names``): the report's
-    champions entry (enough for ``champions_verdict``) and the raw result."""
-    sub = acc[members]
-    ch = champions_m(sub, ref)
-    leads = challenger_leads(sub, ref, N)
-    per_config = []
-    for k in range(len(keys)):
-        ru = ch["runner_up"][k]
-        margin = _num(ch["margin"][k])
-        per_config.append(
-            {
-                "config": keys[k],
-                "winners": [names[members[m]] for m in ch["winners"][k]],
-                "accuracy": float(ch["best"][k]),
-                "runner_up": None if ru is None else names[members[ru]],
-                "margin": margin,
-                "margin_items": 0 if margin is None else int(round(margin * N)),
-                "lead_items": leads[k],
-            }
-        )
-    out = {
-        "set": [names[members[m]] for m in ch["champion_set"]],
-        "count": len(ch["champion_set"]),
-        "outright": [names[members[m]] for m in ch["outright"]],
-        "per_config": per_config,
-    }
-    return out, ch
 
 
 def submission_scope(
@@ -126,8 +93,8 @@ def submission_scope(
     for p in pairs_full + pairs_old:
         p["verdict"] = _slim(pair_verdict(scope, p, K, t))
 
-    ch_full, raw_full = _champions_dict(acc, ref, names, keys, list(range(M)), N)
-    ch_old, _ = _champions_dict(acc, ref, names, keys, old, N) if old else ({"set": [], "count": 0}, None)
+    ch_full, raw_full = champions_entry(acc, ref, names, keys, N)
+    ch_old, _ = champions_entry(acc, ref, names, keys, N, old) if old else ({"set": [], "count": 0}, None)
     champ_v = _slim(champions_verdict(scope, ch_full, keys[ref], t))
     champ_v_old = _slim(champions_verdict(scope, ch_old, keys[ref], t)) if len(old) > 1 else None
     ranks = raw_full["ranks"]

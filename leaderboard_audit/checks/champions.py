@@ -24,32 +24,16 @@ class Champions(Check):
     needs_configs = True
 
     def compute(self, scope: Scope) -> dict[str, Any]:
-        names, keys, N = scope.names, scope.keys, scope.shape[1]
-        ch = champions_m(scope.acc, scope.ref)
-        leads = challenger_leads(scope.acc, scope.ref, N)
-        per_config = []
-        for k in range(scope.shape[2]):
-            ru = ch["runner_up"][k]
-            margin = num(ch["margin"][k])
-            per_config.append(
-                {
-                    "config": keys[k],
-                    "winners": [names[m] for m in ch["winners"][k]],
-                    "accuracy": float(ch["best"][k]),
-                    "runner_up": None if ru is None else names[ru],
-                    "margin": margin,
-                    "margin_items": 0 if margin is None else int(round(margin * N)),
-                    "lead_items": leads[k],
-                }
-            )
+        names = scope.names
+        entry, ch = champions_entry(scope.acc, scope.ref, names, scope.keys, scope.shape[1])
         order = scope.order.tolist()
         return {
-            "set": [names[m] for m in ch["champion_set"]],
-            "count": len(ch["champion_set"]),
-            "outright": [names[m] for m in ch["outright"]],
+            "set": entry["set"],
+            "count": entry["count"],
+            "outright": entry["outright"],
             "top3": [names[m] for m in ch["top3"]],
             "ties": "competition ranking: every model tied at the top of a config wins it",
-            "per_config": per_config,
+            "per_config": entry["per_config"],
             "rank_range": {names[m]: [int(ch["rank_range"][m, 0]), int(ch["rank_range"][m, 1])] for m in order},
             "reference_rank": {names[m]: int(ch["ranks"][m, scope.ref]) for m in order},
             "kendall_tau": {"mean": ch["tau_mean"], "min": ch["tau_min"]},
@@ -92,6 +76,40 @@ class Champions(Check):
             widths={0: 26, 1: 26, 3: 22},
         )
         return [table, line]
+
+
+def champions_entry(
+    acc: Any, ref: int, names: Any, keys: Any, n_items: int, members: list[int] | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The section's ``set``, ``count``, ``outright`` and ``per_config`` over the models
+    ``members`` (indices into ``names``; all by default: the submission gate passes the
+    models already on the leaderboard), and the raw ``metrics.champions`` result."""
+    idx = list(range(len(names))) if members is None else list(members)
+    sub = acc[idx]
+    ch = champions_m(sub, ref)
+    leads = challenger_leads(sub, ref, n_items)
+    per_config = []
+    for k in range(len(keys)):
+        ru = ch["runner_up"][k]
+        margin = num(ch["margin"][k])
+        per_config.append(
+            {
+                "config": keys[k],
+                "winners": [names[idx[m]] for m in ch["winners"][k]],
+                "accuracy": float(ch["best"][k]),
+                "runner_up": None if ru is None else names[idx[ru]],
+                "margin": margin,
+                "margin_items": 0 if margin is None else int(round(margin * n_items)),
+                "lead_items": leads[k],
+            }
+        )
+    entry = {
+        "set": [names[idx[m]] for m in ch["champion_set"]],
+        "count": len(ch["champion_set"]),
+        "outright": [names[idx[m]] for m in ch["outright"]],
+        "per_config": per_config,
+    }
+    return entry, ch
 
 
 def _n2(x: float | None) -> str:
