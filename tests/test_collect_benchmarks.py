@@ -87,6 +87,67 @@ def test_truthfulqa_is_correct_answer_then_first_three_distractors():
     assert truthfulqa_item(0, short) is None
 
 
+def test_truthfulqa_pool_is_mc1_with_three_distractors_not_mc2():
+    # mc2 adds further correct answers and has the same distractors: a row short of mc1 distractors
+    # is skipped whatever mc2 holds, and options come from mc1 only.
+    mc2 = {"choices": ["right", "also right", "too", "w1", "w2"], "labels": [1, 1, 1, 0, 0]}
+    short = {
+        "question": "Q",
+        "mc1_targets": {"choices": ["right", "w1", "w2"], "labels": [1, 0, 0]},
+        "mc2_targets": mc2,
+    }
+    assert truthfulqa_item(0, short) is None
+    four = {"question": "Q", "mc1_targets": {"choices": ["right", "w1", "w2", "w3"], "labels": [1, 0, 0, 0]}}
+    assert truthfulqa_item(0, {**four, "mc2_targets": mc2}).options == ("right", "w1", "w2", "w3")
+
+
+def _distractors(targets) -> int:
+    return sum(1 for x in targets["labels"] if int(x) == 0)
+
+
+@needs_parquet
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_truthfulqa_pool_size_is_the_rows_with_three_mc1_distractors(folder):
+    from leaderboard_audit.collect.benchmarks import load_rows
+
+    f = str(local_file("truthfulqa", FOLDERS[folder]))
+    rows = load_rows("truthfulqa", f)
+    pool = sum(1 for r in rows if _distractors(r["mc1_targets"]) >= 3)
+    assert pool == EXPECTED[folder][0]["truthfulqa"]
+    assert len(load_items("truthfulqa", 1000, files=f)) == pool - 5
+
+
+@needs_parquet
+@pytest.mark.skipif("shared" not in FOLDERS, reason="needs ../shared/benchmarks")
+def test_truthfulqa_790_row_revision_gives_664_not_the_papers_684():
+    # docs/collect.md, "Benchmarks and item selection": the paper's 684 (679 evaluated) is the same rule
+    # on the hub's 817-row revision; ../shared holds the later 790-row one. The other candidate rules
+    # are pinned too, so a switch to any of them shows up here rather than as a silent pool change.
+    from leaderboard_audit.collect.benchmarks import load_rows
+
+    f = str(local_file("truthfulqa", SHARED))
+    rows = load_rows("truthfulqa", f)
+    assert len(rows) == 790
+    counts = {
+        "mc1 >= 3 distractors (the rule)": sum(1 for r in rows if _distractors(r["mc1_targets"]) >= 3),
+        "mc1 exactly 4 choices": sum(1 for r in rows if len(r["mc1_targets"]["choices"]) == 4),
+        "mc2 >= 4 choices": sum(1 for r in rows if len(r["mc2_targets"]["choices"]) >= 4),
+        "mc2 >= 3 distractors": sum(1 for r in rows if _distractors(r["mc2_targets"]) >= 3),
+    }
+    assert counts == {
+        "mc1 >= 3 distractors (the rule)": 664,
+        "mc1 exactly 4 choices": 202,
+        "mc2 >= 4 choices": 765,
+        "mc2 >= 3 distractors": 664,
+    }
+    items = load_items("truthfulqa", 1000, files=f)
+    assert len(items) == 659 and 3 * 1000 + len(items) == 3659
+    # A data defect of this revision, kept because the committed grid (fixtures/real) depends on it:
+    # the 4th selected item's third mc1 distractor is an empty string.
+    assert items[3].item_id == "truthfulqa/d1ecea2052ba" and items[3].options[3] == ""
+    assert sum(any(o == "" for o in it.options) for it in items) == 1
+
+
 def test_mmlu_and_hellaswag_rows():
     it = mmlu_item(12, {"question": "q", "subject": "anatomy", "choices": ["a", "b", "c", "d"], "answer": 3})
     assert (it.item_id, it.gold) == ("mmlu/anatomy/12", 3)

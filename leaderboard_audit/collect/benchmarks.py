@@ -85,6 +85,14 @@ def mmlu_item(row_index: int, row: dict[str, Any]) -> Item | None:
 
 
 def truthfulqa_item(row_index: int, row: dict[str, Any]) -> Item | None:
+    """The mc1 correct answer, then mc1's first three distractors; rows with fewer than three are skipped.
+
+    The pool is therefore the questions with at least four mc1 choices. That is the paper's rule, and its
+    pool size follows the data revision (docs/collect.md, "Benchmarks and item selection"): 684 questions
+    of the hub's 817-row revision (679 evaluated, the paper's figure), 664 of the later 790-row
+    ``mc_task.json`` revision (659 evaluated). No rule over the 790 rows gives 684. mc2 is not used:
+    its extra choices are further *correct* answers, and its distractors are mc1's.
+    """
     mc1 = row["mc1_targets"]
     choices, labels = list(mc1["choices"]), [int(x) for x in mc1["labels"]]
     if 1 not in labels:
