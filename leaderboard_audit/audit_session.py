@@ -20,17 +20,24 @@ def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def record_verdict(item: pytest.Item, v: dict[str, Any]) -> None:
+def record_verdict(item: pytest.Item, v: dict[str, Any], *also: dict[str, Any]) -> None:
     """Attach a verdict to the running test: on its report (crosses xdist), in JUnit
-    ``audit_*`` properties; a fail fails the test with the evidence; a skip skips it."""
-    item.stash.setdefault(VERDICT_KEY, []).append(v)
+    ``audit_*`` properties; a fail fails the test with the evidence; a skip skips it.
+
+    ``also``: an alias scope's verdicts the same test judges (``auditor.collected_cases``):
+    on the report too, their ids in the ``audit_also`` property; any fail fails the test."""
+    vs = (v, *also)
+    item.stash.setdefault(VERDICT_KEY, []).extend(vs)
     for key in ("status", "value", "threshold", "margin"):
         item.user_properties.append((f"audit_{key}", v[key]))
-    if v["status"] == "fail":
+    if also:
+        item.user_properties.append(("audit_also", " ".join(a["id"] for a in also)))
+    failed = [x for x in vs if x["status"] == "fail"]
+    if failed:
         from .reports.terminal import evidence_block
 
-        pytest.fail(evidence_block(v), pytrace=False)
-    if v["status"] == "skip":
+        pytest.fail("\n\n".join(evidence_block(x) for x in failed), pytrace=False)
+    if all(x["status"] == "skip" for x in vs):
         from .reports.text import clean
 
         pytest.skip(clean(v["message"]))
@@ -39,16 +46,17 @@ def record_verdict(item: pytest.Item, v: dict[str, Any]) -> None:
 class AuditCheck:
     """What a bundled check's test receives: its verdict, and how to enforce it."""
 
-    def __init__(self, item: pytest.Item, v: dict[str, Any]):
+    def __init__(self, item: pytest.Item, v: dict[str, Any], also: tuple[dict[str, Any], ...] = ()):
         self.item = item
         self.verdict = v
+        self.also = also  # the alias scope's verdicts this test judges too
 
     @property
     def status(self) -> str:
         return self.verdict["status"]
 
     def enforce(self) -> None:
-        record_verdict(self.item, self.verdict)
+        record_verdict(self.item, self.verdict, *self.also)
 
 
 class AuditSession:
@@ -58,6 +66,7 @@ class AuditSession:
         self.audits_dir = audits_dir
         self._records = None
         self._cases: dict[str, list[Any]] | None = None
+        self._tests: dict[str, list[Any]] | None = None  # the collected cases (aliases folded in)
         self._ids: dict[str, dict[tuple[str, int], str]] | None = None
         self._scopes: dict[str, dict[str, Any]] = {}  # computed here, with the in-process handle
         self._index: dict[str, dict[str, dict[str, Any]]] = {}  # scope -> verdict id -> verdict
@@ -148,6 +157,14 @@ class AuditSession:
             self._ids = case_ids_by_scope(self.records, self._cases)
         return self._cases
 
+    def tests(self) -> dict[str, list[Any]]:
+        """check -> the cases collected as tests (an alias scope's duplicates folded in)."""
+        if self._tests is None:
+            from .auditor import collected_cases
+
+            self._tests = collected_cases(self.records, self.cases())
+        return self._tests
+
     def scope(self, name: str) -> dict[str, Any]:
         if name not in self._scopes:
             from .auditor import alias_of, audit_scope
@@ -217,7 +234,7 @@ class AuditSession:
 
         groups = {
             (f"test_{c.check}", c.test_id): alias_of(self.records, c.scope)
-            for lst in self.cases().values()
+            for lst in self.tests().values()
             for c in lst
         }
         return ScopeScheduling(config, log, groups)
@@ -238,7 +255,7 @@ class AuditSession:
         if "audit_check" not in metafunc.fixturenames:
             return
         check = metafunc.function.__name__.removeprefix("test_")
-        cases = self.cases().get(check)
+        cases = self.tests().get(check)
         if cases is None:
             raise pytest.UsageError(f"{metafunc.definition.nodeid}: no registered check named {check!r}")
         if self.settings["submission"]:
@@ -246,7 +263,10 @@ class AuditSession:
 
             cases = submission_cases(cases, self.settings["submission"])
         metafunc.parametrize(
-            "audit_check", [(c.scope, c.vid) for c in cases], ids=[c.test_id for c in cases], indirect=True
+            "audit_check",
+            [(c.scope, c.vid, tuple((a.scope, a.vid, a.test_id) for a in c.also)) for c in cases],
+            ids=[c.test_id for c in cases],
+            indirect=True,
         )
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -258,6 +278,8 @@ class AuditSession:
             (keep if isinstance(param, tuple) else drop).append(it)
             if isinstance(param, tuple):
                 it.add_marker(pytest.mark.audit)
+                for scope, _, test_id in param[2]:  # -k pooled / -k <its test id> still select it
+                    it.extra_keyword_matches.update((scope, test_id))
         if drop:  # a check with no case here (e.g. --audit-submission) is deselected, not skipped
             config.hook.pytest_deselected(items=drop)
             dropped = set(map(id, drop))
@@ -265,9 +287,11 @@ class AuditSession:
 
     @pytest.fixture
     def audit_check(self, request: pytest.FixtureRequest) -> AuditCheck:
-        scope, vid = request.param
+        scope, vid, also = request.param
         self.scope(scope)
-        return AuditCheck(request.node, self._index[scope][vid])
+        return AuditCheck(
+            request.node, self._index[scope][vid], tuple(self._index[s][v] for s, v, _ in also if self.scope(s))
+        )
 
     # -- reports ----------------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)
@@ -394,6 +418,16 @@ class AuditSession:
             terminalreporter.write_sep("=", "leaderboard audit")
             for line in text.splitlines():
                 terminalreporter.write_line(line)
+            folded = sorted({(a.scope, c.scope) for lst in self.tests().values() for c in lst for a in c.also})
+            for alias, target in folded:
+                from .reports.terminal import wrap_line
+
+                note = (
+                    f"{alias} = {target} (one benchmark): each {target} test also judges {alias}'s "
+                    "verdict (the audit counts verdicts, pytest tests)"
+                )
+                for line in wrap_line(note, max(60, width)).splitlines():
+                    terminalreporter.write_line(line)
         for err in self.output_errors:
             terminalreporter.write_line(f"ERROR: {err}", red=True, bold=True)
 

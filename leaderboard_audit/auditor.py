@@ -9,7 +9,7 @@ registry will produce, with ids made unambiguous across the whole audit.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from collections.abc import Iterable, Sequence
 
@@ -52,6 +52,7 @@ class Case:
     test_id: str
     index: int  # position among the check's verdicts in this scope
     subject: tuple[str, ...] = ()  # the models the case is about (empty: the whole scope)
+    also: tuple[Case, ...] = ()  # an alias scope's cases this test judges too (``collected_cases``)
 
 
 def cases(records: Records, checks: Iterable[Check] | None = None) -> dict[str, list[Case]]:
@@ -81,6 +82,35 @@ def cases(records: Records, checks: Iterable[Check] | None = None) -> dict[str, 
             suffix = "" if n == 1 else f"~{n}"
             lst.append(Case(check.name, s, vid[:-1] + suffix + "]" if suffix else vid, tid + suffix, j, subj))
         out[check.name] = lst
+    return out
+
+
+def collected_cases(records: Records, by_check: dict[str, list[Case]]) -> dict[str, list[Case]]:
+    """The tests the plugin collects: ``cases`` with an alias scope's duplicates folded in.
+
+    With a single benchmark, ``pooled`` holds the benchmark's items (``alias_of``) and a
+    check whose section is reused (not ``scope_dependent``) gives it the same verdicts,
+    ids aside. Its cases are then not tests of their own: each goes, in ``also``, to the
+    benchmark's case with the same index, and that one test judges both verdicts (both
+    scopes stay in the report; docs/audits.md, "Test ids"). Other checks keep both."""
+    checks = registry()
+    out: dict[str, list[Case]] = {}
+    for name, lst in by_check.items():
+        check = checks.get(name)
+        if check is None or check.section is None or getattr(check, "scope_dependent", False):
+            out[name] = list(lst)
+            continue
+        own = {(c.scope, c.index): c for c in lst}
+        folded: dict[tuple[str, int], list[Case]] = {}
+        for c in lst:
+            target = alias_of(records, c.scope)
+            if target != c.scope and (target, c.index) in own:
+                folded.setdefault((target, c.index), []).append(c)
+        out[name] = [
+            replace(c, also=tuple(folded.get((c.scope, c.index), ())))
+            for c in lst
+            if alias_of(records, c.scope) == c.scope or (alias_of(records, c.scope), c.index) not in own
+        ]
     return out
 
 
@@ -235,6 +265,7 @@ __all__ = [
     "build_report",
     "case_ids_by_scope",
     "cases",
+    "collected_cases",
     "dumps_report",
     "finish_scope",
     "make_scope",
