@@ -38,7 +38,7 @@ class IdentifiedOrder:
 
     alpha: float
     only: np.ndarray  # M x M ints: only[a, b] = items of J_ab only a gets right
-    p_holm: np.ndarray  # M x M Holm-adjusted sign-test p-values (1 on the diagonal)
+    p_holm: PairValues  # M x M Holm-adjusted sign-test p-values (1 on the diagonal)
     above: np.ndarray  # M x M bool: above[a, b] = edge a -> b (a identified better)
     edges: np.ndarray  # E x 2 (above, below), sorted by above then below
     tiers: list[list[int]]  # topological layers, each in the given display order
@@ -52,11 +52,13 @@ def robust_only_counts(rc: np.ndarray, rw: np.ndarray) -> np.ndarray:
     (= items of J_ab only ``a`` gets right), as one matrix product over items.
 
     float32 holds every count exactly below 2**24 items; float64 beyond that. The
-    products are whole numbers, so the cast is exact (int32: counts are at most the items).
+    products are whole numbers, so the cast is exact; the counts are at most the items,
+    so the smallest integer type that holds the item count is enough.
     """
-    dtype = np.float32 if rc.shape[1] < 2**24 else np.float64
+    N = rc.shape[1]
+    dtype = np.float32 if N < 2**24 else np.float64
     prod = rc.astype(dtype) @ rw.astype(dtype).T
-    return prod.astype(np.int32 if rc.shape[1] < 2**31 else np.int64)
+    return prod.astype(np.int16 if N < 2**15 else np.int32 if N < 2**31 else np.int64)
 
 
 #: a sign-test p-value whose Hoeffding bound is below this is written as 0: it sits far
@@ -190,23 +192,48 @@ def holm_adjust_distinct(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return out
 
 
-#: most cells ``(N + 1)^2`` counted with one ``bincount``; above it (and above M^2) the
-#: cells are nearly as many as the pairs, and each pair is tested on its own
-CELL_TABLE_MAX = 1 << 24
+class PairValues:
+    """A value per ordered pair of models, read like an M x M array (``p[a, b]``,
+    ``p[rows, cols]``, ``np.asarray(p)``): ``table[index[a, b]]``, so a few thousand
+    cells stand for millions of pairs until a full M x M array is asked for; without
+    ``index``, ``table`` is that array."""
+
+    def __init__(self, table: np.ndarray, index: np.ndarray | None = None):
+        self.table, self.index = table, index
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.table.shape if self.index is None else self.index.shape
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.table[key] if self.index is None else self.table[self.index[key]]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        full = self.table if self.index is None else self.table[self.index]
+        return full if dtype is None else full.astype(dtype, copy=False)
 
 
-def tested_pairs(only: np.ndarray, n_items: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+#: most cells ``(N + 1)^2`` tested cell by cell (up to 2,047 items); beyond it the cells
+#: are too many to count in a table, and each pair is tested on its own
+CELL_TABLE_MAX = 1 << 22
+#: codes counted per ``bincount`` call (it copies its input to 64-bit integers)
+COUNT_CHUNK = 1 << 20
+
+
+def tested_pairs(
+    only: np.ndarray, n_items: int, alpha: float, only_t: np.ndarray | None = None
+) -> tuple[PairValues, np.ndarray]:
     """``(p_holm, above)`` (both M x M) for the pair counts ``only``: the exact sign test of
     every pair, Holm over all ``M(M-1)/2`` of them, an edge where the adjusted p is at most
     ``alpha``. By cell when the cells are few (``tested_by_cell``), else pair by pair
-    (``tested_by_pair``); both give the same bits."""
-    width = n_items + 1
-    if width * width <= max(CELL_TABLE_MAX, only.size):
-        return tested_by_cell(only, n_items, alpha)
+    (``tested_by_pair``); both give the same bits. ``only_t``: ``only.T`` when at hand
+    as a C-contiguous array."""
+    if (n_items + 1) ** 2 <= CELL_TABLE_MAX:
+        return tested_by_cell(only, n_items, alpha, only_t)
     return tested_by_pair(only, alpha)
 
 
-def tested_by_pair(only: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+def tested_by_pair(only: np.ndarray, alpha: float) -> tuple[PairValues, np.ndarray]:
     """``tested_pairs`` one pair at a time (the definition)."""
     M = only.shape[0]
     iu, ju = np.triu_indices(M, k=1)
@@ -221,23 +248,27 @@ def tested_by_pair(only: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarr
     down = reject & (b_only > a_only)
     above[iu[up], ju[up]] = True
     above[ju[down], iu[down]] = True
-    return p_holm, above
+    return PairValues(p_holm), above
 
 
-def tested_by_cell(only: np.ndarray, n_items: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+def tested_by_cell(
+    only: np.ndarray, n_items: int, alpha: float, only_t: np.ndarray | None = None
+) -> tuple[PairValues, np.ndarray]:
     """``tested_pairs`` one cell ``(a_only, b_only)`` at a time: ``code[a, b] = only[a, b] *
-    (N + 1) + only[b, a]``, one ``bincount`` gives how many ordered pairs sit in each cell;
-    each cell present is tested once (``pairs`` = the family's size, so the p-value has
-    the per-pair bits), Holm runs on the distinct p-values with their multiplicities (a
-    pair and its mirror are two ordered pairs with one p-value: halved), and the M x M
-    results are read from per-cell tables through ``code``."""
+    (N + 1) + only[b, a]`` (int16 up to 180 items), ``bincount`` gives how many ordered
+    pairs sit in each cell; each cell present is tested once (``pairs`` = the family's
+    size, so the p-value has the per-pair bits), Holm runs on the distinct p-values with
+    their multiplicities (a pair and its mirror are two ordered pairs with one p-value:
+    halved), and the results are per-cell tables read through ``code``."""
     M = only.shape[0]
     width = n_items + 1
-    dtype = np.int32 if width * width < 2**31 else np.int64
-    o = only.astype(dtype, copy=False)
-    code = o * dtype(width)
-    code += o.T
-    ordered = np.bincount(code.ravel(), minlength=1)
+    cells_n = width * width
+    code = np.multiply(only, width, dtype=np.int16 if cells_n <= 2**15 else np.int32)
+    code += np.ascontiguousarray(only.T) if only_t is None else only_t
+    flat = code.reshape(-1)
+    ordered = np.zeros(cells_n, dtype=np.int64)
+    for start in range(0, flat.size, COUNT_CHUNK):
+        ordered += np.bincount(flat[start : start + COUNT_CHUNK], minlength=cells_n)
     ordered[0] -= M  # the diagonal: only[a, a] = 0
     cells = np.flatnonzero(ordered)
     x, y = np.divmod(cells, width)  # a_only, b_only of the pairs in each cell
@@ -246,15 +277,11 @@ def tested_by_cell(only: np.ndarray, n_items: int, alpha: float) -> tuple[np.nda
     per_value = np.bincount(which, weights=ordered[cells], minlength=values.size)
     adj = holm_adjust_distinct(values, np.rint(per_value).astype(np.int64) // 2)[which]
     reject = exact_array(adj) <= exact_array(alpha)
-
-    def read(per_cell: np.ndarray, fill: Any) -> np.ndarray:
-        table = np.full(width * width, fill, dtype=per_cell.dtype)
-        table[cells] = per_cell
-        out = table[code]
-        np.fill_diagonal(out, fill)
-        return out
-
-    return read(adj, 1.0), read(reject & (x > y), False)
+    p_table = np.ones(cells_n)  # code 0 (the diagonal, or a pair with no item) has p = 1
+    p_table[cells] = adj
+    edge_table = np.zeros(cells_n, dtype=bool)
+    edge_table[cells] = reject & (x > y)
+    return PairValues(p_table, code), edge_table[code]
 
 
 def topological_tiers(above: np.ndarray, display: np.ndarray) -> tuple[list[list[int]], bool]:
@@ -296,7 +323,7 @@ def identified_from_masks(
     M = rc.shape[0]
     display = np.arange(M) if display is None else np.asarray(display, dtype=np.intp)
     only = robust_only_counts(rc, rw)
-    p_holm, above = tested_pairs(only, rc.shape[1], alpha)
+    p_holm, above = tested_pairs(only, rc.shape[1], alpha, only_t=robust_only_counts(rw, rc))
     edges = np.argwhere(above)  # row-major: already sorted
     tiers, cycle = topological_tiers(above, display)
     out_deg = above.sum(axis=1)
