@@ -141,7 +141,7 @@ def audit_scope(
             reuse = (
                 shared is not None and check.section in shared.sections and not getattr(check, "scope_dependent", False)
             )
-            section = json.loads(json.dumps(shared.sections[check.section])) if reuse else check.compute(sc)
+            section = _alias_copy(shared.sections[check.section]) if reuse else check.compute(sc)
             sc.sections[check.section] = section
             out[check.section] = section
         else:
@@ -155,6 +155,18 @@ def audit_scope(
     out["verdicts"] = verdicts
     out["_scope"] = sc
     return out
+
+
+def _alias_copy(section: Any) -> Any:
+    """An alias scope's own copy of a shared section, one level deep (a dict, or a list of
+    entries such as the pairs): the report adds to entries (pair evidence), nothing changes
+    a section deeper than that, so the nested values stay shared (a JSON round trip of a
+    4,278-model scope's sections took 0.13 s)."""
+    if type(section) is dict:
+        return dict(section)
+    if type(section) is list:
+        return [dict(x) if type(x) is dict else x for x in section]
+    return section
 
 
 def finish_scope(s: dict[str, Any]) -> dict[str, Any]:
