@@ -166,6 +166,28 @@ def test_two(request):
     r.stdout.fnmatch_lines(["*x[[]pooled[]]: FAIL  value 0.100*"])
 
 
+def test_gc_freeze_is_undone_and_a_freeze_of_the_process_left_alone(pytester, stable_dir):
+    import gc
+
+    class Probe:  # the freeze count while the audit's tests finish
+        counts: list[int] = []
+
+        def pytest_sessionfinish(self, session):
+            self.counts.append(gc.get_freeze_count())
+
+    assert gc.get_freeze_count() == 0
+    pytester.runpytest("--audit", str(stable_dir), *ARGS, plugins=[Probe()])
+    assert Probe.counts[-1] > 0 and gc.get_freeze_count() == 0  # frozen during the run, undone after
+    gc.freeze()  # a process that froze objects itself: the plugin neither adds to nor undoes that
+    try:
+        mine = gc.get_freeze_count()
+        pytester.runpytest("--audit", str(stable_dir), *ARGS, plugins=[Probe()])
+        # frozen objects that are freed leave the count: it may only go down, and not to 0
+        assert mine >= Probe.counts[-1] >= gc.get_freeze_count() > mine // 2
+    finally:
+        gc.unfreeze()
+
+
 def test_junit_xml_carries_verdicts(pytester, demo_dir, tmp_path):
     xml = tmp_path / "junit.xml"
     pytester.runpytest("--audit", str(demo_dir), "-k", "champions", f"--junitxml={xml}", *ARGS)
