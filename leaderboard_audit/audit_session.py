@@ -294,13 +294,14 @@ class AuditSession:
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         keep, drop = [], []
+        audit = pytest.mark.audit
         for it in items:
             if "audit_check" not in getattr(it, "fixturenames", ()):
                 continue
             param = getattr(getattr(it, "callspec", None), "params", {}).get("audit_check")
             (keep if isinstance(param, tuple) else drop).append(it)
             if isinstance(param, tuple):
-                it.add_marker(pytest.mark.audit)
+                it.add_marker(audit)
                 for scope, _, test_id in param[2]:  # -k pooled / -k <its test id> still select it
                     it.extra_keyword_matches.update((scope, test_id))
         if drop:  # a check with no case here (e.g. --audit-submission) is deselected, not skipped
@@ -320,8 +321,8 @@ class AuditSession:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
         rep = yield
-        vs = item.stash.get(VERDICT_KEY, None)
-        if vs and rep.when == "call":
+        vs = item.stash.get(VERDICT_KEY, None) if call.when == "call" else None
+        if vs:
             rep.audit_verdicts = [
                 {k: v[k] for k in VERDICT_FIELDS if k in v and (k != "evidence" or v.get("user"))} for v in vs
             ]

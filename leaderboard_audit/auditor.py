@@ -94,22 +94,26 @@ def collected_cases(records: Records, by_check: dict[str, list[Case]]) -> dict[s
     benchmark's case with the same index, and that one test judges both verdicts (both
     scopes stay in the report; docs/audits.md, "Test ids"). Other checks keep both."""
     checks = registry()
+    target = {s: alias_of(records, s) for s in scopes_of(records)}
     out: dict[str, list[Case]] = {}
     for name, lst in by_check.items():
         check = checks.get(name)
         if check is None or check.section is None or getattr(check, "scope_dependent", False):
             out[name] = list(lst)
             continue
-        own = {(c.scope, c.index): c for c in lst}
+        own = {(c.scope, c.index) for c in lst}
         folded: dict[tuple[str, int], list[Case]] = {}
         for c in lst:
-            target = alias_of(records, c.scope)
-            if target != c.scope and (target, c.index) in own:
-                folded.setdefault((target, c.index), []).append(c)
+            t = target.get(c.scope, c.scope)
+            if t != c.scope and (t, c.index) in own:
+                folded.setdefault((t, c.index), []).append(c)
+        if not folded:
+            out[name] = list(lst)
+            continue
         out[name] = [
-            replace(c, also=tuple(folded.get((c.scope, c.index), ())))
+            replace(c, also=tuple(folded[(c.scope, c.index)])) if (c.scope, c.index) in folded else c
             for c in lst
-            if alias_of(records, c.scope) == c.scope or (alias_of(records, c.scope), c.index) not in own
+            if target.get(c.scope, c.scope) == c.scope or (target[c.scope], c.index) not in own
         ]
     return out
 
