@@ -312,10 +312,9 @@ class AuditSession:
     @pytest.fixture
     def audit_check(self, request: pytest.FixtureRequest) -> AuditCheck:
         scope, vid, also = request.param
-        self.scope(scope)
-        return AuditCheck(
-            request.node, self._index[scope][vid], tuple(self._index[s][v] for s, v, _ in also if self.scope(s))
-        )
+        for s in (scope, *(a[0] for a in also)):
+            self.scope(s)
+        return AuditCheck(request.node, self._index[scope][vid], tuple(self._index[s][v] for s, v, _ in also))
 
     # -- reports ----------------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)

@@ -92,7 +92,7 @@ def collected_cases(records: Records, by_check: dict[str, list[Case]]) -> dict[s
     check whose section is reused (not ``scope_dependent``) gives it the same verdicts,
     ids aside. Its cases are then not tests of their own: each goes, in ``also``, to the
     benchmark's case with the same index, and that one test judges both verdicts (both
-    scopes stay in the report; docs/audits.md, "Test ids"). Other checks keep both."""
+    scopes stay in the report; README, "One benchmark"). Other checks keep both."""
     checks = registry()
     target = {s: alias_of(records, s) for s in scopes_of(records)}
     out: dict[str, list[Case]] = {}
