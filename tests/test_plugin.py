@@ -31,7 +31,9 @@ def stable_dir(tmp_path_factory) -> Path:
 
 def test_all_pass(pytester, stable_dir):
     result = pytester.runpytest("--audit", str(stable_dir), *ARGS)
-    result.assert_outcomes(passed=20)
+    # 20 verdicts in 11 tests: one benchmark, so pooled's verdicts ride on the benchmark's
+    # tests (brittleness, scope-dependent, keeps both); see test_one_benchmark_folds_pooled
+    result.assert_outcomes(passed=11)
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*leaderboard audit*", "*audit: 20 pass, 0 warn, 0 fail*"])
 
@@ -49,7 +51,8 @@ def test_fail_and_warn_outcomes(pytester, demo_dir):
 def test_warn_is_its_own_status_and_strict_fails(pytester, stable_dir):
     args = ("--audit", str(stable_dir), "--audit-threshold", "band_pass=-1", *ARGS)
     result = pytester.runpytest(*args)
-    assert outcomes(result) == {"passed": 14, "warn": 6}  # 6 band warns; 2 ranking passes
+    assert outcomes(result) == {"passed": 8, "warn": 3}  # 3 band tests carry 6 band warns (bench and pooled)
+    result.stdout.fnmatch_lines(["audit: 14 pass, 6 warn, 0 fail"])
     assert result.ret == 0
     assert "W" in result.stdout.lines[0]
     strict = pytester.runpytest(*args, "--audit-strict")
@@ -98,12 +101,14 @@ def test_json_report_schema_and_determinism(pytester, demo_dir, tmp_path):
     assert c.ret == 1 and a.read_bytes() != b.read_bytes()
 
 
-def test_xdist_gives_identical_report_and_summary(pytester, demo_dir, tmp_path):
+@pytest.mark.parametrize("records", ["demo_dir", "stable_dir"])  # four benchmarks; one (pooled folded in)
+def test_xdist_gives_identical_report_and_summary(pytester, records, request, tmp_path):
+    demo_dir = request.getfixturevalue(records)
     a, b = tmp_path / "n0.json", tmp_path / "n2.json"
     r0 = pytester.runpytest_subprocess("--audit", str(demo_dir), "--audit-report", str(a), *ARGS, "-n", "0")
     r2 = pytester.runpytest_subprocess("--audit", str(demo_dir), "--audit-report", str(b), *ARGS, "-n", "2")
     assert a.read_bytes() == b.read_bytes()
-    assert r0.parseoutcomes() == r2.parseoutcomes()
+    assert outcomes(r0) == outcomes(r2)  # xdist workers do not report the deselected mix
 
     def summary(res):
         lines = res.stdout.lines
@@ -113,6 +118,74 @@ def test_xdist_gives_identical_report_and_summary(pytester, demo_dir, tmp_path):
 
     assert summary(r0) == summary(r2)
     assert sum("leaderboard audit" in line for line in r2.stdout.lines) == 1
+
+
+def test_one_benchmark_folds_pooled_into_the_benchmarks_tests(pytester, stable_dir, tmp_path):
+    """One benchmark: pooled holds its items, so a check whose section pooled reuses has
+    one test per case, the benchmark's, judging both verdicts; the report keeps both scopes."""
+    co = pytester.runpytest("--audit", str(stable_dir), *ARGS, "--co")
+    ids = [line.split("::")[-1] for line in co.stdout.lines if "::" in line]
+    assert len(ids) == 11 and [i for i in ids if "pooled" in i] == ["test_brittleness[pooled]"]
+    assert "test_band[bench-alpha]" in ids and "test_manufactured[bench-alpha>beta]" in ids
+    # -k pooled (or an old pooled id) still selects the tests that judge pooled's verdicts
+    k = pytester.runpytest("--audit", str(stable_dir), *ARGS, "--co", "-k", "pooled")
+    kids = [line.split("::")[-1] for line in k.stdout.lines if "::" in line]
+    assert len(kids) == 10 and "test_brittleness[bench]" not in kids and "test_band[bench-gamma]" in kids
+    k = pytester.runpytest("--audit", str(stable_dir), *ARGS, "--co", "-k", "band and pooled-gamma")
+    assert [line.split("::")[-1] for line in k.stdout.lines if "::" in line] == ["test_band[bench-gamma]"]
+    rep, xml = tmp_path / "r.json", tmp_path / "j.xml"
+    run = pytester.runpytest("--audit", str(stable_dir), *ARGS, "--audit-report", str(rep), f"--junitxml={xml}")
+    run.assert_outcomes(passed=11)
+    data = json.loads(rep.read_text())
+    ids_by_scope = {s: [v["id"] for v in data["scopes"][s]["verdicts"]] for s in ("bench", "pooled")}
+    assert len(ids_by_scope["bench"]) == len(ids_by_scope["pooled"]) == 10
+    assert [i.replace("bench", "pooled") for i in ids_by_scope["bench"]] == ids_by_scope["pooled"]
+    assert 'name="audit_also" value="band[pooled-alpha]"' in xml.read_text()
+    # -k on the benchmark alone still writes pooled (its test judged it)
+    pytester.runpytest("--audit", str(stable_dir), *ARGS, "--audit-report", str(rep), "-k", "bench-alpha")
+    assert {"band[pooled-alpha]", "band[bench-alpha]"} <= {
+        v["id"] for s in json.loads(rep.read_text())["scopes"].values() for v in s["verdicts"]
+    }
+
+
+def test_a_test_fails_when_any_verdict_it_judges_fails(pytester):
+    pytester.makepyfile(
+        test_two="""
+from leaderboard_audit.audit_session import record_verdict
+from leaderboard_audit.verdicts import make_verdict
+
+
+def test_two(request):
+    ok = make_verdict("x", "x[bench]", "pass", 1.0, 0.5, 0.5, "fine")
+    bad = make_verdict("x", "x[pooled]", "fail", 0.1, 0.5, -0.4, "pooled is not")
+    record_verdict(request.node, ok, bad)
+"""
+    )
+    r = pytester.runpytest("test_two.py", *ARGS)
+    r.assert_outcomes(failed=1)
+    r.stdout.fnmatch_lines(["*x[[]pooled[]]: FAIL  value 0.100*"])
+
+
+def test_gc_freeze_is_undone_and_a_freeze_of_the_process_left_alone(pytester, stable_dir):
+    import gc
+
+    class Probe:  # the freeze count while the audit's tests finish
+        counts: list[int] = []
+
+        def pytest_sessionfinish(self, session):
+            self.counts.append(gc.get_freeze_count())
+
+    assert gc.get_freeze_count() == 0
+    pytester.runpytest("--audit", str(stable_dir), *ARGS, plugins=[Probe()])
+    assert Probe.counts[-1] > 0 and gc.get_freeze_count() == 0  # frozen during the run, undone after
+    gc.freeze()  # a process that froze objects itself: the plugin neither adds to nor undoes that
+    try:
+        mine = gc.get_freeze_count()
+        pytester.runpytest("--audit", str(stable_dir), *ARGS, plugins=[Probe()])
+        # frozen objects that are freed leave the count: it may only go down, and not to 0
+        assert mine >= Probe.counts[-1] >= gc.get_freeze_count() > mine // 2
+    finally:
+        gc.unfreeze()
 
 
 def test_junit_xml_carries_verdicts(pytester, demo_dir, tmp_path):
@@ -126,9 +199,9 @@ def test_junit_xml_carries_verdicts(pytester, demo_dir, tmp_path):
 def test_thresholds_from_pyproject_and_command_line(pytester, stable_dir):
     pytester.makepyprojecttoml("[tool.leaderboard_audit]\nband_pass = -1\n")
     r = pytester.runpytest("--audit", str(stable_dir), *ARGS)
-    assert outcomes(r) == {"passed": 14, "warn": 6}
+    assert outcomes(r) == {"passed": 8, "warn": 3}
     r = pytester.runpytest("--audit", str(stable_dir), "--audit-threshold", "band_pass=0.02", *ARGS)
-    r.assert_outcomes(passed=20)
+    r.assert_outcomes(passed=11)
     r = pytester.runpytest("--audit", str(stable_dir), "--audit-threshold", "nonsense=1", *ARGS)
     assert r.ret == pytest.ExitCode.USAGE_ERROR
 
@@ -143,7 +216,7 @@ def test_silent_without_audit(pytester):
 def test_user_tests_and_audits_together(pytester, stable_dir):
     pytester.makepyfile(test_user="def test_user():\n    assert True\n")
     r = pytester.runpytest("--audit", str(stable_dir), "test_user.py", *ARGS)
-    r.assert_outcomes(passed=21)
+    r.assert_outcomes(passed=12)
 
 
 def test_bad_records_are_a_usage_error_naming_file_and_line(pytester, stable_dir, tmp_path):

@@ -179,3 +179,54 @@ def test_adjacent_counts_agree_with_the_pairs_section():
     for p, q in zip(s["pairs"], s["identified"]["adjacent"]):
         assert (p["higher"], p["lower"]) == (q["higher"], q["lower"])
         assert (p["higher_only"], p["lower_only"]) == (q["higher_only"], q["lower_only"])
+
+
+def _random_masks(M: int, N: int, K: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    from leaderboard_audit.metrics.per_model import robust_masks
+
+    rng = np.random.default_rng(seed)
+    ability = rng.normal(0, 1.5, M)
+    logit = ability[:, None, None] + rng.normal(0, 1, (1, N, 1)) + rng.normal(0, 0.3, (1, N, K))
+    rc, rw, _ = robust_masks(rng.random((M, N, K)) < 1 / (1 + np.exp(-logit)))
+    return rc, rw
+
+
+# (1030, 60): 529,935 pairs, past the count at which the sign test reads its cumulative table
+@pytest.mark.parametrize(
+    "M, N, K, seed", [(1, 5, 2, 0), (2, 3, 1, 1), (9, 40, 3, 2), (60, 300, 4, 3), (1030, 60, 1, 4)]
+)
+def test_testing_by_cell_gives_the_bits_of_testing_by_pair(M, N, K, seed):
+    from leaderboard_audit.metrics.identified import robust_only_counts, tested_by_cell, tested_by_pair
+
+    only = robust_only_counts(*_random_masks(M, N, K, seed))
+    for alpha in (0.05, 0.5):
+        p_cell, above_cell = tested_by_cell(only, N, alpha)
+        p_pair, above_pair = tested_by_pair(only, alpha)
+        a, b = np.divmod(np.arange(M * M), M)
+        assert np.array_equal(p_cell[a, b], np.asarray(p_pair).ravel())  # bit for bit, not approx
+        assert np.array_equal(np.asarray(p_cell), np.asarray(p_pair)) and np.asarray(p_cell).dtype == np.float64
+        assert np.array_equal(above_cell, above_pair)
+    if M > 2:
+        assert above_pair.any() and not above_pair.all()  # not vacuous
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 1e-9, 0.001, 0.004, 0.01, 0.02, 0.3, 1.0]), min_size=1, max_size=60))
+def test_holm_on_distinct_values_matches_holm_on_the_family(ps):
+    from leaderboard_audit.metrics.identified import holm_adjust_distinct
+
+    p = np.array(ps)
+    values, which, counts = np.unique(p, return_inverse=True, return_counts=True)
+    assert np.array_equal(holm_adjust_distinct(values, counts)[which], holm_adjust(p))
+
+
+@pytest.mark.parametrize("listed", [1, 7, 40, 10_000])
+def test_listed_edges_are_the_first_by_name(listed):
+    from leaderboard_audit.metrics.identified import identified_from_masks
+
+    rc, rw = _random_masks(40, 200, 2, 5)
+    names = [f"m{(j * 17) % 40:02d}" for j in range(40)]  # name order is not index order
+    io = identified_from_masks(rc, rw, models=names, alpha=0.3)
+    want = sorted([names[a], names[b]] for a, b in io.edges.tolist())
+    rep = identified_report(io, names, edges_listed=listed)
+    assert len(want) > 7 and rep["edges"] == want[:listed] and rep["edges_total"] == len(want)

@@ -9,6 +9,13 @@ For models ``a``, ``b``: ``J_ab`` = items robust (correct or wrong) for both,
 ``R`` / ``W`` the robust-correct / robust-wrong indicators (models x items): one
 matrix product gives every pair. Exact two-sided sign test on ``a_only`` vs
 ``b_only``, Holm step-down over all ``M(M-1)/2`` pairs at family-wise ``alpha``.
+
+A pair's p-value depends only on its cell ``(a_only, b_only)``, and with ``N`` items
+there are at most ``(N+1)^2`` cells: a 4,278-model leaderboard on 102 items has 9.1M
+pairs but about a thousand distinct cells. So each distinct cell is tested once, Holm
+runs on the distinct p-values with their multiplicities, and the M x M results are
+read back from per-cell tables (``tested_by_cell``); the values are the ones the
+per-pair computation (``tested_by_pair``) gives, bit for bit (tests/test_stats_identified.py).
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ class IdentifiedOrder:
 
     alpha: float
     only: np.ndarray  # M x M ints: only[a, b] = items of J_ab only a gets right
-    p_holm: np.ndarray  # M x M Holm-adjusted sign-test p-values (1 on the diagonal)
+    p_holm: PairValues  # M x M Holm-adjusted sign-test p-values (1 on the diagonal)
     above: np.ndarray  # M x M bool: above[a, b] = edge a -> b (a identified better)
     edges: np.ndarray  # E x 2 (above, below), sorted by above then below
     tiers: list[list[int]]  # topological layers, each in the given display order
@@ -44,11 +51,14 @@ def robust_only_counts(rc: np.ndarray, rw: np.ndarray) -> np.ndarray:
     """``only[a, b]`` = items robust-correct for ``a`` and robust-wrong for ``b``
     (= items of J_ab only ``a`` gets right), as one matrix product over items.
 
-    float32 holds every count exactly below 2**24 items; float64 beyond that.
+    float32 holds every count exactly below 2**24 items; float64 beyond that. The
+    products are whole numbers, so the cast is exact; the counts are at most the items,
+    so the smallest integer type that holds the item count is enough.
     """
-    dtype = np.float32 if rc.shape[1] < 2**24 else np.float64
+    N = rc.shape[1]
+    dtype = np.float32 if N < 2**24 else np.float64
     prod = rc.astype(dtype) @ rw.astype(dtype).T
-    return np.rint(prod).astype(np.int64)
+    return prod.astype(np.int16 if N < 2**15 else np.int32 if N < 2**31 else np.int64)
 
 
 #: a sign-test p-value whose Hoeffding bound is below this is written as 0: it sits far
@@ -78,11 +88,14 @@ def _cdf_table(nmax: int) -> np.ndarray:
     return table
 
 
-def binom_half_cdf(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+def binom_half_cdf(k: np.ndarray, n: np.ndarray, *, pairs: int | None = None) -> np.ndarray:
     """``P(X <= k)`` for ``X ~ Bin(n, 1/2)``, elementwise, for ``0 <= k <= n / 2``.
 
     Many pairs over few items (the table fits in ``TABLE_CELLS``): one cumulative table
-    for every ``n``, read once per pair. Otherwise exact term sums, one cumulative sum per
+    for every ``n``, read once per pair. ``pairs`` is how many pairs the values stand
+    for when they are the distinct cells of a larger family (default: their number):
+    the method is chosen by it, so a cell gets the same bits whether it is computed
+    once or once per pair. Otherwise exact term sums, one cumulative sum per
     distinct ``n`` over ``j`` in a window below ``k``. ``log C(n, j)`` comes from a
     long-double log-factorial table: relative error about 1e-13 at n = 10,000, against
     scipy's ``bdtr`` 5e-12. Where Hoeffding's bound
@@ -97,7 +110,8 @@ def binom_half_cdf(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     if np.any(2 * k > n) or np.any(k < 0):
         raise ValueError("binom_half_cdf needs 0 <= k <= n / 2")
     nmax = int(n.max())
-    if (nmax + 1) * (nmax // 2 + 1) <= TABLE_CELLS and k.size > TABLE_CELLS // 8:
+    many = k.size if pairs is None else pairs
+    if (nmax + 1) * (nmax // 2 + 1) <= TABLE_CELLS and many > TABLE_CELLS // 8:
         return _cdf_table(nmax)[n, k]  # many pairs, few items: one lookup each
     dist = n / 2.0 - k
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -128,13 +142,13 @@ def binom_half_cdf(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     return out
 
 
-def sign_test_p(a_only: np.ndarray, b_only: np.ndarray) -> np.ndarray:
+def sign_test_p(a_only: np.ndarray, b_only: np.ndarray, *, pairs: int | None = None) -> np.ndarray:
     """Exact two-sided sign test: ``min(1, 2 * BinomCDF(min(a, b); a + b, 1/2))``
-    (1 when ``a + b = 0``), elementwise."""
+    (1 when ``a + b = 0``), elementwise. ``pairs``: see ``binom_half_cdf``."""
     a = np.asarray(a_only, dtype=np.int64)
     b = np.asarray(b_only, dtype=np.int64)
     n = a + b
-    p = 2.0 * binom_half_cdf(np.minimum(a, b), n)
+    p = 2.0 * binom_half_cdf(np.minimum(a, b), n, pairs=pairs)
     return np.where(n > 0, np.minimum(p, 1.0), 1.0)
 
 
@@ -155,6 +169,119 @@ def holm_adjust(p: np.ndarray) -> np.ndarray:
         stepped = np.minimum(1.0, (m - zeros - np.arange(idx.size)) * p[idx])
         out[idx] = np.maximum.accumulate(stepped)
     return out
+
+
+def holm_adjust_distinct(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``holm_adjust`` of a family given as its distinct p-values (sorted ascending, no
+    repeats) with their multiplicities: the adjusted value of each distinct value.
+
+    Within a run of equal p-values the first step is the largest, so each value's
+    adjusted p is the running max of ``min(1, (m - zeros - start) * p)`` with ``start``
+    the number of smaller values in between 0 and 1: the same products, hence the same
+    bits, as ``holm_adjust`` over the expanded family."""
+    values = np.asarray(values, dtype=float)
+    counts = np.asarray(counts, dtype=np.int64)
+    m = int(counts.sum())
+    out = np.where(values >= 1.0, 1.0, 0.0)
+    mid = np.flatnonzero((values > 0.0) & (values < 1.0))
+    if mid.size:
+        zeros = int(counts[values <= 0.0].sum())
+        c = counts[mid]
+        start = np.cumsum(c) - c
+        out[mid] = np.maximum.accumulate(np.minimum(1.0, (m - zeros - start) * values[mid]))
+    return out
+
+
+class PairValues:
+    """A value per ordered pair of models, read like an M x M array (``p[a, b]``,
+    ``p[rows, cols]``, ``np.asarray(p)``): ``table[index[a, b]]``, so a few thousand
+    cells stand for millions of pairs until a full M x M array is asked for; without
+    ``index``, ``table`` is that array."""
+
+    def __init__(self, table: np.ndarray, index: np.ndarray | None = None):
+        self.table, self.index = table, index
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.table.shape if self.index is None else self.index.shape
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.table[key] if self.index is None else self.table[self.index[key]]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        full = self.table if self.index is None else self.table[self.index]
+        return full if dtype is None else full.astype(dtype, copy=False)
+
+
+#: most cells ``(N + 1)^2`` tested cell by cell (up to 2,047 items); beyond it the cells
+#: are too many to count in a table, and each pair is tested on its own
+CELL_TABLE_MAX = 1 << 22
+#: codes counted per ``bincount`` call (it copies its input to 64-bit integers)
+COUNT_CHUNK = 1 << 20
+
+
+def tested_pairs(
+    only: np.ndarray, n_items: int, alpha: float, only_t: np.ndarray | None = None
+) -> tuple[PairValues, np.ndarray]:
+    """``(p_holm, above)`` (both M x M) for the pair counts ``only``: the exact sign test of
+    every pair, Holm over all ``M(M-1)/2`` of them, an edge where the adjusted p is at most
+    ``alpha``. By cell when the cells are few (``tested_by_cell``), else pair by pair
+    (``tested_by_pair``); both give the same bits. ``only_t``: ``only.T`` when at hand
+    as a C-contiguous array."""
+    if (n_items + 1) ** 2 <= CELL_TABLE_MAX:
+        return tested_by_cell(only, n_items, alpha, only_t)
+    return tested_by_pair(only, alpha)
+
+
+def tested_by_pair(only: np.ndarray, alpha: float) -> tuple[PairValues, np.ndarray]:
+    """``tested_pairs`` one pair at a time (the definition)."""
+    M = only.shape[0]
+    iu, ju = np.triu_indices(M, k=1)
+    a_only, b_only = only[iu, ju], only[ju, iu]
+    adj = holm_adjust(sign_test_p(a_only, b_only))
+    reject = exact_array(adj) <= exact_array(alpha)
+    p_holm = np.ones((M, M))
+    p_holm[iu, ju] = adj
+    p_holm[ju, iu] = adj
+    above = np.zeros((M, M), dtype=bool)
+    up = reject & (a_only > b_only)
+    down = reject & (b_only > a_only)
+    above[iu[up], ju[up]] = True
+    above[ju[down], iu[down]] = True
+    return PairValues(p_holm), above
+
+
+def tested_by_cell(
+    only: np.ndarray, n_items: int, alpha: float, only_t: np.ndarray | None = None
+) -> tuple[PairValues, np.ndarray]:
+    """``tested_pairs`` one cell ``(a_only, b_only)`` at a time: ``code[a, b] = only[a, b] *
+    (N + 1) + only[b, a]`` (int16 up to 180 items), ``bincount`` gives how many ordered
+    pairs sit in each cell; each cell present is tested once (``pairs`` = the family's
+    size, so the p-value has the per-pair bits), Holm runs on the distinct p-values with
+    their multiplicities (a pair and its mirror are two ordered pairs with one p-value:
+    halved), and the results are per-cell tables read through ``code``."""
+    M = only.shape[0]
+    width = n_items + 1
+    cells_n = width * width
+    code = np.multiply(only, width, dtype=np.int16 if cells_n <= 2**15 else np.int32)
+    code += np.ascontiguousarray(only.T) if only_t is None else only_t
+    flat = code.reshape(-1)
+    ordered = np.zeros(cells_n, dtype=np.int64)
+    for start in range(0, flat.size, COUNT_CHUNK):
+        ordered += np.bincount(flat[start : start + COUNT_CHUNK], minlength=cells_n)
+    ordered[0] -= M  # the diagonal: only[a, a] = 0
+    cells = np.flatnonzero(ordered)
+    x, y = np.divmod(cells, width)  # a_only, b_only of the pairs in each cell
+    p = sign_test_p(x, y, pairs=M * (M - 1) // 2)
+    values, which = np.unique(p, return_inverse=True)
+    per_value = np.bincount(which, weights=ordered[cells], minlength=values.size)
+    adj = holm_adjust_distinct(values, np.rint(per_value).astype(np.int64) // 2)[which]
+    reject = exact_array(adj) <= exact_array(alpha)
+    p_table = np.ones(cells_n)  # code 0 (the diagonal, or a pair with no item) has p = 1
+    p_table[cells] = adj
+    edge_table = np.zeros(cells_n, dtype=bool)
+    edge_table[cells] = reject & (x > y)
+    return PairValues(p_table, code), edge_table[code]
 
 
 def topological_tiers(above: np.ndarray, display: np.ndarray) -> tuple[list[list[int]], bool]:
@@ -196,18 +323,7 @@ def identified_from_masks(
     M = rc.shape[0]
     display = np.arange(M) if display is None else np.asarray(display, dtype=np.intp)
     only = robust_only_counts(rc, rw)
-    iu, ju = np.triu_indices(M, k=1)
-    a_only, b_only = only[iu, ju], only[ju, iu]
-    adj = holm_adjust(sign_test_p(a_only, b_only))
-    reject = exact_array(adj) <= exact_array(alpha)
-    p_holm = np.ones((M, M))
-    p_holm[iu, ju] = adj
-    p_holm[ju, iu] = adj
-    above = np.zeros((M, M), dtype=bool)
-    up = reject & (a_only > b_only)
-    down = reject & (b_only > a_only)
-    above[iu[up], ju[up]] = True
-    above[ju[down], iu[down]] = True
+    p_holm, above = tested_pairs(only, rc.shape[1], alpha, only_t=robust_only_counts(rw, rc))
     edges = np.argwhere(above)  # row-major: already sorted
     tiers, cycle = topological_tiers(above, display)
     out_deg = above.sum(axis=1)
@@ -261,10 +377,12 @@ def identified_report(io: IdentifiedOrder, models: Sequence[str], edges_listed: 
     """The report's ``identified`` entry (names; edges sorted by name, the first
     ``edges_listed`` of them)."""
     names = np.array(list(models), dtype=object)
-    rank = np.empty(len(names), dtype=np.int64)
-    rank[np.argsort(names.astype(str), kind="stable")] = np.arange(len(names))  # name order
     e = io.edges
-    e = e[np.lexsort((rank[e[:, 1]], rank[e[:, 0]]))][:edges_listed] if e.size else e
+    if e.size:  # rows in name order until edges_listed are in, columns in name order
+        by_name = np.argsort(names.astype(str), kind="stable")
+        rows = int(np.searchsorted(np.cumsum(io.above.sum(axis=1)[by_name]), edges_listed)) + 1
+        r, c = np.nonzero(io.above[by_name[:rows]][:, by_name])
+        e = np.stack([by_name[r], by_name[c]], axis=1)[:edges_listed]
     return {
         "alpha": io.alpha,
         "method": METHOD,

@@ -1,0 +1,43 @@
+"""The report's own copy of the scopes (audit_session.report_copy): equal to a JSON round
+trip, without one when the scopes are already JSON-normal (the bundled checks' are)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from leaderboard_audit.audit_session import json_normal, report_copy
+
+
+def test_json_normal_is_what_json_loads_gives_back():
+    assert json_normal({"a": [1, 2.5, None, True, "x", {"b": []}], "c": {}})
+    assert not json_normal({"a": (1, 2)})  # a tuple comes back a list
+    assert not json_normal({1: "x"})  # an int key comes back a str (and sorts differently)
+    assert not json_normal({"a": [np.float64(0.5)]})
+    assert not json_normal([{"a": {"b": [set()]}}])
+
+
+def test_copy_equals_the_round_trip_and_owns_what_the_report_changes():
+    normal = {"pooled": {"verdicts": [{"id": "x", "value": 0.1}], "pairs": [{"higher": "a", "ci": [0.0, 1.0]}]}}
+    odd = {"mmlu": {"verdicts": [], "table": {1: (2, 3)}}}
+    for scopes in (normal, odd, {**normal, **odd}):
+        copy = report_copy(scopes)
+        assert json.dumps(copy, sort_keys=True) == json.dumps(json.loads(json.dumps(scopes)), sort_keys=True)
+        assert copy == json.loads(json.dumps(scopes))
+    copy = report_copy(normal)
+    copy["pooled"]["verdicts"].append({"id": "user"})
+    copy["pooled"]["pairs"][0]["fragile_evidence"] = {}
+    assert (
+        normal["pooled"]["verdicts"] == [{"id": "x", "value": 0.1}]
+        and "fragile_evidence" not in normal["pooled"]["pairs"][0]
+    )
+
+
+def test_the_bundled_checks_give_json_normal_scopes():
+    """So the plugin's report takes the copy-free path (a 4,278-model report: 0.04 s, not 0.4 s)."""
+    from leaderboard_audit.auditor import audit_scopes
+    from leaderboard_audit.simulate import demo_spec, simulate
+
+    scopes = audit_scopes(simulate(demo_spec(items_per_benchmark=60)), n_boot=200)
+    assert len(scopes) == 5 and all(json_normal(s) for s in scopes.values())
