@@ -1,4 +1,9 @@
 import sys
 from pathlib import Path
 
+# numpy.fft imported here, before any in-process pytester run: pytester removes the modules a
+# run imported, and scipy cannot re-import numpy.fft's extension afterwards ("cannot load
+# module more than once per process"), which failed tests depending on their order on a worker.
+import numpy.fft  # noqa: F401
+
 sys.path.insert(0, str(Path(__file__).parent))
