@@ -1,0 +1,75 @@
+"""The fast paths for big grids give the same numbers, bit for bit, as the definitions
+they replace (docs/performance.md, "Leaderboard scale")."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra.numpy import arrays
+
+from leaderboard_audit.checks.brittleness import variance_parts_blocked
+from leaderboard_audit.metrics import per_model
+from leaderboard_audit.metrics.brittleness import variance_parts
+from leaderboard_audit.metrics.kendall import _tau_b_pairs, kendall_tau_b
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(0, 40).flatmap(
+        lambda n: st.tuples(
+            arrays(np.int8, n, elements=st.integers(0, 6)),
+            arrays(np.int8, (n, 4), elements=st.integers(0, 9)),
+        )
+    ),
+    st.sampled_from([1.0, 7.0, 1 / 3]),
+)
+def test_kendall_equals_pair_signs_with_ties(xy, scale):
+    x, Y = xy
+    x, Y = x.astype(float) * scale, Y.astype(float) / 7
+    assert kendall_tau_b(x, Y).tobytes() == _tau_b_pairs(x, Y).tobytes()
+
+
+def test_kendall_many_models_and_columns():
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 3000, 700) / 3000  # many distinct values: blocks of sqrt(2B)
+    Y = np.concatenate([rng.integers(0, 101, (700, 30)) / 100, rng.random((700, 3)), np.zeros((700, 1))], axis=1)
+    assert kendall_tau_b(x, Y).tobytes() == _tau_b_pairs(x, Y).tobytes()
+    x = np.repeat([0.2, 0.5, 0.9], [300, 1, 399])  # one long tie per block
+    assert kendall_tau_b(x, Y).tobytes() == _tau_b_pairs(x, Y).tobytes()
+
+
+def test_kendall_nan_keeps_the_pairwise_semantics():
+    x = np.array([0.1, np.nan, 0.3, 0.2])
+    Y = np.array([[0.1, 1.0], [0.2, 2.0], [0.3, 3.0], [0.0, 4.0]])
+    assert kendall_tau_b(x, Y).tobytes() == _tau_b_pairs(x, Y).tobytes()
+
+
+@pytest.mark.parametrize("K", [1, 5, 8, 9, 16, 26, 33])
+def test_all_any_matches_numpy(K, monkeypatch):
+    rng = np.random.default_rng(K)
+    C = rng.random((9, 70, K)) < 0.7
+    C[:, :20] = C[:, :20, :1]  # robust items
+    monkeypatch.setattr(per_model, "BLOCK_CELLS", 150)  # several blocks of models
+    for view in (C, C[:, 11:53], C[1:8:2, ::3], C[:, rng.permutation(70)]):
+        for configs in (None, [0], list(range(0, K, 3)), [K - 1], [K - 1, 0]):
+            g = list(range(K)) if configs is None else configs
+            a, o = per_model.all_any(view, configs)
+            assert np.array_equal(a, view[:, :, g].all(axis=2))
+            assert np.array_equal(o, view[:, :, g].any(axis=2))
+        assert np.array_equal(per_model.correct_counts(view), view.sum(axis=1, dtype=np.int64))
+
+
+def test_all_any_needs_a_config():
+    with pytest.raises(ValueError):
+        per_model.all_any(np.zeros((2, 3, 9), dtype=bool), [])
+
+
+def test_variance_parts_blocked_is_bit_identical(monkeypatch):
+    import leaderboard_audit.checks.brittleness as br
+
+    C = np.random.default_rng(5).random((13, 40, 26)) < 0.4
+    monkeypatch.setattr(br, "BLOCK_CELLS", 3 * 40 * 26)  # blocks of 3 models
+    whole, blocked = variance_parts(C), variance_parts_blocked(C)
+    for k in whole:
+        assert whole[k].tobytes() == blocked[k].tobytes()
