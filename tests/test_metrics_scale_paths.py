@@ -65,11 +65,44 @@ def test_all_any_needs_a_config():
         per_model.all_any(np.zeros((2, 3, 9), dtype=bool), [])
 
 
-def test_variance_parts_blocked_is_bit_identical(monkeypatch):
+@pytest.mark.parametrize("K", [1, 9, 26])
+def test_variance_parts_blocked_is_bit_identical(K, monkeypatch):
     import leaderboard_audit.checks.brittleness as br
 
-    C = np.random.default_rng(5).random((13, 40, 26)) < 0.4
-    monkeypatch.setattr(br, "BLOCK_CELLS", 3 * 40 * 26)  # blocks of 3 models
-    whole, blocked = variance_parts(C), variance_parts_blocked(C)
-    for k in whole:
-        assert whole[k].tobytes() == blocked[k].tobytes()
+    rng = np.random.default_rng(5)
+    C = rng.random((13, 40, K)) < 0.4
+    C[:, :15] = C[:, :15, :1]  # robust items: mean 0 or 1, variance 0
+    C[3] = True  # a model right everywhere: V = 0
+    monkeypatch.setattr(br, "BLOCK_CELLS", 3 * 40 * K)  # blocks of 3 models
+    whole = variance_parts(C)
+    for view in (C, Records_view(C)):
+        blocked = variance_parts_blocked(view)
+        for k in whole:
+            assert whole[k].tobytes() == blocked[k].tobytes()
+
+
+def Records_view(C: np.ndarray) -> np.ndarray:
+    """A read-only view, as the audit hands to the checks (masks shared through the memo)."""
+    v = C.view()
+    v.flags.writeable = False
+    return v
+
+
+def test_derived_is_computed_once_per_read_only_array():
+    C = np.random.default_rng(1).random((3, 20, 9)) < 0.5
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return np.zeros(2)
+
+    ro = Records_view(C)
+    first = per_model.derived(ro, "x", compute)
+    assert per_model.derived(ro, "x", compute) is first and len(calls) == 1
+    assert not first.flags.writeable  # a caller cannot alter a shared value
+    per_model.derived(C, "x", compute)  # writeable: computed every time
+    per_model.derived(C, "x", compute)
+    assert len(calls) == 3
+    key = id(ro)
+    del ro, first
+    assert key not in per_model._DERIVED  # the entry goes with its array

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics.brittleness import pooled_shares, variance_parts
+from ..metrics.per_model import robust_masks
 from ..reports.tables import Line
 from ..verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
 from .base import POOLED, Check, Scope
@@ -24,18 +25,34 @@ BLOCK_CELLS = 1 << 20  # (model, item, config) cells per block: ~8 MiB of float6
 
 
 def variance_parts_blocked(C: np.ndarray) -> dict[str, np.ndarray]:
-    """``metrics.brittleness.variance_parts`` over blocks of models, concatenated.
+    """``metrics.brittleness.variance_parts``, bit for bit, without the float copy of the
+    tensor (6 GiB for 1,000 x 30,000 x 26).
 
-    Each model's parts depend on its own rows only (every reduction runs along one
-    model's items or configs), so the result is the same, bit for bit, while the float
-    copy of the tensor stays one block (the whole copy of a 1,000 x 30,000 x 26 grid
-    is 6 GiB, and a block that fits the cache is ~5x faster)."""
+    ``Y.mean(axis=2)`` and ``Y.var(axis=2)`` are reductions along one (model, item)'s
+    configs: an item right (or wrong) under every config has mean 1 (0) and variance 0
+    exactly, so only the config-fragile rows (``per_model.robust_masks``, shared with
+    the other checks) are converted to float and reduced, in blocks of models, by the
+    same numpy reductions; the per-model variance and mean over items then run on the
+    same (models x items) arrays as in ``variance_parts``.
+    """
     M, N, K = C.shape
-    step = max(1, BLOCK_CELLS // max(N * K, 1))
-    if step >= M:
+    if C.dtype != bool or K == 0 or N == 0:
         return variance_parts(C)
-    parts = [variance_parts(C[lo : lo + step]) for lo in range(0, M, step)]
-    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    all_right, _, fragile = robust_masks(C)
+    mean_k = all_right.astype(float)
+    var_k = np.zeros((M, N))
+    step = max(1, BLOCK_CELLS // (N * K))
+    for lo in range(0, M, step):
+        f = fragile[lo : lo + step]
+        rows = C[lo : lo + step][f].astype(float)  # fragile (model, item) rows x configs
+        mean_k[lo : lo + step][f] = rows.mean(axis=1)
+        var_k[lo : lo + step][f] = rows.var(axis=1)
+    v_item = mean_k.var(axis=1)
+    v_prompt = var_k.mean(axis=1)
+    v = v_item + v_prompt
+    with np.errstate(invalid="ignore", divide="ignore"):
+        b = np.where(v > 0, v_prompt / np.where(v > 0, v, 1.0), 0.0)
+    return {"v_item": v_item, "v_prompt": v_prompt, "brittleness": b}
 
 
 class Brittleness(Check):
