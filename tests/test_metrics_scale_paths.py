@@ -57,6 +57,10 @@ def test_all_any_matches_numpy(K, monkeypatch):
             a, o = per_model.all_any(view, configs)
             assert np.array_equal(a, view[:, :, g].all(axis=2))
             assert np.array_equal(o, view[:, :, g].any(axis=2))
+        groups = [list(range(K)), [0], list(range(0, K, 3)), [K - 1, 0]]
+        for g, (a, o) in zip(groups, per_model.all_any_groups(view, groups)):  # one pass for all
+            assert np.array_equal(a, view[:, :, g].all(axis=2))
+            assert np.array_equal(o, view[:, :, g].any(axis=2))
         assert np.array_equal(per_model.correct_counts(view), view.sum(axis=1, dtype=np.int64))
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..records.grid import Grid
 from .kendall import kendall_tau_b
-from .per_model import all_any
+from .per_model import all_any_groups
 
 SINGLE_AXES = ("ordering", "format", "scoring")
 AXES = SINGLE_AXES + ("joint",)
@@ -32,8 +32,10 @@ def axis_groups(grid: Grid) -> dict[str, list[int]]:
 def axis_robust(C: np.ndarray, groups: dict[str, list[int]]) -> dict[str, np.ndarray]:
     """``axis_robust[m, a] = mean_i (C[m,i,k] = 1 for all k in group a)``.
 
-    Without copying the group's configs out of the tensor (``per_model.all_any``)."""
-    return {a: all_any(C, g)[0].mean(axis=1) for a, g in groups.items()}
+    Every group in one pass over the tensor, without copying its configs out of it
+    (``per_model.all_any_groups``)."""
+    masks = all_any_groups(C, list(groups.values()))
+    return {a: right[0].mean(axis=1) for a, right in zip(groups, masks)}
 
 
 def most_destructive(robust: dict[str, np.ndarray]) -> np.ndarray:
