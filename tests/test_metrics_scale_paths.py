@@ -107,6 +107,34 @@ def test_derived_is_computed_once_per_read_only_array():
     per_model.derived(C, "x", compute)  # writeable: computed every time
     per_model.derived(C, "x", compute)
     assert len(calls) == 3
+    per_model.derived(Records_view(C), "x", compute)  # the memory could still change: per view
+    assert len(calls) == 4
     key = id(ro)
     del ro, first
-    assert key not in per_model._DERIVED  # the entry goes with its array
+    assert key not in per_model._DERIVED  # the entry goes with its view
+
+
+def test_derived_views_of_read_only_memory_share():
+    C = np.random.default_rng(1).random((3, 20, 9)) < 0.5
+    C.flags.writeable = False  # as the readers leave it (records.model.freeze)
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return (np.zeros(2),)
+
+    first = per_model.derived(Records_view(C[:, 5:]), "x", compute)
+    assert per_model.derived(Records_view(C[:, 5:]), "x", compute) is first and len(calls) == 1
+    per_model.derived(Records_view(C[:, 6:]), "x", compute)  # other memory
+    assert len(calls) == 2
+    key = id(C)
+    del C, first
+    assert key not in per_model._DERIVED  # the entries go with the memory's owner
+
+
+def test_loaded_records_are_read_only(fixtures_dir):
+    from leaderboard_audit.records import load_records
+
+    rec = load_records(fixtures_dir / "demo")
+    assert not rec.correct.flags.writeable
+    assert not rec.scope(rec.benchmarks[0]).correct.flags.writeable

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics.brittleness import pooled_shares, variance_parts
-from ..metrics.per_model import robust_masks
+from ..metrics.per_model import derived, robust_masks
 from ..reports.tables import Line
 from ..verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
 from .base import POOLED, Check, Scope
@@ -38,6 +38,11 @@ def variance_parts_blocked(C: np.ndarray) -> dict[str, np.ndarray]:
     M, N, K = C.shape
     if C.dtype != bool or K == 0 or N == 0:
         return variance_parts(C)
+    return derived(C, "variance_parts", lambda: _fragile_rows_parts(C))  # pooled reuses each benchmark's
+
+
+def _fragile_rows_parts(C: np.ndarray) -> dict[str, np.ndarray]:
+    M, N, K = C.shape
     all_right, _, fragile = robust_masks(C)
     mean_k = all_right.astype(float)
     var_k = np.zeros((M, N))

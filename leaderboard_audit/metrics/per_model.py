@@ -9,9 +9,10 @@ from typing import Any
 
 import numpy as np
 
-# Quantities several checks derive from the same read-only tensor, per array: id -> (weak
-# reference to the array, {name: value}). An entry goes when its array does.
-_DERIVED: dict[int, tuple[weakref.ref, dict[str, Any]]] = {}
+# Quantities several checks derive from the same read-only tensor: per array that owns the
+# memory, id -> (weak reference to it, {(where the view starts, shape, strides, dtype, name):
+# value}). Entries go when the owner does.
+_DERIVED: dict[int, tuple[weakref.ref, dict[tuple[Any, ...], Any]]] = {}
 
 
 def _forget(key: int, ref: weakref.ref) -> None:
@@ -24,26 +25,37 @@ def derived(C: np.ndarray, name: str, compute: Callable[[], Any]) -> Any:
     """``compute()``, once per read-only array ``C`` (a writeable one could change, so it is
     computed every time).
 
-    The audit hands the checks read-only views (``scopes.scope_records``); the band,
-    the pairs, compression, the robust subset, the identified order and the flip
-    predictor all start from the same robust masks, ~0.3 s each on a 1,000 x 30,000 x 26
-    grid. Cached arrays are made read-only too, so a caller cannot alter them.
+    The audit hands the checks read-only views (``scopes.scope_records``). The band,
+    the pairs, compression, the robust subset, the identified order, the flip predictor
+    and the pair evidence all start from the same robust masks (~0.3 s each on a 1,000
+    x 30,000 x 26 grid), and the pooled brittleness needs each benchmark's parts, which
+    that benchmark's scope computes too. When the memory itself is read-only (records
+    as the readers load them), views are matched by the memory they show (owner,
+    start, shape, strides, dtype), so two views of one benchmark's slice share;
+    otherwise (the owner could still be written through) only the same view object
+    does. Cached arrays are made read-only, so a caller cannot alter them.
     """
     if C.flags.writeable:
         return compute()
-    key = id(C)
-    entry = _DERIVED.get(key)
-    if entry is None or entry[0]() is not C:
-        entry = (weakref.ref(C, functools.partial(_forget, key)), {})
-        _DERIVED[key] = entry
+    owner = C
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if owner.flags.writeable:
+        owner = C  # memory that can still change through another array: this view only
+    okey = id(owner)
+    entry = _DERIVED.get(okey)
+    if entry is None or entry[0]() is not owner:
+        entry = (weakref.ref(owner, functools.partial(_forget, okey)), {})
+        _DERIVED[okey] = entry
+    key = (C.__array_interface__["data"][0], C.shape, C.strides, C.dtype.str, name)
     values = entry[1]
-    if name not in values:
+    if key not in values:
         value = compute()
-        for a in value if isinstance(value, tuple) else (value,):
+        for a in value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else (value,):
             if isinstance(a, np.ndarray):
                 a.flags.writeable = False
-        values[name] = value
-    return values[name]
+        values[key] = value
+    return values[key]
 
 
 def accuracy(C: np.ndarray) -> np.ndarray:

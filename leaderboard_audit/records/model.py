@@ -54,6 +54,18 @@ def _frozen(a: np.ndarray | None) -> np.ndarray | None:
     return v
 
 
+def freeze(records: Records) -> Records:
+    """Make a freshly loaded set's own arrays read-only (in place; returned for chaining).
+
+    The readers do this: nothing writes into loaded records, and read-only memory lets
+    the metrics share what they derive from it across views (``metrics.per_model.derived``)."""
+    for a in (records.correct, records.pred, records.margin, records.unparsed, records.answer_class):
+        while isinstance(a, np.ndarray):  # the array and the arrays whose memory it shows
+            a.flags.writeable = False
+            a = a.base
+    return records
+
+
 @dataclass(frozen=True)
 class Records:
     """A records set (docs/spec/RECORDS.md).
