@@ -138,3 +138,18 @@ def test_loaded_records_are_read_only(fixtures_dir):
     rec = load_records(fixtures_dir / "demo")
     assert not rec.correct.flags.writeable
     assert not rec.scope(rec.benchmarks[0]).correct.flags.writeable
+
+
+def test_variance_parts_split_matches_each_subset(monkeypatch):
+    import leaderboard_audit.checks.brittleness as br
+
+    rng = np.random.default_rng(8)
+    C = rng.random((11, 60, 26)) < 0.5
+    C[:, :25] = C[:, :25, :1]
+    monkeypatch.setattr(br, "BLOCK_CELLS", 4 * 60 * 26)
+    sets = [slice(0, 17), slice(17, 60), np.array([3, 9, 40, 41, 59])]
+    whole, parts = br.variance_parts_split(C, sets)
+    for got, want in zip([whole, *parts], [C, C[:, :17], C[:, 17:], C[:, sets[2]]]):
+        ref = variance_parts(want)
+        for k in ref:
+            assert got[k].tobytes() == ref[k].tobytes()
