@@ -153,3 +153,28 @@ def test_variance_parts_split_matches_each_subset(monkeypatch):
         ref = variance_parts(want)
         for k in ref:
             assert got[k].tobytes() == ref[k].tobytes()
+
+
+def test_compliance_blocks_give_the_same_numbers(monkeypatch):
+    from leaderboard_audit.metrics import compliance as cm
+    from leaderboard_audit.records.grid import paper_grid
+
+    rng = np.random.default_rng(11)
+    grid = paper_grid()
+    C = rng.random((9, 30, len(grid))) < 0.6
+    pred = rng.integers(-2, 4, C.shape).astype(np.int16)
+    classes = rng.integers(-1, 5, C.shape).astype(np.int8)
+    unparsed = rng.integers(-1, 4, C.shape[:2]).astype(np.int16)
+    gen = cm.generation_configs(grid)
+    names = tuple(f"m{j}" for j in range(9))
+
+    def run():
+        return (
+            cm.compliance(C, pred, grid, models=names, answer_class=classes),
+            cm.compliance(C, None, grid, models=names, unparsed=unparsed),
+            cm.class_split(C, classes, gen, cm.DEFAULT_ANSWER_CLASSES).tobytes(),
+        )
+
+    whole = run()
+    monkeypatch.setattr(cm, "BLOCK_CELLS", 2 * 30 * len(grid))  # blocks of 2 models
+    assert run() == whole
