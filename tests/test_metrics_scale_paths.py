@@ -178,3 +178,17 @@ def test_compliance_blocks_give_the_same_numbers(monkeypatch):
     whole = run()
     monkeypatch.setattr(cm, "BLOCK_CELLS", 2 * 30 * len(grid))  # blocks of 2 models
     assert run() == whole
+
+
+def test_flip_auc_bootstrap_chunks_give_the_same_numbers(monkeypatch):
+    from leaderboard_audit.metrics import flip
+
+    rng = np.random.default_rng(4)
+    n_items, n_models = 40, 5
+    margin = np.round(rng.random(n_items * n_models), 2)
+    fragile = rng.random(margin.size) < 0.3
+    cluster = np.tile(np.arange(n_items), n_models)
+    weights = flip.item_resample_weights(n_items, 37, np.random.default_rng(1))
+    whole = flip.auc_bootstrap(margin, fragile, cluster, weights)
+    monkeypatch.setattr(flip, "_CHUNK_CELLS", 3 * margin.size)  # 3 resamples per chunk
+    assert flip.auc_bootstrap(margin, fragile, cluster, weights).tobytes() == whole.tobytes()
