@@ -61,6 +61,9 @@ def test_all_any_matches_numpy(K, monkeypatch):
         for g, (a, o) in zip(groups, per_model.all_any_groups(view, groups)):  # one pass for all
             assert np.array_equal(a, view[:, :, g].all(axis=2))
             assert np.array_equal(o, view[:, :, g].any(axis=2))
+        for g, a in zip(groups, per_model.all_right_groups(view, groups)):
+            assert np.array_equal(a, view[:, :, g].all(axis=2))
+        assert per_model.all_any_groups(view, groups[1:], want_any=False)[0][1] is None
         assert np.array_equal(per_model.correct_counts(view), view.sum(axis=1, dtype=np.int64))
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..records.grid import Grid
 from .kendall import kendall_tau_b
-from .per_model import all_any_groups
+from .per_model import all_right_groups
 
 SINGLE_AXES = ("ordering", "format", "scoring")
 AXES = SINGLE_AXES + ("joint",)
@@ -33,9 +33,9 @@ def axis_robust(C: np.ndarray, groups: dict[str, list[int]]) -> dict[str, np.nda
     """``axis_robust[m, a] = mean_i (C[m,i,k] = 1 for all k in group a)``.
 
     Every group in one pass over the tensor, without copying its configs out of it
-    (``per_model.all_any_groups``)."""
-    masks = all_any_groups(C, list(groups.values()))
-    return {a: right[0].mean(axis=1) for a, right in zip(groups, masks)}
+    (``per_model.all_right_groups``; "joint" is the shared robust-correct mask)."""
+    masks = all_right_groups(C, list(groups.values()))
+    return {a: right.mean(axis=1) for a, right in zip(groups, masks)}
 
 
 def most_destructive(robust: dict[str, np.ndarray]) -> np.ndarray:

@@ -83,8 +83,20 @@ def all_any(C: np.ndarray, configs: list[int] | None = None) -> tuple[np.ndarray
     return all_any_groups(C, [list(configs)])[0]
 
 
-def all_any_groups(C: np.ndarray, groups: list[list[int]]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``all_any`` for several groups of configs in one pass over the tensor.
+def all_right_groups(C: np.ndarray, groups: list[list[int]]) -> list[np.ndarray]:
+    """Right under every config of each group (models x items), in one pass; the group of
+    all configs comes from the shared ``all_any(C)``."""
+    full = sorted(range(C.shape[2]))
+    rest = [g for g in groups if sorted(g) != full]
+    found = iter(all_any_groups(C, rest, want_any=False)) if rest else iter(())
+    return [all_any(C)[0] if sorted(g) == full else next(found)[0] for g in groups]
+
+
+def all_any_groups(
+    C: np.ndarray, groups: list[list[int]], *, want_any: bool = True
+) -> list[tuple[np.ndarray, np.ndarray | None]]:
+    """``all_any`` for several groups of configs in one pass over the tensor (``want_any=False``:
+    only "right under all", the second mask None).
 
     A model's answers to one item under its K configs are K adjacent bytes (bool, 0 or
     1), so for K >= 8 they are read as a few overlapping 8-byte words: "right under all"
@@ -96,13 +108,14 @@ def all_any_groups(C: np.ndarray, groups: list[list[int]]) -> list[tuple[np.ndar
     if any(not g for g in groups):
         raise ValueError("all_any needs at least one configuration per group")
     if C.dtype != bool or K < 8 or C.strides[2] != 1 or C.size == 0:
-        out = []
+        out: list[tuple[np.ndarray, np.ndarray | None]] = []
         for ks in groups:
             all_right = np.array(C[:, :, ks[0]], dtype=bool)
-            any_right = all_right.copy()
+            any_right = all_right.copy() if want_any else None
             for k in ks[1:]:
                 all_right &= C[:, :, k]
-                any_right |= C[:, :, k]
+                if any_right is not None:
+                    any_right |= C[:, :, k]
             out.append((all_right, any_right))
         return out
     offsets = list(range(0, K - 7, 8))
@@ -119,7 +132,7 @@ def all_any_groups(C: np.ndarray, groups: list[list[int]]) -> list[tuple[np.ndar
                 if (m := np.frombuffer(chosen[o : o + 8].astype(np.uint8).tobytes(), dtype=np.uint64)[0])
             ]
         )
-    out = [(np.empty((M, N), dtype=bool), np.empty((M, N), dtype=bool)) for _ in groups]
+    out = [(np.empty((M, N), dtype=bool), np.empty((M, N), dtype=bool) if want_any else None) for _ in groups]
     u = C.view(np.uint8)
     step = max(1, BLOCK_CELLS // max(N, 1))
     for lo in range(0, M, step):
@@ -130,12 +143,14 @@ def all_any_groups(C: np.ndarray, groups: list[list[int]]) -> list[tuple[np.ndar
             for j, m in group:
                 w = words[j] & m
                 if acc_all is None:
-                    acc_all, acc_any = w == m, w != 0
+                    acc_all, acc_any = w == m, (w != 0) if want_any else None
                 else:
                     acc_all &= w == m
-                    acc_any |= w != 0
+                    if want_any:
+                        acc_any |= w != 0
             all_right[lo : lo + step] = acc_all
-            any_right[lo : lo + step] = acc_any
+            if any_right is not None:
+                any_right[lo : lo + step] = acc_any
     return out
 
 
