@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .metrics.per_model import robust_masks
 from .records import Records
 from .scopes import scope_records
 
@@ -40,31 +41,30 @@ def _question(q: Any) -> str | None:
 
 def pair_evidence(records: Records, scope: str, higher: str, lower: str, cap: int = EVIDENCE_CAP) -> dict[str, Any]:
     """The fragile items on which ``higher`` and ``lower`` differ under the reference."""
-    r = scope_records(records, scope)
+    return _pair_evidence(scope_records(records, scope), higher, lower, cap)
+
+
+def _pair_evidence(r: Records, higher: str, lower: str, cap: int) -> dict[str, Any]:
     C = r.correct
     ref = r.grid.reference_index
     K = C.shape[2]
     h, l = r.models.index(higher), r.models.index(lower)
-    robust_h = C[h].all(axis=1) | ~C[h].any(axis=1)
-    robust_l = C[l].all(axis=1) | ~C[l].any(axis=1)
-    fragile = ~(robust_h & robust_l)
+    rc, rw, _ = robust_masks(C)  # once per scope view (shared by its pairs)
+    fragile = ~((rc[h] | rw[h]) & (rc[l] | rw[l]))
     h_ref, l_ref = C[h, :, ref], C[l, :, ref]
     fav_h = np.flatnonzero(fragile & h_ref & ~l_ref)
     fav_l = np.flatnonzero(fragile & l_ref & ~h_ref)
-    n_h, n_l = C[h].sum(axis=1), C[l].sum(axis=1)
     items = []
     for side, idx in (("higher", fav_h), ("lower", fav_l)):
-        for i in idx.tolist():
-            if len(items) >= cap:
-                break
+        for i in idx[: max(0, cap - len(items))].tolist():
             items.append(
                 {
                     "item_id": str(r.items.item_id[i]),
                     "benchmark": str(r.items.benchmark[i]),
                     "question": _question(r.items.question[i]),
                     "favours": side,
-                    "higher_configs": int(n_h[i]),
-                    "lower_configs": int(n_l[i]),
+                    "higher_configs": int(C[h, i].sum()),
+                    "lower_configs": int(C[l, i].sum()),
                     "configs": K,
                 }
             )
@@ -82,9 +82,11 @@ def pair_evidence(records: Records, scope: str, higher: str, lower: str, cap: in
 
 def add_pair_evidence(report: dict[str, Any], records: Records, cap: int = EVIDENCE_CAP) -> None:
     for scope, s in report.get("scopes", {}).items():
+        r = None
         for p in s.get("pairs", []):
             if p.get("manufactured"):
-                ev = pair_evidence(records, scope, p["higher"], p["lower"], cap)
+                r = scope_records(records, scope) if r is None else r
+                ev = _pair_evidence(r, p["higher"], p["lower"], cap)
                 if ev["higher_right"] + ev["lower_right"] or p.get("cause") != "sampling":
                     p["fragile_evidence"] = ev  # a sampling pair without fragile items has nothing to show
 

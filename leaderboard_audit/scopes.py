@@ -12,7 +12,9 @@ def scopes_of(records: Records) -> list[str]:
 
 
 def scope_records(records: Records, scope: str) -> Records:
-    return records if scope == POOLED else records.scope(scope)
+    """The scope's records, as read-only views (no copy: a benchmark's items are one
+    slice), so the checks of a scope share what they derive from them (``metrics.per_model``)."""
+    return records.read_only() if scope == POOLED else records.scope(scope)
 
 
 def alias_of(records: Records, scope: str) -> str:

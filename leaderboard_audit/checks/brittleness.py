@@ -8,16 +8,90 @@ aggregates over benchmarks, ``pi_model`` and ``pi_benchmark``. Verdict
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..metrics.brittleness import pooled_shares, variance_parts
+from ..metrics.per_model import derived, robust_masks
 from ..reports.tables import Line
 from ..verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
 from .base import POOLED, Check, Scope
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..records import Records
+
 AGGREGATES = ("pi_model", "pi_benchmark")
+
+
+BLOCK_CELLS = 1 << 20  # (model, item, config) cells per block: ~8 MiB of float64
+
+
+def variance_parts_blocked(C: np.ndarray) -> dict[str, np.ndarray]:
+    """``metrics.brittleness.variance_parts``, bit for bit, without the float copy of the
+    tensor (6 GiB for 1,000 x 30,000 x 26): ``variance_parts_split`` of C alone, once per
+    read-only view (``per_model.derived``)."""
+    M, N, K = C.shape
+    if C.dtype != bool or K == 0 or N == 0:
+        return variance_parts(C)
+    return derived(C, "variance_parts", lambda: variance_parts_split(C)[0])
+
+
+def variance_parts_split(
+    C: np.ndarray, item_sets: Sequence[slice | np.ndarray] = ()
+) -> tuple[dict[str, np.ndarray], list[dict[str, np.ndarray]]]:
+    """``variance_parts`` of C and of each subset of its items (the pooled scope needs
+    every benchmark's), bit for bit, in one pass over blocks of models.
+
+    ``Y.mean(axis=2)`` and ``Y.var(axis=2)`` are reductions along one (model, item)'s
+    configs: an item right (or wrong) under every config has mean 1 (0) and variance 0
+    exactly, so only the config-fragile rows (``per_model.robust_masks``, shared with
+    the other checks) are converted to float and reduced by the same numpy reductions.
+    Every other reduction runs along one model's items, so a block of models, or a
+    subset of the items, gives the same per-model numbers as the whole array.
+    """
+    M, N, K = C.shape
+    all_right, _, fragile = robust_masks(C)
+    sets = [slice(None), *item_sets]
+    acc = [(np.empty(M), np.empty(M)) for _ in sets]
+    step = max(1, BLOCK_CELLS // max(N * K, 1))
+    for lo in range(0, M, step):
+        f = fragile[lo : lo + step]
+        mean_k = all_right[lo : lo + step].astype(float)
+        var_k = np.zeros(mean_k.shape)
+        rows = C[lo : lo + step][f].astype(float)  # fragile (model, item) rows x configs
+        mean_k[f] = rows.mean(axis=1)
+        var_k[f] = rows.var(axis=1)
+        for (v_item, v_prompt), items in zip(acc, sets):
+            v_item[lo : lo + step] = mean_k[:, items].var(axis=1)
+            v_prompt[lo : lo + step] = var_k[:, items].mean(axis=1)
+    out = []
+    for v_item, v_prompt in acc:
+        v = v_item + v_prompt
+        with np.errstate(invalid="ignore", divide="ignore"):
+            b = np.where(v > 0, v_prompt / np.where(v > 0, v, 1.0), 0.0)
+        out.append({"v_item": v_item, "v_prompt": v_prompt, "brittleness": b})
+    return out[0], out[1:]
+
+
+def _benchmark_items(records: Records, benchmark: str) -> slice | np.ndarray:
+    """The benchmark's item positions, as ``Records.scope`` takes them (a slice when contiguous)."""
+    where = np.flatnonzero(records.items.benchmark == benchmark)
+    lo, hi = int(where[0]), int(where[-1]) + 1
+    return slice(lo, hi) if hi - lo == where.size else where
+
+
+def pooled_parts(records: Records) -> tuple[dict[str, np.ndarray], list[dict[str, np.ndarray]]]:
+    """The pooled variance parts and each benchmark's, from one pass; each benchmark's is
+    kept for its own scope (``per_model.derived`` on the same view)."""
+    C = records.correct
+    if C.dtype != bool or 0 in C.shape:
+        return variance_parts(C), [variance_parts(records.scope(b).correct) for b in records.benchmarks]
+    benches = records.benchmarks
+    whole, parts = variance_parts_split(C, [_benchmark_items(records, b) for b in benches])
+    whole = derived(C, "variance_parts", lambda: whole)
+    return whole, [derived(records.scope(b).correct, "variance_parts", lambda p=p: p) for b, p in zip(benches, parts)]
 
 
 class Brittleness(Check):
@@ -30,13 +104,15 @@ class Brittleness(Check):
 
     def compute(self, scope: Scope) -> dict[str, Any]:
         names, order = scope.names, scope.order.tolist()
-        vp = variance_parts(scope.C)
+        if scope.name == POOLED:
+            vp, parts = pooled_parts(scope.records)
+        else:
+            vp = variance_parts_blocked(scope.C)
         out: dict[str, Any] = {
             names[m]: {k: float(vp[k][m]) for k in ("v_item", "v_prompt", "brittleness")} for m in order
         }
         if scope.name == POOLED:
             benches = scope.records.benchmarks
-            parts = [variance_parts(scope.records.scope(b).correct) for b in benches]
             v_prompt = np.stack([p["v_prompt"] for p in parts], axis=1)
             v_total = np.stack([p["v_item"] + p["v_prompt"] for p in parts], axis=1)
             pi_m, pi_b = pooled_shares(v_prompt, v_total)

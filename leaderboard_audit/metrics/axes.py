@@ -6,6 +6,7 @@ import numpy as np
 
 from ..records.grid import Grid
 from .kendall import kendall_tau_b
+from .per_model import all_right_groups
 
 SINGLE_AXES = ("ordering", "format", "scoring")
 AXES = SINGLE_AXES + ("joint",)
@@ -29,8 +30,12 @@ def axis_groups(grid: Grid) -> dict[str, list[int]]:
 
 
 def axis_robust(C: np.ndarray, groups: dict[str, list[int]]) -> dict[str, np.ndarray]:
-    """``axis_robust[m, a] = mean_i (C[m,i,k] = 1 for all k in group a)``."""
-    return {a: C[:, :, g].all(axis=2).mean(axis=1) for a, g in groups.items()}
+    """``axis_robust[m, a] = mean_i (C[m,i,k] = 1 for all k in group a)``.
+
+    Every group in one pass over the tensor, without copying its configs out of it
+    (``per_model.all_right_groups``; "joint" is the shared robust-correct mask)."""
+    masks = all_right_groups(C, list(groups.values()))
+    return {a: right.mean(axis=1) for a, right in zip(groups, masks)}
 
 
 def most_destructive(robust: dict[str, np.ndarray]) -> np.ndarray:

@@ -17,6 +17,7 @@ from ..records.grid import Grid
 from ..records.model import PRED_ABSENT, PRED_UNPARSEABLE
 from .axes import axis_groups
 from .kendall import kendall_tau_b
+from .per_model import correct_counts
 
 # The collector's answer classes (records grow an ``answer_class`` int8 array, -1 absent).
 DEFAULT_ANSWER_CLASSES = ("letter", "enumeration", "refusal", "empty", "other")
@@ -27,6 +28,26 @@ def generation_configs(grid: Grid) -> list[int]:
     return [k for k, c in enumerate(grid.configs) if c.key.startswith("gen|") or c.scoring == "gen"]
 
 
+BLOCK_CELLS = 1 << 22  # (model, item, config) cells per block of models
+
+
+def _step(C: np.ndarray) -> int:
+    """Models per block of about ``BLOCK_CELLS`` cells: the masks below are models x items x
+    configs, so on the whole tensor each would be another copy of it (780 MB at 1,000 x
+    30,000 x 26)."""
+    return max(1, BLOCK_CELLS // max(C.shape[1] * C.shape[2], 1))
+
+
+def _model_blocks(C: np.ndarray) -> range:
+    return range(0, C.shape[0], _step(C))
+
+
+def _any_in_blocks(a: np.ndarray, gen: list[int], test: Any) -> bool:
+    """``test(a[:, :, gen]).any()`` over blocks of models (no copy of the whole tensor)."""
+    step = _step(a)
+    return any(bool(test(a[lo : lo + step][:, :, gen]).any()) for lo in _model_blocks(a))
+
+
 def loss_split(C: np.ndarray, pred: np.ndarray) -> dict[str, np.ndarray]:
     """Per model and config (models x configs), shares of all N items in the scope.
 
@@ -34,25 +55,31 @@ def loss_split(C: np.ndarray, pred: np.ndarray) -> dict[str, np.ndarray]:
     compliance = wrong with ``pred`` unparseable, competence = wrong with a parsed
     ``pred``, unrecorded = wrong with no prediction recorded. ``unparseable`` is the
     share of unparseable answers (right or wrong); ``unparseable_correct`` counts
-    unparseable answers scored right (0 in consistent records).
+    unparseable answers scored right (0 in consistent records). Counted in blocks of
+    models (the same integers).
     """
-    N = C.shape[1]
-    wrong = ~C
-    unparse = pred == PRED_UNPARSEABLE
-    absent = pred == PRED_ABSENT
-    parsed = ~unparse & ~absent
-
-    def share(x: np.ndarray) -> np.ndarray:
-        return x.sum(axis=1, dtype=np.int64) / max(N, 1)
-
-    return {
-        "loss": share(wrong),
-        "compliance": share(wrong & unparse),
-        "competence": share(wrong & parsed),
-        "unrecorded": share(wrong & absent),
-        "unparseable": share(unparse),
-        "unparseable_correct": (C & unparse).sum(axis=1, dtype=np.int64),
-    }
+    M, N, K = C.shape
+    names = ("loss", "compliance", "competence", "unrecorded", "unparseable", "unparseable_correct")
+    counts = {q: np.empty((M, K), dtype=np.int64) for q in names}
+    step = _step(C)
+    for lo in _model_blocks(C):
+        c, p = C[lo : lo + step], pred[lo : lo + step]
+        wrong = ~c
+        unparse = p == PRED_UNPARSEABLE
+        absent = p == PRED_ABSENT
+        parsed = ~unparse & ~absent
+        for q, x in (
+            ("loss", wrong),
+            ("compliance", wrong & unparse),
+            ("competence", wrong & parsed),
+            ("unrecorded", wrong & absent),
+            ("unparseable", unparse),
+            ("unparseable_correct", c & unparse),
+        ):
+            counts[q][lo : lo + step] = x.sum(axis=1, dtype=np.int64)
+    out = {q: counts[q] / max(N, 1) for q in names[:-1]}
+    out["unparseable_correct"] = counts["unparseable_correct"]
+    return out
 
 
 def parsed_accuracy(C: np.ndarray, pred: np.ndarray) -> np.ndarray:
@@ -62,9 +89,14 @@ def parsed_accuracy(C: np.ndarray, pred: np.ndarray) -> np.ndarray:
     so configs without ``pred`` (e.g. likelihood ones) keep their plain accuracy.
     NaN where a model has no answer left under a config.
     """
-    keep = pred != PRED_UNPARSEABLE
-    n = keep.sum(axis=1, dtype=np.int64)
-    right = (C & keep).sum(axis=1, dtype=np.int64)
+    M, _, K = C.shape
+    n = np.empty((M, K), dtype=np.int64)
+    right = np.empty((M, K), dtype=np.int64)
+    step = _step(C)
+    for lo in _model_blocks(C):
+        keep = pred[lo : lo + step] != PRED_UNPARSEABLE
+        n[lo : lo + step] = keep.sum(axis=1, dtype=np.int64)
+        right[lo : lo + step] = (C[lo : lo + step] & keep).sum(axis=1, dtype=np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(n > 0, right / np.where(n > 0, n, 1), np.nan)
 
@@ -141,12 +173,16 @@ def scoring_movement(acc: np.ndarray, acc_parsed: np.ndarray, grid: Grid) -> dic
 def class_split(C: np.ndarray, answer_class: np.ndarray, gen: list[int], classes: tuple[str, ...]) -> np.ndarray:
     """Wrong answers per answer class, as shares of all items (models x gen configs x classes),
     plus a last column for wrong answers with no class recorded (-1)."""
-    N = C.shape[1]
-    wrong = ~C[:, :, gen]
-    cls = answer_class[:, :, gen].astype(np.int64)
-    cls = np.where((cls >= 0) & (cls < len(classes)), cls, len(classes))
-    onehot = cls[..., None] == np.arange(len(classes) + 1)
-    return (onehot & wrong[..., None]).sum(axis=1, dtype=np.int64) / max(N, 1)
+    M, N, _ = C.shape
+    out = np.empty((M, len(gen), len(classes) + 1), dtype=np.int64)
+    step = max(1, BLOCK_CELLS // max(N * len(gen) * (len(classes) + 1), 1))
+    for lo in range(0, M, step):
+        wrong = ~C[lo : lo + step][:, :, gen]
+        cls = answer_class[lo : lo + step][:, :, gen].astype(np.int64)
+        cls = np.where((cls >= 0) & (cls < len(classes)), cls, len(classes))
+        onehot = cls[..., None] == np.arange(len(classes) + 1)
+        out[lo : lo + step] = (onehot & wrong[..., None]).sum(axis=1, dtype=np.int64)
+    return out / max(N, 1)
 
 
 def split_from_counts(C: np.ndarray, unparsed: np.ndarray, gen: list[int]) -> dict[str, np.ndarray]:
@@ -161,7 +197,10 @@ def split_from_counts(C: np.ndarray, unparsed: np.ndarray, gen: list[int]) -> di
     counts items whose count exceeds their wrong answers (inconsistent records; the
     excess is left out)."""
     N, G = C.shape[1], len(gen)
-    wrong = (~C[:, :, gen]).sum(axis=2)  # models x items
+    wrong = np.empty(C.shape[:2], dtype=np.int64)  # models x items
+    step = _step(C)
+    for lo in _model_blocks(C):
+        wrong[lo : lo + step] = (~C[lo : lo + step][:, :, gen]).sum(axis=2)
     known = unparsed >= 0
     u = np.where(known, np.minimum(unparsed, wrong), 0)
     den = max(N * G, 1)
@@ -232,7 +271,7 @@ def compliance(
     gen = generation_configs(grid)
     if not gen:
         return {"skipped": "the grid has no generation configuration"}
-    if pred is None or not (pred[:, :, gen] != PRED_ABSENT).any():
+    if pred is None or not _any_in_blocks(pred, gen, lambda p: p != PRED_ABSENT):
         if unparsed is not None and (unparsed >= 0).any():
             return compliance_from_counts(C, unparsed, grid, models=models)
         if pred is None:
@@ -243,7 +282,7 @@ def compliance(
     per_model: dict[str, Any] = {}
     cls_split = (
         class_split(C, answer_class, gen, classes)
-        if answer_class is not None and (answer_class[:, :, gen] >= 0).any()
+        if answer_class is not None and _any_in_blocks(answer_class, gen, lambda a: a >= 0)
         else None
     )
     for m, name in enumerate(models):
@@ -268,7 +307,7 @@ def compliance(
         if per_config:
             entry["per_config"] = rows
         per_model[name] = entry
-    acc = C.sum(axis=1, dtype=np.int64) / C.shape[1]
+    acc = correct_counts(C) / C.shape[1]
     out: dict[str, Any] = {
         "source": "pred",
         "generation_configs": [keys[k] for k in gen],

@@ -25,6 +25,7 @@ ROC_POINTS = 101
 DECILES = 10
 DEFAULT_FLIP_BOOT = 1_000
 _CHUNK = 250  # resamples per chunk: bounds the (resamples x observations) work arrays
+_CHUNK_CELLS = 1 << 24  # ... and fewer when the observations are many (the pooled figure of a big grid)
 
 
 def margin_config(grid: Grid, margin: np.ndarray | None) -> tuple[int | None, str | None]:
@@ -103,8 +104,9 @@ def auc_bootstrap(margin: np.ndarray, fragile: np.ndarray, cluster: np.ndarray, 
     # integer arithmetic, exact: running sums fit int32 unless a resample could weigh 2**31 / 128
     acc_t = np.int32 if margin.size * 128 < 2**31 else np.int64
     out = np.empty(B)
-    for lo in range(0, B, _CHUNK):
-        wc = item_weights[lo : lo + _CHUNK]  # resamples x items
+    chunk = max(1, min(_CHUNK, _CHUNK_CELLS // max(margin.size, 1)))  # each resample is computed alone
+    for lo in range(0, B, chunk):
+        wc = item_weights[lo : lo + chunk]  # resamples x items
         if wc.dtype.kind not in "iu":
             wc = wc.astype(np.int32)  # integer counts expected
         c = wc.shape[0]

@@ -9,7 +9,7 @@ import numpy as np
 
 from .bootstrap import paired_sign_bootstrap_ci
 from .exact import gt, le
-from .per_model import robust_masks
+from .per_model import correct_counts, robust_masks
 from .rng import rng_for
 
 Z95_SQUARED = (196, 100)  # 1.96 ** 2 as the exact fraction (196/100) ** 2
@@ -107,7 +107,7 @@ def adjacent_pairs(
     N = C.shape[1]
     rc, rw, _ = robust_masks(C)
     robust_any = rc | rw
-    counts = C.sum(axis=1, dtype=np.int64)
+    counts = correct_counts(C)
     acc = counts / N
     hs, ls = np.asarray(order[:-1], dtype=np.intp), np.asarray(order[1:], dtype=np.intp)
     J = robust_any[hs] & robust_any[ls]  # pairs x items

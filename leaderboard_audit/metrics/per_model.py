@@ -2,28 +2,166 @@
 
 from __future__ import annotations
 
+import functools
+import weakref
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
+
+# Quantities several checks derive from the same read-only tensor: per array that owns the
+# memory, id -> (weak reference to it, {(where the view starts, shape, strides, dtype, name):
+# value}). Entries go when the owner does.
+_DERIVED: dict[int, tuple[weakref.ref, dict[tuple[Any, ...], Any]]] = {}
+
+
+def _forget(key: int, ref: weakref.ref) -> None:
+    entry = _DERIVED.get(key)
+    if entry is not None and entry[0] is ref:
+        del _DERIVED[key]
+
+
+def derived(C: np.ndarray, name: str, compute: Callable[[], Any]) -> Any:
+    """``compute()``, once per read-only array ``C`` (a writeable one could change, so it is
+    computed every time).
+
+    The audit hands the checks read-only views (``scopes.scope_records``). The band,
+    the pairs, compression, the robust subset, the identified order, the flip predictor
+    and the pair evidence all start from the same robust masks (~0.3 s each on a 1,000
+    x 30,000 x 26 grid), and the pooled brittleness needs each benchmark's parts, which
+    that benchmark's scope computes too. When the memory itself is read-only (records
+    as the readers load them), views are matched by the memory they show (owner,
+    start, shape, strides, dtype), so two views of one benchmark's slice share;
+    otherwise (the owner could still be written through) only the same view object
+    does. Cached arrays are made read-only, so a caller cannot alter them.
+    """
+    if C.flags.writeable:
+        return compute()
+    owner = C
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if owner.flags.writeable:
+        owner = C  # memory that can still change through another array: this view only
+    okey = id(owner)
+    entry = _DERIVED.get(okey)
+    if entry is None or entry[0]() is not owner:
+        entry = (weakref.ref(owner, functools.partial(_forget, okey)), {})
+        _DERIVED[okey] = entry
+    key = (C.__array_interface__["data"][0], C.shape, C.strides, C.dtype.str, name)
+    values = entry[1]
+    if key not in values:
+        value = compute()
+        for a in value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else (value,):
+            if isinstance(a, np.ndarray):
+                a.flags.writeable = False
+        values[key] = value
+    return values[key]
 
 
 def accuracy(C: np.ndarray) -> np.ndarray:
     """``acc[m, k] = mean_i C[m, i, k]`` (models x configs)."""
-    return C.sum(axis=1, dtype=np.int64) / C.shape[1]
+    return correct_counts(C) / C.shape[1]
 
 
 def correct_counts(C: np.ndarray) -> np.ndarray:
     """Number of items right per model and config (integers, for exact item counts)."""
-    return C.sum(axis=1, dtype=np.int64)
+    if C.dtype != bool or C.size == 0:
+        return C.sum(axis=1, dtype=np.int64)
+    # einsum over bytes: ~1.7x faster than sum(axis=1) on a 1,000 x 30,000 x 26 grid
+    return derived(C, "counts", lambda: np.einsum("mik->mk", C.view(np.uint8), dtype=np.int64))
+
+
+BLOCK_CELLS = 1 << 20  # (model, item) cells per block of the config scans
+
+
+def all_any(C: np.ndarray, configs: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(right under every config, right under some config) of ``configs`` (default all),
+    models x items (``all_any_groups`` for one group; the default one is computed once
+    per read-only array)."""
+    if configs is None:
+        return derived(C, "all_any", lambda: all_any_groups(C, [list(range(C.shape[2]))])[0])
+    return all_any_groups(C, [list(configs)])[0]
+
+
+def all_right_groups(C: np.ndarray, groups: list[list[int]]) -> list[np.ndarray]:
+    """Right under every config of each group (models x items), in one pass; the group of
+    all configs comes from the shared ``all_any(C)``."""
+    full = sorted(range(C.shape[2]))
+    rest = [g for g in groups if sorted(g) != full]
+    found = iter(all_any_groups(C, rest, want_any=False)) if rest else iter(())
+    return [all_any(C)[0] if sorted(g) == full else next(found)[0] for g in groups]
+
+
+def all_any_groups(
+    C: np.ndarray, groups: list[list[int]], *, want_any: bool = True
+) -> list[tuple[np.ndarray, np.ndarray | None]]:
+    """``all_any`` for several groups of configs in one pass over the tensor (``want_any=False``:
+    only "right under all", the second mask None).
+
+    A model's answers to one item under its K configs are K adjacent bytes (bool, 0 or
+    1), so for K >= 8 they are read as a few overlapping 8-byte words: "right under all"
+    is every byte of the words equal to 1 under the group's byte mask, "some" is any
+    byte nonzero under it. Blocks of models, each word read once for every group: ~4.5x
+    faster than one strided pass per config, and the same masks.
+    """
+    M, N, K = C.shape
+    if any(not g for g in groups):
+        raise ValueError("all_any needs at least one configuration per group")
+    if C.dtype != bool or K < 8 or C.strides[2] != 1 or C.size == 0:
+        out: list[tuple[np.ndarray, np.ndarray | None]] = []
+        for ks in groups:
+            all_right = np.array(C[:, :, ks[0]], dtype=bool)
+            any_right = all_right.copy() if want_any else None
+            for k in ks[1:]:
+                all_right &= C[:, :, k]
+                if any_right is not None:
+                    any_right |= C[:, :, k]
+            out.append((all_right, any_right))
+        return out
+    offsets = list(range(0, K - 7, 8))
+    if offsets[-1] != K - 8:
+        offsets.append(K - 8)  # the last word overlaps the one before
+    masks = []  # per group: (word index, byte mask of its configs in that word, in memory order)
+    for ks in groups:
+        chosen = np.zeros(K, dtype=bool)
+        chosen[ks] = True
+        masks.append(
+            [
+                (j, m)
+                for j, o in enumerate(offsets)
+                if (m := np.frombuffer(chosen[o : o + 8].astype(np.uint8).tobytes(), dtype=np.uint64)[0])
+            ]
+        )
+    out = [(np.empty((M, N), dtype=bool), np.empty((M, N), dtype=bool) if want_any else None) for _ in groups]
+    u = C.view(np.uint8)
+    step = max(1, BLOCK_CELLS // max(N, 1))
+    for lo in range(0, M, step):
+        blk = u[lo : lo + step]
+        words = [np.array(blk[:, :, o : o + 8].view(np.uint64)[:, :, 0]) for o in offsets]  # aligned copies
+        for (all_right, any_right), group in zip(out, masks):
+            acc_all = acc_any = None
+            for j, m in group:
+                w = words[j] & m
+                if acc_all is None:
+                    acc_all, acc_any = w == m, (w != 0) if want_any else None
+                else:
+                    acc_all &= w == m
+                    if want_any:
+                        acc_any |= w != 0
+            all_right[lo : lo + step] = acc_all
+            if any_right is not None:
+                any_right[lo : lo + step] = acc_any
+    return out
 
 
 def robust_masks(C: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(robust-correct, robust-wrong, config-fragile) masks, models x items (section 3.4)."""
-    # One AND/OR pass per config: about twice as fast as all()/any() over the short last axis.
-    all_right = np.array(C[:, :, 0], dtype=bool)
-    any_right = all_right.copy()
-    for k in range(1, C.shape[2]):
-        all_right &= C[:, :, k]
-        any_right |= C[:, :, k]
-    return all_right, ~any_right, any_right & ~all_right
+
+    def masks() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        all_right, any_right = all_any(C)
+        return all_right, ~any_right, any_right & ~all_right
+
+    return derived(C, "robust_masks", masks)
 
 
 def band(C: np.ndarray, ref: int) -> dict[str, np.ndarray]:
@@ -34,6 +172,7 @@ def band(C: np.ndarray, ref: int) -> dict[str, np.ndarray]:
     """
     acc = accuracy(C)
     rc, _, fragile = robust_masks(C)
+    any_right = all_any(C)[1]
     ref_right = C[:, :, ref]
     n_ref = ref_right.sum(axis=1)
     lucky = (ref_right & fragile).sum(axis=1)
@@ -46,7 +185,7 @@ def band(C: np.ndarray, ref: int) -> dict[str, np.ndarray]:
         "max": hi,
         "spread": hi - lo,
         "robust": rc.mean(axis=1),
-        "optimistic": C.any(axis=2).mean(axis=1),
+        "optimistic": any_right.mean(axis=1),
         "config_lucky": config_lucky,
     }
 

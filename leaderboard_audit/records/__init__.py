@@ -7,7 +7,16 @@ from pathlib import Path
 
 from .errors import Problem, RecordsError
 from .grid import DEFAULT_REFERENCE, FORMAT, PAPER_ORDERINGS, Config, Grid
-from .model import ANSWER_CLASS_ABSENT, ANSWER_CLASSES, PRED_ABSENT, PRED_UNPARSEABLE, UNPARSED_ABSENT, Items, Records
+from .model import (
+    ANSWER_CLASS_ABSENT,
+    ANSWER_CLASSES,
+    PRED_ABSENT,
+    PRED_UNPARSEABLE,
+    UNPARSED_ABSENT,
+    Items,
+    Records,
+    freeze,
+)
 from .reader import InferredLayoutWarning, InferredLegendWarning, read_records_dir
 from .writer import write_records
 
@@ -15,18 +24,19 @@ TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".tsv")
 
 
 def load_records(path: str | os.PathLike[str], *, intersect: bool = False) -> Records:
-    """Load records from a records-v1 directory, a long CSV/Parquet table or a packed file."""
+    """Load records from a records-v1 directory, a long CSV/Parquet table or a packed file
+    (its arrays read-only: ``model.freeze``)."""
     p = Path(path)
     from .packed import is_packed
 
     if is_packed(p):  # the packed form (records/packed.py), whatever its suffix
         from .packed import read_packed
 
-        return read_packed(p, intersect=intersect)
+        return read_packed(p, intersect=intersect)  # frozen by read_packed_meta
     if p.suffix.lower() in TABLE_SUFFIXES and not p.is_dir():
         from .table import read_table
 
-        return read_table(p, intersect=intersect)
+        return freeze(read_table(p, intersect=intersect))
     if p.is_file() and p.suffix.lower() == ".jsonl":
         raise RecordsError.one(
             str(p),
@@ -34,7 +44,7 @@ def load_records(path: str | os.PathLike[str], *, intersect: bool = False) -> Re
             "a single .jsonl file is not a records set",
             fix="pass the records directory that holds grid.json",
         )
-    return read_records_dir(p, intersect=intersect)
+    return freeze(read_records_dir(p, intersect=intersect))
 
 
 __all__ = [

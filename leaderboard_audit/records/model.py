@@ -45,6 +45,27 @@ class Items:
         )
 
 
+def _frozen(a: np.ndarray | None) -> np.ndarray | None:
+    """A read-only view of ``a`` (``a`` itself keeps its flags)."""
+    if a is None:
+        return None
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+def freeze(records: Records) -> Records:
+    """Make a freshly loaded set's own arrays read-only (in place; returned for chaining).
+
+    The readers do this: nothing writes into loaded records, and read-only memory lets
+    the metrics share what they derive from it across views (``metrics.per_model.derived``)."""
+    for a in (records.correct, records.pred, records.margin, records.unparsed, records.answer_class):
+        while isinstance(a, np.ndarray):  # the array and the arrays whose memory it shows
+            a.flags.writeable = False
+            a = a.base
+    return records
+
+
 @dataclass(frozen=True)
 class Records:
     """A records set (docs/spec/RECORDS.md).
@@ -85,9 +106,24 @@ class Records:
     def configs(self) -> tuple[str, ...]:
         return self.grid.keys
 
+    def read_only(self) -> Records:
+        """The same records with read-only views of its arrays (nothing copied).
+
+        What the audit hands to the checks (``scopes.scope_records``): an array that
+        cannot change lets the metrics compute what several checks share (robust masks,
+        counts) once per array (``metrics.per_model``)."""
+        return replace(
+            self,
+            correct=_frozen(self.correct),
+            pred=_frozen(self.pred),
+            margin=_frozen(self.margin),
+            unparsed=_frozen(self.unparsed),
+            answer_class=_frozen(self.answer_class),
+        )
+
     def _take_items(self, idx: np.ndarray | slice) -> Records:
         def cut(a: np.ndarray | None) -> np.ndarray | None:
-            return None if a is None else a[:, idx]
+            return None if a is None else _frozen(a[:, idx])
 
         return replace(
             self,
@@ -100,7 +136,9 @@ class Records:
         )
 
     def scope(self, benchmark: str) -> Records:
-        """One benchmark's items; a view (no copy) since items are grouped by benchmark."""
+        """One benchmark's items; a view (no copy) since items are grouped by benchmark.
+
+        Like ``select_items`` and ``select_models``, the arrays it returns are read-only."""
         where = np.flatnonzero(self.items.benchmark == benchmark)
         if where.size == 0:
             raise KeyError(f"no benchmark {benchmark!r}; have {list(self.benchmarks)}")
@@ -122,7 +160,7 @@ class Records:
         idx = np.array([pos[n] for n in names], dtype=np.intp)
 
         def cut(a: np.ndarray | None) -> np.ndarray | None:
-            return None if a is None else a[idx]
+            return None if a is None else _frozen(a[idx])
 
         return replace(
             self,

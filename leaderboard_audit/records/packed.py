@@ -39,7 +39,7 @@ import numpy as np
 
 from .errors import RecordsError
 from .grid import parse_grid
-from .model import Items, Records
+from .model import Items, Records, freeze
 
 PACKED_FORMAT = "leaderboard-audit/packed-v1"
 META_KEY = b"leaderboard-audit"
@@ -452,7 +452,7 @@ def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tupl
 
         note = next((n for n in rec.notes if "legend inferred" in n), f"{spath}: legend inferred")
         warnings.warn(note, InferredLegendWarning, stacklevel=3)
-    return rec, meta
+    return freeze(rec), meta
 
 
 __all__ = ["PACKED_FORMAT", "is_packed", "packed_bytes", "read_packed", "read_packed_meta", "write_packed"]

@@ -1,0 +1,197 @@
+"""The fast paths for big grids give the same numbers, bit for bit, as the definitions
+they replace (docs/performance.md, "Leaderboard scale")."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra.numpy import arrays
+
+from leaderboard_audit.checks.brittleness import variance_parts_blocked
+from leaderboard_audit.metrics import per_model
+from leaderboard_audit.metrics.brittleness import variance_parts
+from leaderboard_audit.metrics.kendall import _tau_b_pairs, kendall_tau_b
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(0, 40).flatmap(
+        lambda n: st.tuples(
+            arrays(np.int8, n, elements=st.integers(0, 6)),
+            arrays(np.int8, (n, 4), elements=st.integers(0, 9)),
+        )
+    ),
+    st.sampled_from([1.0, 7.0, 1 / 3]),
+)
+def test_kendall_equals_pair_signs_with_ties(xy, scale):
+    x, Y = xy
+    x, Y = x.astype(float) * scale, Y.astype(float) / 7
+    assert kendall_tau_b(x, Y).tobytes() == _tau_b_pairs(x, Y).tobytes()
+
+
+def test_kendall_many_models_and_columns():
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 3000, 700) / 3000  # many distinct values: blocks of sqrt(2B)
+    Y = np.concatenate([rng.integers(0, 101, (700, 30)) / 100, rng.random((700, 3)), np.zeros((700, 1))], axis=1)
+    assert kendall_tau_b(x, Y).tobytes() == _tau_b_pairs(x, Y).tobytes()
+    x = np.repeat([0.2, 0.5, 0.9], [300, 1, 399])  # one long tie per block
+    assert kendall_tau_b(x, Y).tobytes() == _tau_b_pairs(x, Y).tobytes()
+
+
+def test_kendall_nan_keeps_the_pairwise_semantics():
+    x = np.array([0.1, np.nan, 0.3, 0.2])
+    Y = np.array([[0.1, 1.0], [0.2, 2.0], [0.3, 3.0], [0.0, 4.0]])
+    assert kendall_tau_b(x, Y).tobytes() == _tau_b_pairs(x, Y).tobytes()
+
+
+@pytest.mark.parametrize("K", [1, 5, 8, 9, 16, 26, 33])
+def test_all_any_matches_numpy(K, monkeypatch):
+    rng = np.random.default_rng(K)
+    C = rng.random((9, 70, K)) < 0.7
+    C[:, :20] = C[:, :20, :1]  # robust items
+    monkeypatch.setattr(per_model, "BLOCK_CELLS", 150)  # several blocks of models
+    for view in (C, C[:, 11:53], C[1:8:2, ::3], C[:, rng.permutation(70)]):
+        for configs in (None, [0], list(range(0, K, 3)), [K - 1], [K - 1, 0]):
+            g = list(range(K)) if configs is None else configs
+            a, o = per_model.all_any(view, configs)
+            assert np.array_equal(a, view[:, :, g].all(axis=2))
+            assert np.array_equal(o, view[:, :, g].any(axis=2))
+        groups = [list(range(K)), [0], list(range(0, K, 3)), [K - 1, 0]]
+        for g, (a, o) in zip(groups, per_model.all_any_groups(view, groups)):  # one pass for all
+            assert np.array_equal(a, view[:, :, g].all(axis=2))
+            assert np.array_equal(o, view[:, :, g].any(axis=2))
+        for g, a in zip(groups, per_model.all_right_groups(view, groups)):
+            assert np.array_equal(a, view[:, :, g].all(axis=2))
+        assert per_model.all_any_groups(view, groups[1:], want_any=False)[0][1] is None
+        assert np.array_equal(per_model.correct_counts(view), view.sum(axis=1, dtype=np.int64))
+
+
+def test_all_any_needs_a_config():
+    with pytest.raises(ValueError):
+        per_model.all_any(np.zeros((2, 3, 9), dtype=bool), [])
+
+
+@pytest.mark.parametrize("K", [1, 9, 26])
+def test_variance_parts_blocked_is_bit_identical(K, monkeypatch):
+    import leaderboard_audit.checks.brittleness as br
+
+    rng = np.random.default_rng(5)
+    C = rng.random((13, 40, K)) < 0.4
+    C[:, :15] = C[:, :15, :1]  # robust items: mean 0 or 1, variance 0
+    C[3] = True  # a model right everywhere: V = 0
+    monkeypatch.setattr(br, "BLOCK_CELLS", 3 * 40 * K)  # blocks of 3 models
+    whole = variance_parts(C)
+    for view in (C, Records_view(C)):
+        blocked = variance_parts_blocked(view)
+        for k in whole:
+            assert whole[k].tobytes() == blocked[k].tobytes()
+
+
+def Records_view(C: np.ndarray) -> np.ndarray:
+    """A read-only view, as the audit hands to the checks (masks shared through the memo)."""
+    v = C.view()
+    v.flags.writeable = False
+    return v
+
+
+def test_derived_is_computed_once_per_read_only_array():
+    C = np.random.default_rng(1).random((3, 20, 9)) < 0.5
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return np.zeros(2)
+
+    ro = Records_view(C)
+    first = per_model.derived(ro, "x", compute)
+    assert per_model.derived(ro, "x", compute) is first and len(calls) == 1
+    assert not first.flags.writeable  # a caller cannot alter a shared value
+    per_model.derived(C, "x", compute)  # writeable: computed every time
+    per_model.derived(C, "x", compute)
+    assert len(calls) == 3
+    per_model.derived(Records_view(C), "x", compute)  # the memory could still change: per view
+    assert len(calls) == 4
+    key = id(ro)
+    del ro, first
+    assert key not in per_model._DERIVED  # the entry goes with its view
+
+
+def test_derived_views_of_read_only_memory_share():
+    C = np.random.default_rng(1).random((3, 20, 9)) < 0.5
+    C.flags.writeable = False  # as the readers leave it (records.model.freeze)
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return (np.zeros(2),)
+
+    first = per_model.derived(Records_view(C[:, 5:]), "x", compute)
+    assert per_model.derived(Records_view(C[:, 5:]), "x", compute) is first and len(calls) == 1
+    per_model.derived(Records_view(C[:, 6:]), "x", compute)  # other memory
+    assert len(calls) == 2
+    key = id(C)
+    del C, first
+    assert key not in per_model._DERIVED  # the entries go with the memory's owner
+
+
+def test_loaded_records_are_read_only(fixtures_dir):
+    from leaderboard_audit.records import load_records
+
+    rec = load_records(fixtures_dir / "demo")
+    assert not rec.correct.flags.writeable
+    assert not rec.scope(rec.benchmarks[0]).correct.flags.writeable
+
+
+def test_variance_parts_split_matches_each_subset(monkeypatch):
+    import leaderboard_audit.checks.brittleness as br
+
+    rng = np.random.default_rng(8)
+    C = rng.random((11, 60, 26)) < 0.5
+    C[:, :25] = C[:, :25, :1]
+    monkeypatch.setattr(br, "BLOCK_CELLS", 4 * 60 * 26)
+    sets = [slice(0, 17), slice(17, 60), np.array([3, 9, 40, 41, 59])]
+    whole, parts = br.variance_parts_split(C, sets)
+    for got, want in zip([whole, *parts], [C, C[:, :17], C[:, 17:], C[:, sets[2]]]):
+        ref = variance_parts(want)
+        for k in ref:
+            assert got[k].tobytes() == ref[k].tobytes()
+
+
+def test_compliance_blocks_give_the_same_numbers(monkeypatch):
+    from leaderboard_audit.metrics import compliance as cm
+    from leaderboard_audit.records.grid import paper_grid
+
+    rng = np.random.default_rng(11)
+    grid = paper_grid()
+    C = rng.random((9, 30, len(grid))) < 0.6
+    pred = rng.integers(-2, 4, C.shape).astype(np.int16)
+    classes = rng.integers(-1, 5, C.shape).astype(np.int8)
+    unparsed = rng.integers(-1, 4, C.shape[:2]).astype(np.int16)
+    gen = cm.generation_configs(grid)
+    names = tuple(f"m{j}" for j in range(9))
+
+    def run():
+        return (
+            cm.compliance(C, pred, grid, models=names, answer_class=classes),
+            cm.compliance(C, None, grid, models=names, unparsed=unparsed),
+            cm.class_split(C, classes, gen, cm.DEFAULT_ANSWER_CLASSES).tobytes(),
+        )
+
+    whole = run()
+    monkeypatch.setattr(cm, "BLOCK_CELLS", 2 * 30 * len(grid))  # blocks of 2 models
+    assert run() == whole
+
+
+def test_flip_auc_bootstrap_chunks_give_the_same_numbers(monkeypatch):
+    from leaderboard_audit.metrics import flip
+
+    rng = np.random.default_rng(4)
+    n_items, n_models = 40, 5
+    margin = np.round(rng.random(n_items * n_models), 2)
+    fragile = rng.random(margin.size) < 0.3
+    cluster = np.tile(np.arange(n_items), n_models)
+    weights = flip.item_resample_weights(n_items, 37, np.random.default_rng(1))
+    whole = flip.auc_bootstrap(margin, fragile, cluster, weights)
+    monkeypatch.setattr(flip, "_CHUNK_CELLS", 3 * margin.size)  # 3 resamples per chunk
+    assert flip.auc_bootstrap(margin, fragile, cluster, weights).tobytes() == whole.tobytes()
