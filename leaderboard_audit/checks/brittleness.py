@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..metrics.brittleness import pooled_shares, variance_parts
-from ..metrics.per_model import derived, robust_masks
+from ..metrics.brittleness import pooled_shares, variance_parts, variance_parts_from_right
+from ..metrics.per_model import derived
 from ..reports.tables import Line
 from ..verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
 from .base import POOLED, Check, Scope
@@ -25,13 +25,12 @@ if TYPE_CHECKING:  # pragma: no cover
 AGGREGATES = ("pi_model", "pi_benchmark")
 
 
-BLOCK_CELLS = 1 << 20  # (model, item, config) cells per block: ~8 MiB of float64
+BLOCK_CELLS = 1 << 20  # (model, item) cells per block of the per-set reductions
 
 
 def variance_parts_blocked(C: np.ndarray) -> dict[str, np.ndarray]:
-    """``metrics.brittleness.variance_parts``, bit for bit, without the float copy of the
-    tensor (6 GiB for 1,000 x 30,000 x 26): ``variance_parts_split`` of C alone, once per
-    read-only view (``per_model.derived``)."""
+    """``metrics.brittleness.variance_parts``, bit for bit, once per read-only view
+    (``per_model.derived``): ``variance_parts_split`` of C alone."""
     M, N, K = C.shape
     if C.dtype != bool or K == 0 or N == 0:
         return variance_parts(C)
@@ -42,37 +41,20 @@ def variance_parts_split(
     C: np.ndarray, item_sets: Sequence[slice | np.ndarray] = ()
 ) -> tuple[dict[str, np.ndarray], list[dict[str, np.ndarray]]]:
     """``variance_parts`` of C and of each subset of its items (the pooled scope needs
-    every benchmark's), bit for bit, in one pass over blocks of models.
-
-    ``Y.mean(axis=2)`` and ``Y.var(axis=2)`` are reductions along one (model, item)'s
-    configs: an item right (or wrong) under every config has mean 1 (0) and variance 0
-    exactly, so only the config-fragile rows (``per_model.robust_masks``, shared with
-    the other checks) are converted to float and reduced by the same numpy reductions.
-    Every other reduction runs along one model's items, so a block of models, or a
-    subset of the items, gives the same per-model numbers as the whole array.
-    """
+    every benchmark's), bit for bit: one integer sum over configs per (model, item), then
+    ``variance_parts_from_right`` on each item set, in blocks of models (its reductions run
+    along one model's items)."""
     M, N, K = C.shape
-    all_right, _, fragile = robust_masks(C)
+    right = C.sum(axis=2, dtype=np.int32)
     sets = [slice(None), *item_sets]
-    acc = [(np.empty(M), np.empty(M)) for _ in sets]
-    step = max(1, BLOCK_CELLS // max(N * K, 1))
+    acc = [{k: np.empty(M) for k in ("v_item", "v_prompt", "brittleness")} for _ in sets]
+    step = max(1, BLOCK_CELLS // max(N, 1))
     for lo in range(0, M, step):
-        f = fragile[lo : lo + step]
-        mean_k = all_right[lo : lo + step].astype(float)
-        var_k = np.zeros(mean_k.shape)
-        rows = C[lo : lo + step][f].astype(float)  # fragile (model, item) rows x configs
-        mean_k[f] = rows.mean(axis=1)
-        var_k[f] = rows.var(axis=1)
-        for (v_item, v_prompt), items in zip(acc, sets):
-            v_item[lo : lo + step] = mean_k[:, items].var(axis=1)
-            v_prompt[lo : lo + step] = var_k[:, items].mean(axis=1)
-    out = []
-    for v_item, v_prompt in acc:
-        v = v_item + v_prompt
-        with np.errstate(invalid="ignore", divide="ignore"):
-            b = np.where(v > 0, v_prompt / np.where(v > 0, v, 1.0), 0.0)
-        out.append({"v_item": v_item, "v_prompt": v_prompt, "brittleness": b})
-    return out[0], out[1:]
+        block = right[lo : lo + step]
+        for out, items in zip(acc, sets):
+            for k, v in variance_parts_from_right(block[:, items], K).items():
+                out[k][lo : lo + step] = v
+    return acc[0], acc[1:]
 
 
 def _benchmark_items(records: Records, benchmark: str) -> slice | np.ndarray:

@@ -8,9 +8,16 @@ import numpy as np
 def variance_parts(C: np.ndarray) -> dict[str, np.ndarray]:
     """Per model: ``V_item = Var_i(mean_k Y)``, ``V_prompt = mean_i Var_k(Y)``
     (population variances), ``brittleness = V_prompt / (V_item + V_prompt)`` (0 when V = 0)."""
-    # Y is 0/1: per (model, item) the configs' mean is p = right / K and their population
-    # variance p (1 - p), so one integer sum over configs gives both (no float copy of C).
-    p = C.sum(axis=2, dtype=np.int32) / C.shape[2]
+    return variance_parts_from_right(C.sum(axis=2, dtype=np.int32), C.shape[2])
+
+
+def variance_parts_from_right(right: np.ndarray, n_configs: int) -> dict[str, np.ndarray]:
+    """``variance_parts`` from ``right[m, i]``, the number of configs under which model m gets
+    item i right. Y is 0/1, so a (model, item)'s mean over configs is ``p = right / K`` and
+    its population variance ``p (1 - p)``: no float copy of the tensor. Every reduction runs
+    along one model's items, so blocks of models (or a subset of the items, as its own
+    array) give the same numbers bit for bit."""
+    p = right / n_configs
     v_item = p.var(axis=1)
     v_prompt = (p * (1.0 - p)).mean(axis=1)
     v = v_item + v_prompt
