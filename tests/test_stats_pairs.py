@@ -133,3 +133,27 @@ def test_cause_and_items_needed_on_pairs():
     p = adjacent_pairs(C, 0, np.array([0, 1]), seed=1, scope="s", models=("a", "b"))[0]
     assert p.fragile_share == 0 and p.manufactured and p.cause == "sampling"
     assert p.items_needed == 89  # 3.8416 * (24 * 4 - 2^2) / 2^2 = 88.36
+
+
+def test_window_around_the_mean_is_the_whole_distribution_where_it_has_mass():
+    """Big pairs use a window of values around the mean (Bernstein: mass outside < 1e-40):
+    the windowed pmf equals the full-support pmf there, and the full pmf has no mass outside."""
+    from leaderboard_audit.metrics.bootstrap import sign_difference_window, window_half_width
+
+    n, hp, hm = np.array([20_000, 9_000]), np.array([1_500, 4_000]), np.array([1_300, 10])
+    half = window_half_width(hp, hm, n)
+    assert (2 * half + 1 < n).all()  # the window is much narrower than the support
+    L = 1 << int(np.ceil(np.log2(2 * half.max() + 1)))
+    lo = (hp - hm) - L // 2
+    win = sign_difference_window(hp, hm, n, lo, L)
+    for row in range(2):
+        full = sign_difference_pmf([hp[row]], [hm[row]], [n[row]], 2 * n[row] + 1)[0]
+        inside = slice(lo[row] + n[row], lo[row] + n[row] + L)
+        assert win[row] == pytest.approx(full[inside], abs=1e-12)  # FFT rounding at n = 20,000
+        # outside: only the full transform's rounding floor (~1e-16 a cell over 40,000 cells)
+        assert full.sum() - full[inside].sum() < 1e-10
+    ci = paired_sign_bootstrap_ci(hp, hm, n, 10_000, np.random.default_rng(1))
+    for row in range(2):  # the normal approximation's 95% interval, to the resolution of 10,000 draws
+        mean = (hp[row] - hm[row]) / n[row]
+        sd = np.sqrt((hp[row] + hm[row]) / n[row] - mean**2) / np.sqrt(n[row])
+        assert ci[row] == pytest.approx([mean - 1.96 * sd, mean + 1.96 * sd], abs=0.1 * sd)
