@@ -195,3 +195,20 @@ def test_flip_auc_bootstrap_chunks_give_the_same_numbers(monkeypatch):
     whole = flip.auc_bootstrap(margin, fragile, cluster, weights)
     monkeypatch.setattr(flip, "_CHUNK_CELLS", 3 * margin.size)  # 3 resamples per chunk
     assert flip.auc_bootstrap(margin, fragile, cluster, weights).tobytes() == whole.tobytes()
+
+
+@pytest.mark.parametrize("k,n_always", [(10, 0), (10, 40), (300, 0), (200, 100)])
+def test_champion_counts_many_equals_the_definition(k, n_always, monkeypatch):
+    """Counts summed in uint8/uint16 by blocks of models: the champion count of each subset
+    as winners_per_config defines it on that subset's items."""
+    from leaderboard_audit.metrics import champions as ch
+
+    rng = np.random.default_rng(k + n_always)
+    C = rng.random((7, 700, 5)) < 0.5
+    C[2] = C[1]  # exact ties at the top
+    always = rng.permutation(700)[:n_always]
+    rest = np.setdiff1d(np.arange(700), always)
+    subsets = np.stack([rng.permutation(rest)[:k] for _ in range(9)])
+    got = ch.champion_counts_many(C, subsets, always=always if n_always else None)
+    want = [ch.champion_count(C[:, np.concatenate([s, always]), :]) for s in subsets]
+    assert got.tolist() == want
