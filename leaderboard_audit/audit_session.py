@@ -59,6 +59,9 @@ class AuditCheck:
         record_verdict(self.item, self.verdict, *self.also)
 
 
+FAILURE_DETAILS_LIMIT = 100  # failed audit tests above which pytest's failure section is left out
+
+
 class AuditSession:
     def __init__(self, config: pytest.Config, settings: dict[str, Any], audits_dir: Path):
         self.config = config
@@ -77,6 +80,8 @@ class AuditSession:
         self.worker_scopes: dict[str, dict[str, Any]] = {}
         self.worker_summary: dict[str, Any] | None = None
         self._froze = False  # gc.freeze() done by this session (_freeze_heap)
+        self.failed_tests = 0  # failed audit tests (controller), for the failure-details limit
+        self.details_dropped = False
 
     # -- settings, records and scopes (once per process) ----------------------------------
     @property
@@ -334,9 +339,11 @@ class AuditSession:
         return None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        for v in getattr(report, "audit_verdicts", None) or ():
-            if report.when == "call":
+        vs = getattr(report, "audit_verdicts", None)
+        if vs and report.when == "call":
+            for v in vs:
                 self.verdicts[v["id"]] = v
+            self.failed_tests += report.failed
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if _is_worker(self.config):
@@ -347,6 +354,12 @@ class AuditSession:
             return
         if self._records is None:
             return
+        if self.failed_tests > FAILURE_DETAILS_LIMIT and self.config.option.tbstyle == "auto":
+            # pytest's failure section would repeat every failed verdict (thousands of lines; and
+            # pytest looks up each failure's teardown reports by scanning all reports: ~50 s for
+            # 7,800 failures). The summary below and the reports hold them; --tb=short keeps it.
+            self.config.option.tbstyle = "no"
+            self.details_dropped = True
         report = self.report()
         self.write_outputs(report)
         if self.output_errors:
@@ -451,6 +464,12 @@ class AuditSession:
                 )
                 for line in wrap_line(note, max(60, width)).splitlines():
                     terminalreporter.write_line(line)
+        if self.details_dropped:
+            terminalreporter.write_line(
+                f"{self.failed_tests} audit tests failed: pytest's per-test failure section is left out above "
+                f"{FAILURE_DETAILS_LIMIT} failures (the summary above and the reports hold every verdict); "
+                "--tb=short shows it"
+            )
         for err in self.output_errors:
             terminalreporter.write_line(f"ERROR: {err}", red=True, bold=True)
 
