@@ -99,8 +99,11 @@ class Scope:
 
     @cached_property
     def counts(self) -> np.ndarray:
-        """Items right per model and config (integers: exact comparisons)."""
-        return self.C.sum(axis=1, dtype=np.int64)
+        """Items right per model and config (integers: exact comparisons), shared with the
+        metrics that count the same array (``per_model.correct_counts``)."""
+        from ..metrics.per_model import correct_counts
+
+        return correct_counts(self.C)
 
     @cached_property
     def acc(self) -> np.ndarray:

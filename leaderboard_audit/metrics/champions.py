@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .kendall import kendall_tau_b
-from .per_model import competition_rank
+from .per_model import competition_rank, correct_counts
 
 
 def winners_per_config(acc: np.ndarray) -> np.ndarray:
@@ -67,7 +67,7 @@ def champions(acc: np.ndarray, ref: int) -> dict:
 
 def champion_count(C_sub: np.ndarray) -> int:
     """Number of distinct models that win some config on the given items."""
-    acc = C_sub.sum(axis=1)
+    acc = correct_counts(C_sub)
     return int(winners_per_config(acc).any(axis=1).sum())
 
 
