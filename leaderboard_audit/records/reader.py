@@ -142,6 +142,8 @@ def _item_order(
     before = log.total
     for m in models[1:]:
         mf = per[m]
+        if mf.ids == order:  # the common case: the same items in the same order
+            continue
         other = set(mf.ids)
         for iid in [i for i in order if i not in other]:
             log.add(
@@ -192,12 +194,17 @@ class _Blocks:
         text_q: list[str | None] = [None] * n
         text_o: list[list[str] | None] = [None] * n
         gold_b: list[Any] = [None] * n
+        text_missing = True  # some item still lacks its question, options or gold
         for mi, m in enumerate(models):
             mf = per[m]
-            pos = {iid: r for r, iid in enumerate(mf.ids)}
-            rows = np.fromiter((pos[i] for i in order), dtype=np.intp, count=n)
+            if mf.ids == order:  # the common case: rows already in the benchmark's order
+                rows = np.arange(n, dtype=np.intp)
+            else:
+                pos = {iid: r for r, iid in enumerate(mf.ids)}
+                rows = np.fromiter((pos[i] for i in order), dtype=np.intp, count=n)
             block[mi] = mf.correct[rows]
-            inv = {r: j for j, r in enumerate(rows.tolist())}
+            scattered = pblock is not None or mblock is not None or cblock is not None
+            inv = {r: j for j, r in enumerate(rows.tolist())} if scattered else {}
             if pblock is not None:
                 self._scatter(pblock[mi], mf.pred, inv, lambda v: PRED_UNPARSEABLE if v is None else v)
             if mblock is not None:
@@ -206,13 +213,18 @@ class _Blocks:
                 self._scatter(cblock[mi], mf.answer_class, inv, lambda v: v)
             if ublock is not None and mf.unparsed:
                 ublock[mi] = np.asarray(mf.unparsed, dtype=np.int16)[rows]
-            for j, r in enumerate(rows.tolist()):
-                if text_q[j] is None and mf.question[r] is not None:
-                    text_q[j] = mf.question[r]
-                if text_o[j] is None and mf.options[r] is not None:
-                    text_o[j] = mf.options[r]
-                if gold_b[j] is None and mf.gold[r] is not None:
-                    gold_b[j] = mf.gold[r]
+            rows_n = len(mf.ids)
+            if text_missing and (
+                mf.question.count(None) < rows_n or mf.options.count(None) < rows_n or mf.gold.count(None) < rows_n
+            ):  # this file has some text to fill in
+                for j, r in enumerate(rows.tolist()):
+                    if text_q[j] is None and mf.question[r] is not None:
+                        text_q[j] = mf.question[r]
+                    if text_o[j] is None and mf.options[r] is not None:
+                        text_o[j] = mf.options[r]
+                    if gold_b[j] is None and mf.gold[r] is not None:
+                        gold_b[j] = mf.gold[r]
+                text_missing = None in text_q or None in text_o or None in gold_b
         for name, arr in (
             ("correct", block),
             ("pred", pblock),
