@@ -104,6 +104,11 @@ def bench_xdist(tmp: Path) -> None:
         n0.append(run(["--audit", str(d), "--audit-report", str(tmp / "n0.json")])[0])
         n2.append(run(["--audit", str(d), "-n", "2", "--audit-report", str(tmp / "n2.json")])[0])
     run(["--audit", str(d), "-n", "4", "--audit-report", str(tmp / "n4.json")])
+    # xdist's fixed cost: the same two runs on a grid with next to no statistics (fixtures/tiny)
+    tiny = str(Path(__file__).resolve().parent.parent / "fixtures" / "tiny")
+    t0 = sorted(run(["--audit", tiny])[0] for _ in range(3))[1]
+    t2 = sorted(run(["--audit", tiny, "-n", "2"])[0] for _ in range(3))[1]
+    print(f"xdist fixed cost on fixtures/tiny: -n 0 median {t0:.2f} s, -n 2 median {t2:.2f} s (+{t2 - t0:.2f} s)")
     same = (tmp / "n0.json").read_bytes() == (tmp / "n2.json").read_bytes() == (tmp / "n4.json").read_bytes()
     print(
         f"xdist paper x4 items: -n 0 median {sorted(n0)[1]:.2f} s, -n 2 median {sorted(n2)[1]:.2f} s "
