@@ -47,6 +47,7 @@ def test_second_load_comes_from_the_cache_and_equals_a_direct_load(src, tmp_path
     for rec in (first, second):
         assert rec.equals(direct) and rec.notes == direct.notes and rec.source == direct.source
         assert rec.grid == direct.grid
+        assert not rec.correct.flags.writeable  # read-only like a direct load (metrics.per_model.derived)
 
 
 def test_a_changed_source_is_reloaded(src, tmp_path):

@@ -43,7 +43,12 @@ def test_round_trip_equals_the_records(tmp_path, pred, margin, answers):
         a, b = getattr(rec, name), getattr(back, name)
         assert (a is None) == (b is None)
         if a is not None:
-            assert b.dtype == np.dtype(a.dtype).newbyteorder("=") and b.flags.writeable
+            assert b.dtype == np.dtype(a.dtype).newbyteorder("=")
+            root = b
+            while isinstance(root.base, np.ndarray):
+                root = root.base
+            assert root.base is None  # its own memory, not a view of the file's bytes
+            assert not b.flags.writeable  # read-only, as every load returns them
             np.testing.assert_array_equal(a, b)
     assert entry_bytes(rec, extra_meta={"cache": {"k": 1}}) == path.read_bytes()  # deterministic
 

@@ -28,8 +28,18 @@ from typing import Any
 import numpy as np
 
 from .errors import RecordsError
-from .model import ANSWER_CLASSES, Records
-from .packed import MAX_META_BYTES, _bad, _header, _packed_bits, _unpack_into, content_sha256, packed_meta
+from .model import Records
+from .packed import (
+    MAX_META_BYTES,
+    _bad,
+    _header,
+    _packed_bits,
+    _unpack_into,
+    check_values,
+    checked_records,
+    content_sha256,
+    packed_meta,
+)
 
 MAGIC = b"LBAUDIT-CACHE-1\n"
 ARRAYS = (("pred", "<i2"), ("margin", "<f8"), ("answer_class", "i1"), ("unparsed", "<i2"))
@@ -79,43 +89,15 @@ def read_entry(path: str | os.PathLike[str]) -> tuple[Records, dict[str, Any]]:
     bits = arrays["correct"]
     correct = np.empty(M * N * K, dtype=bool)
     _unpack_into(correct, bits, 0)
-    pred, margin = arrays.get("pred"), arrays.get("margin")
-    answer_class, unparsed = arrays.get("answer_class"), arrays.get("unparsed")
-    try:
-        digest = content_sha256(
-            {k: v for k, v in meta.items() if k != "arrays"}, bits, pred, margin, answer_class, unparsed
-        )
-    except ValueError:
-        digest = None
-    if digest != meta.get("content_sha256"):
-        raise _bad(spath, "content checksum mismatch: the entry is corrupt or was edited")
-    if pred is not None and ((pred < -2) | (pred >= 32000)).any():
-        raise _bad(spath, "array 'pred' holds values that are not option indices, -1 or -2")
-    if margin is not None and np.isinf(margin).any():
-        raise _bad(spath, "array 'margin' holds infinite values")
-    if answer_class is not None and ((answer_class < -1) | (answer_class >= len(ANSWER_CLASSES))).any():
-        raise _bad(spath, "array 'answer_class' holds values that are not answer-class codes or -1")
-    if unparsed is not None and (unparsed < -1).any():
-        raise _bad(spath, "array 'unparsed' holds negative counts other than -1")
 
-    def shaped(a: np.ndarray | None, *shape: int) -> np.ndarray | None:
-        return None if a is None else a.astype(a.dtype.newbyteorder("="), copy=True).reshape(shape)
+    def own(name: str) -> np.ndarray | None:  # a native-order copy, not a view of the file's bytes
+        a = arrays.get(name)
+        return None if a is None else a.astype(a.dtype.newbyteorder("="), copy=True)
 
-    rec = Records(
-        correct=correct.reshape(M, N, K),
-        models=head["models"],
-        items=head["items"],
-        grid=head["grid"],
-        pred=shaped(pred, M, N, K),
-        margin=shaped(margin, M, N, K),
-        source=spath,
-        notes=head["notes"],
-        dropped=head["dropped"],
-        answer_class=shaped(answer_class, M, N, K),
-        unparsed=shaped(unparsed, M, N),
-        layout_notes=head["layout_notes"],
-    )
-    return rec, meta
+    values = [own(name) for name, _ in ARRAYS]  # pred, margin, answer_class, unparsed
+    check_values(spath, "array", *values)
+    meta_summed = {k: v for k, v in meta.items() if k != "arrays"}
+    return checked_records(spath, meta_summed, head, correct, bits, *values), meta
 
 
 def _arrays(spec: Any, data: bytes, offset: int, spath: str) -> dict[str, np.ndarray]:

@@ -369,47 +369,87 @@ def _columns(table, K: int, spath: str) -> dict[str, Any]:
     return out
 
 
-def _pred_margin(
-    columns: dict[str, Any], shape: tuple[int, int, int], spath: str
-) -> tuple[np.ndarray | None, np.ndarray | None]:
-    M, N, K = shape
-    pred = margin = None
-    if "pred" in columns:
-        pred = _list_values(columns["pred"], K, "<i2", spath, "pred", M * N).astype(np.int16, copy=False)
-        if ((pred < -2) | (pred >= 32000)).any():
-            raise _bad(spath, "column 'pred' holds values that are not option indices, -1 or -2")
-        pred = pred.reshape(M, N, K)
-    if "margin" in columns:
-        margin = _list_values(columns["margin"], K, "<f8", spath, "margin", M * N).astype(np.float64, copy=False)
-        if np.isinf(margin).any():
-            raise _bad(spath, "column 'margin' holds infinite values")
-        margin = margin.reshape(M, N, K)
-    return pred, margin
-
-
-def _class_unparsed(
-    columns: dict[str, Any], shape: tuple[int, int, int], spath: str
-) -> tuple[np.ndarray | None, np.ndarray | None]:
+def check_values(
+    spath: str,
+    kind: str,
+    pred: np.ndarray | None,
+    margin: np.ndarray | None,
+    answer_class: np.ndarray | None,
+    unparsed: np.ndarray | None,
+) -> None:
+    """The value ranges every reader of the packed content enforces (``kind`` names where the
+    values came from: "column" in the Arrow file, "array" in a load-cache entry)."""
     from .model import ANSWER_CLASSES
 
+    if pred is not None and ((pred < -2) | (pred >= 32000)).any():
+        raise _bad(spath, f"{kind} 'pred' holds values that are not option indices, -1 or -2")
+    if margin is not None and np.isinf(margin).any():
+        raise _bad(spath, f"{kind} 'margin' holds infinite values")
+    if answer_class is not None and ((answer_class < -1) | (answer_class >= len(ANSWER_CLASSES))).any():
+        raise _bad(spath, f"{kind} 'answer_class' holds values that are not answer-class codes or -1")
+    if unparsed is not None and (unparsed < -1).any():
+        raise _bad(spath, f"{kind} 'unparsed' holds negative counts other than -1")
+
+
+def checked_records(
+    spath: str,
+    meta: dict[str, Any],
+    head: dict[str, Any],
+    correct: np.ndarray,
+    packed: np.ndarray,
+    pred: np.ndarray | None,
+    margin: np.ndarray | None,
+    answer_class: np.ndarray | None,
+    unparsed: np.ndarray | None,
+) -> Records:
+    """The records the packed content describes, once its checksum verifies (``meta`` without
+    keys the checksum does not cover), read-only as every reader returns them (``freeze``)."""
+    M, N, K = head["shape"]
+    try:
+        digest = content_sha256(meta, packed, pred, margin, answer_class, unparsed)
+    except ValueError:  # NaN smuggled into the metadata
+        digest = None
+    if digest != meta.get("content_sha256"):
+        raise _bad(spath, "content checksum mismatch: the file is corrupt or was edited")
+    return freeze(
+        Records(
+            correct=correct.reshape(M, N, K),
+            models=head["models"],
+            items=head["items"],
+            grid=head["grid"],
+            pred=None if pred is None else pred.reshape(M, N, K),
+            margin=None if margin is None else margin.reshape(M, N, K),
+            source=spath,
+            notes=head["notes"],
+            dropped=head["dropped"],
+            answer_class=None if answer_class is None else answer_class.reshape(M, N, K),
+            unparsed=None if unparsed is None else unparsed.reshape(M, N),
+            layout_notes=head["layout_notes"],
+        )
+    )
+
+
+def _columns_values(
+    columns: dict[str, Any], shape: tuple[int, int, int], spath: str
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """pred, margin, answer_class and unparsed from the file's columns (flat), range-checked."""
     M, N, K = shape
-    answer_class = unparsed = None
+    pred = margin = answer_class = unparsed = None
+    if "pred" in columns:
+        pred = _list_values(columns["pred"], K, "<i2", spath, "pred", M * N).astype(np.int16, copy=False)
+    if "margin" in columns:
+        margin = _list_values(columns["margin"], K, "<f8", spath, "margin", M * N).astype(np.float64, copy=False)
     if "answer_class" in columns:
         answer_class = _list_values(columns["answer_class"], K, "i1", spath, "answer_class", M * N).astype(
             np.int8, copy=False
         )
-        if ((answer_class < -1) | (answer_class >= len(ANSWER_CLASSES))).any():
-            raise _bad(spath, "column 'answer_class' holds values that are not answer-class codes or -1")
-        answer_class = answer_class.reshape(M, N, K)
     if "unparsed" in columns:
         col = columns["unparsed"]
         if col.null_count:
             raise _bad(spath, "column 'unparsed' holds nulls")
         unparsed = col.to_numpy().astype(np.int16, copy=False)
-        if (unparsed < -1).any():
-            raise _bad(spath, "column 'unparsed' holds negative counts other than -1")
-        unparsed = unparsed.reshape(M, N)
-    return answer_class, unparsed
+    check_values(spath, "column", pred, margin, answer_class, unparsed)
+    return pred, margin, answer_class, unparsed
 
 
 def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tuple[Records, dict[str, Any]]:
@@ -425,34 +465,14 @@ def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tupl
         raise _bad(spath, f"{table.num_rows} rows, expected models x items = {M * N}")
     columns = _columns(table, K, spath)
     correct, packed = _unpack_bits(columns["correct"], K, spath, M * N)
-    pred, margin = _pred_margin(columns, (M, N, K), spath)
-    answer_class, unparsed = _class_unparsed(columns, (M, N, K), spath)
-    try:
-        digest = content_sha256(meta, packed, pred, margin, answer_class, unparsed)
-    except ValueError:  # NaN smuggled into the metadata
-        digest = None
-    if digest != meta.get("content_sha256"):
-        raise _bad(spath, "content checksum mismatch: the file is corrupt or was edited")
-    rec = Records(
-        correct=correct.reshape(M, N, K),
-        models=head["models"],
-        items=head["items"],
-        grid=head["grid"],
-        pred=pred,
-        margin=margin,
-        source=spath,
-        notes=head["notes"],
-        dropped=head["dropped"],
-        answer_class=answer_class,
-        unparsed=unparsed,
-        layout_notes=head["layout_notes"],
-    )
+    pred, margin, answer_class, unparsed = _columns_values(columns, (M, N, K), spath)
+    rec = checked_records(spath, meta, head, correct, packed, pred, margin, answer_class, unparsed)
     if rec.grid.inferred and warn:  # the same warning the JSONL reader gives for a missing grid.json
         from .reader import InferredLegendWarning
 
         note = next((n for n in rec.notes if "legend inferred" in n), f"{spath}: legend inferred")
         warnings.warn(note, InferredLegendWarning, stacklevel=3)
-    return freeze(rec), meta
+    return rec, meta
 
 
 __all__ = ["PACKED_FORMAT", "is_packed", "packed_bytes", "read_packed", "read_packed_meta", "write_packed"]
