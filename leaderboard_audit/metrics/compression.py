@@ -91,6 +91,21 @@ def _pearson_of_draws(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
     return float((ww * dx * dy).sum() / den) if den > 0 else float("nan")
 
 
+def top_k_split(
+    values: np.ndarray, candidates: np.ndarray, k: int, n_draws: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """The top-k rule (docs/spec/AUDITS.md, compression): the cutoff ``v`` is the k-th largest of
+    ``values[candidates]``; the candidates above it are always kept (``above``) and those tied
+    at ``v`` fill the remaining slots by ``n_draws`` seeded random tie-breaks (``tied_kept``,
+    draws x slots). Returns (above, tied_kept, v, number tied at v)."""
+    d = values[candidates]
+    v = np.sort(d)[::-1][k - 1]
+    above = candidates[d > v]
+    ties = candidates[d == v]
+    tied_kept = ties[first_k_of_random_order(rng, n_draws, ties.size, k - above.size)]
+    return above, tied_kept, float(v), int(ties.size)
+
+
 def compression(
     C: np.ndarray,
     ref: int,
@@ -143,17 +158,14 @@ def compression(
     out["distinct_disc_values"] = int(np.unique(d).size)
     kk = min(k, int(defined.size))
     if kk > 0:
-        v = np.sort(d)[::-1][kk - 1]
-        above = defined[d > v]
-        ties = defined[d == v]
-        need = kk - above.size
-        rng = rng_for(seed, "compression", "topk", scope)
-        tied_kept = ties[first_k_of_random_order(rng, n_draws, ties.size, need)]  # draws x need
+        above, tied_kept, v, n_ties = top_k_split(
+            disc, defined, kk, n_draws, rng_for(seed, "compression", "topk", scope)
+        )
         champs = champion_counts_many(C, tied_kept, always=above) if baselines else None
         out.update(
             cutoff=float(v),
             cutoff_above=int(above.size),
-            cutoff_ties=int(ties.size),
+            cutoff_ties=n_ties,
             champions_topk_mean=None if champs is None else float(champs.mean()),
             champions_topk_min=None if champs is None else int(champs.min()),
             champions_topk_max=None if champs is None else int(champs.max()),

@@ -14,30 +14,21 @@ from typing import Any
 import numpy as np
 
 from .champions import champion_count, champion_counts_many
-from .compression import discrimination, fragility
+from .compression import discrimination, fragility, top_k_split
 from .kendall import kendall_tau_b
 from .per_model import robust_masks
-from .rng import first_k_of_random_order, rng_for
+from .rng import rng_for
 
 
 def top_k_draws(
     values: np.ndarray, candidates: np.ndarray, k: int, n_draws: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, float, int, int]:
-    """``n_draws`` subsets of the k candidates with the largest ``values`` (draws x k).
-
-    The cutoff ``v`` is the k-th largest value; candidates above it are always kept and
-    those tied at ``v`` fill the remaining slots by a seeded random tie-break (the rule
-    of docs/spec/AUDITS.md's compression, drawn the same way, so the same generator key gives the
-    same subsets as ``compression``). Returns (subsets, v, above, tied).
-    """
-    d = values[candidates]
-    v = np.sort(d)[::-1][k - 1]
-    above = candidates[d > v]
-    ties = candidates[d == v]
-    need = k - above.size
-    picks = first_k_of_random_order(rng, n_draws, ties.size, need)
-    subsets = np.concatenate([np.broadcast_to(above, (n_draws, above.size)), ties[picks]], axis=1)
-    return subsets, float(v), int(above.size), int(ties.size)
+    """``n_draws`` subsets of the k candidates with the largest ``values`` (draws x k): the
+    rule of docs/spec/AUDITS.md's compression (``compression.top_k_split``, so the same
+    generator key gives the same subsets as ``compression``). Returns (subsets, v, above, tied)."""
+    above, tied_kept, v, n_ties = top_k_split(values, candidates, k, n_draws, rng)
+    subsets = np.concatenate([np.broadcast_to(above, (n_draws, above.size)), tied_kept], axis=1)
+    return subsets, v, int(above.size), n_ties
 
 
 def fragile_model_counts(C: np.ndarray) -> np.ndarray:
