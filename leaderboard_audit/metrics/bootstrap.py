@@ -11,8 +11,7 @@ def sign_difference_pmf(n_plus: np.ndarray, n_minus: np.ndarray, n: np.ndarray, 
     the three counts, column ``i`` holding ``plus - minus = i - n`` (P x ``width``,
     ``width >= 2 max(n) + 1``): ``sign_difference_window`` over the whole support."""
     n = np.asarray(n, dtype=np.int64).reshape(-1)
-    L = 1 << int(np.ceil(np.log2(max(width, 2))))
-    return sign_difference_window(n_plus, n_minus, n, -n, L)[:, :width]
+    return sign_difference_window(n_plus, n_minus, n, -n, _pow2(width))[:, :width]
 
 
 def sign_difference_window(
@@ -100,7 +99,7 @@ def paired_sign_bootstrap_ci(
             stop += 1
         idx = order[start:stop]
         L = _pow2(int(span[idx].max()))
-        centre = np.rint(n_plus[idx] - n_minus[idx]).astype(np.int64)  # the mean of plus - minus
+        centre = n_plus[idx] - n_minus[idx]  # the mean of plus - minus (n p+ - n p-), an integer
         lo = np.clip(centre - L // 2, -n[idx], np.maximum(-n[idx], n[idx] - L + 1))
         pmf = sign_difference_window(n_plus[idx], n_minus[idx], n[idx], lo, L)
         counts = rng.multinomial(draws, pmf)  # rows x L
