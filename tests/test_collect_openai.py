@@ -21,6 +21,7 @@ import pytest
 from leaderboard_audit.collect.engines.fake import ByteTokenizer, FakeEngine
 from leaderboard_audit.collect.engines.openai_engine import APIError, OpenAIEngine, retry_after_seconds
 from leaderboard_audit.collect.run import collect
+from test_collect_run import arc_lines
 
 KEY = "sk-test-0123456789abcdef"
 
@@ -288,20 +289,7 @@ def test_bad_options_are_refused(server, monkeypatch):
 
 def _bench(tmp: Path) -> str:
     arc = tmp / "arc.jsonl"
-    arc.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "id": f"Q{i}",
-                    "question": f"What is {i}?",
-                    "choices": {"text": [f"opt{i}-{j}" for j in range(4)], "label": list("ABCD")},
-                    "answerKey": "ABCD"[i % 4],
-                }
-            )
-            + "\n"
-            for i in range(16)
-        )
-    )
+    arc.write_text(arc_lines(16))
     return str(arc)
 
 

@@ -19,6 +19,7 @@ from leaderboard_audit.collect.distributed import collect_ray, plan_slots  # noq
 from leaderboard_audit.collect.run import collect  # noqa: E402
 from leaderboard_audit.collect.spec import spec_from_obj  # noqa: E402
 from leaderboard_audit.records import load_records  # noqa: E402
+from test_collect_run import arc_lines, mmlu_lines  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks"
 
@@ -33,34 +34,8 @@ def cluster():
 def _files(d: Path) -> dict[str, str]:
     d.mkdir(parents=True, exist_ok=True)
     arc, mm = d / "arc.jsonl", d / "mmlu.jsonl"
-    arc.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "id": f"Q{i}",
-                    "question": f"What is {i}?",
-                    "choices": {"text": [f"opt{i}-{j}" for j in range(4)], "label": list("ABCD")},
-                    "answerKey": "ABCD"[i % 4],
-                }
-            )
-            + "\n"
-            for i in range(23)
-        )
-    )
-    mm.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "question": f"{i} plus {i}?",
-                    "subject": "math",
-                    "choices": [str(i + k) for k in range(4)],
-                    "answer": i % 4,
-                }
-            )
-            + "\n"
-            for i in range(17)
-        )
-    )
+    arc.write_text(arc_lines(23))
+    mm.write_text(mmlu_lines(17))
     return {"arc": str(arc), "mmlu": str(mm)}
 
 

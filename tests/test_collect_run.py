@@ -15,37 +15,36 @@ from leaderboard_audit.collect.spec import load_spec, spec_from_obj
 from leaderboard_audit.records import load_records
 
 
+def arc_lines(n: int, three_choice: tuple[int, ...] = ()) -> str:
+    """ARC rows in the hub schema (``Q<i>``, four choices, gold cycling A-D); the rows in
+    ``three_choice`` have three choices (gold A), which the loader drops."""
+    rows = []
+    for i in range(n):
+        k = 3 if i in three_choice else 4
+        row = {
+            "id": f"Q{i}",
+            "question": f"What is {i}?",
+            "choices": {"text": [f"opt{i}-{j}" for j in range(k)], "label": list("ABCD")[:k]},
+            "answerKey": "ABCD"[i % 4 if k == 4 else 0],
+        }
+        rows.append(json.dumps(row) + "\n")
+    return "".join(rows)
+
+
+def mmlu_lines(n: int) -> str:
+    """MMLU rows in the hub schema (one subject, gold cycling 0-3)."""
+    rows = (
+        {"question": f"{i} plus {i}?", "subject": "math", "choices": [str(i + k) for k in range(4)], "answer": i % 4}
+        for i in range(n)
+    )
+    return "".join(json.dumps(r) + "\n" for r in rows)
+
+
 def _bench_files(d: Path) -> dict[str, str]:
     d.mkdir(parents=True, exist_ok=True)
-    arc = d / "arc.jsonl"
-    with open(arc, "w") as fh:
-        for i in range(23):
-            n = 3 if i == 4 else 4
-            fh.write(
-                json.dumps(
-                    {
-                        "id": f"Q{i}",
-                        "question": f"What is {i}?",
-                        "choices": {"text": [f"opt{i}-{j}" for j in range(n)], "label": list("ABCD")[:n]},
-                        "answerKey": "ABCD"[i % 4 if n == 4 else 0],
-                    }
-                )
-                + "\n"
-            )
-    mm = d / "mmlu.jsonl"
-    with open(mm, "w") as fh:
-        for i in range(17):
-            fh.write(
-                json.dumps(
-                    {
-                        "question": f"{i} plus {i}?",
-                        "subject": "math",
-                        "choices": [str(i + k) for k in range(4)],
-                        "answer": i % 4,
-                    }
-                )
-                + "\n"
-            )
+    arc, mm = d / "arc.jsonl", d / "mmlu.jsonl"
+    arc.write_text(arc_lines(23, three_choice=(4,)))
+    mm.write_text(mmlu_lines(17))
     return {"arc": str(arc), "mmlu": str(mm)}
 
 
