@@ -207,3 +207,20 @@ def test_a_legend_too_deep_to_write_is_a_records_error():
     unit.bits = {"q1": 1}
     with pytest.raises(RecordsError, match="nested too deeply to record"):
         build_records([unit], source="runs")
+
+
+def test_samples_line_longer_than_the_bound_is_reported_and_skipped(tmp_path, monkeypatch):
+    """An over-long samples line is one problem naming its line; the lines after it still parse."""
+    from leaderboard_audit.importers import lmeval
+    from leaderboard_audit.records.errors import ProblemLog
+
+    monkeypatch.setattr(lmeval, "MAX_LINE_BYTES", 100)
+    p = tmp_path / "samples.jsonl"
+    p.write_text('{"doc_id": 0}\n' + '{"x": "' + "a" * 300 + '"}\n\n{"doc_id": 2}\n')
+    log = ProblemLog()
+    rows = list(lmeval._sample_lines(p, log))
+    assert rows == [(1, {"doc_id": 0}), (4, {"doc_id": 2})]
+    assert log.total == 1
+    with pytest.raises(RecordsError) as err:
+        log.raise_if_any()
+    assert f"{p}:2: line longer than 100 bytes" in str(err.value)

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..records.errors import ProblemLog, RecordsError
 from ..records.grid import PAPER_ORDERINGS, Config, config_from_key
+from ..records.lines import bounded_lines
 from ..records.model import Records
 from ._build import ItemMeta, Unit, build_records
 from ._files import JSON_ERRORS, file_problem, read_json_file
@@ -372,16 +373,9 @@ def _sample_lines(path: Path, log: ProblemLog):
         return
     try:
         with open(path, "rb") as fh:
-            n = 0
-            while True:
-                raw = fh.readline(MAX_LINE_BYTES + 1)
-                if not raw:
-                    return
-                n += 1
-                if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            for n, raw in bounded_lines(fh, MAX_LINE_BYTES):
+                if raw is None:
                     log.add(spath, n, f"line longer than {MAX_LINE_BYTES} bytes")
-                    while raw and not raw.endswith(b"\n"):
-                        raw = fh.readline(MAX_LINE_BYTES + 1)
                     continue
                 if not raw.strip():
                     continue

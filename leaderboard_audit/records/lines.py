@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from collections.abc import Iterator
+from typing import IO, Any
 
 import numpy as np
 
@@ -55,6 +56,23 @@ class ModelFile:
     used_scalar_margin: bool = False  # a per-item margin kept as margin[CLOZE_MARGIN_KEY]
 
 
+def bounded_lines(fh: IO[bytes], max_bytes: int) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, raw bytes) of every line of ``fh``, holding at most ``max_bytes + 1`` bytes:
+    a longer line is read past in chunks and yielded as None."""
+    n = 0
+    while True:
+        raw = fh.readline(max_bytes + 1)
+        if not raw:
+            return
+        n += 1
+        if len(raw) > max_bytes and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):  # skip the rest of the line
+                raw = fh.readline(max_bytes + 1)
+            yield n, None
+        else:
+            yield n, raw
+
+
 def iter_lines(path: Path, max_bytes: int, log: ProblemLog):
     """Yield (line number, raw bytes) of non-blank lines; over-long lines are errors.
 
@@ -70,22 +88,15 @@ def iter_lines(path: Path, max_bytes: int, log: ProblemLog):
         return
     try:
         with fh:
-            while True:
-                raw = fh.readline(max_bytes + 1)
-                if not raw:
-                    return
-                n += 1
-                if len(raw) > max_bytes and not raw.endswith(b"\n"):
+            for n, raw in bounded_lines(fh, max_bytes):
+                if raw is None:
                     log.add(
                         str(path),
                         n,
                         f"line longer than {max_bytes} bytes",
                         fix="records lines hold one item each; check the file is records-v1",
                     )
-                    while raw and not raw.endswith(b"\n"):  # skip the rest of the line
-                        raw = fh.readline(max_bytes + 1)
-                    continue
-                if raw.strip():
+                elif raw.strip():
                     yield n, raw
     except OSError as exc:
         log.add(str(path), n or None, f"cannot read the file ({exc.strerror or exc})")
