@@ -141,7 +141,8 @@ def audit_scope(
     for check in registry().values():
         if not check.applies_to(scope, records):
             continue
-        if check.section is not None:
+        reason = check.skip_reason(sc)
+        if check.section is not None and (reason is None or check.section_when_skipped):
             reuse = (
                 shared is not None and check.section in shared.sections and not getattr(check, "scope_dependent", False)
             )
@@ -150,7 +151,6 @@ def audit_scope(
             out[check.section] = section
         else:
             section = None
-        reason = check.skip_reason(sc)
         found = [skipped(check.name, f"{check.name}[{scope}]", reason)] if reason else check.judge(sc, section)
         for j, v in enumerate(found):
             if ids is not None and (check.name, j) in ids:

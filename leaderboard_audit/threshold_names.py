@@ -17,4 +17,5 @@ THRESHOLD_NAMES = (
     "flip_boot",
     "flip_precision",
     "fragile_share",
+    "mix_draws",
 )

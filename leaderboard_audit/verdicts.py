@@ -136,7 +136,7 @@ def judge(
     if not math.isfinite(float(value)):
         raise ValueError(f"value {value!r} is not a finite number")
     ok = at_least if higher_is_better else at_most
-    margin = exact(value - pass_at if higher_is_better else pass_at - value)
+    margin = exact(value - pass_at if higher_is_better else pass_at - value) + 0.0  # never -0.0
     if ok(value, pass_at):
         return PASS, margin
     if warn_at is not None and ok(value, warn_at):

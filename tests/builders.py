@@ -13,12 +13,18 @@ from leaderboard_audit.records.grid import paper_grid
 def stable_records(
     n_items: int = 60, right: tuple[int, ...] = (50, 30, 10), names: tuple[str, ...] = ("alpha", "beta", "gamma")
 ) -> Records:
-    """Every model answers every item the same under every config, with clear gaps:
-    every check passes."""
+    """Every model answers every item the same under every config, with clear gaps, but for
+    one probe item (the last): the second model gets it right everywhere and the last model
+    under one non-reference config only. That keeps corr(disc, fragility) defined and
+    negative (the fragile item is the least discriminative), so compression passes rather
+    than warning on an undefined correlation (AUDITS v3): every check passes."""
     grid = paper_grid()
     C = np.zeros((len(names), n_items, len(grid)), dtype=bool)
     for m, r in enumerate(right):
         C[m, :r, :] = True
+    if len(names) >= 3 and n_items > max(right):
+        C[1, -1, :] = True
+        C[-1, -1, 1 if grid.reference_index != 1 else 2] = True
     items = Items(
         np.array(["bench"] * n_items, dtype=object),
         np.array([f"bench/q{i:03d}" for i in range(n_items)], dtype=object),

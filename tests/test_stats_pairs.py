@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from leaderboard_audit.metrics.bootstrap import paired_sign_bootstrap_ci, sign_difference_pmf
-from leaderboard_audit.metrics.pairs import adjacent_pairs, items_needed, pair_cause, pair_cis
+from leaderboard_audit.metrics.identified import sign_test_p
+from leaderboard_audit.metrics.pairs import adjacent_pairs, pair_cause, pair_cis
+from leaderboard_audit.metrics.power import items_needed
 
 
 def blocks(spec: list[tuple[int, str]], K: int = 2) -> np.ndarray:
@@ -99,13 +101,43 @@ def test_one_draw_for_all_pairs_is_deterministic_and_skips_empty_j():
 
 
 def test_items_needed_by_hand():
-    # p+ = 10/40, p- = 4/40: d = 0.15, s2 = 0.35 - 0.0225 = 0.3275; 3.8416 * 0.3275 / 0.0225 = 55.92
-    assert items_needed(10, 4, 40) == 56
-    assert items_needed(4, 10, 40) == 56  # symmetric in the sign of d
-    # 1 v 0 of 626: s2 / d^2 = 625 exactly, 3.8416 * 625 = 2401 exactly (floats say 2401.0000000000005)
-    assert items_needed(1, 0, 626) == 2401
+    # v3: the smallest |J'| whose rounded split reaches p <= 0.05 under the exact sign test.
+    # 10 v 4 of 40: J' = 70 gives 17.5 -> 18 v 7 (halves up), 2 * P(Bin(25, 1/2) <= 7) = 0.0433;
+    # J' = 69 gives 17 v 7, 2 * P(Bin(24, 1/2) <= 7) = 0.0639 (and no smaller J' reaches it)
+    assert items_needed(10, 4, 40) == 70
+    assert items_needed(4, 10, 40) == 70  # symmetric in the sign of the difference
+    assert items_needed(1, 0, 1) == 6  # AUDITS v3: 6 v 0, p = 1/32
+    assert items_needed(5, 0, 5) == 6  # v2 said 0 for an all one-sided J
+    assert items_needed(1, 0, 626) == 3443  # round(J' / 626) >= 6 from J' = 5.5 * 626 = 3443
     assert items_needed(3, 3, 50) is None and items_needed(0, 0, 0) is None
-    assert items_needed(5, 0, 5) == 0  # every robust item favours one side
+    assert items_needed(5001, 4999, 10000) == "> 10,000,000"
+
+
+def test_items_needed_equals_brute_force():
+    rng = np.random.default_rng(7)
+
+    def brute(h, lo, J):
+        for Jp in range(1, 100_000):
+            hp, lp = (2 * h * Jp + J) // (2 * J), (2 * lo * Jp + J) // (2 * J)
+            if sign_test_p(np.array([hp]), np.array([lp]))[0] <= 0.05:
+                return Jp
+
+    for _ in range(150):
+        J = int(rng.integers(1, 80))
+        h = int(rng.integers(0, J + 1))
+        lo = int(rng.integers(0, J - h + 1))
+        if h != lo:
+            assert items_needed(h, lo, J) == brute(h, lo, J), (h, lo, J)
+    # above the scan-from-one estimate (4,096): the search starts at half the estimate
+    for h, lo, J in [(26, 24, 100), (3, 1, 83 * 40), (51, 49, 200)]:
+        got = items_needed(h, lo, J)
+        assert isinstance(got, int) and got > 4096
+        Jp = got
+        hp, lp = (2 * h * Jp + J) // (2 * J), (2 * lo * Jp + J) // (2 * J)
+        assert sign_test_p(np.array([hp]), np.array([lp]))[0] <= 0.05
+        for Jp in range(got // 2, got):  # nothing smaller from half of it on
+            hp, lp = (2 * h * Jp + J) // (2 * J), (2 * lo * Jp + J) // (2 * J)
+            assert sign_test_p(np.array([hp]), np.array([lp]))[0] > 0.05
 
 
 def test_cause_follows_the_fragile_share():
@@ -123,7 +155,7 @@ def test_cause_and_items_needed_on_pairs():
     p = adjacent_pairs(C, 0, np.array([0, 1]), seed=1, scope="s", models=("a", "b"))[0]
     assert (p.gap_items, p.higher_only, p.lower_only, p.robust_items) == (2, 1, 0, 50)
     assert p.fragile_share == 0.5 and p.manufactured and p.cause == "sampling"
-    assert p.items_needed == 189  # 3.8416 * (50 * 1 - 1) / 1 = 188.24
+    assert p.items_needed == 275  # v3: round(J' / 50) >= 6 from J' = 5.5 * 50
     # gap of 3 items, 2 of them fragile: harness
     C = blocks([(1, "RW"), (49, "WW"), (2, "Ff")])
     p = adjacent_pairs(C, 0, np.array([0, 1]), seed=1, scope="s", models=("a", "b"))[0]
@@ -132,7 +164,7 @@ def test_cause_and_items_needed_on_pairs():
     C = blocks([(3, "RW"), (1, "WR"), (20, "WW")], K=1)
     p = adjacent_pairs(C, 0, np.array([0, 1]), seed=1, scope="s", models=("a", "b"))[0]
     assert p.fragile_share == 0 and p.manufactured and p.cause == "sampling"
-    assert p.items_needed == 89  # 3.8416 * (24 * 4 - 2^2) / 2^2 = 88.36
+    assert p.items_needed == 100  # v3: 12.5 -> 13 v 4.17 -> 4, 2 * P(Bin(17, 1/2) <= 4) = 0.049
 
 
 def test_window_around_the_mean_is_the_whole_distribution_where_it_has_mass():

@@ -119,7 +119,7 @@ def test_single_configuration_grid_skips_what_needs_configurations():
     ab = v["manufactured[b-a>b]"]
     pair = s["pairs"][0]
     assert (pair["fragile_share"], pair["manufactured"], pair["cause"]) == (0.0, True, "sampling")
-    assert pair["items_needed"] == 227  # 1 v 0 of 60: 3.8416 * (60 * 1 - 1) / 1 = 226.7
+    assert pair["items_needed"] == 330  # v3: 1 v 0 of 60 needs 6 v 0: J' = 5.5 * 60
     assert ab["status"] == "warn" and "too few jointly robust items" in ab["message"]
     assert "manufactured by config-fragile" not in ab["message"]
     assert v["manufactured[b-b>c]"]["status"] == "pass"

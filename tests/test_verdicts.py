@@ -9,6 +9,9 @@ that every expected number is exact. Only the public functions are used (name + 
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 
 from leaderboard_audit.checks.axes import axes_verdict
@@ -17,6 +20,7 @@ from leaderboard_audit.checks.brittleness import brittleness_verdict
 from leaderboard_audit.checks.champions import champions_verdict
 from leaderboard_audit.checks.compression import compression_verdict
 from leaderboard_audit.checks.manufactured import pair_verdict
+from leaderboard_audit.metrics.identified import sign_test_p
 from leaderboard_audit.verdicts import FAIL, PASS, SKIP, WARN, Thresholds, make_verdict
 
 # binary fractions: band 1/4 .. 1/2, fragile share 1/2, champion items 3, axes 3/4 .. 1/2,
@@ -55,6 +59,7 @@ def test_threshold_defaults_and_conversion():
         "flip_boot": 1000,
         "flip_precision": 0.8,
         "fragile_share": 0.5,
+        "mix_draws": 100,
     }
     assert Thresholds.names() == list(d.as_dict())
     t = Thresholds.from_mapping({"band_pass": "0.125", "compression_k": "50"})
@@ -120,8 +125,13 @@ def test_band_with_default_thresholds_is_exact_at_the_boundary():
     assert band_verdict("s", "m", band_row(0.0625), Thresholds())["status"] == FAIL
 
 
-# ------------------------------------------------------------------ manufactured (pairs)
+# ------------------------------------------------------------------ manufactured (pairs), AUDITS.md v3
+THR = round(-math.log10(0.05), 12)  # the pair test's threshold: -log10 alpha
+
+
 def pair(**kw) -> dict:
+    """A pair entry as ``manufactured.pair_entry`` writes it; ``p_value``, ``identified`` and
+    ``manufactured`` follow from the counts (exact sign test) unless given."""
     p = {
         "higher": "a",
         "lower": "b",
@@ -129,110 +139,144 @@ def pair(**kw) -> dict:
         "gap_items": 4,
         "fragile_share": 0.25,
         "robust_items": 20,
-        "higher_only": 3,
-        "lower_only": 1,
-        "robust_diff": 0.125,
-        "ci": (0.0625, 0.25),
+        "higher_only": 12,
+        "lower_only": 0,
+        "robust_diff": 0.6,
+        "ci": (0.4, 0.8),
         "reversing": 0,
-        "manufactured": False,
-        "robust_tie": False,
     }
     p.update(kw)
+    h, lo = p["higher_only"], p["lower_only"]
+    pv = float(sign_test_p(np.array([h]), np.array([lo]))[0])
+    p.setdefault("p_value", pv)
+    side = None if p["p_value"] > 0.05 or h == lo else ("higher" if h > lo else "lower")
+    p.setdefault("identified", side)
+    p.setdefault("robust_tie", side is None)
+    p.setdefault("manufactured", side is None and p["gap_items"] != 0)
     return p
 
 
+def val(h: int, lo: int) -> float:
+    pv = float(sign_test_p(np.array([h]), np.array([lo]))[0])
+    return round((1.0 if h >= lo else -1.0) * -math.log10(pv), 12) + 0.0
+
+
 @pytest.mark.parametrize(
-    "kw,status,value,why",
+    "kw,status,value,margin,why",
     [
-        # manufactured and some config reverses the pair: fail, whatever else holds; the message follows the cause
+        # manufactured (3 v 1: p = 0.625) and some config reverses the pair: fail; the message follows the cause
         (
-            {
-                "manufactured": True,
-                "reversing": 2,
-                "robust_tie": True,
-                "ci": (-0.25, -0.0625),
-                "fragile_share": 0.75,
-                "cause": "harness",
-            },
+            {"higher_only": 3, "lower_only": 1, "reversing": 2, "fragile_share": 0.75, "cause": "harness"},
             FAIL,
-            -0.25,
+            val(3, 1),
+            round(val(3, 1) - THR, 12),
             "manufactured by config-fragile items: the robust items do not order the pair, and 2/8 configs print the "
             "opposite order",
         ),
-        # one reversing config is enough; a sampling cause says how many robust items it would take
+        # 4 v 0 is not identified (p = 0.125): the v2 bootstrap called it identified at any |J|
         (
-            {
-                "manufactured": True,
-                "reversing": 1,
-                "robust_tie": True,
-                "ci": (-0.25, 0.25),
-                "cause": "sampling",
-                "items_needed": 12,
-            },
+            {"higher_only": 4, "lower_only": 0, "reversing": 1, "cause": "sampling", "items_needed": 30},
             FAIL,
-            -0.25,
-            "too few jointly robust items to tell the pair apart (20 of them; about 12 needed): a sampling problem, not "
-            "the harness, and 1/8 configs print the opposite order",
+            val(4, 0),
+            round(val(4, 0) - THR, 12),
+            "too few jointly robust items to tell the pair apart (20 of them; about 30 needed at the same "
+            "proportions; no split of 4 disagreements can reach p <= 0.05): a sampling problem, not the harness, "
+            "and 1/8 configs print the opposite order",
         ),
-        # the robust items order the pair the other way (upper CI bound below 0)
-        ({"ci": (-0.375, -0.125)}, FAIL, -0.375, "the jointly robust items order the pair the other way"),
-        # an upper bound at 0 is not "the other way"
-        ({"ci": (-0.25, 0.0)}, PASS, -0.25, "the robust items order the pair"),
-        # a printed order for a reference tie
-        ({"gap_items": 0, "gap": 0.0}, WARN, 0.0625, "an order printed for a tie (reference gap = 0)"),
+        # the robust items order the pair the other way (0 v 8: p = 0.0078)
+        (
+            {"higher_only": 0, "lower_only": 8},
+            FAIL,
+            val(0, 8),
+            round(val(0, 8) - THR, 12),
+            "the jointly robust items order the pair the other way",
+        ),
+        # a printed tie carries no claim: warn, never fail, even when the robust items order it
+        (
+            {"gap_items": 0, "gap": 0.0, "higher_only": 3, "lower_only": 1},
+            WARN,
+            val(3, 1),
+            -1.0,
+            "printed tie (reference gap = 0; the printed order is the name order)",
+        ),
+        (
+            {"gap_items": 0, "gap": 0.0, "higher_only": 0, "lower_only": 30, "reversing": 3},
+            WARN,
+            val(0, 30),
+            -1.0,
+            "printed as a tie; the robust items order it: b above a",
+        ),
         # manufactured, no config reverses
         (
-            {
-                "manufactured": True,
-                "robust_tie": True,
-                "ci": (-0.125, 0.125),
-                "fragile_share": 0.75,
-                "cause": "harness",
-            },
+            {"higher_only": 5, "lower_only": 0, "fragile_share": 0.75, "cause": "harness"},
             WARN,
-            -0.125,
+            val(5, 0),
+            round(val(5, 0) - THR, 12),
             "manufactured by config-fragile items: the robust items do not order the pair; no config reverses the pair",
         ),
         # without a cause key (an older report) it is derived from the fragile share: 0.25 -> sampling
         (
-            {"manufactured": True, "robust_tie": True, "ci": (-0.125, 0.125)},
+            {"higher_only": 2, "lower_only": 1},
             WARN,
-            -0.125,
-            "too few jointly robust items to tell the pair apart (20 of them): a sampling problem, not the harness; "
-            "no config reverses the pair",
+            val(2, 1),
+            round(val(2, 1) - THR, 12),
+            "too few jointly robust items to tell the pair apart (20 of them; no split of 3 disagreements can reach "
+            "p <= 0.05): a sampling problem, not the harness; no config reverses the pair",
         ),
-        # identified, but the gap is carried by fragile items
-        ({"fragile_share": 0.75}, WARN, 0.0625, "identified, but 75% of the gap is carried by fragile items"),
-        # pass: identified, fragile share at the threshold (strictly greater warns)
-        ({"fragile_share": 0.5}, PASS, 0.0625, "the robust items order the pair"),
-        # pass: not identified (robust tie) but not manufactured: the fragile share is not judged
+        # identified, but the gap is carried by fragile items: the margin is in fragile share
         (
-            {"robust_tie": True, "fragile_share": 0.75, "ci": (-0.125, 0.125)},
-            PASS,
-            -0.125,
-            "the robust items order the pair",
+            {"fragile_share": 0.75},
+            WARN,
+            val(12, 0),
+            -0.25,
+            "identified, but 75% of the gap is carried by fragile items",
         ),
-        # a one-item gap is not a tie
-        ({"gap_items": 1}, PASS, 0.0625, "the robust items order the pair"),
-        # pass with no jointly robust items: value 0
-        ({"ci": None, "fragile_share": None}, PASS, 0.0, "the robust items order the pair"),
+        # pass: identified, fragile share at the threshold (strictly greater warns)
+        ({"fragile_share": 0.5}, PASS, val(12, 0), round(val(12, 0) - THR, 12), "the robust items order the pair"),
+        # 6 v 0 is the smallest one-sided split identified at 0.05 (p = 0.03125)
+        ({"higher_only": 6}, PASS, val(6, 0), round(val(6, 0) - THR, 12), "the robust items order the pair"),
+        # no jointly robust items: p = 1, value 0, manufactured
+        (
+            {
+                "higher_only": 0,
+                "lower_only": 0,
+                "robust_items": 0,
+                "ci": None,
+                "fragile_share": 1.0,
+                "cause": "harness",
+            },
+            WARN,
+            0.0,
+            -THR,
+            "manufactured by config-fragile items: the robust items do not order the pair; no config reverses the pair",
+        ),
     ],
 )
-def test_pair(kw, status, value, why):
+def test_pair(kw, status, value, margin, why):
     v = pair_verdict("mmlu", pair(**kw), 8, T)
-    assert outcome(v) == (status, value, 0.0, value)
+    assert outcome(v) == (status, value, THR, margin)
+    assert (v["margin"] >= 0) == (v["status"] == PASS)
     assert v["check"] == "manufactured" and v["id"] == "manufactured[mmlu-a>b]"
     assert v["message"].startswith(f"a > b: {why}. gap ")
     assert v["evidence"]["configs"] == 8 and v["evidence"]["reversing"] == pair(**kw)["reversing"]
 
 
-def test_pair_ci_caveats():
+def test_pair_at_alpha_boundary_and_one_configuration():
+    # p exactly at alpha passes (closed boundary: margin 0, never -0)
+    p = pair(higher_only=6, p_value=0.05)
+    v = pair_verdict("s", p, 8, T)
+    assert v["status"] == PASS and v["margin"] == 0.0 and str(v["margin"]) == "0.0"
+    # one configuration: no vacuous "no config reverses" and no reversing count
+    v = pair_verdict("s", pair(higher_only=2, lower_only=1), 1, T)
+    assert v["status"] == WARN and "reverses" not in v["message"] and "reversing" not in v["message"]
+    assert "sign test p 1" in v["message"]
+
+
+def test_pair_message_carries_the_sign_test_and_ci():
     msg = pair_verdict("s", pair(higher_only=3, lower_only=0, ci=(0.0, 0.25)), 8, T)["message"]
-    assert "(no disagreement in one direction: a CI bound sits at 0 by construction)" in msg
-    msg = pair_verdict("s", pair(higher_only=0, lower_only=0, ci=(0.0, 0.0)), 8, T)["message"]
-    assert "(the two agree on every jointly robust item: the CI is [0, 0] by construction)" in msg
+    assert "higher_only 3, lower_only 0, sign test p 0.25 (alpha 0.05); robust diff CI [0.000, 0.250]" in msg
     msg = pair_verdict("s", pair(ci=None), 8, T)["message"]
-    assert "robust diff CI n/a (no jointly robust items)" in msg and "by construction" not in msg
+    assert "robust diff CI n/a (no jointly robust items)" in msg
 
 
 # ------------------------------------------------------------------ champions
@@ -252,7 +296,7 @@ def champs(per_config: list[tuple], champion_set: list[str]) -> dict:
 def test_champions_one_champion_passes():
     ch = champs([("ref", ["a"], 5), ("c1", ["a"], 2)], ["a"])
     v = champions_verdict("pooled", ch, "ref", T)
-    assert outcome(v) == (PASS, 0, 3.0, 3.0)
+    assert outcome(v) == (PASS, 0, 3.0, 0.0)  # v3: margin in champions beyond one
     assert v["id"] == "champions[pooled]" and v["message"].startswith("one champion (a) under every config.")
     assert v["evidence"] == {"set": ["a"], "other_wins": []}
 
@@ -279,7 +323,7 @@ def test_champions_tied_challengers_fail():
 def test_champions_other_winner_within_the_threshold_warns():
     ch = champs([("ref", ["a"], 5), ("c1", ["b"], 3, 3)], ["a", "b"])  # 3 == threshold: warn
     v = champions_verdict("pooled", ch, "ref", T)
-    assert outcome(v) == (WARN, 3, 3.0, 0.0)
+    assert outcome(v) == (WARN, 3, 3.0, -1.0)  # v3: 2 champions, one beyond one
     assert v["message"].startswith("2 champions, the others lead the reference winner by <= 3 items (coin flips).")
 
 
@@ -288,7 +332,7 @@ def test_champions_only_through_ties_warns():
     # reference winner a, so no configuration is challenged and the value stays 0
     ch = champs([("ref", ["a"], 5), ("c1", ["a", "b"], 0), ("c2", ["a", "c"], 0)], ["a", "b", "c"])
     v = champions_verdict("pooled", ch, "ref", T)
-    assert outcome(v) == (WARN, 0, 3.0, 3.0)
+    assert outcome(v) == (WARN, 0, 3.0, -2.0)
     assert v["message"].startswith("3 champions, the others only through exact ties with the reference winner.")
     assert v["evidence"]["other_wins"] == [
         {"config": "c1", "winners": ["a", "b"], "margin_items": 0, "lead_items": None},
@@ -299,7 +343,7 @@ def test_champions_only_through_ties_warns():
 def test_champions_reference_tie_counts_both_as_reference_winners():
     # both reference winners win elsewhere by 9 items: not "other" winners, so the value is 0
     ch = champs([("ref", ["a", "b"], 0), ("c1", ["b"], 9)], ["a", "b"])
-    assert outcome(champions_verdict("s", ch, "ref", T)) == (WARN, 0, 3.0, 3.0)
+    assert outcome(champions_verdict("s", ch, "ref", T)) == (WARN, 0, 3.0, -1.0)
 
 
 # ------------------------------------------------------------------ compression
@@ -321,37 +365,42 @@ def comp(corr, ci, topk=0.5, allf=0.25, **kw) -> dict:
 
 
 @pytest.mark.parametrize(
-    "c,status,value,why",
+    "c,status,value,margin,why",
     [
-        (comp(None, None), PASS, 0.0, "corr(disc, fragility) undefined"),
-        (comp(-0.25, (-0.5, 0.125)), PASS, -0.5, "discriminative items are not the fragile ones"),
-        (comp(0.0, (-0.25, 0.25)), PASS, -0.25, "discriminative items are not the fragile ones"),  # corr 0
-        (comp(0.25, (-0.125, 0.5)), WARN, -0.125, "corr > 0 but its CI includes 0"),
-        (comp(0.25, (0.0, 0.5)), WARN, 0.0, "corr > 0 but its CI includes 0"),  # lo = 0
-        (comp(0.25, None), WARN, 0.25, "corr > 0 but its CI includes 0"),  # no CI
+        # v3: an undefined correlation is a warn with the reason, never a pass
+        (comp(None, None), WARN, None, -1.0, "corr(disc, fragility) undefined: "),
+        (comp(-0.25, (-0.5, 0.125)), PASS, -0.5, 0.25, "discriminative items are not the fragile ones"),
+        (comp(0.0, (-0.25, 0.25)), PASS, -0.25, 0.0, "discriminative items are not the fragile ones"),  # corr 0
+        (comp(0.25, (-0.125, 0.5)), WARN, -0.125, -0.25, "corr > 0 but its CI includes 0"),
+        (comp(0.25, (0.0, 0.5)), WARN, 0.0, -0.25, "corr > 0 but its CI includes 0"),  # lo = 0
+        (comp(0.25, None), WARN, 0.25, -0.25, "corr > 0 but its CI includes 0"),  # no CI
         (
             comp(0.5, (0.25, 0.75)),
             FAIL,
             0.25,
+            -0.5,
             "compression keeps the fragile items: top-10 mean fragility 0.500 > 0.250 over all items",
         ),
         (
             comp(0.5, (0.25, 0.75), topk=0.25, allf=0.25),
             WARN,
             0.25,
+            -0.5,
             "corr > 0, but the top-10 items are no more fragile than all items",
         ),
         (
             comp(0.5, (0.25, 0.75), topk=None),
             WARN,
             0.25,
+            -0.5,
             "corr > 0, but the top-10 items are no more fragile than all items",
         ),
     ],
 )
-def test_compression(c, status, value, why):
+def test_compression(c, status, value, margin, why):
     v = compression_verdict("arc", c, T)
-    assert outcome(v) == (status, value, 0.0, 0.0 - value)
+    assert outcome(v) == (status, value, 0.0, margin)
+    assert (v["margin"] >= 0) == (v["status"] == PASS)
     assert v["id"] == "compression[arc]" and v["message"].startswith(why)
     assert v["evidence"] == {
         k: c[k]
@@ -367,6 +416,13 @@ def test_compression(c, status, value, why):
         )
     }
     assert "(k reduced to N//2)" not in v["message"]
+
+
+def test_compression_undefined_says_why_and_labels_the_real_subset():
+    # every item fragile for every model: fragility is constant (fixtures/real's arc)
+    v = compression_verdict("arc", comp(None, None, topk=1.0, allf=1.0, k_used=4, disc_defined=4), T)
+    assert v["status"] == WARN and "every item is config-fragile for every model" in v["message"]
+    assert "top-4 (of k=10: only 4 items have a defined discrimination)" in v["message"]
 
 
 def test_compression_reduced_k_is_said():

@@ -15,6 +15,8 @@ from .base import POOLED, Check, Scope, num
 BUILTIN = (
     "band",
     "manufactured",
+    "power",
+    "averaged",
     "ranking",
     "champions",
     "compression",

@@ -141,6 +141,9 @@ class Check:
     needs_configs: ClassVar[bool] = False
     #: the section depends on the scope's name beyond its items (not reused for an alias scope)
     scope_dependent: ClassVar[bool] = False
+    #: the section is computed even when the check is skipped (band: the leaderboard itself);
+    #: otherwise a skipped check's section is not computed (docs/spec/AUDITS.md v3)
+    section_when_skipped: ClassVar[bool] = False
 
     def applies_to(self, scope_name: str, records: Records) -> bool:
         """Whether the check has cases in this scope at all (default: every scope)."""

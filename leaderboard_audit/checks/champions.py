@@ -128,9 +128,12 @@ def champions_verdict(scope: str, ch: dict[str, Any], reference_key: str, t: Any
     value = max((row["lead_items"] for row in challenged), default=0)
     worst = max(challenged, key=lambda r: r["lead_items"], default=None)
     ref_txt = " / ".join(sorted(ref_winners))
+    # v3 margins: champions beyond one (1 - count) decide pass/warn, the lead in items a fail
+    margin = float(1 - ch["count"]) + 0.0
     if ch["count"] <= 1:
         status, why = PASS, f"one champion ({', '.join(ch['set'])}) under every config"
     elif not at_most(value, t.champion_items):
+        margin = exact(t.champion_items - value) + 0.0
         tie = f" (tied: {' / '.join(worst['winners'])})" if len(worst["winners"]) > 1 else ""
         status, why = (
             FAIL,
@@ -172,7 +175,7 @@ def champions_verdict(scope: str, ch: dict[str, Any], reference_key: str, t: Any
         status,
         value,
         t.champion_items,
-        exact(t.champion_items - value),
+        margin,
         msg,
         {"set": ch["set"], "other_wins": wins},
     )

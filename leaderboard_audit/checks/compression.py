@@ -62,7 +62,7 @@ def compression_verdict(scope: str, c: dict[str, Any], t: Any) -> dict[str, Any]
     lo = None if ci is None else ci[0]
     topk, allf = c["mean_fragility_topk"], c["mean_fragility_all"]
     if corr is None:
-        status, why = PASS, "corr(disc, fragility) undefined (constant discrimination or fragility)"
+        status, why = WARN, f"corr(disc, fragility) undefined: {_undefined_reason(c)}"
     elif at_most(corr, 0.0):
         status, why = PASS, "discriminative items are not the fragile ones"
     elif lo is None or at_most(lo, 0.0):
@@ -70,27 +70,27 @@ def compression_verdict(scope: str, c: dict[str, Any], t: Any) -> dict[str, Any]
     elif topk is not None and allf is not None and not at_most(topk, allf):
         status, why = (
             FAIL,
-            (
-                f"compression keeps the fragile items: top-{c['k']} mean fragility "
-                f"{topk:.3f} > {allf:.3f} over all items"
-            ),
+            (f"compression keeps the fragile items: top-{_k(c)} mean fragility {topk:.3f} > {allf:.3f} over all items"),
         )
     else:
-        status, why = WARN, f"corr > 0, but the top-{c['k']} items are no more fragile than all items"
+        status, why = WARN, f"corr > 0, but the top-{_k(c)} items are no more fragile than all items"
     msg = (
-        f"{why}. corr {fmt(corr)} CI {ci_cell(ci)}; top-{c['k']} (cutoff {c['cutoff_above']} above + "
+        f"{why}. corr {fmt(corr)} CI {ci_cell(ci)}; top-{_k(c)} (cutoff {c['cutoff_above']} above + "
         f"{c['cutoff_ties']} tied) mean fragility {fmt(topk)} vs all {fmt(allf)}; champions full "
         f"{c['champions_full']}, top-k mean {fmt(c['champions_topk_mean'], 2)}, random "
         f"{fmt(c['champions_random_mean'], 2)}" + (" (k reduced to N//2)" if c.get("k_reduced") else "")
     )
-    value = lo if lo is not None else (corr if corr is not None else 0.0)
+    value = lo if lo is not None else corr
+    # v3: the status is decided by corr <= 0 (pass), so the margin is -corr; an undefined
+    # correlation decides nothing and is a warn at -1 (the far end of a correlation's range)
+    margin = -1.0 if corr is None else exact(0.0 - corr) + 0.0
     return make_verdict(
         "compression",
         f"compression[{scope}]",
         status,
         value,
         0.0,
-        exact(0.0 - value),
+        margin,
         msg,
         {
             k: c[k]
@@ -106,6 +106,21 @@ def compression_verdict(scope: str, c: dict[str, Any], t: Any) -> dict[str, Any]
             )
         },
     )
+
+
+def _k(c: dict[str, Any]) -> str:
+    """The top-k subset's label: its real size, with the requested k when fewer items rank."""
+    used = c.get("k_used", c["k"])
+    return str(used) if used == c["k"] else f"{used} (of k={c['k']}: only {used} items have a defined discrimination)"
+
+
+def _undefined_reason(c: dict[str, Any]) -> str:
+    defined = c.get("disc_defined")
+    if c.get("mean_fragility_all") is not None and c["mean_fragility_all"] >= 1.0 - 1e-12:
+        return "every item is config-fragile for every model (fragility is constant), the worst case for compression"
+    if defined is not None and defined < 3:
+        return f"only {defined} item(s) have a defined discrimination"
+    return "discrimination or fragility is constant over the items"
 
 
 CHECK = Compression()

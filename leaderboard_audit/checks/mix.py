@@ -7,24 +7,33 @@ without b, drawing from the pooled scope's generators (common random numbers), a
 headline numbers of Table 9 are read from the sections they compute. One verdict per
 benchmark, ``mix[<benchmark>]``:
 
-* fail: some pooled verdict changes status without b, or some check's overall status
-  (its worst verdict) does: the conclusion rests on b (the message names b and the check);
-* warn: no status changes, but a quantity crosses a threshold: a verdict's value moves
-  to the other side of its threshold, an adjacent pair appears or disappears, or a
-  headline fact moves (champion count or set, reference order, manufactured count,
-  most destructive axis, sign of the corr(disc, fragility) CI low or of the minimum
-  Kendall tau, robust winner or tiers when the identified order exists);
+A change is compared with chance (docs/spec/AUDITS.md v3): a pooled verdict (or a
+check's overall status) that changes without b is *specific to b* only when, over
+``mix_draws`` seeded random drops of as many pooled items, the share ``q`` of drops
+under which it changes too is below 0.05. Only the changed verdicts' checks rerun.
+
+* fail: some change specific to b (the message names it and its ``q``);
+* warn: changes, none specific (the message gives ``q``); or no status changes but a
+  quantity crosses a threshold: a verdict's value moves to the other side of its
+  threshold, an adjacent pair appears or disappears, or a headline fact moves (champion
+  count or set, reference order, manufactured count, most destructive axis, sign of the
+  corr(disc, fragility) CI low or of the minimum Kendall tau, both defined; robust
+  winner or tiers);
 * pass: nothing of that.
 
-value = number of pooled checks whose status changes, threshold 0 (docs/audits.md,
-"Beyond the paper: leave one benchmark out").
+value = number of changes specific to b, threshold 0; margin: ``min q - 0.05`` on a
+fail, minus the number of changes and moved facts on a warn, 0 on a pass
+(docs/audits.md, "Beyond the paper: leave one benchmark out", "Margins").
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..metrics.leave_one_out import MIN_BENCHMARKS, moved, without_benchmark
+from ..metrics.rng import rng_for
 from ..reports.tables import Cell, Line, Table, ci_cell
 from ..verdicts import FAIL, PASS, SEVERITY, WARN, exact, fmt, make_verdict, skipped
 from .base import POOLED, Check, Scope
@@ -100,9 +109,28 @@ def headline_from_sections(
     return out
 
 
+def _side(v: dict[str, Any]) -> bool | None:
+    """Which side of its threshold a verdict's value sits on (a value exactly at the
+    threshold counts as on or above it); None when either is missing."""
+    val, thr = v.get("value"), v.get("threshold")
+    if not isinstance(val, (int, float)) or not isinstance(thr, (int, float)):
+        return None
+    return exact(val) >= exact(thr)
+
+
+def worst_status(vs: list[dict[str, Any]]) -> dict[str, str]:
+    """check -> its worst status among ``vs``."""
+    out: dict[str, str] = {}
+    for v in vs:
+        if v["check"] not in out or SEVERITY[v["status"]] > SEVERITY[out[v["check"]]]:
+            out[v["check"]] = v["status"]
+    return out
+
+
 def compare(full: list[dict[str, Any]], reduced: list[dict[str, Any]]) -> dict[str, Any]:
     """Status changes, threshold crossings and appearing/disappearing verdicts between two
-    verdict lists of the same checks (matched by verdict id)."""
+    verdict lists of the same checks (matched by verdict id). A crossing: the status is the
+    same but the value moved to the other side of its threshold."""
     f = {v["id"]: v for v in full}
     r = {v["id"]: v for v in reduced}
     changes, crossings = [], []
@@ -112,9 +140,7 @@ def compare(full: list[dict[str, Any]], reduced: list[dict[str, Any]]) -> dict[s
             continue
         if a["status"] != b["status"]:
             changes.append({"check": a["check"], "id": vid, "before": a["status"], "after": b["status"]})
-        elif (
-            a["margin"] is not None and b["margin"] is not None and (exact(a["margin"]) > 0) != (exact(b["margin"]) > 0)
-        ):
+        elif _side(a) is not None and _side(b) is not None and _side(a) != _side(b):
             crossings.append(
                 {
                     "check": a["check"],
@@ -125,15 +151,7 @@ def compare(full: list[dict[str, Any]], reduced: list[dict[str, Any]]) -> dict[s
                     "threshold": a["threshold"],
                 }
             )
-
-    def worst(vs: list[dict[str, Any]]) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for v in vs:
-            if v["check"] not in out or SEVERITY[v["status"]] > SEVERITY[out[v["check"]]]:
-                out[v["check"]] = v["status"]
-        return out
-
-    wf, wr = worst(full), worst(reduced)
+    wf, wr = worst_status(full), worst_status(reduced)
     check_status = {
         c: {"before": wf.get(c), "after": wr.get(c)} for c in sorted(set(wf) | set(wr)) if wf.get(c) != wr.get(c)
     }
@@ -146,11 +164,71 @@ def compare(full: list[dict[str, Any]], reduced: list[dict[str, Any]]) -> dict[s
     }
 
 
+def random_drop_shares(
+    scope: Scope,
+    checks: list[Check],
+    full_v: list[dict[str, Any]],
+    changes: list[dict[str, Any]],
+    overall: list[str],
+    *,
+    n_drop: int,
+    draws: int,
+    key: str,
+) -> tuple[list[float], list[float]]:
+    """docs/spec/AUDITS.md v3, "mix is compared with random drops": for each changed verdict
+    (``changes``) and each check whose overall status changed (``overall``), the share
+    ``q`` of ``draws`` seeded random drops of ``n_drop`` pooled items under which it changes
+    too. Only the checks owning those verdicts are recomputed (verdicts only). A verdict
+    that does not exist under a drop (its pair is no longer adjacent) counts as changed.
+    The drops come from one generator keyed by (seed, "mix", "drops", benchmark)."""
+    full = scope.records
+    N = full.shape[1]
+    before = {v["id"]: v["status"] for v in full_v}
+    worst_before = worst_status(full_v)
+    names = {c["check"] for c in changes} | set(overall)
+    rerun = [c for c in checks if c.name in names]
+    # a rerun check may read sections of checks before it (ranking: the averaged order)
+    rng = rng_for(scope.seed, "mix", "drops", key)
+    hits_v = np.zeros(len(changes), dtype=np.int64)
+    hits_c = np.zeros(len(overall), dtype=np.int64)
+    for _ in range(draws):
+        keep = np.sort(rng.permutation(N)[: N - n_drop])
+        red = full.select_items(keep)
+        sc = Scope(
+            red, POOLED, seed=scope.seed, n_boot=scope.n_boot, thresholds=scope.thresholds, alpha=scope.alpha, full=red
+        )
+        sc.verdicts_only = True
+        got: list[dict[str, Any]] = []
+        for c in rerun:
+            got += _run(c, sc)
+        now = {v["id"]: v["status"] for v in got}
+        hits_v += np.array([now.get(ch["id"]) != before[ch["id"]] for ch in changes], dtype=np.int64)
+        worst_now = worst_status(got)
+        hits_c += np.array([worst_now.get(c) != worst_before.get(c) for c in overall], dtype=np.int64)
+    return (hits_v / draws).tolist(), (hits_c / draws).tolist()
+
+
 def _verdicts(check: Check, scope: Scope) -> list[dict[str, Any]]:
     reason = check.skip_reason(scope)
     if reason:  # as the auditor does: one skipped verdict per scope
         return [skipped(check.name, f"{check.name}[{scope.name}]", reason)]
     return check.judge(scope, scope.sections.get(check.section) if check.section else None)
+
+
+#: a change is specific to the left-out benchmark when random drops of as many items
+#: reproduce it in fewer than this share of draws (v3)
+SPECIFIC_Q = 0.05
+
+
+def _pct(q: float | None) -> str:
+    return "n/a" if q is None else f"{q:.0%}"
+
+
+def _run(check: Check, scope: Scope) -> list[dict[str, Any]]:
+    """A check's section (unless it is skipped: v3) and verdicts in a reduced scope."""
+    if check.section is not None and (check.skip_reason(scope) is None or check.section_when_skipped):
+        scope.sections[check.section] = check.compute(scope)
+    return _verdicts(check, scope)
 
 
 def _signless(x: float | None) -> str:
@@ -171,6 +249,7 @@ class Mix(Check):
     name = "mix"
     title = "Mix: leave one benchmark out (Table 9, appendix A.9)"
     section = "mix"
+    thresholds = {"mix_draws": 100}
 
     def applies_to(self, scope_name: str, records: Any) -> bool:
         return scope_name == POOLED and len(records.benchmarks) >= MIN_BENCHMARKS
@@ -193,7 +272,8 @@ class Mix(Check):
         ref_key = scope.keys[scope.ref]
         full_v = [v for c in checks for v in _verdicts(c, scope)]
         full_h = headline_from_sections(scope.sections, scope.shape[1], list(scope.records.benchmarks), ref_key)
-        out: dict[str, Any] = {"checks": [c.name for c in checks], "full": full_h, "without": {}}
+        draws = int(scope.thresholds.mix_draws)
+        out: dict[str, Any] = {"checks": [c.name for c in checks], "full": full_h, "without": {}, "draws": draws}
         for b in scope.full.benchmarks:
             red = without_benchmark(scope.full, b)
             sc = Scope(
@@ -210,20 +290,35 @@ class Mix(Check):
             for c in checks:
                 if not c.applies_to(POOLED, red):
                     continue
-                if c.section is not None:
-                    sc.sections[c.section] = c.compute(sc)
-                red_v += _verdicts(c, sc)
+                red_v += _run(c, sc)
             h = headline_from_sections(sc.sections, red.shape[1], list(red.benchmarks), ref_key)
             entry = compare(full_v, red_v)
             entry.update(items=int(red.shape[1]), headline=h, moved=moved(full_h, h))
+            overall = [c for c in entry["check_status"] if not any(x["check"] == c for x in entry["status_changes"])]
+            if entry["status_changes"] or overall:
+                qv, qc = random_drop_shares(
+                    scope,
+                    checks,
+                    full_v,
+                    entry["status_changes"],
+                    overall,
+                    n_drop=scope.shape[1] - red.shape[1],
+                    draws=draws,
+                    key=b,
+                )
+                for ch, q in zip(entry["status_changes"], qv):
+                    ch["q"] = q
+                for c in entry["check_status"]:
+                    if c in overall:
+                        entry["check_status"][c]["q"] = qc[overall.index(c)]
             out["without"][b] = entry
         return out
 
     def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:
         out = []
+        draws = section.get("draws", 0)
         for b in scope.full.benchmarks:
             e = section["without"][b]
-            changed = sorted({c["check"] for c in e["status_changes"]} | set(e["check_status"]))
             facts = [_moved_text(k, section["full"].get(k), e["headline"].get(k)) for k in e["moved"]]
             facts += [
                 f"{c['id']} value {_signless(c['value_before'])} -> {_signless(c['value_after'])} crosses its "
@@ -235,39 +330,55 @@ class Mix(Check):
                     f"verdicts that exist only with it: {', '.join(e['only_full'][:4]) or '-'}; only "
                     f"without it: {', '.join(e['only_reduced'][:4]) or '-'}"
                 )
-            if changed:
-                flips = [f"{c['id']} {c['before']} -> {c['after']}" for c in e["status_changes"][:6]]
-                flips += [
-                    f"{c} overall {s['before']} -> {s['after']}"
-                    for c, s in e["check_status"].items()
-                    if not any(x["check"] == c for x in e["status_changes"])
-                ]
+            changes = [
+                (c["id"], c["check"], f"{c['before']} -> {c['after']}", c.get("q")) for c in e["status_changes"]
+            ] + [
+                (f"{c} (overall)", c, f"{st['before']} -> {st['after']}", st.get("q"))
+                for c, st in e["check_status"].items()
+                if "q" in st
+            ]
+            specific = [x for x in changes if x[3] is not None and x[3] < SPECIFIC_Q]
+            changed = sorted({x[1] for x in specific})
+            left = f"without {b} ({e['items']} items left)"
+            if specific:
                 status = FAIL
+                shown = "; ".join(f"{vid} {flip} (random drops: q = {_pct(q)})" for vid, _, flip, q in specific[:6])
                 msg = (
-                    f"without {b} ({e['items']} items left) {len(changed)} pooled check(s) change status: "
-                    f"{', '.join(changed)} ({'; '.join(flips)}): the pooled conclusion rests on {b}"
+                    f"{left} {len(specific)} pooled verdict(s) change status, and random drops of the same "
+                    f"{scope.shape[1] - e['items']} items change them in fewer than {SPECIFIC_Q:.0%} of {draws} "
+                    f"draws: {shown}: the pooled conclusion rests on {b}"
                 )
-            elif facts:
+                margin = exact(min(x[3] for x in specific) - SPECIFIC_Q)
+            elif changes or facts:
                 status = WARN
-                msg = f"without {b} ({e['items']} items left) no pooled verdict changes status, but: "
+                if changes:
+                    shown = "; ".join(f"{vid} {flip} (q = {_pct(q)})" for vid, _, flip, q in changes[:6])
+                    msg = (
+                        f"{left} {len(changes)} pooled verdict(s) change status, but random drops of the same "
+                        f"{scope.shape[1] - e['items']} items change them as often (q >= {SPECIFIC_Q:.0%} of "
+                        f"{draws} draws): {shown}: not specific to {b}"
+                    )
+                else:
+                    msg = f"{left} no pooled verdict changes status, but: "
+                margin = -float(len(changes) + len(facts))
             else:
                 status = PASS
-                msg = (
-                    f"without {b} ({e['items']} items left) every pooled verdict keeps its status and no "
-                    f"headline number crosses a threshold"
-                )
+                msg = f"{left} every pooled verdict keeps its status and no headline number crosses a threshold"
+                margin = 0.0
             if facts:
-                msg += ("; also: " if status == FAIL else "") + "; ".join(facts)
+                msg += ("; also: " if changes else "") + "; ".join(facts)
             ev = {
                 "benchmark": b,
                 "items_left": e["items"],
                 "changed_checks": changed,
                 "status_changes": e["status_changes"][:20],
+                "specific": [x[0] for x in specific][:20],
+                "q": {x[0]: x[3] for x in changes[:20]},
                 "moved": e["moved"],
                 "crossings": [c["id"] for c in e["crossings"]][:20],
             }
-            value = len(changed)
-            out.append(make_verdict(self.name, f"mix[{b}]", status, value, 0, exact(0 - value), msg[:1500], ev))
+            value = len(specific)
+            out.append(make_verdict(self.name, f"mix[{b}]", status, value, 0, margin, msg[:1500], ev))
         return out
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:

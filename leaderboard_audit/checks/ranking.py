@@ -17,6 +17,7 @@ from typing import Any
 from ..metrics.identified import identified_order, identified_report
 from ..reports.tables import Cell, Line, Table
 from ..verdicts import FAIL, PASS, WARN, exact, make_verdict
+from .averaged import tiers_text
 from .base import Check, Scope
 
 SHOWN = 5  # contradictions / unidentified pairs named in a message
@@ -69,7 +70,7 @@ class Ranking(Check):
         return out
 
     def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:
-        return [ranking_verdict(scope.name, section)]
+        return [ranking_verdict(scope.name, section, scope.sections.get("averaged"))]
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:
         ident = s.get("identified")
@@ -112,7 +113,7 @@ class Ranking(Check):
             detail="short",
             widths={1: 28},
         )
-        tiers = " > ".join("{" + ", ".join(t) + "}" for t in ident["tiers"])
+        tiers = tiers_text(ident["tiers"])
         line = Line(
             "ranking",
             f"identified order (tiers): {tiers}; robust winner: "
@@ -121,16 +122,20 @@ class Ranking(Check):
         return [table, line]
 
 
-def ranking_verdict(scope: str, ident: dict[str, Any]) -> dict[str, Any]:
+def ranking_verdict(scope: str, ident: dict[str, Any], averaged: dict[str, Any] | None = None) -> dict[str, Any]:
     """fail: an edge runs against the printed order (a model printed above one the robust
-    items identify as better); warn: no contradiction, but some adjacent pair is not
-    identified in the printed direction; pass: every adjacent pair is."""
+    items identify as better; a printed tie is not an order: v3); warn: no contradiction,
+    but some adjacent pair is a printed tie or not identified in the printed direction;
+    pass: every adjacent pair is. value = share of adjacent pairs identified in the
+    printed direction (printed ties excluded), threshold 1; margin = value - 1, or minus
+    the number of contradicting edges on a fail (they need not be adjacent)."""
     adj = ident["adjacent"]
-    ok = [p for p in adj if p["identified"] == "higher"]
+    ok = [p for p in adj if p["identified"] == "higher" and not p["printed_tie"]]
     value = exact(len(ok) / len(adj)) if adj else 1.0
     bad = ident["contradictions"]
-    missing = [p for p in adj if p["identified"] != "higher"]
-    tiers = " > ".join("{" + ", ".join(t) + "}" for t in ident["tiers"])
+    ties = [p for p in adj if p["printed_tie"]]
+    missing = [p for p in adj if p["identified"] != "higher" and not p["printed_tie"]]
+    margin = exact(value - 1.0) + 0.0
     if bad:
         shown = "; ".join(
             f"{c['printed_above']} is printed above {c['identified_above']} (reference "
@@ -141,36 +146,54 @@ def ranking_verdict(scope: str, ident: dict[str, Any]) -> dict[str, Any]:
         )
         more = f"; and {len(bad) - SHOWN} more" if len(bad) > SHOWN else ""
         status, why = FAIL, f"the printed order contradicts the identified order: {shown}{more}"
-    elif missing:
-        shown = ", ".join(
-            f"{p['higher']} > {p['lower']} ({p['higher_only']} v {p['lower_only']})" for p in missing[:SHOWN]
-        )
-        more = f" and {len(missing) - SHOWN} more" if len(missing) > SHOWN else ""
-        status, why = (
-            WARN,
-            (f"{len(missing)} of {len(adj)} adjacent pairs are not identified by the robust items: {shown}{more}"),
-        )
+        margin = -float(len(bad))
+    elif missing or ties:
+        parts = []
+        if missing:
+            shown = ", ".join(
+                f"{p['higher']} > {p['lower']} ({p['higher_only']} v {p['lower_only']})" for p in missing[:SHOWN]
+            )
+            more = f" and {len(missing) - SHOWN} more" if len(missing) > SHOWN else ""
+            parts.append(
+                f"{len(missing)} of {len(adj)} adjacent pairs are not identified by the robust items: {shown}{more}"
+            )
+        if ties:
+            ordered = [p for p in ties if p["identified"] is not None]
+            text = f"{len(ties)} of {len(adj)} adjacent pairs are printed ties (equal reference scores)"
+            if ordered:
+                shown = ", ".join(
+                    f"{p['higher'] if p['identified'] == 'higher' else p['lower']} above "
+                    f"{p['lower'] if p['identified'] == 'higher' else p['higher']}"
+                    for p in ordered[:SHOWN]
+                )
+                text += f"; the robust items order {len(ordered)} of them: {shown}"
+            parts.append(text)
+        status, why = WARN, "; ".join(parts)
     else:
         status, why = PASS, f"the robust items identify every one of the {len(adj)} adjacent pairs"
     winner = ident.get("robust_winner")
     msg = (
-        f"{why}. Identified tiers: {tiers}; robust winner: "
+        f"{why}. Identified tiers: {tiers_text(ident['tiers'])}; robust winner: "
         f"{winner if winner else 'none (' + (ident.get('reason') or '') + ')'} "
         f"(Holm sign tests at alpha {ident['alpha']:g})"
     )
+    if averaged and not averaged.get("coincides"):
+        msg += f". Harness-averaged order: {tiers_text(averaged['tiers'])}; winner: {averaged['winner'] or 'none'}"
     return make_verdict(
         "ranking",
         f"ranking[{scope}]",
         status,
         value,
         1.0,
-        exact(value - 1.0),
+        margin,
         msg,
         {
-            "tiers": ident["tiers"],
+            "tier_sizes": [len(t) for t in ident["tiers"]],
             "robust_winner": winner,
+            "averaged_winner": None if not averaged else averaged.get("winner"),
             "contradictions": len(bad),
             "unidentified_adjacent": len(missing),
+            "printed_ties": len(ties),
         },
     )
 

@@ -40,6 +40,8 @@ class RobustSubset(Check):
         if "skipped" in r:
             return [Line("robust_subset", f"robust subset: skipped ({r['skipped']})")]
         t = r["topk"]
+        k = r.get("k_used", r["k"])
+        k_note = "" if k == r["k"] else f" (k={r['k']} asked; only {k} items have a defined discrimination)"
 
         def row(label: str, x: dict[str, Any]) -> list[Any]:
             return [
@@ -53,8 +55,8 @@ class RobustSubset(Check):
 
         rows = [
             ["all items", r["champions_full"], "-", 1.0, 1.0, r["mean_fragility_all"]],
-            row(f"top-{r['k']} by discrimination", t),
-            row(f"robust subset (k={r['k']})", r),
+            row(f"top-{k} by discrimination", t),
+            row(f"robust subset (k={k})", r),
         ]
         cap = f"items config-fragile for at most {r['fragile_models_cap']} models" + (
             " (cap raised: too few items are robust for most models)"
@@ -66,13 +68,13 @@ class RobustSubset(Check):
             "Robust subset vs top-k by discrimination",
             ["subset", "champions (mean)", "range", "Kendall tau vs all (mean)", "min", "mean fragility"],
             rows,
-            note=f"Robust subset: the {r['k']} most discriminative of the {r['eligible']} {cap}; ties at "
+            note=f"Robust subset: the {k} most discriminative of the {r['eligible']} {cap}{k_note}; ties at "
             "the cutoff broken by seeded draws, figures are means over the draws. Kendall tau: "
             "reference-config accuracies on the subset vs on all items.",
         )
         line = Line(
             "robust_subset",
-            f"robust subset (k={r['k']}): mean fragility {fmt(r['mean_fragility'], 2)} vs "
+            f"robust subset (k={k}{k_note}): mean fragility {fmt(r['mean_fragility'], 2)} vs "
             f"top-k {fmt(t['mean_fragility'], 2)} (all items {fmt(r['mean_fragility_all'], 2)}); champions "
             f"{fmt(r['champions_mean'], 1)} vs {fmt(t['champions_mean'], 1)} (all items "
             f"{r['champions_full']}); Kendall tau vs all {fmt(r['kendall_tau_mean'], 2)} vs "

@@ -157,6 +157,7 @@ def compression(
         out["ci"] = None
     out["distinct_disc_values"] = int(np.unique(d).size)
     kk = min(k, int(defined.size))
+    out["k_used"] = int(kk)  # the top-k subset's real size: only items with a defined disc rank
     if kk > 0:
         above, tied_kept, v, n_ties = top_k_split(
             disc, defined, kk, n_draws, rng_for(seed, "compression", "topk", scope)

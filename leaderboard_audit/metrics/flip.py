@@ -24,6 +24,8 @@ PRECISION_TARGET = 0.8
 ROC_POINTS = 101
 DECILES = 10
 DEFAULT_FLIP_BOOT = 1_000
+#: v3: an AUC (and its CI) is reported only when both classes hold at least this many items
+MIN_CLASS_ITEMS = 10
 _CHUNK = 250  # resamples per chunk: bounds the (resamples x observations) work arrays
 _CHUNK_CELLS = 1 << 24  # ... and fewer when the observations are many (the pooled figure of a big grid)
 
@@ -137,6 +139,31 @@ def item_resample_weights(n_items: int, n_boot: int, rng: np.random.Generator) -
     return counts.astype(np.int8 if counts.size == 0 or counts.max() < 128 else np.int32)
 
 
+def stratified_weights(
+    cluster: np.ndarray, fragile: np.ndarray, n_clusters: int, n_boot: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Resample weights within each class (docs/spec/AUDITS.md v3, "flip"): the fragile
+    observations' items are drawn with replacement among the items holding a fragile
+    observation, the robust ones' among those holding a robust one, as many as each class
+    has, so no resample lacks a class. Returns ``n_boot x 2 n_clusters`` weights for the
+    clusters ``cluster + n_clusters * fragile`` (an item's fragile and robust observations
+    are two clusters; one model: the plain stratified item bootstrap)."""
+    out = np.zeros((n_boot, 2 * n_clusters), dtype=np.int32)
+    rows = np.arange(n_boot)[:, None] * (2 * n_clusters)
+    for cls in (0, 1):
+        present = np.unique(cluster[fragile == bool(cls)])
+        if present.size == 0:
+            continue
+        draws = present[rng.integers(0, present.size, size=(n_boot, present.size))] + cls * n_clusters
+        out += np.bincount((draws + rows).ravel(), minlength=out.size).reshape(out.shape).astype(np.int32)
+    return out.astype(np.int8) if out.size and out.max() < 128 else out
+
+
+def class_items(cluster: np.ndarray, fragile: np.ndarray) -> tuple[int, int]:
+    """Distinct items holding a fragile / a robust observation."""
+    return int(np.unique(cluster[fragile]).size), int(np.unique(cluster[~fragile]).size)
+
+
 def roc_curve(margin: np.ndarray, fragile: np.ndarray, max_points: int = ROC_POINTS) -> dict[str, list]:
     """ROC points of "flag every item with margin <= t", t over the distinct margins.
 
@@ -211,9 +238,11 @@ def predictor_stats(
     boots: np.ndarray | None,
     precision: float = PRECISION_TARGET,
     curves: bool = True,
+    classes: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """AUC (+ CI from ``boots``), ROC points and calibration by decile (``curves``), and the
-    screening figure."""
+    screening figure. ``classes``: the (fragile, robust) item counts; below
+    ``MIN_CLASS_ITEMS`` in either the AUC and CI are None with the reason (v3)."""
     n1 = int(fragile.sum())
     out: dict[str, Any] = {
         "items": int(margin.size),
@@ -224,13 +253,19 @@ def predictor_stats(
         out.update(auc=None, ci=None, roc=None, calibration=None, screen=None, reason="no item carries a margin")
         return out
     a = auc(margin, fragile)
+    n_frag, n_rob = classes if classes is not None else (n1, int(margin.size) - n1)
+    if a is not None and min(n_frag, n_rob) < MIN_CLASS_ITEMS:
+        a = None
+        out["reason"] = (
+            f"too few items in a class for an AUC: {n_frag} fragile, {n_rob} robust (both need >= {MIN_CLASS_ITEMS})"
+        )
     out["auc"] = a
     ci = None
     if a is not None and boots is not None:
         finite = boots[np.isfinite(boots)]
         ci = list(percentile_ci(finite)) if finite.size else None
     out["ci"] = ci
-    if a is None:
+    if a is None and "reason" not in out:
         out["reason"] = "every item is fragile" if n1 else "no item is fragile"
     if curves:
         out["roc"] = roc_curve(margin, fragile)
@@ -255,8 +290,10 @@ def flip_predictor(
 
     Per model: items with a margin for that model; label = config-fragile for the
     model (section 3.4). Pooled: every (model, item) with a margin in one list.
-    CIs: 95% percentile bootstrap over items (``n_boot`` resamples, one set of item
-    weights shared by every model and by the pooled figure, seeded per scope).
+    CIs: 95% percentile bootstrap over items, resampled within each class
+    (``stratified_weights``; ``n_boot`` resamples from one generator per scope, drawn
+    for each model in turn, then for the pooled figure). AUC and CI only when both
+    classes hold ``MIN_CLASS_ITEMS`` items (v3).
     ``n_boot = 0``: no CI. ``precision``: the screening figure's target. ``curves=False``
     leaves out the ROC points and the calibration table (a lighter section).
     Returns ``{"skipped": reason}`` when no likelihood configuration has margins.
@@ -269,19 +306,25 @@ def flip_predictor(
     fragile = robust_masks(C)[2]
     mk = margin[:, :, k]
     has = np.isfinite(mk)
-    weights = item_resample_weights(N, n_boot, rng_for(seed, "flip", scope)) if n_boot > 0 else None
+    rng = rng_for(seed, "flip", scope) if n_boot > 0 else None
+
+    def boots_for(marg: np.ndarray, frag: np.ndarray, items: np.ndarray) -> tuple[np.ndarray | None, tuple[int, int]]:
+        classes = class_items(items, frag)
+        if rng is None or min(classes) < MIN_CLASS_ITEMS:
+            return None, classes
+        w = stratified_weights(items, frag, N, n_boot, rng)
+        return auc_bootstrap(marg, frag, items + N * frag.astype(np.intp), w), classes
+
     per_model: dict[str, Any] = {}
     for m in range(M):
         idx = np.flatnonzero(has[m])
-        boots = None
-        if weights is not None and idx.size:
-            boots = auc_bootstrap(mk[m, idx], fragile[m, idx], idx, weights)
-        stats = predictor_stats(mk[m, idx], fragile[m, idx], boots, precision, curves)
+        boots, classes = boots_for(mk[m, idx], fragile[m, idx], idx)
+        stats = predictor_stats(mk[m, idx], fragile[m, idx], boots, precision, curves, classes)
         stats["no_margin"] = int(N - idx.size)
         per_model[models[m]] = stats
     mi, ii = np.nonzero(has)
-    boots = auc_bootstrap(mk[mi, ii], fragile[mi, ii], ii, weights) if weights is not None and ii.size else None
-    pooled = predictor_stats(mk[mi, ii], fragile[mi, ii], boots, precision, curves)
+    boots, classes = boots_for(mk[mi, ii], fragile[mi, ii], ii)
+    pooled = predictor_stats(mk[mi, ii], fragile[mi, ii], boots, precision, curves, classes)
     pooled["no_margin"] = int(M * N - ii.size)
     return {
         "config": grid.keys[k],

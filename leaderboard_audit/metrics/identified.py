@@ -320,10 +320,26 @@ def identified_from_masks(
     rc: np.ndarray, rw: np.ndarray, *, models: Sequence[str], alpha: float = 0.05, display: np.ndarray | None = None
 ) -> IdentifiedOrder:
     """The identified order from robust-correct / robust-wrong masks (models x items)."""
-    M = rc.shape[0]
-    display = np.arange(M) if display is None else np.asarray(display, dtype=np.intp)
     only = robust_only_counts(rc, rw)
-    p_holm, above = tested_pairs(only, rc.shape[1], alpha, only_t=robust_only_counts(rw, rc))
+    return order_from_counts(only, robust_only_counts(rw, rc), rc.shape[1], models=models, alpha=alpha, display=display)
+
+
+def order_from_counts(
+    only: np.ndarray,
+    only_t: np.ndarray,
+    n_items: int,
+    *,
+    models: Sequence[str],
+    alpha: float = 0.05,
+    display: np.ndarray | None = None,
+    basis: str = "robust items",
+) -> IdentifiedOrder:
+    """Sign tests, Holm, edges, tiers and winner from per-pair counts ``only[a, b]`` (items
+    on which ``a`` beats ``b``; ``only_t`` = its transpose, C-contiguous). ``basis`` names
+    what the counts compare on, for the reasons ("robust items", "harness-averaged items")."""
+    M = only.shape[0]
+    display = np.arange(M) if display is None else np.asarray(display, dtype=np.intp)
+    p_holm, above = tested_pairs(only, n_items, alpha, only_t=only_t)
     edges = np.argwhere(above)  # row-major: already sorted
     tiers, cycle = topological_tiers(above, display)
     out_deg = above.sum(axis=1)
@@ -333,13 +349,13 @@ def identified_from_masks(
         reason = None
     elif cycle:
         reason = (
-            f"the identified edges contain a cycle (each pair is tested on its own jointly robust "
-            f"items); the last tier holds {_names(tiers[-1], models)}"
+            f"the identified edges contain a cycle (each pair is tested on its own {basis}); "
+            f"the last tier holds {_names(tiers[-1], models)}"
         )
     elif len(tiers[0]) > 1:
         reason = (
             f"no model is identified above every other: the top tier holds {len(tiers[0])} models the "
-            f"robust items do not separate ({_names(tiers[0], models)})"
+            f"{basis} do not separate ({_names(tiers[0], models)})"
         )
     else:
         top = tiers[0][0]
@@ -373,7 +389,9 @@ def identified_order(
 EDGES_LISTED = 10_000
 
 
-def identified_report(io: IdentifiedOrder, models: Sequence[str], edges_listed: int = EDGES_LISTED) -> dict[str, Any]:
+def identified_report(
+    io: IdentifiedOrder, models: Sequence[str], edges_listed: int = EDGES_LISTED, method: str = METHOD
+) -> dict[str, Any]:
     """The report's ``identified`` entry (names; edges sorted by name, the first
     ``edges_listed`` of them)."""
     names = np.array(list(models), dtype=object)
@@ -385,7 +403,7 @@ def identified_report(io: IdentifiedOrder, models: Sequence[str], edges_listed: 
         e = np.stack([by_name[r], by_name[c]], axis=1)[:edges_listed]
     return {
         "alpha": io.alpha,
-        "method": METHOD,
+        "method": method,
         "edges": names[e].tolist() if e.size else [],
         "edges_total": int(io.edges.shape[0]),
         "edges_truncated": bool(io.edges.shape[0] > edges_listed),

@@ -120,11 +120,15 @@ def moved(full: dict[str, Any], reduced: dict[str, Any]) -> list[str]:
     def sign(x: float | None) -> int | None:
         return None if x is None else int(np.sign(round(x, 12)))
 
+    def flips(a: float | None, b: float | None) -> bool:
+        # v3: a defined <-> undefined change is not a sign change
+        return a is not None and b is not None and sign(a) != sign(b)
+
     lo_f, lo_r = full.get("corr_ci"), reduced.get("corr_ci")
-    if sign(lo_f and lo_f[0]) != sign(lo_r and lo_r[0]):
+    if flips(lo_f and lo_f[0], lo_r and lo_r[0]):
         out.append("corr_ci_low_sign")
     tau_f, tau_r = full.get("kendall_tau") or {}, reduced.get("kendall_tau") or {}
-    if sign(tau_f.get("min")) != sign(tau_r.get("min")):
+    if flips(tau_f.get("min"), tau_r.get("min")):
         out.append("kendall_tau_min_sign")
     return out
 

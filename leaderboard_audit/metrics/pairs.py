@@ -1,5 +1,6 @@
 """Adjacent-pair gap decomposition: the paper's Table 2 and Figure 2 (section 4.2),
-with the v2 ``cause`` and ``items_needed`` (docs/audits.md)."""
+with the v2 ``cause`` and the v3 pair test: the exact sign test on the jointly robust
+items decides ``identified`` and ``items_needed`` (docs/spec/AUDITS.md v3, docs/audits.md)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ import numpy as np
 
 from .bootstrap import paired_sign_bootstrap_ci
 from .exact import gt, le
+from .identified import sign_test_p
 from .per_model import correct_counts, robust_masks
+from .power import items_needed
 from .rng import rng_for
-
-Z95_SQUARED = (196, 100)  # 1.96 ** 2 as the exact fraction (196/100) ** 2
 
 
 @dataclass(frozen=True)
@@ -31,23 +32,11 @@ class PairStats:
     manufactured: bool
     reversing: int
     cause: str | None = None
-    items_needed: int | None = None
-
-
-def items_needed(higher_only: int, lower_only: int, robust_items: int) -> int | None:
-    """Jointly robust items at which a 95% interval around the same difference excludes 0.
-
-    With ``p+ = higher_only/|J|``, ``p- = lower_only/|J|``, ``d = p+ - p-``,
-    ``s2 = p+ + p- - d^2``: ``ceil(1.96^2 * s2 / d^2)``; None when ``d = 0`` or J is
-    empty. Computed in integers: ``s2 / d^2 = (|J| (h + l) - (h - l)^2) / (h - l)^2``.
-    """
-    diff = higher_only - lower_only
-    if robust_items == 0 or diff == 0:
-        return None
-    num, den = Z95_SQUARED
-    top = num * num * (robust_items * (higher_only + lower_only) - diff * diff)
-    bottom = den * den * diff * diff
-    return -(-top // bottom)
+    items_needed: int | str | None = None
+    #: exact two-sided sign test on (higher_only, lower_only), unadjusted (v3)
+    p_value: float = 1.0
+    #: "higher" / "lower": the model the robust items identify as better (p <= alpha); None
+    identified: str | None = None
 
 
 def pair_cause(manufactured: bool, fragile_share: float | None, threshold: float = 0.5) -> str | None:
@@ -67,6 +56,10 @@ def pair_cis(
     Every pair of the scope from one generator keyed by (seed, "pairs", scope), vectorized
     over pairs (``bootstrap.paired_sign_bootstrap_ci``: the resampled means' histogram as
     one multinomial draw over the exact distribution). Pairs with an empty J get NaN.
+    Keyed per scope, not per pair (docs/audits.md, "Determinism"): one draw for every
+    pair is what makes it vectorized, and a scope's pairs are fixed by its records, so a
+    CI still depends only on the records, the seed and the scope (never on test order or
+    xdist). Since v3 the CI only describes ``robust_diff``; no verdict reads it.
     """
     P = len(robust_items)
     out = np.full((P, 2), np.nan)
@@ -89,6 +82,7 @@ def adjacent_pairs(
     models: tuple[str, ...],
     n_boot: int = 10_000,
     fragile_threshold: float = 0.5,
+    alpha: float = 0.05,
 ) -> list[PairStats]:
     """Decompose each adjacent reference gap into robust and fragile parts.
 
@@ -98,8 +92,12 @@ def adjacent_pairs(
     * ``robust_diff = (higher_only - lower_only)/|J|`` with a 95% percentile bootstrap
       CI over J's items (multinomial over the three counts, all pairs of the scope in
       one draw seeded by (seed, scope): see ``pair_cis``).
+    * v3: ``p_value`` = exact two-sided sign test on (higher_only, lower_only), one test
+      per printed pair (unadjusted); ``identified`` = ``p <= alpha`` in the direction of
+      the larger count; ``robust_tie = not identified``; ``manufactured = robust_tie and
+      gap != 0``.
     * ``reversing = #{k: acc[l,k] > acc[h,k]}``.
-    * ``cause`` (``pair_cause``) and ``items_needed`` (``items_needed``), docs/spec/AUDITS.md v2.
+    * ``cause`` (``pair_cause``, v2) and ``items_needed`` (``power.items_needed``, v3).
 
     ``models`` names the models (kept for the callers' signature; the generator key is
     the scope, so a pair's CI is a function of the records, the seed and the scope's order).
@@ -115,18 +113,23 @@ def adjacent_pairs(
     ho = (J & rc[hs] & ~rc[ls]).sum(axis=1)
     lo = (J & rc[ls] & ~rc[hs]).sum(axis=1)
     cis = pair_cis(ho, lo, nJ, seed=seed, scope=scope, n_boot=n_boot)
+    pvals = sign_test_p(ho, lo)
     out = []
     for j, (h, l) in enumerate(zip(hs.tolist(), ls.tolist())):
         n_j, h_o, l_o = int(nJ[j]), int(ho[j]), int(lo[j])
         gap = float(acc[h, ref] - acc[l, ref])
         gap_items = int(counts[h, ref] - counts[l, ref])
         fragile_share = None if gap_items == 0 else (gap_items - (h_o - l_o)) / gap_items
+        p = float(pvals[j])
         if n_j == 0:
-            diff, ci, tie = None, None, True
+            diff, ci = None, None
         else:
             diff = (h_o - l_o) / n_j
             ci = (float(cis[j, 0]), float(cis[j, 1]))
-            tie = le(ci[0], 0.0) and le(0.0, ci[1])
+        side = None
+        if le(p, alpha) and h_o != l_o:
+            side = "higher" if h_o > l_o else "lower"
+        tie = side is None
         manufactured = bool(tie and gap_items != 0)
         out.append(
             PairStats(
@@ -144,7 +147,9 @@ def adjacent_pairs(
                 manufactured=manufactured,
                 reversing=int((acc[l] > acc[h]).sum()),
                 cause=pair_cause(manufactured, fragile_share, fragile_threshold),
-                items_needed=items_needed(h_o, l_o, n_j),
+                items_needed=items_needed(h_o, l_o, n_j, alpha),
+                p_value=p,
+                identified=side,
             )
         )
     return out

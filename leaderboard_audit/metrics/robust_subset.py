@@ -99,6 +99,7 @@ def robust_subset(
         "mean_fragility_all": float(frag.mean()) if N else None,
     }
     kk = min(k, int(defined.size))
+    out["k_used"] = int(kk)  # only items with a defined discrimination rank
     if kk <= 0:
         out.update(skipped="no item has a defined discrimination" if k > 0 else "too few items")
         return out

@@ -195,7 +195,9 @@ def figure_pairs(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> 
 def figure_ranks(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> str:
     """Figure 3: rank range per model with its reference rank; champions highlighted."""
     rows = s["leaderboard"]
-    ch = s["champions"]
+    ch = s.get("champions")
+    if not ch:  # skipped (one configuration): its section is not computed
+        return ""
     M = max(len(rows), 1)
     sc = Scale(0.5, M + 0.5)
     h = TOP + ROW * len(rows) + 44
@@ -240,7 +242,9 @@ def figure_ranks(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> 
 
 def figure_axes(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> str:
     """Figure 4: axis-robust accuracy per model and axis (ordering, format, scoring, joint)."""
-    ax = s["axes"]
+    ax = s.get("axes")
+    if not ax:  # skipped: its section is not computed
+        return ""
     models = [r["model"] for r in s["leaderboard"]]
     sub = 9
     row = sub * 4 + 10
@@ -293,6 +297,8 @@ def figure_roc(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> st
     f = s.get("flip")
     if not f or "skipped" in f:
         return ""
+    if all(st.get("auc") is None for st in [*f["per_model"].values(), f["pooled"]]):
+        return ""  # v3: no class holds enough items for an AUC anywhere: nothing to draw
     x0, y0, side = 70.0, 30.0, 320.0
     h = y0 + side + 50
 

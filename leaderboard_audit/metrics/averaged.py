@@ -1,0 +1,72 @@
+"""The harness-averaged order: every pair of models compared item by item on their
+accuracy averaged over the grid (docs/spec/AUDITS.md v3, "The harness-averaged order";
+docs/audits.md).
+
+``a_i = mean_k C[a,i,k]``; for two models ``above = #{i: a_i > b_i}``, ``below =
+#{i: a_i < b_i}``; the exact two-sided sign test, Holm over all pairs at ``alpha``;
+edges, tiers and winner as for the identified order (``identified.order_from_counts``).
+It answers "averaged over the grid, is a better, beyond item sampling?", where the
+identified order answers "is a better on the items both answer stably?" (the paper's
+section 4.2). Each pair also carries ``configs_won = #{k: acc[a,k] > acc[b,k]}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .identified import IdentifiedOrder, order_from_counts
+from .per_model import correct_counts
+
+METHOD = "holm-sign-test-averaged"
+
+
+def right_counts(C: np.ndarray) -> np.ndarray:
+    """``R[m, i]`` = configurations under which model ``m`` gets item ``i`` right."""
+    return C.sum(axis=2, dtype=np.int32 if C.shape[2] > 255 else np.uint8)
+
+
+def above_counts(R: np.ndarray, levels: int) -> np.ndarray:
+    """``above[a, b] = #{i: R[a, i] > R[b, i]}`` for integer levels ``0..levels``.
+
+    ``[x > y] = sum_{v=1..levels} [x = v][y < v]``: one matrix product per level (the
+    strictly lower-triangular matrix of ones has rank ``levels``, so no fewer products
+    do it exactly). float32 holds the counts exactly below 2**24 items."""
+    M, N = R.shape
+    dtype = np.float32 if N < 2**24 else np.float64
+    out = np.zeros((M, M), dtype=dtype)
+    below = R < 1  # [R < v], grown level by level
+    for v in range(1, levels + 1):
+        at = R == v
+        if at.any() and below.any():
+            out += at.astype(dtype) @ below.T.astype(dtype)
+        below |= at
+    return out.astype(np.int32 if N < 2**31 else np.int64)
+
+
+def configs_won(C: np.ndarray) -> np.ndarray:
+    """``won[a, b] = #{k: acc[a, k] > acc[b, k]}`` (item counts: exact)."""
+    counts = correct_counts(C)  # M x K
+    return (counts[:, None, :] > counts[None, :, :]).sum(axis=2)
+
+
+def averaged_order(
+    C: np.ndarray, *, models: Sequence[str], alpha: float = 0.05, display: np.ndarray | None = None
+) -> IdentifiedOrder:
+    """The harness-averaged order of one scope (models x items x configs)."""
+    K = C.shape[2]
+    R = right_counts(C)
+    above = above_counts(R, K)
+    return order_from_counts(
+        above,
+        np.ascontiguousarray(above.T),
+        C.shape[1],
+        models=models,
+        alpha=alpha,
+        display=display,
+        basis="harness-averaged items",
+    )
+
+
+__all__ = ["METHOD", "above_counts", "averaged_order", "configs_won", "right_counts"]

@@ -1,0 +1,141 @@
+"""Power of the robust-item comparison: critical values of the exact sign test, the items
+an adjacent pair would need, and which pairs no split can identify (docs/spec/AUDITS.md
+v3, "Adjacent pairs are identified by the exact sign test", "items_needed", "Power of
+the robust-item comparison"; docs/audits.md).
+
+The paper's section 4.2 compares an adjacent pair on the items both models answer
+stably; v3 tests that comparison with the exact two-sided sign test. With ``n``
+disagreements the test can reject only when ``2 * 2**-n <= alpha`` (n >= 6 at 0.05),
+so a pair with fewer disagreements is *unidentifiable*, whatever the split.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from statistics import NormalDist
+
+import numpy as np
+
+from .identified import sign_test_p
+
+#: items_needed searches up to this many jointly robust items (v3: above it "> 10,000,000")
+ITEMS_NEEDED_CAP = 10_000_000
+ITEMS_NEEDED_OVER = "> 10,000,000"
+#: below this normal-approximation estimate the search starts at 1 item; above it at half
+#: the estimate, where |h' - l'| / sqrt(n') is z / sqrt(2) and the exact p is ~3x alpha
+_SCAN_FROM_ONE = 4096
+
+
+def min_disagreements(alpha: float) -> int:
+    """The smallest ``n`` at which some split (n v 0) reaches ``p <= alpha``."""
+    n = 1
+    while 2.0 * 0.5**n > alpha + 1e-15:
+        n += 1
+    return n
+
+
+@functools.lru_cache(maxsize=4)
+def _critical_table(alpha: float, nmax: int) -> np.ndarray:
+    """``c[n]`` = the largest ``k`` with ``2 P(Bin(n, 1/2) <= k) <= alpha`` (-1: none), n <= nmax.
+
+    One pass over ``n``: ``P(X_{n+1} <= k) = P(X_n <= k) - P(X_n = k) / 2`` and the pmf by
+    its ratio recurrences (relative error ~1e-16 a step, no log-gamma cancellation). A
+    pure function of its arguments (a cache, not state: the same table every call)."""
+    c = np.full(nmax + 1, -1, dtype=np.int64)
+    k, cdf, pmf = -1, 0.0, 1.0  # pmf = P(X_n = k + 1) while k = -1 (P(X_0 = 0) = 1)
+    half_alpha = alpha / 2.0 + 1e-15
+    for n in range(1, nmax + 1):
+        if k < 0:
+            pmf = 0.5**n  # P(X_n = 0)
+            if pmf <= half_alpha:
+                k, cdf = 0, pmf
+        else:
+            # P(X_n = k) from P(X_{n-1} = k): times n / (2 (n - k))
+            cdf -= 0.5 * pmf
+            pmf *= n / (2.0 * (n - k))
+        if k >= 0:
+            while True:
+                nxt = pmf * (n - k) / (k + 1.0)  # P(X_n = k + 1)
+                if 2 * (k + 1) > n or cdf + nxt > half_alpha:
+                    break
+                k, cdf, pmf = k + 1, cdf + nxt, nxt
+        c[n] = k
+    c.setflags(write=False)
+    return c
+
+
+def critical_values(alpha: float, nmax: int) -> np.ndarray:
+    """``critical_values(alpha, nmax)[n]`` for ``n <= nmax`` (tables grow in powers of two)."""
+    size = 1 << max(6, int(nmax).bit_length())
+    return _critical_table(float(alpha), size)[: nmax + 1]
+
+
+def _half_up(num: np.ndarray, den: int) -> np.ndarray:
+    """``round(num / den)`` with halves rounded up, in integers."""
+    return (2 * num + den) // (2 * den)
+
+
+def items_needed(higher_only: int, lower_only: int, robust_items: int, alpha: float = 0.05) -> int | str | None:
+    """The smallest ``|J'|`` at which the pair's proportions reach ``p <= alpha`` (v3).
+
+    ``h' = round(p+ |J'|)``, ``l' = round(p- |J'|)`` (halves up) with ``p+ = h/|J|``,
+    ``p- = l/|J|``; the exact two-sided sign test on ``(h', l')``. ``None`` when
+    ``p+ = p-`` (J empty included); ``"> 10,000,000"`` above the cap. 1 v 0 of 1 -> 6.
+
+    The search is exhaustive from 1 below a normal-approximation estimate of 4,096 items,
+    and from half the estimate above it (where the exact p is far above alpha); the
+    answer is confirmed with ``identified.sign_test_p``."""
+    h, lo, J = int(higher_only), int(lower_only), int(robust_items)
+    if J <= 0 or h == lo:
+        return None
+    qp, qm = h / J, lo / J
+    z = NormalDist().inv_cdf(1.0 - alpha / 2.0)
+    estimate = z * z * (qp + qm) / (qp - qm) ** 2
+    if estimate > 4 * ITEMS_NEEDED_CAP:
+        return ITEMS_NEEDED_OVER
+    start = 1 if estimate < _SCAN_FROM_ONE else max(1, int(estimate // 2))
+    batch = max(_SCAN_FROM_ONE, int(estimate))
+    while start <= ITEMS_NEEDED_CAP:
+        stop = min(start + batch, ITEMS_NEEDED_CAP + 1)
+        Jp = np.arange(start, stop, dtype=np.int64)
+        hp, lp = _half_up(h * Jp, J), _half_up(lo * Jp, J)
+        n = hp + lp
+        crit = critical_values(alpha, int(n.max()))
+        hit = np.flatnonzero(np.minimum(hp, lp) <= crit[n])
+        for j in hit.tolist():
+            if sign_test_p(np.array([hp[j]]), np.array([lp[j]]))[0] <= alpha + 1e-12:
+                return int(Jp[j])
+        start, batch = stop, batch * 2
+    return ITEMS_NEEDED_OVER
+
+
+def unidentifiable(disagreements: np.ndarray, alpha: float) -> np.ndarray:
+    """Pairs whose ``n = higher_only + lower_only`` is too small for any split to reach alpha."""
+    return np.asarray(disagreements) < min_disagreements(alpha)
+
+
+def median(values: list[int]) -> float | None:
+    """The median of item counts (None for none), for the power note."""
+    if not values:
+        return None
+    s = sorted(values)
+    mid = len(s) // 2
+    return float(s[mid]) if len(s) % 2 else (s[mid - 1] + s[mid]) / 2.0
+
+
+def log10_p(p: float) -> float:
+    """``-log10 p`` (p = 0, below double precision: 400)."""
+    return 400.0 if p <= 0 else -math.log10(p)
+
+
+__all__ = [
+    "ITEMS_NEEDED_CAP",
+    "ITEMS_NEEDED_OVER",
+    "critical_values",
+    "items_needed",
+    "log10_p",
+    "median",
+    "min_disagreements",
+    "unidentifiable",
+]
