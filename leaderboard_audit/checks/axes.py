@@ -27,10 +27,10 @@ class Axes(Check):
         if reason:
             return reason
         groups = axes_m.axis_groups(scope.records.grid)
-        if all(len(groups[a]) < 2 for a in axes_m.SINGLE_AXES):
+        singles = axes_m.single_axes(groups)
+        if all(len(groups[a]) < 2 for a in singles):
             return (
-                "no usable axis: every single-axis group (ordering, format, scoring) holds only the reference "
-                "configuration"
+                f"no usable axis: every single-axis group ({', '.join(singles)}) holds only the reference configuration"
             )
         return None
 
@@ -42,9 +42,9 @@ class Axes(Check):
         order = scope.order.tolist()
         return {
             "groups": {a: [keys[k] for k in g] for a, g in groups.items()},
-            "robust_accuracy": {names[m]: {a: float(rob[a][m]) for a in axes_m.AXES} for m in order},
-            "mean": {a: float(rob[a].mean()) for a in axes_m.AXES},
-            "most_destructive": {names[m]: axes_m.SINGLE_AXES[int(md[m])] for m in order},
+            "robust_accuracy": {names[m]: {a: float(rob[a][m]) for a in groups} for m in order},
+            "mean": {a: float(rob[a].mean()) for a in groups},
+            "most_destructive": {names[m]: md[m] for m in order},
             "axis_kendall_min": axes_m.axis_kendall_min(scope.acc, scope.ref, groups),
         }
 
@@ -55,7 +55,7 @@ class Axes(Check):
         ax = s.get("axes")
         if not ax:
             return []
-        axes = ("ordering", "format", "scoring", "joint")
+        axes = tuple(ax["groups"])  # every declared axis (or the paper's three), joint last
         rows = [
             [
                 r["model"],
@@ -84,10 +84,11 @@ def axes_verdict(scope: str, ax: dict[str, Any], t: Any) -> dict[str, Any]:
     # an axis group with only the reference in it is null and does not enter the verdict (docs/spec/AUDITS.md v2)
     single = {a: v for a, v in ax["axis_kendall_min"].items() if a != "joint" and v is not None}
     if not single:
+        names = ", ".join(a for a in ax["axis_kendall_min"] if a != "joint")
         return skipped(
             "axes",
             f"axes[{scope}]",
-            "no usable axis: every single-axis group (ordering, format, scoring) holds only the reference "
+            f"no usable axis: every single-axis group ({names}) holds only the reference "
             "configuration, or every model scores the same under its configurations (Kendall tau "
             "undefined)",
         )
