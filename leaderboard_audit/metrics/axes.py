@@ -19,12 +19,15 @@ JOINT = "joint"
 def axis_groups(grid: Grid) -> dict[str, list[int]]:
     """Config indices per axis, relative to the reference config, ``joint`` last (every config).
 
-    grid.json's ``axis_groups``, in its order, when it declares them (docs/spec/AUDITS.md
-    v3 "Declared axes"); otherwise the paper's three, derived (``paper_axis_groups``)."""
+    grid.json's ``axis_groups`` when it declares them (docs/spec/AUDITS.md v3 "Declared
+    axes"): the paper's axes among them first (ordering, format, scoring), then the others
+    in the file's order (writers sort names); otherwise the paper's three, derived
+    (``paper_axis_groups``). This order breaks ties (``most_destructive``)."""
     declared = grid.axis_groups
     if declared is None:
         return paper_axis_groups(grid)
-    out = {a: [grid.index(k) for k in keys] for a, keys in declared.items()}
+    names = [a for a in SINGLE_AXES if a in declared] + [a for a in declared if a not in SINGLE_AXES]
+    out = {a: [grid.index(k) for k in declared[a]] for a in names}
     out[JOINT] = list(range(len(grid.configs)))
     return out
 
