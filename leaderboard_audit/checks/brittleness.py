@@ -152,6 +152,8 @@ class Brittleness(Check):
                     "brittleness-axes",
                     "per-axis variance share v_axis/V (mean_i Var over the axis group): "
                     + "; ".join(f"{m} " + ", ".join(f"{a} {x:.2f}" for a, x in sh.items()) for m, sh in shares),
+                    # a summary line (the short terminal report) when the grid declares its axes
+                    detail="summary" if s.get("axes", {}).get("declared") else "short",
                 )
             )
         return lines
