@@ -202,3 +202,24 @@ def test_pytest_audit_reports_every_axis(pytester, wide):
     assert v["evidence"]["load_bearing"] in s["axes"]["groups"]
     for m in rep["records"]["models"]:
         assert set(s["brittleness"][m]["v_axis_share"]) == {"ordering", "format", "scoring", "cot", "shots"}
+
+
+# ------------------------------------------------------------------ importers given a mapping
+
+
+def test_import_writes_declared_axis_groups(tmp_path, capsys):
+    from test_import_lmeval import SMOL, SMOL_LL
+
+    from leaderboard_audit.importers.cli import main as import_main
+
+    mp, ax = tmp_path / "map.json", tmp_path / "axes.json"
+    mp.write_text(json.dumps(SMOL_LL))
+    ax.write_text(json.dumps({"stem": ["ll|cloze_question", "ll|cloze_plain"]}))
+    out = tmp_path / "records"
+    args = ["lm-eval", str(SMOL), "-o", str(out), "--metric", "acc", "--mapping", str(mp)]
+    assert import_main([*args, "--axis-groups", str(ax)]) == 0
+    assert load_records(out).grid.axis_groups == {"stem": ("ll|cloze_question", "ll|cloze_plain")}
+    ax.write_text(json.dumps({"stem": ["ll|cloze_plain", "ll|nope"]}))
+    assert import_main([*args[:3], str(tmp_path / "bad"), *args[4:], "--axis-groups", str(ax)]) != 0
+    err = capsys.readouterr().err
+    assert "axis 'stem': 'll|nope' is not a config key" in err and "does not hold the reference" in err
