@@ -33,6 +33,12 @@ AXIS_NAMES = ("shots", "cot", "chat_template", "system_prompt")
 DESIGNS = ("one_at_a_time", "product")
 MAX_SHOTS = 5  # the selection reserves 5 items per benchmark (collect/benchmarks.py)
 COT_MAX_TOKENS = 256
+EXEMPLAR_SEPARATOR = "\n\n"  # between exemplars and before the item (collect/prompts.py)
+COT_RULE = (
+    'the last "the answer is X" (case-insensitive, X one of the labels, optionally after ":" or in '
+    "brackets); else the last label the label style's parse_regex finds; no label -> pred null, "
+    "scored wrong, answer class other (or empty/refusal)"
+)
 COT_INSTRUCTION = 'Think step by step, then finish with "The answer is X", where X is the label of your choice.'
 
 

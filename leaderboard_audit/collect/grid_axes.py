@@ -12,8 +12,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .axes import AXIS_NAMES, AxesSpec, axis_groups, key_suffix
-from .harness import Harness, HarnessConfig
+from .axes import AXIS_NAMES, COT_RULE, EXEMPLAR_SEPARATOR, AxesSpec, axis_groups, key_suffix
+
+# Harness and HarnessConfig (collect/harness.py) are typed Any here: harness.to_grid imports
+# this module, and the import graph stays acyclic (tests/test_registry.py).
+Harness = HarnessConfig = Any
 
 
 def with_axes(h: Harness, axes: AxesSpec | None) -> Harness:
@@ -82,8 +85,6 @@ def grid_axes_json(h: Harness) -> dict[str, Any]:
 
 def variant_json(h: Harness, c: HarnessConfig) -> dict[str, Any]:
     """Per generation config: its variant, its budget and, where they apply, the rules."""
-    from .prompts import COT_RULE, EXEMPLAR_SEPARATOR
-
     axes = h.axes
     assert axes is not None
     v = c.variant

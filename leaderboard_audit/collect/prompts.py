@@ -20,11 +20,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from .answers import _REFUSAL, answer_class
-from .axes import AxesSpec, Variant
+from .axes import EXEMPLAR_SEPARATOR, AxesSpec, Variant
 from .benchmarks import Item
 from .harness import HarnessConfig, LabelStyle
-
-EXEMPLAR_SEPARATOR = "\n\n"
 
 
 def gold_label(cfg: HarnessConfig, item: Item) -> str:
@@ -116,10 +114,3 @@ def cot_class(style: LabelStyle, output: str) -> str:
     if slot is not None:
         return "letter"
     return answer_class(style, output) if not output.strip() else ("refusal" if _REFUSAL.search(output) else "other")
-
-
-COT_RULE = (
-    'the last "the answer is X" (case-insensitive, X one of the labels, optionally after ":" or in '
-    "brackets); else the last label the label style's parse_regex finds; no label -> pred null, "
-    "scored wrong, answer class other (or empty/refusal)"
-)
