@@ -75,4 +75,58 @@ T3=$(date +%s)
 "$VENV/bin/leaderboard-audit" collect "$OUT/spec.toml" 2> "$OUT/rerun.log" > "$OUT/rerun.out" || { tail -20 "$OUT/rerun.log"; exit 1; }
 if grep -q "items/s" "$OUT/rerun.log"; then echo "collect_check: the rerun recomputed items"; cat "$OUT/rerun.log"; exit 1; fi
 echo "collect_check: rerun is a no-op ($(( $(date +%s) - T3 ))s); $(grep '^answer classes' "$OUT/rerun.out" | head -1)"
+# Wider grid (issue 26): 5-shot and CoT (one at a time) on 2 items per benchmark, a 32-token CoT
+# budget; grid.json must declare the new axes, every bit must recompute from the raw answers
+# (the CoT extraction rule for CoT configs), and the audit must run over every axis.
+# Adds about 2 x 28 prompts per benchmark (the CoT ones up to 32 new tokens).
+T4=$(date +%s)
+cat > "$OUT/wide.toml" <<TOML
+output = "$OUT/wide"
+engine = "vllm"
+grid = "paper"
+n_items = 2
+chunk_items = 2
+benchmarks = ["arc", "hellaswag", "mmlu", "truthfulqa"]
+benchmarks_dir = "$SHARED_BENCH"
+shots = [0, 5]
+cot = [false, true]
+cot_max_tokens = 32
+
+[[models]]
+name = "SmolLM2-135M-Instruct"
+path = "gguf:smollm2-135m-instruct"
+dtype = "bfloat16"
+chat_template = false
+TOML
+"$VENV/bin/leaderboard-audit" collect "$OUT/wide.toml" 2> "$OUT/wide.log" || { tail -50 "$OUT/wide.log"; exit 1; }
+"$VENV/bin/python" - "$OUT/wide" <<'PY'
+import json, sys
+from pathlib import Path
+from leaderboard_audit.collect.axes import axes_from_obj
+from leaderboard_audit.collect.grid_axes import with_axes
+from leaderboard_audit.collect.harness import paper_harness, parse_answer
+from leaderboard_audit.collect.prompts import cot_answer
+root = Path(sys.argv[1])
+g = json.loads((root / "grid.json").read_text())
+assert {"shots", "cot"} <= set(g["axis_groups"]), g["axis_groups"]
+h = with_axes(paper_harness(), axes_from_obj({"shots": [0, 5], "cot": [False, True], "cot_max_tokens": 32}))
+cfg = {c.key: c for c in h.gen_configs}
+n = stated = 0
+for b in ["arc", "hellaswag", "mmlu", "truthfulqa"]:
+    lines = [json.loads(x) for x in (root / b / "SmolLM2-135M-Instruct.jsonl").read_text().splitlines()]
+    raws = [json.loads(x) for x in (root / "_raw" / b / "SmolLM2-135M-Instruct.jsonl").read_text().splitlines()]
+    assert len(lines) == 2 and len(lines[0]["correct"]) == 28
+    for line, raw in zip(lines, raws):
+        for k, text in raw["gen"].items():
+            c = cfg[k]
+            pred = cot_answer(c, text)[0] if c.variant.cot else parse_answer(c, text)
+            assert line["pred"][k] == pred and line["correct"][k] == int(pred is not None and pred == line["gold"]), (b, k)
+            n += 1
+            stated += c.variant.cot and pred is not None
+print(f"collect_check: wide grid: {n} generation bits recomputed from raw answers; CoT answers with a label: {stated}/8")
+PY
+"$VENV/bin/leaderboard-audit" audit "$OUT/wide" > "$OUT/wide.audit" 2>&1 || true
+grep -q "declared axes, mean axis-robust accuracy" "$OUT/wide.audit" || { cat "$OUT/wide.audit"; exit 1; }
+grep -q "per-axis variance share" "$OUT/wide.audit" || { cat "$OUT/wide.audit"; exit 1; }
+echo "collect_check: wide grid collected and audited in $(( $(date +%s) - T4 ))s"
 echo "collect_check: OK in $(( $(date +%s) - T0 ))s"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics import axes as axes_m
-from ..reports.tables import Table
+from ..reports.tables import Line, Table
 from ..verdicts import FAIL, PASS, WARN, at_least, exact, make_verdict, skipped
 from .base import Check, Scope
 
@@ -27,10 +27,10 @@ class Axes(Check):
         if reason:
             return reason
         groups = axes_m.axis_groups(scope.records.grid)
-        if all(len(groups[a]) < 2 for a in axes_m.SINGLE_AXES):
+        singles = axes_m.single_axes(groups)
+        if all(len(groups[a]) < 2 for a in singles):
             return (
-                "no usable axis: every single-axis group (ordering, format, scoring) holds only the reference "
-                "configuration"
+                f"no usable axis: every single-axis group ({', '.join(singles)}) holds only the reference configuration"
             )
         return None
 
@@ -40,22 +40,27 @@ class Axes(Check):
         rob = axes_m.axis_robust(scope.C, groups)
         md = axes_m.most_destructive(rob)
         order = scope.order.tolist()
+        declared = {"declared": True} if scope.records.grid.axis_groups is not None else {}
         return {
+            **declared,  # grid.json's axis_groups (absent: the paper's three, derived)
             "groups": {a: [keys[k] for k in g] for a, g in groups.items()},
-            "robust_accuracy": {names[m]: {a: float(rob[a][m]) for a in axes_m.AXES} for m in order},
-            "mean": {a: float(rob[a].mean()) for a in axes_m.AXES},
-            "most_destructive": {names[m]: axes_m.SINGLE_AXES[int(md[m])] for m in order},
+            "robust_accuracy": {names[m]: {a: float(rob[a][m]) for a in groups} for m in order},
+            "mean": {a: float(rob[a].mean()) for a in groups},
+            "most_destructive": {names[m]: md[m] for m in order},
             "axis_kendall_min": axes_m.axis_kendall_min(scope.acc, scope.ref, groups),
         }
 
     def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:
         return [axes_verdict(scope.name, section, scope.thresholds)]
 
-    def tables(self, name: str, s: dict[str, Any]) -> list[Table]:
+    def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:
         ax = s.get("axes")
         if not ax:
             return []
-        axes = ("ordering", "format", "scoring", "joint")
+        return [self.table(ax, s), *declared_summary(ax)]
+
+    def table(self, ax: dict[str, Any], s: dict[str, Any]) -> Table:
+        axes = tuple(ax["groups"])  # every declared axis (or the paper's three), joint last
         rows = [
             [
                 r["model"],
@@ -67,27 +72,45 @@ class Axes(Check):
         rows.append(["mean", *(ax["mean"][a] for a in axes), ""])
         rows.append(["min Kendall tau", *(ax["axis_kendall_min"].get(a) for a in axes), ""])
         sizes = {a: len(ax["groups"].get(a, [])) for a in axes}
-        return [
-            Table(
-                "axes",
-                "Axes: robust accuracy per axis (Table 3, Figure 4)",
-                ["model", *(f"{a} ({sizes[a]})" for a in axes), "most destructive"],
-                rows,
-                note="Robust accuracy = items right under every config of the axis group; the last row is "
-                "the min Kendall tau between the reference and the group's configs.",
-                widths={0: 22},
-            )
-        ]
+        return Table(
+            "axes",
+            "Axes: robust accuracy per axis (Table 3, Figure 4)",
+            ["model", *(f"{a} ({sizes[a]})" for a in axes), "most destructive"],
+            rows,
+            note="Robust accuracy = items right under every config of the axis group; the last row is "
+            "the min Kendall tau between the reference and the group's configs.",
+            widths={0: 22},
+        )
+
+
+def declared_summary(ax: dict[str, Any]) -> list[Line]:
+    """Declared axes (grid.json axis_groups) get a summary line: every axis's mean robust
+    accuracy and min Kendall tau. The paper's derived axes keep their report unchanged."""
+    if not ax.get("declared"):
+        return []
+
+    def tau(v: float | None) -> str:
+        return "n/a" if v is None else f"{v:.2f}"
+
+    parts = [
+        f"{a} ({len(g)}) {ax['mean'][a]:.3f} / {tau(ax['axis_kendall_min'].get(a))}" for a, g in ax["groups"].items()
+    ]
+    return [
+        Line(
+            "axes", "declared axes, mean axis-robust accuracy / min Kendall tau: " + ", ".join(parts), detail="summary"
+        )
+    ]
 
 
 def axes_verdict(scope: str, ax: dict[str, Any], t: Any) -> dict[str, Any]:
     # an axis group with only the reference in it is null and does not enter the verdict (docs/spec/AUDITS.md v2)
     single = {a: v for a, v in ax["axis_kendall_min"].items() if a != "joint" and v is not None}
     if not single:
+        names = ", ".join(a for a in ax["axis_kendall_min"] if a != "joint")
         return skipped(
             "axes",
             f"axes[{scope}]",
-            "no usable axis: every single-axis group (ordering, format, scoring) holds only the reference "
+            f"no usable axis: every single-axis group ({names}) holds only the reference "
             "configuration, or every model scores the same under its configurations (Kendall tau "
             "undefined)",
         )

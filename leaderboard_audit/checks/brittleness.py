@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..metrics.brittleness import pooled_shares, variance_parts, variance_parts_from_right
+from ..metrics import axes as axes_m
+from ..metrics.brittleness import (
+    axis_shares,
+    axis_variance,
+    pooled_shares,
+    variance_parts,
+    variance_parts_from_right,
+)
 from ..metrics.per_model import derived
 from ..reports.tables import Line
 from ..verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
@@ -76,6 +83,22 @@ def pooled_parts(records: Records) -> tuple[dict[str, np.ndarray], list[dict[str
     return whole, [derived(records.scope(b).correct, "variance_parts", lambda p=p: p) for b, p in zip(benches, parts)]
 
 
+def add_axis_parts(out: dict[str, Any], scope: Scope, vp: dict[str, np.ndarray]) -> None:
+    """Per model, beside V_prompt: ``v_axis[a]`` over each single axis's group and its share
+    ``v_axis[a] / V`` (docs/spec/AUDITS.md v3 "Declared axes"). Axes whose group holds only
+    the reference are left out (their variance is 0 by construction)."""
+    groups = axes_m.axis_groups(scope.records.grid)
+    groups = {a: groups[a] for a in axes_m.single_axes(groups) if len(groups[a]) > 1}
+    if not groups:
+        return
+    v_axis = axis_variance(scope.C, groups)
+    share = axis_shares(v_axis, vp["v_item"] + vp["v_prompt"])
+    for m, name in enumerate(scope.names):
+        if name in out:
+            out[name]["v_axis"] = {a: float(v_axis[a][m]) for a in groups}
+            out[name]["v_axis_share"] = {a: float(share[a][m]) for a in groups}
+
+
 class Brittleness(Check):
     name = "brittleness"
     title = "Brittleness (Brittlebench section 3)"
@@ -93,6 +116,7 @@ class Brittleness(Check):
         out: dict[str, Any] = {
             names[m]: {k: float(vp[k][m]) for k in ("v_item", "v_prompt", "brittleness")} for m in order
         }
+        add_axis_parts(out, scope, vp)
         if scope.name == POOLED:
             benches = scope.records.benchmarks
             v_prompt = np.stack([p["v_prompt"] for p in parts], axis=1)
@@ -102,7 +126,7 @@ class Brittleness(Check):
             out["pi_benchmark"] = {b: float(pi_b[j]) for j, b in enumerate(benches)}
         return out
 
-    def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:
+    def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:  # verdict: no axis part
         if scope.name == POOLED and section.get("pi_model"):
             return [pooled_brittleness_verdict(section, scope.thresholds)]
         per = {k: v for k, v in section.items() if k not in AGGREGATES}
@@ -120,7 +144,19 @@ class Brittleness(Check):
             )
         if "pi_benchmark" in br:
             text += "; per benchmark: " + ", ".join(f"{b} {v:.2f}" for b, v in sorted(br["pi_benchmark"].items()))
-        return [Line("brittleness", text)]
+        lines = [Line("brittleness", text)]
+        shares = [(m, v["v_axis_share"]) for m, v in per if v.get("v_axis_share")]
+        if shares:
+            lines.append(
+                Line(
+                    "brittleness-axes",
+                    "per-axis variance share v_axis/V (mean_i Var over the axis group): "
+                    + "; ".join(f"{m} " + ", ".join(f"{a} {x:.2f}" for a, x in sh.items()) for m, sh in shares),
+                    # a summary line (the short terminal report) when the grid declares its axes
+                    detail="summary" if s.get("axes", {}).get("declared") else "short",
+                )
+            )
+        return lines
 
 
 def brittleness_verdict(scope: str, br: dict[str, Any], t: Any) -> dict[str, Any]:

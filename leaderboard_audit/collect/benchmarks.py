@@ -140,6 +140,18 @@ def select_items(
     reserved: int = RESERVED,
 ) -> list[Item]:
     """Pool (rows that make a four-option item) -> shuffle -> skip ``reserved`` -> first N."""
+    return split_selection(rows, to_item, n_items, seed=seed, reserved=reserved)[1]
+
+
+def split_selection(
+    rows: Iterable[dict[str, Any]],
+    to_item: Callable[[int, dict[str, Any]], Item | None],
+    n_items: int | None,
+    *,
+    seed: int = SEED,
+    reserved: int = RESERVED,
+) -> tuple[list[Item], list[Item]]:
+    """(the reserved items in shuffled order: the few-shot exemplars, the selected items)."""
     pool = [it for i, row in enumerate(rows) if (it := to_item(i, row)) is not None]
     ids = [it.item_id for it in pool]
     if len(set(ids)) != len(ids):
@@ -148,7 +160,7 @@ def select_items(
         raise ValueError(f"duplicate item id {dup!r} in the pool")
     order = shuffle_order(len(pool), seed)
     chosen = [pool[j] for j in order[reserved:]]
-    return chosen if n_items is None else chosen[:n_items]
+    return [pool[j] for j in order[:reserved]], chosen if n_items is None else chosen[:n_items]
 
 
 def load_rows(name: str, files: str | Sequence[str] | None = None) -> list[dict[str, Any]]:
@@ -193,11 +205,18 @@ def local_file(name: str, folder: str | Path) -> Path:
 
 
 def load_items(
-    name: str, n_items: int | None = 1000, *, files: str | Sequence[str] | None = None, seed: int = SEED
-) -> list[Item]:
+    name: str,
+    n_items: int | None = 1000,
+    *,
+    files: str | Sequence[str] | None = None,
+    seed: int = SEED,
+    with_reserved: bool = False,
+) -> Any:
+    """The selected items; with ``with_reserved``, (reserved exemplars, selected items)."""
     if name not in SOURCES:
         raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(SOURCES)}")
-    return select_items(load_rows(name, files), SOURCES[name].to_item, n_items, seed=seed)
+    split = split_selection(load_rows(name, files), SOURCES[name].to_item, n_items, seed=seed)
+    return split if with_reserved else split[1]
 
 
 # --------------------------------------------------------------------------- any benchmark (a field mapping)
@@ -296,8 +315,14 @@ def check_mapping(name: str, mapping: Any) -> dict[str, Any]:
 
 
 def load_mapped_items(
-    name: str, mapping: dict[str, Any], n_items: int | None, *, seed: int = SEED, reserved: int = RESERVED
-) -> list[Item]:
+    name: str,
+    mapping: dict[str, Any],
+    n_items: int | None,
+    *,
+    seed: int = SEED,
+    reserved: int = RESERVED,
+    with_reserved: bool = False,
+) -> Any:
     """The paper's selection (shuffle with the seed, skip the reserved items, first N) over a mapped benchmark."""
     if "files" in mapping:
         files = mapping["files"] if isinstance(mapping["files"], list) else [mapping["files"]]
@@ -310,4 +335,5 @@ def load_mapped_items(
         rows = datasets.load_dataset(
             mapping["hub"], mapping.get("hub_config"), split=mapping.get("split", "test")
         ).to_list()
-    return select_items(rows, mapped_item_fn(name, mapping), n_items, seed=seed, reserved=reserved)
+    split = split_selection(rows, mapped_item_fn(name, mapping), n_items, seed=seed, reserved=reserved)
+    return split if with_reserved else split[1]

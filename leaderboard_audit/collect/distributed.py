@@ -28,9 +28,17 @@ from pathlib import Path
 from typing import Any
 
 from ..records.writer import write_grid
-from .harness import load_harness
 from .progress import Progress
-from .run import _collect_file, _FilePlan, _load_benchmark_items, _prepare_output, collect, grid_for, prepare_work
+from .run import (
+    _collect_file,
+    _FilePlan,
+    _prepare_output,
+    collect,
+    grid_for,
+    harness_for,
+    load_items_into,
+    prepare_work,
+)
 from .spec import ModelSpec, Spec
 
 
@@ -215,12 +223,11 @@ def collect_ray(
         kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
         kw.update(init_kwargs or {})
         ray.init(address=address, **kw)
-    harness = load_harness(spec.grid)
-    grid = grid_for(spec, harness)
+    harness = harness_for(spec)
     root = Path(spec.output)
     _prepare_output(root)
-    items = _load_benchmark_items(spec)
-    write_grid(grid, root)
+    harness, items = load_items_into(spec, harness)
+    write_grid(grid_for(spec, harness), root)
     total = sum(len(v) for v in items.values()) * len(spec.models)
     prog = Progress(total, len(harness.configs), enabled=progress)
     resources = ray.cluster_resources()

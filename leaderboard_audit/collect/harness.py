@@ -16,6 +16,7 @@ from typing import Any
 from collections.abc import Sequence
 
 from ..records.grid import DEFAULT_REFERENCE, PAPER_ORDERINGS, Config, Grid
+from .axes import AxesSpec, Variant
 
 # --------------------------------------------------------------------------- labels
 
@@ -170,6 +171,7 @@ class HarnessConfig:
     template: Template
     ordering: str | None
     permutation: tuple[int, ...] | None
+    variant: Variant = field(default_factory=Variant)  # beyond the paper's axes (collect/axes.py)
 
 
 @dataclass
@@ -180,6 +182,12 @@ class Harness:
     reference: str = DEFAULT_REFERENCE
     decoding: Decoding = field(default_factory=Decoding)
     name: str = "paper-26"
+    axes: AxesSpec | None = None  # declared axes beyond the paper's (None: the paper's grid)
+    exemplars: dict[str, list[Any]] = field(default_factory=dict)  # benchmark -> reserved Items (few-shot)
+
+    def max_tokens(self, c: HarnessConfig) -> int:
+        """The generation budget of a configuration: the CoT budget under CoT."""
+        return self.axes.cot_max_tokens if c.variant.cot and self.axes is not None else self.decoding.max_tokens
 
     @property
     def keys(self) -> list[str]:
@@ -202,6 +210,10 @@ class Harness:
                 assert c.template.label_style is not None
                 ex["label_style"] = c.template.label_style.to_json()
                 ex.update(self.decoding.gen_json())
+                if self.axes is not None:
+                    from .grid_axes import variant_json
+
+                    ex.update(variant_json(self, c))
             else:
                 ex["label_style"] = None
                 ex.update(self.decoding.ll_json())
@@ -216,7 +228,11 @@ class Harness:
                         margin=f"top-1 minus top-2 normalized log-likelihood ({n.unit})",
                     )
             out.append(Config(c.key, c.scoring, c.template.name, c.ordering, c.permutation, ex))
-        gextra = {"harness": self.name, "zero_shot": True}
+        gextra: dict[str, Any] = {"harness": self.name, "zero_shot": True}
+        if self.axes is not None:
+            from .grid_axes import grid_axes_json
+
+            gextra.update(grid_axes_json(self))
         gextra.update(extra or {})
         return Grid(tuple(out), self.reference, extra=gextra)
 

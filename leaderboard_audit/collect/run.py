@@ -17,6 +17,7 @@ run and the final bytes are identical.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -37,7 +38,9 @@ from ..records.writer import (
 )
 from .answers import answer_class
 from .benchmarks import Item, load_items, load_mapped_items
+from .grid_axes import with_axes
 from .harness import Harness, HarnessConfig, load_harness, parse_answer
+from .prompts import cot_answer, gen_text, prompt_ids, uses_chat
 from .progress import Progress
 from .scoring import get_normalization
 from .spec import ModelSpec, Spec, load_spec, spec_from_obj
@@ -49,13 +52,21 @@ MARGIN_DIGITS = 6
 
 
 def gen_prompt_ids(
-    tok: Any, cfg: HarnessConfig, item: Item, chat_template: bool, chat_kwargs: dict[str, Any] | None = None
+    tok: Any,
+    cfg: HarnessConfig,
+    item: Item,
+    chat_template: bool,
+    chat_kwargs: dict[str, Any] | None = None,
+    harness: Harness | None = None,
+    exemplars: Sequence[Item] = (),
 ) -> list[int]:
+    """A generation prompt's ids: the paper's zero-shot prompt, or under ``cfg``'s variant
+    (shots, CoT, chat template, system prompt: collect/prompts.py)."""
     assert cfg.permutation is not None
-    text = cfg.template.render_gen(item.question, item.options, cfg.permutation)
-    if not chat_template:
-        return tok.encode(text)
-    return tok.chat(text, **chat_kwargs) if chat_kwargs else tok.chat(text)
+    axes = harness.axes if harness is not None else None
+    text = gen_text(cfg, item, exemplars, axes)
+    system = axes.system_text(cfg.variant) if axes is not None else ""
+    return prompt_ids(tok, text, uses_chat(cfg.variant, chat_template), system, chat_kwargs)
 
 
 def ll_requests(tok: Any, cfg: HarnessConfig, item: Item, prefix: str) -> list[tuple[list[int], int]]:
@@ -99,21 +110,24 @@ def run_chunk(
     parse: str = "paper",
     combined: bool = False,
     chat_kwargs: dict[str, Any] | None = None,
+    exemplars: Sequence[Item] = (),
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Records lines and raw sidecar lines for ``items``: two batched engine calls, or one
-    (``combined``, engines with ``run``: generation and scoring scheduled together)."""
+    (``combined``, engines with ``run``: generation and scoring scheduled together). Under
+    declared axes, CoT prompts take one more generation call with their own budget."""
     tok = engine.tokenizer
     gens, lls = harness.gen_configs, harness.ll_configs
     dec = harness.decoding
-    prompts = [gen_prompt_ids(tok, c, it, chat_template, chat_kwargs) for it in items for c in gens]
+    prompts = [gen_prompt_ids(tok, c, it, chat_template, chat_kwargs, harness, exemplars) for it in items for c in gens]
+    budgets = [harness.max_tokens(c) for _ in items for c in gens]
     reqs: list[tuple[list[int], int]] = []
     for it in items:
         for c in lls:
             reqs.extend(ll_requests(tok, c, it, dec.continuation_prefix))
-    if combined and hasattr(engine, "run") and prompts and reqs:
+    if combined and hasattr(engine, "run") and prompts and reqs and len(set(budgets)) == 1:
         outs, scored = engine.run(prompts, dec.max_tokens, reqs, seed=dec.seed)
     else:
-        outs = engine.generate(prompts, dec.max_tokens, seed=dec.seed) if prompts else []
+        outs = _generate_by_budget(engine, prompts, budgets, dec.seed)
         scored = engine.score(reqs) if reqs else []
     lines, raws = [], []
     g = s = 0
@@ -129,8 +143,11 @@ def run_chunk(
             text = tok.decode(outs[g])
             g += 1
             assert c.template.label_style is not None
-            classes[c.key] = answer_class(c.template.label_style, text)
-            p = None if parse == "strict" and classes[c.key] == "enumeration" else parse_answer(c, text)
+            if c.variant.cot:
+                p, classes[c.key] = cot_answer(c, text)
+            else:
+                classes[c.key] = answer_class(c.template.label_style, text)
+                p = None if parse == "strict" and classes[c.key] == "enumeration" else parse_answer(c, text)
             raw_gen[c.key] = text
             pred[c.key] = p
             correct[c.key] = int(p is not None and p == it.gold)
@@ -169,6 +186,16 @@ def run_chunk(
     return lines, raws
 
 
+def _generate_by_budget(engine: Any, prompts: list[list[int]], budgets: list[int], seed: int) -> list[list[int]]:
+    """One ``generate`` call per distinct budget (ascending), outputs back in prompt order."""
+    outs: list[list[int]] = [[] for _ in prompts]
+    for budget in sorted(set(budgets)):
+        idx = [j for j, b in enumerate(budgets) if b == budget]
+        for j, o in zip(idx, engine.generate([prompts[j] for j in idx], budget, seed=seed)):
+            outs[j] = o
+    return outs
+
+
 # --------------------------------------------------------------------------- orchestration
 
 
@@ -176,7 +203,23 @@ def _dtype_rule(dtype: str) -> dict[str, str]:
     return {"dtype_auto": "bfloat16 on a CUDA GPU, float32 on CPU"} if dtype == "auto" else {}
 
 
+def harness_for(spec: Spec) -> Harness:
+    """The spec's grid file (or the paper's) widened by the spec's declared axes."""
+    from .errors import CollectError
+
+    try:
+        return with_axes(load_harness(spec.grid), spec.axes)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CollectError(
+            spec.grid,
+            f"cannot read the grid file ({type(exc).__name__}: {exc})",
+            fix="see docs/collect.md, 'Custom grids' and 'Wider grids'",
+        ) from None
+
+
 def grid_for(spec: Spec, harness: Harness) -> Any:
+    if harness.axes is not None:  # the exemplars of this spec's benchmarks only
+        harness = dataclasses.replace(harness, exemplars={b: harness.exemplars.get(b, []) for b in spec.benchmarks})
     extra = {
         "collector": {
             "engine": spec.engine,
@@ -344,7 +387,8 @@ def _prepare_output(root: Path) -> None:
         ) from None
 
 
-def _load_benchmark_items(spec: Spec) -> dict[str, list[Item]]:
+def _load_benchmark_items(spec: Spec, exemplars: dict[str, list[Item]] | None = None) -> dict[str, list[Item]]:
+    """Each benchmark's selected items; ``exemplars`` (when given) receives its reserved items."""
     from .errors import CollectError
 
     items: dict[str, list[Item]] = {}
@@ -354,9 +398,12 @@ def _load_benchmark_items(spec: Spec) -> dict[str, list[Item]]:
         src = ", ".join(mapping.get("files") or [mapping.get("hub", b)]) if mapping else spec.files_for(b)
         try:
             if mapping:
-                items[b] = load_mapped_items(b, mapping, n)[spec.item_offset :]
+                reserved, chosen = load_mapped_items(b, mapping, n, with_reserved=True)
             else:
-                items[b] = load_items(b, n, files=src)[spec.item_offset :]
+                reserved, chosen = load_items(b, n, files=src, with_reserved=True)
+            items[b] = chosen[spec.item_offset :]
+            if exemplars is not None:
+                exemplars[b] = reserved
         except (OSError, ValueError, KeyError, TypeError) as exc:
             what = f"{type(exc).__name__}: {exc}" if isinstance(exc, (KeyError, TypeError)) else str(exc)
             raise CollectError(
@@ -398,19 +445,11 @@ def collect(
                 want, f"--only-model {want!r} is not a model of the spec", fix=f"use one of: {', '.join(names)}"
             )
     run_models = [m for m in spec.models if not only_models or m.name in only_models]
-    try:
-        harness = load_harness(spec.grid)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise CollectError(
-            spec.grid,
-            f"cannot read the grid file ({type(exc).__name__}: {exc})",
-            fix="see docs/collect.md, 'Custom grids'",
-        ) from None
-    grid = grid_for(spec, harness)
+    harness = harness_for(spec)
     root = Path(spec.output)
     _prepare_output(root)
-    items = _load_benchmark_items(spec)
-    write_grid(grid, root)
+    harness, items = load_items_into(spec, harness)
+    write_grid(grid_for(spec, harness), root)
 
     total = sum(len(v) for v in items.values()) * len(run_models)
     prog = Progress(total, len(harness.configs), enabled=progress)
@@ -434,14 +473,22 @@ def collect(
     return root
 
 
+def load_items_into(spec: Spec, harness: Harness) -> tuple[Harness, dict[str, list[Item]]]:
+    """The benchmarks' items, and the harness holding their reserved items as exemplars
+    (when an axis uses them: the paper's grid is unchanged)."""
+    exemplars: dict[str, list[Item]] = {}
+    items = _load_benchmark_items(spec, exemplars)
+    if harness.axes is not None:
+        harness = dataclasses.replace(harness, exemplars=exemplars)
+    return harness, items
+
+
 class _FilePlan:
     """Where one (benchmark, model) file lives and what its content depends on."""
 
     def __init__(
         self, spec: Spec, harness: Harness, root: Path, b: str, m: ModelSpec, its: list[Item], prog: Progress
     ) -> None:
-        import dataclasses
-
         from .manifest import MANIFEST_SUFFIX
 
         self.spec, self.harness, self.root, self.b, self.m, self.its, self.prog = spec, harness, root, b, m, its, prog
@@ -557,6 +604,7 @@ def _collect_file(plan: _FilePlan, lazy: _Lazy, only_group: int | None = None) -
                 chat_template=m.chat_template,
                 parse=spec.parse,
                 chat_kwargs=m.chat_template_kwargs,
+                exemplars=harness.exemplars.get(b, []),
             )
             fresh = sum(len(chunk) for k, chunk in group if k in first and k not in have)
             pos = 0

@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .axes import AxesSpec, axes_from_obj
 from .benchmarks import SOURCES
 
 
@@ -63,6 +64,7 @@ class Spec:
     benchmark_sources: dict[str, dict[str, Any]] = field(default_factory=dict)  # any benchmark: field mapping
     batch_items: int | None = None  # items per engine call (a multiple of chunk_items; default chunk_items)
     parse: str = "paper"  # "strict": enumerations (" A, B, C, D") score unparseable (collect/answers.py)
+    axes: AxesSpec | None = None  # shots, cot, chat_template, system_prompt, design (collect/axes.py)
 
     def files_for(self, bench: str) -> str | None:
         if bench in self.benchmark_files:
@@ -136,6 +138,7 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         "raw_sidecar",
     }
     known |= {"parse", "batch_items", "benchmark_sources"}
+    known |= {"shots", "cot", "chat_template", "system_prompt", "design", "cot_max_tokens", "cot_instruction"}
     unknown = set(obj) - known
     if unknown:
         raise ValueError(
@@ -184,6 +187,14 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
     if grid not in ("paper", "paper-26"):
         grid = str(rel(grid))
     n = obj.get("n_items", 1000)
+    axes = axes_from_obj(obj)
+    if axes is not None and axes.chat_template is not None:
+        own = [m.name for m in models if m.chat_template]
+        if own:
+            raise ValueError(
+                f"'chat_template' is declared as an axis, so it applies to every model; drop "
+                f"chat_template = true from [[models]] {', '.join(own)}"
+            )
     return Spec(
         models=models,
         output=rel(str(obj.get("output", "records"))),  # type: ignore[arg-type]
@@ -200,6 +211,7 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         parse=_parse_rule(obj.get("parse", "paper")),
         batch_items=int(obj["batch_items"]) if obj.get("batch_items") else None,
         benchmark_sources=sources,
+        axes=axes,
     )
 
 

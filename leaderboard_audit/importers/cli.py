@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..records.errors import RecordsError
 
@@ -48,6 +49,12 @@ def parser() -> argparse.ArgumentParser:
         help="import only the items every run covers (and say how many were dropped)",
     )
     p.add_argument("--reference", help="config key of the reference configuration")
+    p.add_argument(
+        "--axis-groups",
+        metavar="JSON",
+        help='declared axes written to grid.json: a JSON file {"<axis>": ["<config key>", ...]} '
+        "(the reference in every group; docs/records.md, Declared axes)",
+    )
     p.add_argument("--model", help="model name for every run (overrides the runs' own)")
     p.add_argument("--benchmark", help="benchmark name for every run (default: task/scenario)")
     return p
@@ -102,6 +109,11 @@ def main(argv: list[str] | None = None) -> int:
         rec = load(args.src, args.format, **opts)
     except (RecordsError, ValueError) as exc:
         return fail(str(exc))
+    if args.axis_groups:
+        try:
+            rec = with_declared_axes(rec, args.axis_groups)
+        except (RecordsError, ValueError, OSError) as exc:
+            return fail(str(exc))
     try:
         write_import(rec, args.output)
     except (OutputError, RecordsError) as exc:
@@ -118,6 +130,23 @@ def main(argv: list[str] | None = None) -> int:
         f"{n_cfg} config(s) [{', '.join(rec.benchmarks)}] -> {args.output}"
     )
     return 0
+
+
+def with_declared_axes(rec: Any, path: str) -> Any:
+    """``rec`` whose legend carries the axis groups of the JSON file ``path``, validated
+    against its config keys and reference (named errors: records/axis_groups.py)."""
+    import dataclasses
+    import json
+
+    from ..records.axis_groups import AXIS_GROUPS, check_axis_groups
+
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ValueError(f"--axis-groups {path}: not JSON ({exc})") from None
+    check_axis_groups(obj, rec.grid.keys, rec.grid.reference, path)
+    grid = dataclasses.replace(rec.grid, extra={**rec.grid.extra, AXIS_GROUPS: obj})
+    return dataclasses.replace(rec, grid=grid)
 
 
 if __name__ == "__main__":

@@ -2,18 +2,43 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from ..records.grid import Grid
 from .kendall import kendall_tau_b
 from .per_model import all_right_groups
 
-SINGLE_AXES = ("ordering", "format", "scoring")
+SINGLE_AXES = ("ordering", "format", "scoring")  # the paper's, derived when grid.json declares none
 AXES = SINGLE_AXES + ("joint",)
+JOINT = "joint"
 
 
 def axis_groups(grid: Grid) -> dict[str, list[int]]:
-    """Config indices per axis, relative to the reference config.
+    """Config indices per axis, relative to the reference config, ``joint`` last (every config).
+
+    grid.json's ``axis_groups`` when it declares them (docs/spec/AUDITS.md v3 "Declared
+    axes"): the paper's axes among them first (ordering, format, scoring), then the others
+    in the file's order (writers sort names); otherwise the paper's three, derived
+    (``paper_axis_groups``). This order breaks ties (``most_destructive``)."""
+    declared = grid.axis_groups
+    if declared is None:
+        return paper_axis_groups(grid)
+    names = [a for a in SINGLE_AXES if a in declared] + [a for a in declared if a not in SINGLE_AXES]
+    out = {a: [grid.index(k) for k in declared[a]] for a in names}
+    out[JOINT] = list(range(len(grid.configs)))
+    return out
+
+
+def single_axes(groups: Mapping[str, Any]) -> tuple[str, ...]:
+    """The axes varied alone (every group but ``joint``), in their order."""
+    return tuple(a for a in groups if a != JOINT)
+
+
+def paper_axis_groups(grid: Grid) -> dict[str, list[int]]:
+    """The paper's three axes from the config fields, relative to the reference config.
 
     ordering: the reference's scoring and template; format: the reference's scoring
     and ordering; scoring: the reference plus every config whose scoring differs;
@@ -38,10 +63,11 @@ def axis_robust(C: np.ndarray, groups: dict[str, list[int]]) -> dict[str, np.nda
     return {a: right.mean(axis=1) for a, right in zip(groups, masks)}
 
 
-def most_destructive(robust: dict[str, np.ndarray]) -> np.ndarray:
-    """Per model, the single axis with the lowest axis-robust accuracy (first on ties)."""
-    stack = np.stack([robust[a] for a in SINGLE_AXES], axis=1)
-    return np.argmin(stack, axis=1)
+def most_destructive(robust: dict[str, np.ndarray]) -> list[str]:
+    """Per model, the single axis with the lowest axis-robust accuracy (first in axis order on ties)."""
+    axes = single_axes(robust)
+    stack = np.stack([robust[a] for a in axes], axis=1)
+    return [axes[int(j)] for j in np.argmin(stack, axis=1)]
 
 
 def axis_kendall_min(acc: np.ndarray, ref: int, groups: dict[str, list[int]]) -> dict[str, float | None]:

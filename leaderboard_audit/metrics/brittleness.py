@@ -35,3 +35,25 @@ def pooled_shares(v_prompt: np.ndarray, v_total: np.ndarray) -> tuple[np.ndarray
             return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
 
     return ratio(v_prompt.sum(axis=1), v_total.sum(axis=1)), ratio(v_prompt.sum(axis=0), v_total.sum(axis=0))
+
+
+def axis_variance(C: np.ndarray, groups: dict[str, list[int]], block_cells: int = 1 << 20) -> dict[str, np.ndarray]:
+    """Per model and axis: ``v_axis[a][m] = mean_i Var_{k in group(a)} Y[m,i,k]`` (population
+    variance over the axis group's configs; docs/spec/AUDITS.md v3 "Declared axes"). The
+    group's ``right`` count per (model, item) gives ``p (1 - p)`` as in ``variance_parts``;
+    models are taken in blocks so no copy of the tensor is made."""
+    M, N, _ = C.shape
+    out = {a: np.empty(M) for a in groups}
+    step = max(1, block_cells // max(N * max((len(g) for g in groups.values()), default=1), 1))
+    for lo in range(0, M, step):
+        block = C[lo : lo + step]
+        for a, g in groups.items():
+            p = block[:, :, g].sum(axis=2, dtype=np.int32) / len(g)
+            out[a][lo : lo + step] = (p * (1.0 - p)).mean(axis=1)
+    return out
+
+
+def axis_shares(v_axis: dict[str, np.ndarray], v_total: np.ndarray) -> dict[str, np.ndarray]:
+    """``v_axis[a] / V`` per model, V = V_item + V_prompt (0 when V = 0, as brittleness)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {a: np.where(v_total > 0, v / np.where(v_total > 0, v_total, 1.0), 0.0) for a, v in v_axis.items()}

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..records.grid import Grid
 from ..records.model import PRED_ABSENT, PRED_UNPARSEABLE
-from .axes import axis_groups
+from .axes import axis_groups, paper_axis_groups
 from .kendall import kendall_tau_b
 from .per_model import correct_counts
 
@@ -129,7 +129,9 @@ def scoring_movement(acc: np.ndarray, acc_parsed: np.ndarray, grid: Grid) -> dic
     order further). Means are over configs where both taus are defined.
     """
     ref = grid.reference_index
-    others = [k for k in axis_groups(grid)["scoring"] if k != ref]
+    groups = axis_groups(grid)  # a declared grid without a scoring axis: the derived one
+    scoring = groups["scoring"] if "scoring" in groups else paper_axis_groups(grid)["scoring"]
+    others = [k for k in scoring if k != ref]
     t_all = _tau_or_nan(acc[:, ref], acc[:, others])
     t_par = _tau_or_nan(acc_parsed[:, ref], acc_parsed[:, others])
     rows = []

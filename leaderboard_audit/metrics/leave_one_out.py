@@ -90,9 +90,9 @@ def headline_numbers(
         "corr_ci": comp["ci"],
         "mean_fragility_topk": comp["mean_fragility_topk"],
         "mean_fragility_all": comp["mean_fragility_all"],
-        "axis_robust_mean": {a: float(rob[a].mean()) for a in axes_m.AXES},
+        "axis_robust_mean": {a: float(rob[a].mean()) for a in groups},
         "axis_kendall_min": axes_m.axis_kendall_min(acc, ref, groups),
-        "most_destructive": {names[m]: axes_m.SINGLE_AXES[int(md[m])] for m in range(M)},
+        "most_destructive": {names[m]: md[m] for m in range(M)},
     }
 
 

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .axis_groups import AXIS_GROUPS, check_axis_groups
 from .errors import ProblemLog, RecordsError
 
 FORMAT = "leaderboard-audit/records-v1"
@@ -71,6 +72,12 @@ class Grid:
 
     def __len__(self) -> int:
         return len(self.configs)
+
+    @property
+    def axis_groups(self) -> dict[str, tuple[str, ...]] | None:
+        """The declared axes (grid.json ``axis_groups``, validated by ``parse_grid``), or None."""
+        raw = self.extra.get(AXIS_GROUPS)
+        return None if raw is None else {a: tuple(g) for a, g in raw.items()}
 
     def to_json(self) -> dict[str, Any]:
         out = dict(self.extra)
@@ -146,6 +153,8 @@ def parse_grid(obj: Any, source: str) -> Grid:
     if ref not in seen:
         raise bad(f"reference {ref!r} is not one of the configs' keys")
     extra = {k: v for k, v in obj.items() if k not in ("format", "reference", "configs")}
+    if extra.get(AXIS_GROUPS) is not None:  # null: absent
+        check_axis_groups(extra[AXIS_GROUPS], [c.key for c in configs], ref, source)
     return Grid(tuple(configs), ref, inferred=False, extra=extra)
 
 

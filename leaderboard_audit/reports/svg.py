@@ -16,6 +16,13 @@ GREY = "#777777"
 LIGHT = "#c9d7ea"
 AXIS_COLORS = {"ordering": "#4c78a8", "format": "#f58518", "scoring": "#54a24b", "joint": "#444444"}
 AXES = ("ordering", "format", "scoring", "joint")
+EXTRA_AXIS_COLORS = ("#b279a2", "#e45756", "#72b7b2", "#9d755d", "#eeca3b", "#bab0ac", "#ff9da6", "#79706e")
+
+
+def axis_color(axis: str, n: int) -> str:
+    """The paper's axes keep their colours; a declared axis takes the n-th colour of the palette."""
+    return AXIS_COLORS.get(axis) or EXTRA_AXIS_COLORS[n % len(EXTRA_AXIS_COLORS)]
+
 
 WIDTH = 820
 LEFT = 230  # label column
@@ -241,29 +248,32 @@ def figure_ranks(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> 
 
 
 def figure_axes(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> str:
-    """Figure 4: axis-robust accuracy per model and axis (ordering, format, scoring, joint)."""
+    """Figure 4: axis-robust accuracy per model and axis (every declared axis, or ordering,
+    format and scoring; then joint)."""
     ax = s.get("axes")
     if not ax:  # skipped: its section is not computed
         return ""
+    axes = tuple(ax["groups"])
+    colors = {a: axis_color(a, n) for n, a in enumerate(axes)}
     models = [r["model"] for r in s["leaderboard"]]
     sub = 9
-    row = sub * 4 + 10
+    row = sub * len(axes) + 10
     h = TOP + row * len(models) + 44
     sc = Scale(0.0, 1.0)
     ticks = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
-    sizes = {a: len(ax["groups"].get(a, [])) for a in AXES}
-    body = _legend([(AXIS_COLORS[a], f"{a} ({sizes[a]})") for a in AXES])
+    sizes = {a: len(ax["groups"].get(a, [])) for a in axes}
+    body = _legend([(colors[a], f"{a} ({sizes[a]})") for a in axes])
     body += _grid(sc, ticks, TOP - 6, TOP + row * len(models))
     for j, m in enumerate(models):
         y0 = TOP + row * j + 5
         vals = ax["robust_accuracy"][m]
         body.append(
-            f'<g class="axes-row"><title>{esc(m)}: ' + ", ".join(f"{a} {vals[a]:.3f}" for a in AXES) + "</title>"
+            f'<g class="axes-row"><title>{esc(m)}: ' + ", ".join(f"{esc(a)} {vals[a]:.3f}" for a in axes) + "</title>"
         )
-        for n, a in enumerate(AXES):
+        for n, a in enumerate(axes):
             body.append(
                 f'<rect x="{_f(sc(0))}" y="{_f(y0 + sub * n)}" width="{_f(max(sc(vals[a]) - sc(0), 0.5))}" '
-                f'height="{sub - 1}" fill="{AXIS_COLORS[a]}"/>'
+                f'height="{sub - 1}" fill="{colors[a]}"/>'
             )
         body.append("</g>")
         body.append(_label(y0 + 2 * sub - 2, m, new=m in highlight))

@@ -15,6 +15,13 @@ from collections.abc import Sequence
 from .base import cut_at_eos
 
 EOS = 0
+COT_BUDGET = 32  # from this many new tokens on, the fake reasons before it answers
+COT_TEXTS = (
+    " Option {y} looks close, but the facts fit {x}. The answer is {x}.",
+    " Step by step: {y} fails, so the answer is ({x}).",
+    " Between {y} and {x}, I pick {x}",
+    " I need more context to decide.",
+)
 
 
 class ByteTokenizer:
@@ -26,9 +33,10 @@ class ByteTokenizer:
     def decode(self, ids: Sequence[int]) -> str:
         return bytes(t - 2 for t in ids if t >= 2).decode("utf-8", errors="replace")
 
-    def chat(self, user_text: str, **template_kwargs: object) -> list[int]:
+    def chat(self, user_text: str, system: str | None = None, **template_kwargs: object) -> list[int]:
         opts = "".join(f"<{k}={v}>" for k, v in sorted(template_kwargs.items()))
-        return self.encode("<user>" + user_text + opts + "<assistant>")
+        turn = f"<system>{system}" if system else ""
+        return self.encode(turn + "<user>" + user_text + opts + "<assistant>")
 
 
 def _h(*parts: object) -> bytes:
@@ -60,6 +68,8 @@ class FakeEngine:
             d = _h(self.model, tuple(p))
             choice = d[0] % 7
             text = [" A", " B", " C", " D", " 3", " the answer", "\n(B)"][choice]
+            if max_tokens >= COT_BUDGET:  # a reasoning budget: a reasoned answer (or none)
+                text = COT_TEXTS[d[1] % len(COT_TEXTS)].format(x="ABCD"[d[2] % 4], y="ABCD"[d[3] % 4])
             ids = self.tokenizer.encode(text)[1:] + [EOS, 5, 6]
             outs.append(cut_at_eos(ids, self.tokenizer.eos_ids)[:max_tokens])
         return outs

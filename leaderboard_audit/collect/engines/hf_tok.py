@@ -42,12 +42,17 @@ class HFTokenizer:
     def decode(self, ids: Sequence[int]) -> str:
         return self.tok.decode(list(ids), skip_special_tokens=True)
 
-    def chat(self, user_text: str, **template_kwargs: object) -> list[int]:
-        """One user turn in the model's chat template; ``template_kwargs`` (the spec's
-        ``chat_template_kwargs``, e.g. ``enable_thinking=False``) go to the template."""
+    def chat(self, user_text: str, system: str | None = None, **template_kwargs: object) -> list[int]:
+        """One user turn (after a system turn when ``system``) in the model's chat template;
+        ``template_kwargs`` (the spec's ``chat_template_kwargs``, e.g. ``enable_thinking=False``)
+        go to the template."""
         if not getattr(self.tok, "chat_template", None):
             raise ValueError("chat_template = true but the tokenizer has no chat template")
+        turns = [{"role": "system", "content": system}] if system else []
         text = self.tok.apply_chat_template(
-            [{"role": "user", "content": user_text}], tokenize=False, add_generation_prompt=True, **template_kwargs
+            [*turns, {"role": "user", "content": user_text}],
+            tokenize=False,
+            add_generation_prompt=True,
+            **template_kwargs,
         )
         return list(self.tok(text, add_special_tokens=False)["input_ids"])
