@@ -22,6 +22,17 @@ class Champions(Check):
     section = "champions"
     thresholds = {"champion_items": 3.0}
     needs_configs = True
+    gate = "scope"
+
+    def gate_created(self, with_v: dict[str, Any], without_v: Any, newcomers: frozenset[str], section: Any = None) -> bool:
+        """Also the newcomer's when it already failed: a newcomer wins a configuration by
+        more than ``champion_items`` over the reference winner."""
+        if super().gate_created(with_v, without_v, newcomers, section):
+            return True
+        return with_v["status"] == FAIL and any(
+            newcomers & set(w["winners"]) and w.get("lead_items") is not None and w["lead_items"] > with_v["threshold"]
+            for w in (with_v.get("evidence") or {}).get("other_wins", [])
+        )
 
     def compute(self, scope: Scope) -> dict[str, Any]:
         names = scope.names
