@@ -100,6 +100,9 @@ def enrich_report(
     n_boot: int | None = None,
     thresholds: Any = None,
     strict: bool = False,
+    gate: Sequence[str] = (),
+    alpha: float | None = None,
+    computed: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Add what needs the Records to a built report (in place; also returned)."""
     report["legend"] = legend(records)
@@ -115,6 +118,9 @@ def enrich_report(
             n_boot=report.get("bootstrap", 10_000) if n_boot is None else n_boot,
             thresholds=thresholds,
             strict=strict,
+            gate=gate,
+            alpha=0.05 if alpha is None else alpha,
+            computed=computed,
         )
     return report
 
