@@ -384,9 +384,7 @@ class AuditSession:
             context = {}
             for s in (scope, *(a[0] for a in also)):
                 context.update(self.gate_context(s))
-        return AuditCheck(
-            request.node, self._index[scope][vid], tuple(self._index[s][v] for s, v, _ in also), context
-        )
+        return AuditCheck(request.node, self._index[scope][vid], tuple(self._index[s][v] for s, v, _ in also), context)
 
     # -- reports ----------------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)

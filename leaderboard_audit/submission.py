@@ -92,7 +92,15 @@ def _by_check(verdicts: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]
     return out
 
 
-def _row(scope: str, check: Check, v: dict[str, Any], wv: dict[str, Any] | None, gating: bool, created: bool):
+def _row(
+    scope: str,
+    check: Check,
+    v: dict[str, Any],
+    wv: dict[str, Any] | None,
+    gating: bool,
+    created: bool,
+    newcomers: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
     status = v["status"]
     if status == SKIP:
         effect = SKIP
@@ -115,6 +123,7 @@ def _row(scope: str, check: Check, v: dict[str, Any], wv: dict[str, Any] | None,
         "threshold": v.get("threshold"),
         "margin": v.get("margin"),
         "message": v.get("message", ""),
+        "why": (check.gate_why(v, newcomers) if effect == CREATED else None),
     }
 
 
@@ -143,12 +152,14 @@ def scope_gate(
             subjects = check.subjects(sc)
             for v, subj in zip(vs, subjects):
                 if new & set(subj):
-                    rows.append(_row(scope, check, v, None, name in gating, check.gate_created(v, None, new, section)))
+                    rows.append(
+                        _row(scope, check, v, None, name in gating, check.gate_created(v, None, new, section), new)
+                    )
         else:
             olds = wo_by.get(name, [])
             for j, v in enumerate(vs):
                 wv = olds[j] if j < len(olds) else None
-                rows.append(_row(scope, check, v, wv, name in gating, check.gate_created(v, wv, new, section)))
+                rows.append(_row(scope, check, v, wv, name in gating, check.gate_created(v, wv, new, section), new))
     order = [r["model"] for r in with_s.get("leaderboard", [])]
     order_without = [r["model"] for r in (without_s or {}).get("leaderboard", [])]
     newcomers = []
@@ -205,7 +216,8 @@ def overall(rows: list[dict[str, Any]], strict: bool = False) -> dict[str, Any]:
     blocking = [r for r in rows if r["effect"] == CREATED or (strict and r["gates"] and r["effect"] == NEW_WARN)]
     worst = max((r["status"] for r in judged), key=SEVERITY.__getitem__, default=PASS)
     return {
-        "status": FAIL if blocking else worst,
+        # the gate's word: FAIL only when it blocks; a fail that does not block reads as WARN
+        "status": FAIL if blocking else (WARN if worst != PASS else PASS),
         "counts": counts,
         "effects": effects,
         "checks": len(rows),

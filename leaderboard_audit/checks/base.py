@@ -193,5 +193,9 @@ class Check:
         existed on the newcomer when its own part of the section makes it fail)."""
         return with_v["status"] == "fail" and (without_v is None or without_v["status"] != "fail")
 
+    def gate_why(self, with_v: dict[str, Any], newcomers: frozenset[str]) -> str | None:
+        """The newcomer's part of a fail, in words, when the verdict's message is about more."""
+        return None
+
 
 __all__ = ["POOLED", "Check", "Scope", "num"]

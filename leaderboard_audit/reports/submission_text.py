@@ -46,6 +46,8 @@ def state_line(sub: dict[str, Any]) -> str:
     gate = "FAIL" if ov["exit_code"] else ov["status"].upper()
     skipped = f", {c[SKIP]} skipped" if c.get(SKIP) else ""
     blocking = f"; fails the gate: {', '.join(clean(b, 80) for b in ov['blocking'][:5])}" if ov["blocking"] else ""
+    why = [r["why"] for s in sub["scopes"].values() for r in s["rows"] if r.get("why")]
+    blocking += f" ({clean(why[0], 200)})" if why else ""
     more = f" and {len(ov['blocking']) - 5} more" if len(ov["blocking"]) > 5 else ""
     return (
         f"submission {', '.join(clean(m, 40) for m in sub['models'])}: {gate} - {c['pass']} pass, {c['warn']} warn, "
@@ -78,8 +80,14 @@ def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Ta
                 for w in n["wins"]
             )
             place.append(
-                [scope, n["model"], f"{n['position']}/{n['of']}", n["above"] or "- (top)", n["below"] or "- (bottom)",
-                 wins or "none"]
+                [
+                    scope,
+                    n["model"],
+                    f"{n['position']}/{n['of']}",
+                    n["above"] or "- (top)",
+                    n["below"] or "- (bottom)",
+                    wins or "none",
+                ]
             )
         for r in sorted(s["rows"], key=lambda r: _rank(r)):
             verdicts.append(
@@ -91,31 +99,53 @@ def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Ta
                     "yes" if r["gates"] else "no",
                     Cell(effect_text(r), "strong") if r["effect"] == CREATED else effect_text(r),
                     Cell("n/a" if r["margin"] is None else f"{r['margin']:+.3f}", "code"),
-                    _cut(r["message"], MESSAGE_CHARS),
+                    _cut((f"{r['why']}. " if r.get("why") else "") + r["message"], MESSAGE_CHARS),
                 ]
             )
         for p in s["split"]:
             was = p["status_without"] or "n/a"
             split.append([scope, f"{p['higher']} > {p['lower']}", ", ".join(p["between"]), Cell(was, "status")])
     out: list[Table | Line] = [Line("gate", state_line(sub)), Line("gate", gates_line(sub))]
-    out.append(_capped(Table(
-        "gate-place", "Where the newcomer lands",
-        ["scope", "model", "position", "above", "below", "configs it wins"], place, widths={1: 30, 3: 30, 4: 30},
-    ), max_rows))
-    out.append(_capped(Table(
-        "gate-verdicts", "Verdicts that concern the newcomer",
-        ["scope", "verdict", "status", "without it", "gates", "effect", "margin", "message"], verdicts,
-        note="'without it': the same verdict on the leaderboard before the newcomer arrived ('-': it did not "
-        "exist). Only a fail the newcomer creates in a gating check fails the gate.",
-        widths={1: 44, 5: 48, 7: 60},
-    ), max_rows))
+    out.append(
+        _capped(
+            Table(
+                "gate-place",
+                "Where the newcomer lands",
+                ["scope", "model", "position", "above", "below", "configs it wins"],
+                place,
+                widths={1: 30, 3: 30, 4: 30},
+            ),
+            max_rows,
+        )
+    )
+    out.append(
+        _capped(
+            Table(
+                "gate-verdicts",
+                "Verdicts that concern the newcomer",
+                ["scope", "verdict", "status", "without it", "gates", "effect", "margin", "message"],
+                verdicts,
+                note="'without it': the same verdict on the leaderboard before the newcomer arrived ('-': it did not "
+                "exist). Only a fail the newcomer creates in a gating check fails the gate.",
+                widths={1: 44, 5: 48, 7: 60},
+            ),
+            max_rows,
+        )
+    )
     if split:
-        out.append(_capped(Table(
-            "gate-split", "Adjacent pairs the newcomer now sits between",
-            ["scope", "pair before", "now between them", "pair verdict without it"], split,
-            note="Context, not a verdict: the pair was adjacent on the leaderboard without the newcomer.",
-            widths={1: 50, 2: 40},
-        ), max_rows))
+        out.append(
+            _capped(
+                Table(
+                    "gate-split",
+                    "Adjacent pairs the newcomer now sits between",
+                    ["scope", "pair before", "now between them", "pair verdict without it"],
+                    split,
+                    note="Context, not a verdict: the pair was adjacent on the leaderboard without the newcomer.",
+                    widths={1: 50, 2: 40},
+                ),
+                max_rows,
+            )
+        )
     return out
 
 
@@ -152,7 +182,7 @@ def render_submission_text(report: dict[str, Any], *, width: int = 100, max_rows
             if t.note:
                 lines.append(wrap_line(clean(t.note), width))
             lines.append(render_table(t))
-    lines += ["", wrap_line(clean(state.text), width)]
+    lines += ["", clean(state.text)]  # one line, never wrapped: CI logs grep for it
     return "\n".join(lines)
 
 
