@@ -472,18 +472,21 @@ class AuditSession:
         add_user_verdicts(rep, self.verdicts.values())
         if self.settings["submission"]:
             rep["submission"] = list(self.settings["submission"])
-        enrich_report(
-            rep,
-            self.records,
-            submission=self.settings["submission"],
-            seed=self.settings["seed"],
-            n_boot=self.settings["boot"],
-            thresholds=self.thresholds,
-            strict=self.settings["strict"],
-            gate=self.settings.get("gate", []),
-            alpha=self.settings["alpha"],
-            computed={s: (self._scopes[s], self._without[s]) for s in self._scopes if s in self._without},
-        )
+        enrich_report(rep, self.records)
+        if self.settings["submission"]:
+            from .submission import submission_audit
+
+            rep["submission_audit"] = submission_audit(
+                self.records,
+                self.settings["submission"],
+                seed=self.settings["seed"],
+                n_boot=self.settings["boot"],
+                thresholds=self.thresholds,
+                strict=self.settings["strict"],
+                gate=self.settings.get("gate", []),
+                alpha=self.settings["alpha"],
+                computed={s: (self._scopes[s], self._without[s]) for s in self._scopes if s in self._without},
+            )
         return rep
 
     def write_outputs(self, report: dict[str, Any]) -> None:
@@ -494,7 +497,7 @@ class AuditSession:
         if self.settings["report"]:
             outputs.append(("--audit-report", self.settings["report"], lambda: dumps_report(report)))
         if self.settings["markdown"] and "submission_audit" in report:  # the gate alone: a PR comment
-            from .reports.submission_text import gate_markdown
+            from .reports.markdown import gate_markdown
 
             outputs.append(("--audit-markdown", self.settings["markdown"], lambda: gate_markdown(report)))
         elif self.settings["markdown"]:

@@ -294,6 +294,18 @@ def submission_audit(
     }
 
 
+def with_gate(report: dict[str, Any], records: Records, models: Sequence[str], **kw: Any) -> dict[str, Any]:
+    """``evidence.enrich_report`` plus the gate (``submission_audit``, seed and resamples
+    from the report unless given) under ``submission_audit``; in place, also returned."""
+    from .evidence import enrich_report
+
+    enrich_report(report, records)
+    kw.setdefault("seed", report.get("seed", DEFAULT_SEED))
+    kw.setdefault("n_boot", report.get("bootstrap", DEFAULT_BOOT))
+    report["submission_audit"] = submission_audit(records, models, **kw)
+    return report
+
+
 def submission_cases(cases: list[Any], models: Sequence[str]) -> list[Any]:
     """The cases the gate collects as tests: of each check with a gate role, its cases about
     a newcomer ("subject") or every case ("scope"), and a check's one skipped case per
@@ -323,5 +335,6 @@ __all__ = [
     "submission_audit",
     "submission_cases",
     "unknown_models_message",
+    "with_gate",
     "without",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from leaderboard_audit.submission import with_gate
+
 import json
 from pathlib import Path
 
@@ -13,14 +15,12 @@ import html as html_mod
 from builders import write
 from gate_boards import big_board, done_when_board
 from leaderboard_audit.auditor import audit, cases as all_cases, make_scope
-from leaderboard_audit.evidence import enrich_report
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import paper_grid
 from leaderboard_audit.reports.html import render_html
-from leaderboard_audit.reports.markdown import render_markdown
+from leaderboard_audit.reports.markdown import gate_markdown, render_markdown
 from leaderboard_audit.reports.submission_text import (
     COMMENT_BYTES,
-    gate_markdown,
     gate_tables,
     render_submission_text,
     state_line,
@@ -148,7 +148,7 @@ def test_gate_markdown_caps_rows_and_counts_them():
 
 
 def test_one_table_model_for_every_renderer(demo):
-    rep = enrich_report(audit(demo, n_boot=300), demo, submission=["borealis-8b"], n_boot=300)
+    rep = with_gate(audit(demo, n_boot=300), demo, ["borealis-8b"], n_boot=300)
     sub = rep["submission_audit"]
     line = state_line(sub)
     term = render_submission_text(rep)

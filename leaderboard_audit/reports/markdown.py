@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from ..checks import scope_tables
-from .submission_text import gate_markdown
+from .submission_text import COMMENT_BYTES, MAX_ROWS, _cut, gate_tables
 from .tables import kind_of, Table, counts_text, status_counts, evidence_heading, pair_label, verdicts_table
 from .text import num
 
@@ -122,6 +122,28 @@ def submission_md(report: dict[str, Any]) -> list[str]:
     return gate_markdown(report).splitlines() + [""]
 
 
+def gate_markdown(report: dict[str, Any], max_bytes: int = COMMENT_BYTES, level: int = 2) -> str:
+    """The gate alone as Markdown (a pull-request comment): at most ``max_bytes`` bytes
+    (rows are capped, halving until it fits; what was left out is counted)."""
+    sub = report["submission_audit"]
+    rows = MAX_ROWS
+    while True:
+        out = [f"{'#' * level} Submission gate", ""]
+        for t in gate_tables(sub, rows):
+            if kind_of(t) == "line":
+                out += [md(t.text), ""]
+            else:
+                out += table_md(t, level + 1)
+        text = "\n".join(out).rstrip() + "\n"
+        if len(text.encode()) <= max_bytes or rows == 0:
+            break
+        rows //= 2
+    if len(text.encode()) > max_bytes:  # names so long that even the headline does not fit
+        head = md(_cut(gate_tables(sub, 0)[0].text, max_bytes // 8))
+        text = f"{'#' * level} Submission gate\n\n{head}\n\n(tables left out to fit {max_bytes} bytes)\n"
+    return text
+
+
 def legend_md(legend: dict[str, Any]) -> list[str]:
     configs = legend.get("configs", [])
     core = ["key", "scoring", "template", "ordering", "permutation"]
@@ -213,4 +235,4 @@ def counts_of(s: dict[str, Any]) -> str:
     return counts_text(s.get("verdicts", []))
 
 
-__all__ = ["md", "render_markdown"]
+__all__ = ["gate_markdown", "md", "render_markdown"]

@@ -3,7 +3,8 @@
 The terminal, Markdown and HTML renderers all format the same ``Table``/``Line``
 objects, so their wording and counts cannot drift apart; ``state_line`` is the
 one line on the overall state (what the exit code says). ``gate_markdown`` is the
-gate alone, sized for a pull-request comment (at most ``COMMENT_BYTES``).
+gate alone, sized for a pull-request comment (at most ``COMMENT_BYTES``; in
+``reports.markdown``).
 """
 
 from __future__ import annotations
@@ -186,28 +187,4 @@ def render_submission_text(report: dict[str, Any], *, width: int = 100, max_rows
     return "\n".join(lines)
 
 
-def gate_markdown(report: dict[str, Any], max_bytes: int = COMMENT_BYTES, level: int = 2) -> str:
-    """The gate alone as Markdown (a pull-request comment): at most ``max_bytes`` bytes
-    (rows are capped, halving until it fits; what was left out is counted)."""
-    from .markdown import md, table_md
-
-    sub = report["submission_audit"]
-    rows = MAX_ROWS
-    while True:
-        out = [f"{'#' * level} Submission gate", ""]
-        for t in gate_tables(sub, rows):
-            if isinstance(t, Line):
-                out += [md(t.text), ""]
-            else:
-                out += table_md(t, level + 1)
-        text = "\n".join(out).rstrip() + "\n"
-        if len(text.encode()) <= max_bytes or rows == 0:
-            break
-        rows //= 2
-    if len(text.encode()) > max_bytes:  # names so long that even the headline does not fit
-        head = md(_cut(gate_tables(sub, 0)[0].text, max_bytes // 8))
-        text = f"{'#' * level} Submission gate\n\n{head}\n\n(tables left out to fit {max_bytes} bytes)\n"
-    return text
-
-
-__all__ = ["COMMENT_BYTES", "effect_text", "gate_markdown", "gate_tables", "render_submission_text", "state_line"]
+__all__ = ["COMMENT_BYTES", "effect_text", "gate_tables", "render_submission_text", "state_line"]
