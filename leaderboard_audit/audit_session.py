@@ -20,7 +20,9 @@ def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def record_verdict(item: pytest.Item, v: dict[str, Any], *also: dict[str, Any]) -> None:
+def record_verdict(
+    item: pytest.Item, v: dict[str, Any], *also: dict[str, Any], context: dict[str, str] | None = None
+) -> None:
     """Attach a verdict to the running test: on its report (crosses xdist), in JUnit
     ``audit_*`` properties; a fail fails the test with the evidence; a skip skips it.
 
@@ -33,6 +35,11 @@ def record_verdict(item: pytest.Item, v: dict[str, Any], *also: dict[str, Any]) 
     if also:
         item.user_properties.append(("audit_also", " ".join(a["id"] for a in also)))
     failed = [x for x in vs if x["status"] == "fail"]
+    if failed and context is not None and all(x["id"] in context for x in failed):
+        from .reports.text import clean
+
+        item.user_properties.append(("audit_gate", "context"))
+        pytest.xfail("; ".join(clean(f"{x['id']}: {context[x['id']]}") for x in failed))
     if failed:
         from .reports.terminal import evidence_block
 
@@ -46,17 +53,24 @@ def record_verdict(item: pytest.Item, v: dict[str, Any], *also: dict[str, Any]) 
 class AuditCheck:
     """What a bundled check's test receives: its verdict, and how to enforce it."""
 
-    def __init__(self, item: pytest.Item, v: dict[str, Any], also: tuple[dict[str, Any], ...] = ()):
+    def __init__(
+        self,
+        item: pytest.Item,
+        v: dict[str, Any],
+        also: tuple[dict[str, Any], ...] = (),
+        context: dict[str, str] | None = None,
+    ):
         self.item = item
         self.verdict = v
         self.also = also  # the alias scope's verdicts this test judges too
+        self.context = context  # submission gate: fails that do not fail the gate, and why
 
     @property
     def status(self) -> str:
         return self.verdict["status"]
 
     def enforce(self) -> None:
-        record_verdict(self.item, self.verdict, *self.also)
+        record_verdict(self.item, self.verdict, *self.also, context=self.context)
 
 
 FAILURE_DETAILS_LIMIT = 100  # failed audit tests above which pytest's failure section is left out
@@ -72,6 +86,9 @@ class AuditSession:
         self._tests: dict[str, list[Any]] | None = None  # the collected cases (aliases folded in)
         self._ids: dict[str, dict[tuple[str, int], str]] | None = None
         self._scopes: dict[str, dict[str, Any]] = {}  # computed here, with the in-process handle
+        self._without: dict[str, dict[str, Any] | None] = {}  # submission gate: the board without the newcomers
+        self._old: tuple[Any, Any] | None = None  # (records without the newcomers, their case ids)
+        self._gate_rows: dict[str, dict[str, dict[str, Any]]] = {}
         self._index: dict[str, dict[str, dict[str, Any]]] = {}  # scope -> verdict id -> verdict
         self._thresholds = None
         self._report: dict[str, Any] | None = None
@@ -193,6 +210,44 @@ class AuditSession:
             self._freeze_heap()
         return self._scopes[name]
 
+    def scope_without(self, name: str) -> dict[str, Any] | None:
+        """The gate's checks on the board without the newcomers (``submission.audit_without``)."""
+        if name not in self._without:
+            from .auditor import case_ids_by_scope
+            from .submission import audit_without, without
+
+            if self._old is None:
+                old = without(self.records, self.settings["submission"])
+                self._old = (old, case_ids_by_scope(old) if old is not None else {})
+            self._without[name] = audit_without(
+                self._old[0],
+                name,
+                self._old[1],
+                seed=self.settings["seed"],
+                n_boot=self.settings["boot"],
+                thresholds=self.thresholds,
+                alpha=self.settings["alpha"],
+            )
+        return self._without[name]
+
+    def gate_context(self, name: str) -> dict[str, str]:
+        """Verdict id -> why its fail does not fail the gate, for one scope's gate rows."""
+        from .reports.submission_text import effect_text
+
+        if name not in self._gate_rows:
+            from .submission import EXISTING, NOT_GATING, gating_checks, scope_gate
+
+            g = scope_gate(
+                self.records,
+                name,
+                self.scope(name),
+                self.scope_without(name),
+                self.settings["submission"],
+                gating_checks(self.settings.get("gate", [])),
+            )
+            self._gate_rows[name] = {r["id"]: r for r in g["rows"] if r["effect"] in (EXISTING, NOT_GATING)}
+        return {vid: effect_text(r) for vid, r in self._gate_rows[name].items()}
+
     def _freeze_heap(self) -> None:
         """Once a scope is computed the heap is mostly long-lived (pytest's items, the records,
         the scopes): ``gc.freeze()`` keeps the cyclic GC's later full collections from walking
@@ -213,6 +268,7 @@ class AuditSession:
         # the records, scopes and report are done with: let them go before pytest's last collection
         self._records = self._cases = self._tests = self._report = None
         self._scopes, self._index, self.verdicts, self.worker_scopes = {}, {}, {}, {}
+        self._without, self._gate_rows, self._old = {}, {}, None
 
     def fingerprint(self) -> str:
         """The records' SHA-256, computed once (by the load cache when it loads, else here) and
@@ -236,15 +292,19 @@ class AuditSession:
         _ = self.records
         if not _is_worker(self.config):
             self.fingerprint()
+        if self.settings.get("gate") and not self.settings["submission"]:
+            raise pytest.UsageError("--audit-gate needs --audit-submission MODEL (it names checks that gate)")
         if self.settings["submission"]:
+            from .reports.text import clean
+            from .submission import GateError, gating_checks, unknown_models_message
+
             unknown = [m for m in self.settings["submission"] if m not in self.records.models]
             if unknown:
-                from .reports.text import clean
-
-                raise pytest.UsageError(
-                    f"--audit-submission {clean(unknown)}: not in the records (models: "
-                    f"{clean(', '.join(self.records.models))})"
-                )
+                raise pytest.UsageError(clean(unknown_models_message(unknown, self.records.models)))
+            try:
+                gating_checks(self.settings.get("gate", []))
+            except GateError as exc:
+                raise pytest.UsageError(clean(exc)) from None
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -319,7 +379,12 @@ class AuditSession:
         scope, vid, also = request.param
         for s in (scope, *(a[0] for a in also)):
             self.scope(s)
-        return AuditCheck(request.node, self._index[scope][vid], tuple(self._index[s][v] for s, v, _ in also))
+        context = None
+        if self.settings["submission"]:
+            context = {}
+            for s in (scope, *(a[0] for a in also)):
+                context.update(self.gate_context(s))
+        return AuditCheck(request.node, self._index[scope][vid], tuple(self._index[s][v] for s, v, _ in also), context)
 
     # -- reports ----------------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)
@@ -364,6 +429,12 @@ class AuditSession:
         self.write_outputs(report)
         if self.output_errors:
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        elif self.settings["submission"]:
+            # the gate's own exit code: a created fail fails its test; with --audit-strict a
+            # warn the newcomer brings to a gating check fails the run too
+            gate = report.get("submission_audit", {}).get("overall", {})
+            if session.exitstatus == 0 and gate.get("exit_code"):
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
         elif (
             self.settings["strict"]
             and session.exitstatus == 0
@@ -401,15 +472,21 @@ class AuditSession:
         add_user_verdicts(rep, self.verdicts.values())
         if self.settings["submission"]:
             rep["submission"] = list(self.settings["submission"])
-        enrich_report(
-            rep,
-            self.records,
-            submission=self.settings["submission"],
-            seed=self.settings["seed"],
-            n_boot=self.settings["boot"],
-            thresholds=self.thresholds,
-            strict=self.settings["strict"],
-        )
+        enrich_report(rep, self.records)
+        if self.settings["submission"]:
+            from .submission import submission_audit
+
+            rep["submission_audit"] = submission_audit(
+                self.records,
+                self.settings["submission"],
+                seed=self.settings["seed"],
+                n_boot=self.settings["boot"],
+                thresholds=self.thresholds,
+                strict=self.settings["strict"],
+                gate=self.settings.get("gate", []),
+                alpha=self.settings["alpha"],
+                computed={s: (self._scopes[s], self._without[s]) for s in self._scopes if s in self._without},
+            )
         return rep
 
     def write_outputs(self, report: dict[str, Any]) -> None:
@@ -419,7 +496,11 @@ class AuditSession:
         outputs = []
         if self.settings["report"]:
             outputs.append(("--audit-report", self.settings["report"], lambda: dumps_report(report)))
-        if self.settings["markdown"]:
+        if self.settings["markdown"] and "submission_audit" in report:  # the gate alone: a PR comment
+            from .reports.markdown import gate_markdown
+
+            outputs.append(("--audit-markdown", self.settings["markdown"], lambda: gate_markdown(report)))
+        elif self.settings["markdown"]:
             from .reports.markdown import render_markdown
 
             outputs.append(("--audit-markdown", self.settings["markdown"], lambda: render_markdown(report)))
@@ -442,9 +523,7 @@ class AuditSession:
             if "submission_audit" in report:  # only the newcomer's checks, and one line on the state
                 from .reports.submission_text import render_submission_text
 
-                text = render_submission_text(
-                    report, list(self.verdicts.values()), strict=self.settings["strict"], width=width
-                )
+                text = render_submission_text(report, width=width)
             else:
                 from .reports.terminal import render_summary
 

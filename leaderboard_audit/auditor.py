@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 from typing import Any
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from .checks import POOLED, Check, Scope, registry
 from .records import Records
@@ -128,18 +128,20 @@ def audit_scope(
     alpha: float = DEFAULT_ALPHA,
     ids: dict[tuple[str, int], str] | None = None,
     shared: Scope | None = None,
+    only: Collection[str] | None = None,
 ) -> dict[str, Any]:
     """Every section and verdict of one scope, JSON-ready.
 
     ``ids`` maps (check, index) to the unambiguous verdict id (``cases``); ``shared``
     is an already computed scope with the same items (``alias_of``) whose sections
-    are reused instead of computed again."""
+    are reused instead of computed again; ``only``: run just these checks (the
+    submission gate passes a prefix of the registry, so what they read is computed)."""
     sc = make_scope(records, scope, seed=seed, n_boot=n_boot, thresholds=thresholds, alpha=alpha)
     M, N, K = sc.shape
     out: dict[str, Any] = {"n_items": N, "n_models": M, "n_configs": K, "reference": sc.keys[sc.ref]}
     verdicts: list[dict[str, Any]] = []
     for check in registry().values():
-        if not check.applies_to(scope, records):
+        if (only is not None and check.name not in only) or not check.applies_to(scope, records):
             continue
         reason = check.skip_reason(sc)
         if check.section is not None and (reason is None or check.section_when_skipped):

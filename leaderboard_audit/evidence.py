@@ -8,13 +8,12 @@
   the two) where the two models differ under the reference config, with the
   question text when the records carry it. Capped (``EVIDENCE_CAP``), counts exact.
 * ``enrich_report(report, records, ...)``: adds ``legend``, each manufactured pair's
-  ``fragile_evidence`` and, in submission mode, ``submission_audit``.
+  ``fragile_evidence`` (the gate's ``submission_audit``: ``submission.with_gate``).
 """
 
 from __future__ import annotations
 
 from typing import Any
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -91,31 +90,11 @@ def add_pair_evidence(report: dict[str, Any], records: Records, cap: int = EVIDE
                     p["fragile_evidence"] = ev  # a sampling pair without fragile items has nothing to show
 
 
-def enrich_report(
-    report: dict[str, Any],
-    records: Records,
-    *,
-    submission: Sequence[str] = (),
-    seed: int | None = None,
-    n_boot: int | None = None,
-    thresholds: Any = None,
-    strict: bool = False,
-) -> dict[str, Any]:
-    """Add what needs the Records to a built report (in place; also returned)."""
+def enrich_report(report: dict[str, Any], records: Records, **_: Any) -> dict[str, Any]:
+    """Add what needs the Records to a built report (in place; also returned). The
+    submission gate adds its own part (``submission.with_gate``)."""
     report["legend"] = legend(records)
     add_pair_evidence(report, records)
-    # an unknown model is the plugin's usage error (loading.submission_filter): no audit then
-    if submission and all(m in records.models for m in submission):
-        from .submission import submission_audit
-
-        report["submission_audit"] = submission_audit(
-            records,
-            list(submission),
-            seed=report.get("seed", 1234) if seed is None else seed,
-            n_boot=report.get("bootstrap", 10_000) if n_boot is None else n_boot,
-            thresholds=thresholds,
-            strict=strict,
-        )
     return report
 
 

@@ -10,6 +10,7 @@ a path before any conftest is loaded (docs/records.md, "Security model").
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 CONFIG_NAMES = frozenset(
@@ -60,4 +61,57 @@ def inside(child: str | os.PathLike[str] | None, parent: str | os.PathLike[str])
     return c == p or p in c.parents
 
 
-__all__ = ["CONFIG_NAMES", "inside", "problems"]
+__all__ = ["CONFIG_NAMES", "DATA_SUFFIXES", "SAFE_NAME", "inside", "main", "not_data", "problems"]
+
+
+#: what a records folder may hold in the CI gate (``python -m leaderboard_audit.guard``)
+DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet", ".arrow", ".md", ".txt")
+#: a file or folder name the gate accepts: no shell metacharacters, spaces or controls
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+@=,-]*$")
+
+
+def not_data(path: str | os.PathLike[str], limit: int = 20) -> list[str]:
+    """Entries under ``path`` that a CI gate must refuse: anything but a data file
+    (``DATA_SUFFIXES``), a link, or a name outside ``SAFE_NAME`` (e.g. ``$(...)``)."""
+    from .reports.text import clean
+
+    found: list[str] = []
+    for root, dirs, files in os.walk(path, followlinks=False):
+        for name in sorted(dirs + files):
+            f = Path(root) / name
+            why = None
+            if f.is_symlink():
+                why = "a link"
+            elif not SAFE_NAME.match(name):
+                why = "a name with characters outside [A-Za-z0-9._+@=,-]"
+            elif f.is_file() and not name.endswith(DATA_SUFFIXES):
+                why = "not a data file (" + ", ".join(DATA_SUFFIXES) + ")"
+            elif not f.is_file() and not f.is_dir():
+                why = "not a regular file"
+            if why:
+                found.append(f"{clean(f)}: {why}")
+                if len(found) >= limit:
+                    return found
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m leaderboard_audit.guard RECORDS``: exit 0 if the folder is data only, else
+    name what is refused and exit 4 (the CI gate's step before the audit)."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1 or not Path(args[0]).is_dir():
+        print("usage: python -m leaderboard_audit.guard RECORDS_DIR", file=sys.stderr)
+        return 4
+    found = not_data(args[0])
+    if found:
+        print(f"refusing {args[0]}: records must be data only:", file=sys.stderr)
+        for f in found:
+            print(f"  {f}", file=sys.stderr)
+        return 4
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -80,6 +80,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="audit only what this new model's arrival changes (repeatable)",
     )
     g.addoption(
+        "--audit-gate",
+        metavar="CHECK",
+        action="append",
+        default=[],
+        help="with --audit-submission: let this check's fails the newcomer creates fail the gate too "
+        "(e.g. band; repeatable; docs/ci-gate.md)",
+    )
+    g.addoption(
         "--audit-cache",
         metavar="DIR",
         default=None,
@@ -173,6 +181,7 @@ def settings_from_config(config: pytest.Config) -> dict[str, Any]:
             "html": config.getoption("audit_html"),
             "collect": collect,
             "submission": list(dict.fromkeys(config.getoption("audit_submission") or [])),
+            "gate": list(dict.fromkeys(config.getoption("audit_gate") or [])),
             "summary": config.getoption("audit_summary"),
             "cache": config.getoption("audit_cache"),
         }

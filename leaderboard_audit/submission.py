@@ -1,237 +1,248 @@
-"""`--audit-submission MODEL`: what a newcomer's arrival changes (a CI gate).
+"""`--audit-submission MODEL`: the difference a newcomer's arrival makes (a CI gate).
 
-``submission_audit(records, models)`` compares the leaderboard *with* the
-newcomer(s) against the leaderboard *without* them, per scope:
+The gate runs the check registry twice per scope, on the leaderboard *with* and
+*without* the newcomer(s) (``auditor.audit_scope``; no metric is called here), and
+keeps the verdicts of the checks that concern a newcomer (docs/ci-gate.md):
 
-* the newcomer's band (Table 1 row) and its band verdict;
-* its adjacent pairs above and below on the reference leaderboard (identified or
-  manufactured, with ``robust_items`` / ``higher_only`` / ``lower_only`` /
-  ``reversing`` counts) and their verdicts;
-* whether it enters the champion set, under which configurations and by how many
-  items over the best existing model; the champion set with and without it;
-* its rank range across configurations and its reference rank;
-* which adjacent orderings of the leaderboard without it its arrival breaks: a
-  pair that was adjacent and is now split by a newcomer, or whose verdict changes.
+* a check whose ``gate`` role is ``"subject"`` contributes its verdicts whose
+  subjects include a newcomer (its band, its two neighbour pairs);
+* a ``"scope"`` check contributes its scope-wide verdict (champion set, the
+  identified order's contradictions), compared with the same verdict without it.
 
-The verdicts are computed with the same functions, seeds and keys as
-``auditor.audit_scope``, so they equal the checks the plugin runs in submission
-mode (``auditor.submission_cases``): band and pairs of the newcomer, champions.
+A fail is the newcomer's (``created``) when it fails with the newcomer and did not
+fail, or did not exist, without it (``Check.gate_created``: a check may blame an
+older fail on a newcomer when the newcomer's own part of it fails). Only a
+created fail of a gating check makes the exit code 1; pre-existing fails and fails
+of checks that do not gate by default (``band``, opted in by ``--audit-gate band``)
+are reported as context. ``skip`` verdicts (one configuration) stay ``skip``.
 """
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
-import numpy as np
-
-from .metrics.pairs import adjacent_pairs
-from .metrics.per_model import band as band_m, leaderboard_order
+from .checks import Check, registry
 from .records import Records
-from .scopes import scope_records, scopes_of
-from .settings import DEFAULT_BOOT, DEFAULT_SEED
-from .checks.band import BAND_KEYS, band_verdict
-from .checks.base import num as _num
-from .checks.champions import champions_entry, champions_verdict
-from .checks.manufactured import pair_entry, pair_verdict
+from .scopes import scopes_of
+from .settings import DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_SEED
 from .verdicts import FAIL, PASS, SEVERITY, WARN, Thresholds
 
+SKIP = "skip"
+#: what a gate row means for the exit code
+CREATED, EXISTING, NOT_GATING, NEW_WARN = "created", "pre-existing", "not gating", "new warn"
 
-def _slim(v: dict[str, Any]) -> dict[str, Any]:
-    return {k: v[k] for k in ("check", "id", "status", "value", "threshold", "margin", "message")}
+
+class GateError(ValueError):
+    """A bad ``--audit-submission`` / ``--audit-gate`` value (a usage error, exit 4)."""
 
 
-def submission_scope(
-    records: Records,
-    scope: str,
-    models: Sequence[str],
-    *,
-    seed: int = DEFAULT_SEED,
-    n_boot: int = DEFAULT_BOOT,
-    thresholds: Thresholds | None = None,
-) -> dict[str, Any]:
-    """The newcomers' audit in one scope (see the module docstring)."""
-    t = thresholds or Thresholds()
-    r = scope_records(records, scope)
-    C = r.correct
-    M, N, K = C.shape
-    names = r.models
-    keys = r.grid.keys
-    ref = r.grid.reference_index
-    new = [names.index(m) for m in models]
-    old = [m for m in range(M) if m not in new]
-    b = band_m(C, ref)
-    counts = C.sum(axis=1, dtype=np.int64)
-    acc = counts / N
+def closest(name: str, known: Sequence[str]) -> str | None:
+    """The known name nearest to ``name`` (difflib), if any is close."""
+    got = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return got[0] if got else None
 
-    order_full = leaderboard_order(b["reference"], names)
-    ref_sub = b["reference"][old]
-    order_old = np.array([old[j] for j in leaderboard_order(ref_sub, [names[m] for m in old])], dtype=np.intp)
-    pairs_full = [
-        pair_entry(p, names)
-        for p in adjacent_pairs(
-            C, ref, order_full, seed=seed, scope=scope, models=names, n_boot=n_boot, fragile_threshold=t.fragile_share
-        )
-    ]
-    pairs_old = (
-        [
-            pair_entry(p, names)
-            for p in adjacent_pairs(
-                C,
-                ref,
-                order_old,
-                seed=seed,
-                scope=scope,
-                models=names,
-                n_boot=n_boot,
-                fragile_threshold=t.fragile_share,
-            )
-        ]
-        if len(order_old) > 1
-        else []
+
+def unknown_models_message(unknown: Sequence[str], known: Sequence[str]) -> str:
+    parts = []
+    for m in unknown:
+        near = closest(m, known)
+        parts.append(repr(m) + (f" (closest: {near!r})" if near else ""))
+    return (
+        f"--audit-submission {', '.join(parts)}: not in the records ({len(known)} models; a model's name is "
+        "the `model` field of its lines, or its file name with `__` for `/`)"
     )
-    for p in pairs_full + pairs_old:
-        p["verdict"] = _slim(pair_verdict(scope, p, K, t))
 
-    ch_full, raw_full = champions_entry(acc, ref, names, keys, N)
-    ch_old, _ = champions_entry(acc, ref, names, keys, N, old) if old else ({"set": [], "count": 0}, None)
-    champ_v = _slim(champions_verdict(scope, ch_full, keys[ref], t))
-    champ_v_old = _slim(champions_verdict(scope, ch_old, keys[ref], t)) if len(old) > 1 else None
-    ranks = raw_full["ranks"]
 
-    newcomers = []
-    for m in new:
-        name = names[m]
-        row = {k: _num(b[k][m]) for k in BAND_KEYS}
-        pos = int(np.flatnonzero(order_full == m)[0])
-        above = next((p for p in pairs_full if p["lower"] == name), None)
-        below = next((p for p in pairs_full if p["higher"] == name), None)
-        wins = []
-        for k in range(K):
-            if not raw_full["win"][m, k]:
-                continue
-            best_old = int(counts[old, k].max()) if old else 0
-            prev = [names[o] for o in old if counts[o, k] == best_old]
-            wins.append(
-                {
-                    "config": keys[k],
-                    "accuracy": float(acc[m, k]),
-                    "margin_items": int(counts[m, k]) - best_old,
-                    "tie": int(counts[m, k]) == best_old,
-                    "displaced": prev,
-                }
+def concerned_checks() -> dict[str, Check]:
+    """Every registered check with a gate role, in registry order."""
+    return {n: c for n, c in registry().items() if c.gate in ("subject", "scope")}
+
+
+def gating_checks(opt_in: Sequence[str] = ()) -> list[str]:
+    """The checks whose created fails set the exit code: the default ones plus ``opt_in``."""
+    concerned = concerned_checks()
+    for name in opt_in:
+        if name not in concerned:
+            reg = registry()
+            if name in reg:
+                raise GateError(f"--audit-gate {name!r}: this check declares no gate role (Check.gate is None)")
+            near = closest(name, list(concerned))
+            raise GateError(
+                f"--audit-gate {name!r}: no such check{f' (closest: {near!r})' if near else ''}; "
+                f"checks that can gate: {', '.join(concerned)}"
             )
-        newcomers.append(
-            {
-                "model": name,
-                "rank": 1 + int((counts[:, ref] > counts[m, ref]).sum()),
-                "position": pos + 1,
-                "of": M,
-                "rank_range": [int(ranks[m].min()), int(ranks[m].max())],
-                "band": row,
-                "band_verdict": _slim(band_verdict(scope, name, row, t)),
-                "above": above,
-                "below": below,
-                "champion": {
-                    "enters": bool(raw_full["win"][m].any()),
-                    "configs": wins,
-                    "ahead_of_existing": sum(1 for w in wins if w["margin_items"] > 0),
-                },
-            }
-        )
-
-    # existing adjacent orderings: still adjacent (same verdict?) or split by a newcomer
-    adjacent_full = {(p["higher"], p["lower"]): p for p in pairs_full}
-    broken = []
-    for p in pairs_old:
-        key = (p["higher"], p["lower"])
-        after = adjacent_full.get(key)
-        if after is None:
-            hi = int(np.flatnonzero(order_full == names.index(p["higher"]))[0])
-            lo = int(np.flatnonzero(order_full == names.index(p["lower"]))[0])
-            between = [names[order_full[j]] for j in range(hi + 1, lo)]
-            broken.append(
-                {
-                    "higher": p["higher"],
-                    "lower": p["lower"],
-                    "how": "split",
-                    "between": between,
-                    "status_before": p["verdict"]["status"],
-                    "manufactured_before": p["manufactured"],
-                }
-            )
-        elif after["verdict"]["status"] != p["verdict"]["status"]:
-            broken.append(
-                {
-                    "higher": p["higher"],
-                    "lower": p["lower"],
-                    "how": "verdict",
-                    "between": [],
-                    "status_before": p["verdict"]["status"],
-                    "status_after": after["verdict"]["status"],
-                    "manufactured_before": p["manufactured"],
-                }
-            )
-
-    checks = [n["band_verdict"] for n in newcomers]
-    seen: set[str] = set()
-    for n in newcomers:
-        for p in (n["above"], n["below"]):
-            if p is not None and p["verdict"]["id"] not in seen:
-                seen.add(p["verdict"]["id"])
-                checks.append(p["verdict"])
-    checks.append(champ_v)
-    return {
-        "n_items": N,
-        "n_models": M,
-        "n_configs": K,
-        "reference": keys[ref],
-        "leaderboard": [names[m] for m in order_full.tolist()],
-        "leaderboard_without": [names[m] for m in order_old.tolist()],
-        "newcomers": newcomers,
-        "champions_with": ch_full["set"],
-        "champions_without": ch_old["set"],
-        "champions_verdict": champ_v,
-        "champions_verdict_without": champ_v_old,
-        "existing_pairs": len(pairs_old),
-        "broken": broken,
-        "checks": checks,
-    }
+    return [n for n, c in concerned.items() if c.gate_default or n in opt_in]
 
 
-#: checks whose cases the gate keeps for a newcomer (its band, its pairs) or keeps whole
-SUBMISSION_SUBJECT_CHECKS = ("band", "manufactured")
-SUBMISSION_SCOPE_CHECKS = ("champions",)
+def needed_checks() -> list[str]:
+    """The registry's prefix through the last check with a gate role (what those read is
+    computed before them)."""
+    names = list(registry())
+    concerned = set(concerned_checks())
+    last = max((j for j, n in enumerate(names) if n in concerned), default=-1)
+    return names[: last + 1]
 
 
-def submission_cases(cases: list[Any], models: Sequence[str]) -> list[Any]:
-    """Only the cases a new model's arrival changes: its band, its adjacent pairs (above
-    and below it on each scope's reference leaderboard), champions. Matches subjects
-    exactly, so a model name that contains another one selects nothing extra."""
-    new = set(models)
-    out = []
-    for c in cases:
-        if c.check in SUBMISSION_SCOPE_CHECKS or (c.check in SUBMISSION_SUBJECT_CHECKS and new & set(c.subject)):
-            out.append(c)
+def _by_check(verdicts: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for v in verdicts:
+        out.setdefault(v["check"], []).append(v)
     return out
 
 
-def overall(checks: list[dict[str, Any]], strict: bool = False) -> dict[str, Any]:
-    """Worst status over the checks, counts, and the exit code pytest will give."""
-    counts = {st: sum(v["status"] == st for v in checks) for st in (PASS, WARN, FAIL)}
-    worst = max((v["status"] for v in checks), key=SEVERITY.__getitem__, default=PASS)
-    exit_code = 1 if counts[FAIL] or (strict and counts[WARN]) else 0
-    # margins of different checks have different units: name the first worst check in
-    # check order (pooled scope first; band, pairs, champions)
-    worst_check = next((v["id"] for v in checks if v["status"] == worst), None) if worst != PASS else None
+def _row(
+    scope: str,
+    check: Check,
+    v: dict[str, Any],
+    wv: dict[str, Any] | None,
+    gating: bool,
+    created: bool,
+    newcomers: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    status = v["status"]
+    if status == SKIP:
+        effect = SKIP
+    elif status == FAIL:
+        effect = (CREATED if gating else NOT_GATING) if created else EXISTING
+    elif status == WARN and (wv is None or wv["status"] == PASS):
+        effect = NEW_WARN
+    else:
+        effect = status
     return {
-        "status": worst,
-        "counts": counts,
-        "checks": len(checks),
-        "exit_code": exit_code,
-        "strict": strict,
-        "worst": worst_check,
+        "scope": scope,
+        "check": check.name,
+        "id": v["id"],
+        "role": check.gate,
+        "gates": gating,
+        "status": status,
+        "without": None if wv is None else wv["status"],
+        "effect": effect,
+        "value": v.get("value"),
+        "threshold": v.get("threshold"),
+        "margin": v.get("margin"),
+        "message": v.get("message", ""),
+        "why": (check.gate_why(v, newcomers) if effect == CREATED else None),
     }
+
+
+def scope_gate(
+    records: Records,
+    scope: str,
+    with_s: dict[str, Any],
+    without_s: dict[str, Any] | None,
+    models: Sequence[str],
+    gating: Collection[str],
+) -> dict[str, Any]:
+    """One scope's gate rows and the newcomers' place, from two ``audit_scope`` results."""
+    from .auditor import make_scope
+
+    new = frozenset(models)
+    sc = make_scope(records, scope)  # cases and subjects are cheap: from the reference order only
+    w_by, wo_by = _by_check(with_s["verdicts"]), _by_check(without_s["verdicts"] if without_s else [])
+    rows = []
+    for name, check in concerned_checks().items():
+        vs = w_by.get(name, [])
+        if len(vs) == 1 and vs[0]["status"] == SKIP:
+            rows.append(_row(scope, check, vs[0], None, name in gating, False))
+            continue
+        section = with_s.get(check.section) if check.section else None
+        if check.gate == "subject":
+            subjects = check.subjects(sc)
+            for v, subj in zip(vs, subjects):
+                if new & set(subj):
+                    rows.append(
+                        _row(scope, check, v, None, name in gating, check.gate_created(v, None, new, section), new)
+                    )
+        else:
+            olds = wo_by.get(name, [])
+            for j, v in enumerate(vs):
+                wv = olds[j] if j < len(olds) else None
+                rows.append(_row(scope, check, v, wv, name in gating, check.gate_created(v, wv, new, section), new))
+    order = [r["model"] for r in with_s.get("leaderboard", [])]
+    order_without = [r["model"] for r in (without_s or {}).get("leaderboard", [])]
+    newcomers = []
+    for m in models:
+        pos = order.index(m) if m in order else None
+        wins = [
+            {"config": c["config"], "margin_items": c["margin_items"], "lead_items": c.get("lead_items")}
+            for c in with_s.get("champions", {}).get("per_config", [])
+            if m in c["winners"]
+        ]
+        newcomers.append(
+            {
+                "model": m,
+                "position": None if pos is None else pos + 1,
+                "of": len(order),
+                "above": order[pos - 1] if pos else None,
+                "below": order[pos + 1] if pos is not None and pos + 1 < len(order) else None,
+                "wins": wins,
+            }
+        )
+    split = []  # adjacent pairs of the board without the newcomers that a newcomer now sits between
+    place = {m: j for j, m in enumerate(order)}
+    for h, lo in zip(order_without[:-1], order_without[1:]):
+        if h in place and lo in place and place[lo] - place[h] > 1:
+            between = order[place[h] + 1 : place[lo]]
+            split.append(
+                {"higher": h, "lower": lo, "between": between, "status_without": _pair_status(without_s, h, lo)}
+            )
+    return {
+        "n_models": with_s["n_models"],
+        "n_items": with_s["n_items"],
+        "n_configs": with_s["n_configs"],
+        "reference": with_s["reference"],
+        "newcomers": newcomers,
+        "split": split,
+        "rows": rows,
+    }
+
+
+def _pair_status(s: dict[str, Any] | None, h: str, lo: str) -> str | None:
+    for v in (s or {}).get("verdicts", []):
+        if v["check"] == "manufactured" and v["id"].endswith(f"-{h}>{lo}]"):
+            return v["status"]
+    return None
+
+
+def overall(rows: list[dict[str, Any]], strict: bool = False) -> dict[str, Any]:
+    """Counts over the gate rows and the exit code: 1 for a created fail of a gating check
+    (with ``strict``, also a warn the newcomer brings to a gating check)."""
+    judged = [r for r in rows if r["status"] != SKIP]
+    counts = {st: sum(r["status"] == st for r in judged) for st in (PASS, WARN, FAIL)}
+    counts[SKIP] = len(rows) - len(judged)
+    effects = {e: sum(r["effect"] == e for r in rows) for e in (CREATED, EXISTING, NOT_GATING, NEW_WARN)}
+    blocking = [r for r in rows if r["effect"] == CREATED or (strict and r["gates"] and r["effect"] == NEW_WARN)]
+    worst = max((r["status"] for r in judged), key=SEVERITY.__getitem__, default=PASS)
+    return {
+        # the gate's word: FAIL only when it blocks; a fail that does not block reads as WARN
+        "status": FAIL if blocking else (WARN if worst != PASS else PASS),
+        "counts": counts,
+        "effects": effects,
+        "checks": len(rows),
+        "exit_code": 1 if blocking else 0,
+        "strict": strict,
+        "blocking": [r["id"] for r in blocking],
+    }
+
+
+def without(records: Records, models: Sequence[str]) -> Records | None:
+    """The leaderboard before the newcomers arrived (None: they are all of it)."""
+    new = set(models)
+    rest = [m for m in records.models if m not in new]
+    return records.select_models(rest) if rest else None
+
+
+def audit_without(records: Records | None, scope: str, ids: Any = None, **kw: Any) -> dict[str, Any] | None:
+    """``audit_scope`` of the gate's checks (``needed_checks``) on the board without the
+    newcomers; ``ids``: its unambiguous verdict ids (``auditor.case_ids_by_scope``)."""
+    from .auditor import audit_scope, case_ids_by_scope
+
+    if records is None:
+        return None
+    got = ids if ids is not None else case_ids_by_scope(records)
+    return audit_scope(records, scope, only=needed_checks(), ids=got.get(scope), **kw)
 
 
 def submission_audit(
@@ -241,18 +252,89 @@ def submission_audit(
     seed: int = DEFAULT_SEED,
     n_boot: int = DEFAULT_BOOT,
     thresholds: Thresholds | None = None,
+    alpha: float = DEFAULT_ALPHA,
     strict: bool = False,
+    gate: Sequence[str] = (),
     scopes: Sequence[str] | None = None,
+    computed: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] | None = None,
 ) -> dict[str, Any]:
-    """Every scope's newcomer audit, and the overall state (JSON-ready)."""
+    """Every scope's gate and the overall state (JSON-ready). ``computed``: scope -> (with,
+    without) ``audit_scope`` results already at hand (the plugin's); others are computed."""
     models = list(dict.fromkeys(models))
     unknown = [m for m in models if m not in records.models]
     if unknown:
-        raise KeyError(f"--audit-submission {unknown}: not in the records (models: {', '.join(records.models)})")
+        raise GateError(unknown_models_message(unknown, records.models))
+    gating = gating_checks(gate)
     names = list(scopes) if scopes is not None else scopes_of(records)
-    out = {s: submission_scope(records, s, models, seed=seed, n_boot=n_boot, thresholds=thresholds) for s in names}
-    checks = [v for s in out.values() for v in s["checks"]]
-    return {"models": models, "scopes": out, "overall": overall(checks, strict)}
+    kw = {"seed": seed, "n_boot": n_boot, "thresholds": thresholds or Thresholds(), "alpha": alpha}
+    from .auditor import audit_scope, case_ids_by_scope
+
+    old = without(records, models)
+    ids: dict[str, Any] = {}
+    out = {}
+    for s in names:
+        pair = (computed or {}).get(s)
+        if pair is None:
+            if not ids:
+                ids = {"with": case_ids_by_scope(records), "without": case_ids_by_scope(old) if old else {}}
+            with_s = audit_scope(records, s, only=needed_checks(), ids=ids["with"].get(s), **kw)
+            pair = (with_s, audit_without(old, s, ids["without"], **kw))
+        out[s] = scope_gate(records, s, pair[0], pair[1], models, gating)
+    rows = [r for s in out.values() for r in s["rows"]]
+    concerned = concerned_checks()
+    return {
+        "models": models,
+        "gate": {
+            "gating": gating,
+            "context": [n for n in concerned if n not in gating],
+            "opt_in": [n for n, c in concerned.items() if not c.gate_default],
+        },
+        "scopes": out,
+        "overall": overall(rows, strict),
+    }
 
 
-__all__ = ["overall", "submission_audit", "submission_cases", "submission_scope"]
+def with_gate(report: dict[str, Any], records: Records, models: Sequence[str], **kw: Any) -> dict[str, Any]:
+    """``evidence.enrich_report`` plus the gate (``submission_audit``, seed and resamples
+    from the report unless given) under ``submission_audit``; in place, also returned."""
+    from .evidence import enrich_report
+
+    enrich_report(report, records)
+    kw.setdefault("seed", report.get("seed", DEFAULT_SEED))
+    kw.setdefault("n_boot", report.get("bootstrap", DEFAULT_BOOT))
+    report["submission_audit"] = submission_audit(records, models, **kw)
+    return report
+
+
+def submission_cases(cases: list[Any], models: Sequence[str]) -> list[Any]:
+    """The cases the gate collects as tests: of each check with a gate role, its cases about
+    a newcomer ("subject") or every case ("scope"), and a check's one skipped case per
+    scope. Matches subjects exactly, so a model name that contains another one selects
+    nothing extra."""
+    new = set(models)
+    concerned = concerned_checks()
+    out = []
+    for c in cases:
+        check = concerned.get(c.check)
+        if check is None:
+            continue
+        if check.gate == "scope" or new & set(c.subject) or (not c.subject and c.vid == f"{c.check}[{c.scope}]"):
+            out.append(c)
+    return out
+
+
+__all__ = [
+    "GateError",
+    "audit_without",
+    "closest",
+    "concerned_checks",
+    "gating_checks",
+    "needed_checks",
+    "overall",
+    "scope_gate",
+    "submission_audit",
+    "submission_cases",
+    "unknown_models_message",
+    "with_gate",
+    "without",
+]

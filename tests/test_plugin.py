@@ -237,7 +237,9 @@ def test_submission_runs_only_the_newcomers_checks(pytester, demo_dir):
     r = pytester.runpytest("--audit", str(demo_dir), "--audit-submission", "dune-1b", *ARGS, "--co")
     ids = [line for line in r.stdout.lines if "::" in line]
     assert ids
-    assert all(("dune-1b" in line) or ("test_champions[" in line) for line in ids)
+    # the gate collects the checks with a gate role: its band and pairs, champions and ranking per scope
+    assert all(("dune-1b" in line) or ("test_champions[" in line) or ("test_ranking[" in line) for line in ids)
+    assert any("test_ranking[" in line for line in ids)
 
 
 def test_library_audit_equals_plugin_report(pytester, demo_dir, tmp_path):

@@ -8,6 +8,8 @@ Needs ``/usr/bin/chromium`` (``apt-get install -y chromium``); skipped without i
 
 from __future__ import annotations
 
+from leaderboard_audit.submission import with_gate
+
 import fcntl
 import json
 import os
@@ -22,7 +24,6 @@ from typing import Any
 import pytest
 
 from leaderboard_audit.auditor import audit
-from leaderboard_audit.evidence import enrich_report
 from leaderboard_audit.reports.html import render_html
 from leaderboard_audit.simulate import demo_spec, simulate
 
@@ -219,7 +220,7 @@ def report_file(tmp_path_factory) -> Path:
     r = simulate(demo_spec(items_per_benchmark=40))
     evil = "<script>window.__pwned=1</script>"
     r = dataclasses.replace(r, models=(evil, *r.models[1:]))  # a hostile name, still sorted first
-    rep = enrich_report(audit(r, n_boot=500), r, submission=[evil], n_boot=500)
+    rep = with_gate(audit(r, n_boot=500), r, [evil], n_boot=500)
     path = tmp_path_factory.mktemp("html") / "report.html"
     path.write_text(render_html(rep), encoding="utf-8")
     return path

@@ -3,6 +3,8 @@ escaping of untrusted strings (model names, item text, legend values)."""
 
 from __future__ import annotations
 
+from leaderboard_audit.submission import with_gate
+
 import copy
 import dataclasses
 import re
@@ -52,13 +54,13 @@ def evil_records() -> Records:
 def evil_report() -> dict:
     r = evil_records()
     rep = audit(r, n_boot=500)
-    return enrich_report(rep, r, submission=[PIPE], n_boot=500)
+    return with_gate(rep, r, [PIPE], n_boot=500)
 
 
 @pytest.fixture(scope="module")
 def demo_report() -> dict:
     r = simulate(demo_spec(items_per_benchmark=60))
-    return enrich_report(audit(r, n_boot=500), r, submission=["borealis-8b"], n_boot=500)
+    return with_gate(audit(r, n_boot=500), r, ["borealis-8b"], n_boot=500)
 
 
 class Tags(HTMLParser):

@@ -13,7 +13,12 @@ A check turns one paper claim into verdicts. It owns, in one module:
 * ``judge(scope, section)``: the verdicts (``verdicts.make_verdict``);
 * ``skip_reason(scope)``: why the check does not apply to this scope (then its cases
   are skipped with that reason), or ``None``;
-* ``tables(name, scope_report)``: the rows the renderers show (``reports.tables.Table``).
+* ``tables(name, scope_report)``: the rows the renderers show (``reports.tables.Table``);
+* ``gate`` / ``gate_default`` / ``gate_created``: its part in the submission gate
+  (``--audit-submission``, docs/ci-gate.md): ``"subject"`` (its verdicts about a
+  newcomer gate), ``"scope"`` (its scope-wide verdict gates when the newcomer's
+  arrival makes it fail) or ``None`` (never gates); ``gate_default`` whether it gates
+  without ``--audit-gate NAME``; ``gate_created`` whether a fail is the newcomer's.
 
 Third-party packages register more checks through the ``leaderboard_audit.checks``
 entry point group (the value is a ``Check`` subclass); see ``docs/checks.md``.
@@ -144,6 +149,11 @@ class Check:
     #: the section is computed even when the check is skipped (band: the leaderboard itself);
     #: otherwise a skipped check's section is not computed (docs/spec/AUDITS.md v3)
     section_when_skipped: ClassVar[bool] = False
+    #: the submission gate: "subject" (the verdicts whose subjects include a newcomer),
+    #: "scope" (the scope-wide verdicts), or None (context only; cannot be opted in)
+    gate: ClassVar[str | None] = None
+    #: whether it gates by default; otherwise only with ``--audit-gate <name>``
+    gate_default: ClassVar[bool] = True
 
     def applies_to(self, scope_name: str, records: Records) -> bool:
         """Whether the check has cases in this scope at all (default: every scope)."""
@@ -172,6 +182,23 @@ class Check:
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table]:
         return []
+
+    def gate_created(
+        self,
+        with_v: dict[str, Any],
+        without_v: dict[str, Any] | None,
+        newcomers: frozenset[str],
+        section: Any = None,
+    ) -> bool:
+        """Whether a verdict's fail is created by the newcomers' arrival: it fails with
+        them and did not fail (or did not exist) without them. ``section`` is this
+        check's section with the newcomers (a check may blame a fail that already
+        existed on the newcomer when its own part of the section makes it fail)."""
+        return with_v["status"] == "fail" and (without_v is None or without_v["status"] != "fail")
+
+    def gate_why(self, with_v: dict[str, Any], newcomers: frozenset[str]) -> str | None:
+        """The newcomer's part of a fail, in words, when the verdict's message is about more."""
+        return None
 
 
 __all__ = ["POOLED", "Check", "Scope", "num"]

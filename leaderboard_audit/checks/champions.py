@@ -22,6 +22,32 @@ class Champions(Check):
     section = "champions"
     thresholds = {"champion_items": 3.0}
     needs_configs = True
+    gate = "scope"
+
+    def gate_created(
+        self, with_v: dict[str, Any], without_v: Any, newcomers: frozenset[str], section: Any = None
+    ) -> bool:
+        """Also the newcomer's when it already failed: a newcomer wins a configuration by
+        more than ``champion_items`` over the reference winner."""
+        if super().gate_created(with_v, without_v, newcomers, section):
+            return True
+        return with_v["status"] == FAIL and any(
+            newcomers & set(w["winners"]) and w.get("lead_items") is not None and w["lead_items"] > with_v["threshold"]
+            for w in (with_v.get("evidence") or {}).get("other_wins", [])
+        )
+
+    def gate_why(self, with_v: dict[str, Any], newcomers: frozenset[str]) -> str | None:
+        wins = [
+            f"{' / '.join(sorted(newcomers & set(w['winners'])))} wins {w['config']} by {w['lead_items']} items"
+            for w in (with_v.get("evidence") or {}).get("other_wins", [])
+            if newcomers & set(w["winners"])
+            and w.get("lead_items") is not None
+            and w["lead_items"] > with_v["threshold"]
+        ]
+        if not wins:
+            return None
+        more = f" and {len(wins) - 3} more configs" if len(wins) > 3 else ""
+        return f"{'; '.join(wins[:3])}{more} over the reference winner (more than {with_v['threshold']:g})"
 
     def compute(self, scope: Scope) -> dict[str, Any]:
         names = scope.names

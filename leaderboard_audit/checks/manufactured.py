@@ -39,6 +39,7 @@ class Manufactured(Check):
     title = "Adjacent pairs (Table 2, Figure 2)"
     section = "pairs"
     thresholds = {"fragile_share": 0.5}
+    gate = "subject"  # the newcomer's two neighbour pairs
 
     def cases(self, scope: Scope) -> list[tuple[str, str]]:
         return [(f"manufactured[{scope.name}-{h}>{lo}]", f"{scope.name}-{h}>{lo}") for h, lo in scope.adjacent]

@@ -27,6 +27,17 @@ class Ranking(Check):
     name = "ranking"
     title = "Identified order (jointly robust items, Holm-adjusted sign tests)"
     section = "identified"
+    gate = "scope"
+
+    def gate_created(
+        self, with_v: dict[str, Any], without_v: Any, newcomers: frozenset[str], section: Any = None
+    ) -> bool:
+        """Also the newcomer's when it already failed: a contradiction of the printed order
+        names a newcomer."""
+        if super().gate_created(with_v, without_v, newcomers, section):
+            return True
+        found = (section or {}).get("contradictions", []) if isinstance(section, dict) else []
+        return with_v["status"] == FAIL and any({c["printed_above"], c["identified_above"]} & newcomers for c in found)
 
     def skip_reason(self, scope: Scope) -> str | None:
         if scope.shape[0] < 2:

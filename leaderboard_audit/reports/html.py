@@ -13,19 +13,17 @@ from typing import Any
 
 from .svg import FIGURES, esc as e
 from ..checks import scope_tables
-from .submission_text import state_line
+from .submission_text import gate_tables
 from .tables import (
     kind_of,
     Table,
-    ci_cell,
     counts_text,
     status_counts,
     evidence_heading,
-    pair_kind,
     pair_label,
     verdicts_table,
 )
-from .text import num, signed
+from .text import num
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
@@ -150,83 +148,14 @@ def figures_section(name: str, s: dict[str, Any], highlight: frozenset[str] = fr
 
 
 def submission_section(report: dict[str, Any]) -> str:
-    sub = report["submission_audit"]
-    rows = []
-    for scope, s in sub["scopes"].items():
-        for n in s["newcomers"]:
-
-            def pair(p: Any) -> str:
-                if p is None:
-                    return "-"
-                kind = pair_kind(p)
-                v = p["verdict"]
-                return (
-                    f"{e(pair_label(p['higher'], p['lower']))}: {kind} ({p['gap_items']} items; J {p['robust_items']}, "
-                    f"higher only {p['higher_only']}, lower only {p['lower_only']}, CI {e(ci_cell(p['ci']))}; reversing "
-                    f"{p['reversing']}/{s['n_configs']}) {_status(v['status'])} margin {e(signed(v['margin']))}"
-                )
-
-            ch = n["champion"]
-            champ = (
-                "no"
-                if not ch["enters"]
-                else "; ".join(
-                    f"{e(w['config'])} {'(tie)' if w['tie'] else 'by ' + str(w['margin_items']) + ' items'} over "
-                    f"{e(' / '.join(w['displaced']))}"
-                    for w in ch["configs"]
-                )
-            )
-            bv = n["band_verdict"]
-            rows.append(
-                _td(e(scope))
-                + _td(e(n["model"]))
-                + _td(f"{n['rank']}/{n['of']}")
-                + _td("{}-{}".format(*n["rank_range"]))
-                + _td(f"{e(num(n['band']['spread']))} {_status(bv['status'])} {e(signed(bv['margin']))}")
-                + _td(pair(n["above"]), "msg")
-                + _td(pair(n["below"]), "msg")
-                + _td(champ, "msg")
-            )
-    t1 = _table(
-        ["scope", "model", "rank", "rank range", "band spread", "pair above", "pair below", "wins configs"],
-        rows,
-        "submission",
-    )
-    rows = []
-    for scope, s in sub["scopes"].items():
-        cv, before = s["champions_verdict"], s.get("champions_verdict_without")
-        broken = (
-            "; ".join(
-                f"{e(pair_label(b['higher'], b['lower']))} ("
-                + (
-                    "split by " + ", ".join(e(x) for x in b["between"])
-                    if b["how"] == "split"
-                    else f"{e(b['status_before'])} -&gt; {e(b['status_after'])}"
-                )
-                + ")"
-                for b in s["broken"]
-            )
-            or "-"
-        )
-        rows.append(
-            _td(e(scope))
-            + _td(", ".join(e(m) for m in s["champions_without"]) or "-")
-            + _td(", ".join(e(m) for m in s["champions_with"]))
-            + _td(
-                f"{_status(cv['status'])} {e(signed(cv['margin']))}"
-                + (f" (without it: {_status(before['status'])})" if before else "")
-            )
-            + _td(f"{len(s['broken'])}/{s['existing_pairs']}")
-            + _td(broken, "msg")
-        )
-    t2 = _table(
-        ["scope", "champions without", "champions with", "champions verdict", "broken", "broken orderings"],
-        rows,
-        "submission-champions",
-    )
-    return (
-        f'<section id="submission"><h2>Submission gate</h2><p class="state">{e(state_line(sub))}</p>{t1}{t2}</section>'
-    )
+    """The gate's section: the same tables as the terminal and Markdown (``gate_tables``)."""
+    parts = []
+    for t in gate_tables(report["submission_audit"]):
+        if kind_of(t) == "line":
+            parts.append(f'<p class="state">{e(t.text)}</p>')
+        else:
+            parts.append(table_html(t))
+    return f'<section id="submission"><h2>Submission gate</h2>{"".join(parts)}</section>'
 
 
 def legend_section(legend: dict[str, Any]) -> str:
@@ -275,7 +204,8 @@ def render_html(report: dict[str, Any]) -> str:
         f"{len(rec.get('models', []))} models, {e(rec.get('items'))} items, {len(rec.get('configs', []))} configs, "
         f"benchmarks {', '.join(e(b) for b in rec.get('benchmarks', []))}; seed {e(report.get('seed'))}, "
         f"{e(report.get('bootstrap'))} bootstrap resamples.</p>",
-        f'<p class="state"><span class="pass">{counts["pass"]} pass</span>, <span class="warn">{counts["warn"]} '
+        f'<p class="state">{"The whole leaderboard, every check (the gate is below): " if "submission_audit" in report else ""}'
+        f'<span class="pass">{counts["pass"]} pass</span>, <span class="warn">{counts["warn"]} '
         f'warn</span>, <span class="fail">{counts["fail"]} fail</span>. Margin = signed distance from the value to '
         "the pass region (negative outside it).</p></header>",
     ]

@@ -15,9 +15,9 @@ import re
 from typing import Any
 
 from ..checks import scope_tables
-from .submission_text import state_line
-from .tables import kind_of, Table, counts_text, status_counts, evidence_heading, pair_kind, pair_label, verdicts_table
-from .text import num, signed
+from .submission_text import COMMENT_BYTES, MAX_ROWS, _cut, gate_tables
+from .tables import kind_of, Table, counts_text, status_counts, evidence_heading, pair_label, verdicts_table
+from .text import num
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~^$-])")
 STATUS = {"pass": "pass", "warn": "**WARN**", "fail": "**FAIL**"}
@@ -118,70 +118,30 @@ def scope_md(name: str, s: dict[str, Any], level: int = 2) -> list[str]:
 
 
 def submission_md(report: dict[str, Any]) -> list[str]:
+    """The gate's section: the same tables as the terminal and HTML (``gate_tables``)."""
+    return gate_markdown(report).splitlines() + [""]
+
+
+def gate_markdown(report: dict[str, Any], max_bytes: int = COMMENT_BYTES, level: int = 2) -> str:
+    """The gate alone as Markdown (a pull-request comment): at most ``max_bytes`` bytes
+    (rows are capped, halving until it fits; what was left out is counted)."""
     sub = report["submission_audit"]
-    out = ["## Submission gate", "", md(state_line(sub)), ""]
-    rows = []
-    for scope, s in sub["scopes"].items():
-        for n in s["newcomers"]:
-
-            def pair(p: Any) -> str:
-                if p is None:
-                    return "-"
-                kind = pair_kind(p)
-                v = p["verdict"]
-                return (
-                    f"{md(pair_label(p['higher'], p['lower']))}: {kind} ({p['gap_items']} items; J {p['robust_items']}, "
-                    f"h {p['higher_only']}, l {p['lower_only']}; rev {p['reversing']}) {_status(v)} {signed(v['margin'])}"
-                )
-
-            ch = n["champion"]
-            champ = (
-                "no"
-                if not ch["enters"]
-                else "; ".join(
-                    f"{md(w['config'])} {'tie' if w['tie'] else 'by ' + str(w['margin_items'])}" for w in ch["configs"]
-                )
-            )
-            rows.append(
-                [
-                    md(scope),
-                    md(n["model"]),
-                    f"{n['rank']}/{n['of']}",
-                    "{}-{}".format(*n["rank_range"]),
-                    f"{num(n['band']['spread'])} {_status(n['band_verdict'])} {signed(n['band_verdict']['margin'])}",
-                    pair(n["above"]),
-                    pair(n["below"]),
-                    champ,
-                ]
-            )
-    out += _table(
-        ["scope", "model", "rank", "rank range", "band spread", "pair above", "pair below", "wins configs"], rows
-    )
-    rows = []
-    for scope, s in sub["scopes"].items():
-        cv = s["champions_verdict"]
-        before = s.get("champions_verdict_without")
-        broken = (
-            "; ".join(
-                f"{md(pair_label(b['higher'], b['lower']))} ({'split by ' + ', '.join(md(x) for x in b['between']) if b['how'] == 'split' else b['status_before'] + ' -> ' + b['status_after']})"
-                for b in s["broken"]
-            )
-            or "-"
-        )
-        rows.append(
-            [
-                md(scope),
-                ", ".join(md(m) for m in s["champions_without"]) or "-",
-                ", ".join(md(m) for m in s["champions_with"]),
-                f"{_status(cv)} {signed(cv['margin'])}" + (f" (was {_status(before)})" if before else ""),
-                f"{len(s['broken'])}/{s['existing_pairs']}",
-                broken,
-            ]
-        )
-    out += _table(
-        ["scope", "champions without", "champions with", "champions verdict", "broken", "broken orderings"], rows
-    )
-    return out
+    rows = MAX_ROWS
+    while True:
+        out = [f"{'#' * level} Submission gate", ""]
+        for t in gate_tables(sub, rows):
+            if kind_of(t) == "line":
+                out += [md(t.text), ""]
+            else:
+                out += table_md(t, level + 1)
+        text = "\n".join(out).rstrip() + "\n"
+        if len(text.encode()) <= max_bytes or rows == 0:
+            break
+        rows //= 2
+    if len(text.encode()) > max_bytes:  # names so long that even the headline does not fit
+        head = md(_cut(gate_tables(sub, 0)[0].text, max_bytes // 8))
+        text = f"{'#' * level} Submission gate\n\n{head}\n\n(tables left out to fit {max_bytes} bytes)\n"
+    return text
 
 
 def legend_md(legend: dict[str, Any]) -> list[str]:
@@ -239,6 +199,7 @@ def _render(report: dict[str, Any], all_scopes: bool) -> str:
         f"benchmarks {', '.join(md(b) for b in rec.get('benchmarks', []))}; seed {report.get('seed')}, "
         f"{report.get('bootstrap')} bootstrap resamples.",
         "",
+        f"{'The whole leaderboard, every check (the gate is below): ' if 'submission_audit' in report else ''}"
         f"**{counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail** "
         "(margin = signed distance from the value to the pass region: negative outside it).",
         "",
@@ -274,4 +235,4 @@ def counts_of(s: dict[str, Any]) -> str:
     return counts_text(s.get("verdicts", []))
 
 
-__all__ = ["md", "render_markdown"]
+__all__ = ["gate_markdown", "md", "render_markdown"]

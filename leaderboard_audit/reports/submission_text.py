@@ -1,169 +1,190 @@
-"""Terminal text of the submission gate (``--audit-submission``): the newcomer's audit
-and the one line on the overall state (``state_line``, shared with Markdown and HTML)."""
+"""The submission gate's one table model (``gate_tables``) and its terminal text.
+
+The terminal, Markdown and HTML renderers all format the same ``Table``/``Line``
+objects, so their wording and counts cannot drift apart; ``state_line`` is the
+one line on the overall state (what the exit code says). ``gate_markdown`` is the
+gate alone, sized for a pull-request comment (at most ``COMMENT_BYTES``; in
+``reports.markdown``).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..checks import POOLED
-from ..submission import overall
-from ..verdicts import FAIL, PASS, WARN
-from .tables import ci_cell, pair_kind, pair_label
-from .text import clean, num, signed
+from ..submission import CREATED, EXISTING, NEW_WARN, NOT_GATING, SKIP
+from .tables import Cell, Line, Table
+from .text import clean
+
+#: GitHub's limit on a comment body (and what the docs promise for the gate's Markdown)
+COMMENT_BYTES = 65_536
+MAX_ROWS = 60
+MESSAGE_CHARS = 240
+
+EFFECT_TEXT = {
+    CREATED: "FAILS THE GATE: the newcomer creates this fail",
+    EXISTING: "context: fails without the newcomer too",
+    NOT_GATING: "context: this check does not gate (opt in: --audit-gate {check})",
+    NEW_WARN: "warn the newcomer brings (gates only with --audit-strict)",
+    SKIP: "skipped: {message}",
+}
 
 
-def _pair_line(p: dict[str, Any] | None, where: str, K: int) -> str:
-    if p is None:
-        return f"  {where}: none ({'top' if where == 'above' else 'bottom'} of the leaderboard)"
-    v = p["verdict"]
-    kind = pair_kind(p).upper() if p["manufactured"] else pair_kind(p)
-    ci = ci_cell(p["ci"])
+def effect_text(r: dict[str, Any]) -> str:
+    t = EFFECT_TEXT.get(r["effect"])
+    if t is None:
+        return r["effect"]
+    return t.format(check=r["check"], message=r["message"])
+
+
+def _cut(s: str, n: int) -> str:
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def state_line(sub: dict[str, Any]) -> str:
+    """The one line on the overall state: the counts of the gate's rows and the exit code."""
+    ov = sub["overall"]
+    c, e = ov["counts"], ov["effects"]
+    gate = "FAIL" if ov["exit_code"] else ov["status"].upper()
+    skipped = f", {c[SKIP]} skipped" if c.get(SKIP) else ""
+    blocking = f"; fails the gate: {', '.join(clean(b, 80) for b in ov['blocking'][:5])}" if ov["blocking"] else ""
+    why = [r["why"] for s in sub["scopes"].values() for r in s["rows"] if r.get("why")]
+    blocking += f" ({clean(why[0], 200)})" if why else ""
+    more = f" and {len(ov['blocking']) - 5} more" if len(ov["blocking"]) > 5 else ""
     return (
-        f"  {where}: {clean(pair_label(clean(p['higher'], 28), clean(p['lower'], 28)))}: {kind}, gap {num(p['gap'])} "
-        f"({p['gap_items']} items), fragile share {num(p['fragile_share'], 2)}; J {p['robust_items']}: "
-        f"h_only {p['higher_only']}, l_only {p['lower_only']}, CI {ci}; reversing {p['reversing']}/{K}"
-        f" -> {v['status'].upper()} margin {signed(v['margin'])}"
+        f"submission {', '.join(clean(m, 40) for m in sub['models'])}: {gate} - {c['pass']} pass, {c['warn']} warn, "
+        f"{c['fail']} fail{skipped} in {ov['checks']} checks ({e[CREATED]} fail(s) created by the newcomer, "
+        f"{e[EXISTING]} pre-existing, {e[NOT_GATING]} in checks that do not gate){blocking}{more}; "
+        f"exit {ov['exit_code']}{' (--audit-strict: a new warn fails)' if ov['strict'] else ''}"
     )
 
 
-def _champion_line(n: dict[str, Any]) -> str:
-    ch = n["champion"]
-    if not ch["enters"]:
-        return "  champion: does not win any configuration (not in the champion set)"
-    parts = []
-    for w in ch["configs"]:
-        how = "ties" if w["tie"] else f"by {w['margin_items']} items"
-        disp = "/".join(clean(d, 24) for d in w["displaced"]) or "-"
-        parts.append(f"{clean(w['config'], 30)} {how} (over {disp})")
+def gates_line(sub: dict[str, Any]) -> str:
+    g = sub["gate"]
+    ctx = f"; context only: {', '.join(g['context'])}" if g["context"] else ""
     return (
-        f"  champion: wins {len(ch['configs'])} config(s), {ch['ahead_of_existing']} ahead of every existing model: "
-        + "; ".join(parts)
+        f"gating checks: {', '.join(g['gating']) or '-'}{ctx} (exit 1 only for a fail the newcomer's arrival "
+        "creates; opt a check in with --audit-gate NAME)"
     )
 
 
-def _broken_text(s: dict[str, Any]) -> str:
-    if not s["broken"]:
-        return f"breaks 0 of {s['existing_pairs']} existing adjacent orderings"
-    items = []
-    for b in s["broken"]:
-        pair = f"{clean(b['higher'], 24)} > {clean(b['lower'], 24)}"
-        if b["how"] == "split":
-            items.append(
-                f"{pair} (was {b['status_before'].upper()}, split by {', '.join(clean(x, 24) for x in b['between'])})"
+def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Table | Line]:
+    """The gate as renderer-neutral tables: the newcomers' place, the verdicts that concern
+    them (with the verdict the board had without them), and the orderings they split.
+    ``max_rows`` caps each table (the rows left out are counted in its note)."""
+    place, verdicts, split = [], [], []
+    for scope, s in sub["scopes"].items():
+        for n in s["newcomers"]:
+            wins = "; ".join(
+                f"{w['config']} (+{w['margin_items']} items over the rest"
+                + (f", +{w['lead_items']} over the reference winner" if w.get("lead_items") is not None else "")
+                + ")"
+                for w in n["wins"]
             )
-        else:
-            items.append(f"{pair} ({b['status_before'].upper()} -> {b['status_after'].upper()})")
-    return f"breaks {len(s['broken'])} of {s['existing_pairs']} existing adjacent orderings: " + "; ".join(items)
-
-
-def _was(s: dict[str, Any]) -> str:
-    before = s.get("champions_verdict_without")
-    return "" if before is None else f" (without it: {before['status'].upper()} margin {signed(before['margin'])})"
-
-
-def scope_lines(name: str, s: dict[str, Any]) -> list[str]:
-    K = s["n_configs"]
-    out = [
-        f"--- {name}: {s['n_models']} models x {s['n_items']} items x {K} configs "
-        f"(reference {clean(s['reference'])}) ---"
-    ]
-    for n in s["newcomers"]:
-        bd, bv = n["band"], n["band_verdict"]
-        out.append(
-            f"{clean(n['model'], 40)}: rank {n['rank']} of {n['of']} (ranks {n['rank_range'][0]}-"
-            f"{n['rank_range'][1]} across {K} configs); band reference {num(bd['reference'])}, "
-            f"min {num(bd['min'])}, max {num(bd['max'])}, spread {num(bd['spread'])}, robust "
-            f"{num(bd['robust'])}, optimistic {num(bd['optimistic'])} -> {bv['status'].upper()} "
-            f"margin {signed(bv['margin'])}"
-        )
-        out.append(_pair_line(n["above"], "above", K))
-        out.append(_pair_line(n["below"], "below", K))
-        out.append(_champion_line(n))
-    cv = s["champions_verdict"]
+            place.append(
+                [
+                    scope,
+                    n["model"],
+                    f"{n['position']}/{n['of']}",
+                    n["above"] or "- (top)",
+                    n["below"] or "- (bottom)",
+                    wins or "none",
+                ]
+            )
+        for r in sorted(s["rows"], key=lambda r: _rank(r)):
+            verdicts.append(
+                [
+                    scope,
+                    r["id"],
+                    Cell(r["status"], "status"),
+                    "-" if r["without"] is None else Cell(r["without"], "status"),
+                    "yes" if r["gates"] else "no",
+                    Cell(effect_text(r), "strong") if r["effect"] == CREATED else effect_text(r),
+                    Cell("n/a" if r["margin"] is None else f"{r['margin']:+.3f}", "code"),
+                    _cut((f"{r['why']}. " if r.get("why") else "") + r["message"], MESSAGE_CHARS),
+                ]
+            )
+        for p in s["split"]:
+            was = p["status_without"] or "n/a"
+            split.append([scope, f"{p['higher']} > {p['lower']}", ", ".join(p["between"]), Cell(was, "status")])
+    out: list[Table | Line] = [Line("gate", state_line(sub)), Line("gate", gates_line(sub))]
     out.append(
-        f"champion set without: {', '.join(clean(m, 24) for m in s['champions_without']) or '-'}; "
-        f"with: {', '.join(clean(m, 24) for m in s['champions_with'])} -> champions "
-        f"{cv['status'].upper()} margin {signed(cv['margin'])}{_was(s)}"
+        _capped(
+            Table(
+                "gate-place",
+                "Where the newcomer lands",
+                ["scope", "model", "position", "above", "below", "configs it wins"],
+                place,
+                widths={1: 30, 3: 30, 4: 30},
+            ),
+            max_rows,
+        )
     )
-    out.append(_broken_text(s))
+    out.append(
+        _capped(
+            Table(
+                "gate-verdicts",
+                "Verdicts that concern the newcomer",
+                ["scope", "verdict", "status", "without it", "gates", "effect", "margin", "message"],
+                verdicts,
+                note="'without it': the same verdict on the leaderboard before the newcomer arrived ('-': it did not "
+                "exist). Only a fail the newcomer creates in a gating check fails the gate.",
+                widths={1: 44, 5: 48, 7: 60},
+            ),
+            max_rows,
+        )
+    )
+    if split:
+        out.append(
+            _capped(
+                Table(
+                    "gate-split",
+                    "Adjacent pairs the newcomer now sits between",
+                    ["scope", "pair before", "now between them", "pair verdict without it"],
+                    split,
+                    note="Context, not a verdict: the pair was adjacent on the leaderboard without the newcomer.",
+                    widths={1: 50, 2: 40},
+                ),
+                max_rows,
+            )
+        )
     return out
 
 
-def benchmark_line(name: str, s: dict[str, Any]) -> str:
-    parts = []
-    for n in s["newcomers"]:
-        pv = [p["verdict"]["status"].upper() for p in (n["above"], n["below"]) if p is not None]
-        parts.append(
-            f"{clean(n['model'], 24)} rank {n['rank']}/{n['of']} ({n['rank_range'][0]}-"
-            f"{n['rank_range'][1]}), band {n['band_verdict']['status'].upper()} "
-            f"{num(n['band']['spread'])}, pairs {'/'.join(pv) or '-'}, "
-            f"champion {'yes' if n['champion']['enters'] else 'no'}"
-        )
-    return (
-        f"{name}: " + "; ".join(parts) + f"; champions {s['champions_verdict']['status'].upper()} "
-        f"({len(s['champions_without'])} -> {len(s['champions_with'])}); broken "
-        f"{len(s['broken'])}/{s['existing_pairs']}"
-    )
+def _rank(r: dict[str, Any]) -> tuple[int, str]:
+    order = {CREATED: 0, NOT_GATING: 1, EXISTING: 2, NEW_WARN: 3}
+    return order.get(r["effect"], 4), r["id"]
 
 
-def state_line(sub: dict[str, Any], verdicts: list[dict[str, Any]] | None = None, strict: bool | None = None) -> str:
-    """The one line on the overall state (what the exit code will say)."""
-    strict = sub["overall"]["strict"] if strict is None else strict
-    if verdicts:  # the checks that ran, in the audit's check order (not xdist's run order)
-        rank = {v["id"]: j for j, v in enumerate(c for s in sub["scopes"].values() for c in s["checks"])}
-        ov = overall(sorted(verdicts, key=lambda v: (rank.get(v["id"], len(rank)), v["id"])), strict)
-    else:
-        ov = sub["overall"]
-    c = ov["counts"]
-    worst = f"; worst {clean(ov['worst'], 80)}" if ov["worst"] else ""
-    gate = "FAIL" if ov["exit_code"] else ov["status"].upper()
-    return (
-        f"submission {', '.join(clean(m, 40) for m in sub['models'])}: {gate} - {c[PASS]} pass, "
-        f"{c[WARN]} warn, {c[FAIL]} fail in {ov['checks']} checks{worst}; exit {ov['exit_code']}"
-        f"{' (--audit-strict: warn fails)' if strict else ''}"
-    )
+def _capped(t: Table, max_rows: int | None) -> Table:
+    if max_rows is None or len(t.rows) <= max_rows:
+        return t
+    left = len(t.rows) - max_rows
+    note = (t.note + " " if t.note else "") + f"{left} of {len(t.rows)} rows left out (the JSON report has them all)."
+    return Table(t.key, t.title, t.headers, t.rows[:max_rows], note=note, detail=t.detail, widths=t.widths)
 
 
-def render_submission_text(
-    report: dict[str, Any],
-    verdicts: list[dict[str, Any]] | None = None,
-    *,
-    strict: bool | None = None,
-    width: int = 100,
-) -> str:
+def render_submission_text(report: dict[str, Any], *, width: int = 100, max_rows: int | None = MAX_ROWS) -> str:
+    """The terminal summary in submission mode (the same tables as Markdown and HTML)."""
+    from .terminal import render_table, wrap_line
+
     sub = report["submission_audit"]
-    scopes = sub["scopes"]
     rec = report.get("records", {})
     lines = [
-        f"submission audit of {', '.join(clean(m, 40) for m in sub['models'])}: what its arrival "
-        f"changes on {clean(rec.get('path', ''))} (seed {report.get('seed')}, "
-        f"{report.get('bootstrap')} resamples)",
-        "pairs: J = jointly robust items; with no disagreement in one direction a CI bound sits at 0 "
-        "by construction, so read h_only/l_only beside it.",
-        "",
+        f"submission audit of {', '.join(clean(m, 40) for m in sub['models'])}: what its arrival changes on "
+        f"{clean(rec.get('path', ''))} (seed {report.get('seed')}, {report.get('bootstrap')} resamples)",
     ]
-    first = POOLED if POOLED in scopes else next(iter(scopes), None)
-    if first is not None:
-        lines += scope_lines(first, scopes[first])
-    rest = [s for s in scopes if s != first]
-    if rest:
-        lines += ["", "per benchmark:"] + [benchmark_line(s, scopes[s]) for s in rest]
-    run = verdicts if verdicts else [v for s in scopes.values() for v in s["checks"]]
-    bad = sorted((v for v in run if v["status"] in (WARN, FAIL)), key=lambda v: (v["status"] != FAIL, v["id"]))
-    if bad:
-        lines += ["", "verdicts needing attention (margin = signed distance to the pass region):"]
-        lines += [
-            f"{v['status'].upper():4} {clean(v['id'], 60)}  margin {signed(v['margin'])}  "
-            f"{clean(v['message'], max(40, width - 20))}"
-            for v in bad
-        ]
-    counts = {st: sum(v["status"] == st for v in run) for st in (PASS, WARN, FAIL)}
-    lines += [
-        "",
-        f"audit: {counts[PASS]} pass, {counts[WARN]} warn, {counts[FAIL]} fail",
-        state_line(sub, verdicts, strict),
-    ]
+    tables = gate_tables(sub, max_rows)
+    state = tables[0]
+    for t in tables[1:]:
+        if isinstance(t, Line):
+            lines.append(wrap_line(clean(t.text), width))
+        else:
+            lines += ["", clean(t.title) + ":"]
+            if t.note:
+                lines.append(wrap_line(clean(t.note), width))
+            lines.append(render_table(t))
+    lines += ["", clean(state.text)]  # one line, never wrapped: CI logs grep for it
     return "\n".join(lines)
 
 
-__all__ = ["render_submission_text", "state_line"]
+__all__ = ["COMMENT_BYTES", "effect_text", "gate_tables", "render_submission_text", "state_line"]
