@@ -124,7 +124,9 @@ def source_files(path: str | os.PathLike[str], fmt: str = "auto") -> list[Path]:
     if f == "helm":
         return importer_files(p, HELM_PATTERNS + (MAPPING_FILE,))
     files = records_v1_files(p)
-    if f == "auto" and not any(x.parent == p and x.suffix == ".json" for x in files):  # could be either: what both would read
+    if f == "auto" and not any(
+        x.parent == p and x.suffix == ".json" for x in files
+    ):  # could be either: what both would read
         more = importer_files(p, LMEVAL_PATTERNS + HELM_PATTERNS + (MAPPING_FILE,))
         files = sorted(set(files) | set(more), key=lambda x: x.relative_to(p).as_posix())
     return files
