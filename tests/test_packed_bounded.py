@@ -14,7 +14,7 @@ from leaderboard_audit.records import RecordsError, load_records
 from leaderboard_audit.records.packed import META_KEY, read_packed, write_packed
 
 pa = pytest.importorskip("pyarrow")
-import pyarrow.ipc  # noqa: E402
+pytest.importorskip("pyarrow.ipc")
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "fixtures" / "tiny"
