@@ -357,8 +357,9 @@ def _load_benchmark_items(spec: Spec) -> dict[str, list[Item]]:
                 items[b] = load_mapped_items(b, mapping, n)[spec.item_offset :]
             else:
                 items[b] = load_items(b, n, files=src)[spec.item_offset :]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            what = f"{type(exc).__name__}: {exc}" if isinstance(exc, (KeyError, TypeError)) else str(exc)
+        except (OSError, ValueError, KeyError, TypeError, OverflowError, RecursionError) as exc:
+            plain = isinstance(exc, ValueError | OSError)
+            what = str(exc) if plain else f"{type(exc).__name__}: {str(exc)[:200]}"
             raise CollectError(
                 src or b,
                 f"cannot read benchmark {b!r} ({what})",
