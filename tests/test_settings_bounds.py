@@ -23,9 +23,7 @@ def test_flip_boot_at_the_bound_is_accepted():
 
 
 def test_flip_boot_from_the_command_line_is_a_usage_error(pytester_or_subprocess):
-    out = pytester_or_subprocess(
-        "--audit", str(REPO / "fixtures" / "tiny"), "--audit-threshold", "flip_boot=1000000000"
-    )
+    out = pytester_or_subprocess(f"--audit={REPO / 'fixtures' / 'tiny'}", "--audit-threshold", "flip_boot=1000000000")
     assert out.returncode == 4 and "flip_boot" in out.stderr + out.stdout
 
 

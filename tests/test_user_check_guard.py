@@ -54,7 +54,7 @@ def run(pytester, monkeypatch, tmp_path):
     def go(mode: str):
         monkeypatch.setenv("UC_MODE", mode)
         rep = tmp_path / f"{mode}.json"
-        res = pytester.runpytest_subprocess("--audit", str(TINY), "-p", "no:cacheprovider", "--audit-report", str(rep))
+        res = pytester.runpytest_subprocess(f"--audit={TINY}", "-p", "no:cacheprovider", "--audit-report", str(rep))
         return res, json.loads(rep.read_text()) if rep.exists() else None
 
     return go
