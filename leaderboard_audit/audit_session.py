@@ -513,6 +513,8 @@ class AuditSession:
                 atomic_write_bytes(path, render().encode())
             except OSError as exc:
                 self.output_errors.append(f"{opt} {path}: cannot write: {exc.strerror or exc}")
+            except ValueError as exc:  # e.g. a non-finite number no check should have produced
+                self.output_errors.append(f"{opt} {path}: cannot render the report: {exc}")
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
         if _is_worker(config) or self._records is None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 from collections.abc import Collection, Iterable, Sequence
 
+from .check_guard import guarded_verdicts, is_bundled, json_safe, namespaced
 from .checks import POOLED, Check, Scope, registry
 from .records import Records
 from .scopes import alias_of, scope_records, scopes_of
@@ -80,6 +81,7 @@ def cases(records: Records, checks: Iterable[Check] | None = None) -> dict[str, 
         for s, j, vid, tid, subj in raw:
             n = seen[tid] = seen.get(tid, 0) + 1
             suffix = "" if n == 1 else f"~{n}"
+            vid = namespaced(check, vid)  # a registered check's ids start with its name: no shadowing
             lst.append(Case(check.name, s, vid[:-1] + suffix + "]" if suffix else vid, tid + suffix, j, subj))
         out[check.name] = lst
     return out
@@ -143,17 +145,29 @@ def audit_scope(
     for check in registry().values():
         if (only is not None and check.name not in only) or not check.applies_to(scope, records):
             continue
-        reason = check.skip_reason(sc)
-        if check.section is not None and (reason is None or check.section_when_skipped):
-            reuse = (
-                shared is not None and check.section in shared.sections and not getattr(check, "scope_dependent", False)
-            )
-            section = _alias_copy(shared.sections[check.section]) if reuse else check.compute(sc)
-            sc.sections[check.section] = section
-            out[check.section] = section
-        else:
-            section = None
-        found = [skipped(check.name, f"{check.name}[{scope}]", reason)] if reason else check.judge(sc, section)
+
+        def run(check: Check = check) -> list[dict[str, Any]]:
+            reason = check.skip_reason(sc)
+            if check.section is not None and (reason is None or check.section_when_skipped):
+                reuse = (
+                    shared is not None
+                    and check.section in shared.sections
+                    and not getattr(check, "scope_dependent", False)
+                )
+                section = _alias_copy(shared.sections[check.section]) if reuse else check.compute(sc)
+                sc.sections[check.section] = section
+                out[check.section] = section
+            else:
+                section = None
+            return [skipped(check.name, f"{check.name}[{scope}]", reason)] if reason else check.judge(sc, section)
+
+        if is_bundled(check):
+            found = run()
+        else:  # a registered check fails only its own verdicts (check_guard.py)
+            mine = sorted((j, vid) for (name, j), vid in (ids or {}).items() if name == check.name)
+            found = guarded_verdicts(check, [vid for _, vid in mine], run)
+            if check.section in out:
+                out[check.section] = json_safe(out[check.section])
         for j, v in enumerate(found):
             if ids is not None and (check.name, j) in ids:
                 v["id"] = ids[(check.name, j)]

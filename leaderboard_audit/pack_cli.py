@@ -60,8 +60,13 @@ def cache_main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--clear", action="store_true", help="delete every entry")
     args = p.parse_args(argv)
-    from .records.cache import cache_info, clear_cache
+    from .records.cache import cache_info, clear_cache, resolve_cache_dir
+    from .records.cache_owner import MARKER, owns
 
+    folder = resolve_cache_dir(args.dir)
+    if folder is not None and folder.is_dir() and not owns(folder):
+        print(f"cache: {folder} is not a leaderboard-audit cache (no {MARKER} in it): nothing there is touched")
+        return 0
     if args.clear:
         print(f"removed {clear_cache(args.dir)} cache entr(ies)")
     folder, n, size = cache_info(args.dir)

@@ -120,18 +120,20 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     path = _audit_arg(early_config)
     if not path or not str(path).strip():
         return
-    from .guard import inside, problems
+    from .guard import ini_from_records, problems
+    from .reports.text import clean
 
     msgs = []
     inipath = getattr(early_config, "inipath", None)
-    if inipath is not None and inside(inipath, path):
-        msgs.append(f"pytest took its configuration from {inipath}, inside the records")
-    found = problems(path)
+    chosen = getattr(getattr(early_config, "known_args_namespace", None), "inifilename", None)
+    if not chosen and ini_from_records(inipath, path, early_config.invocation_params.dir):
+        msgs.append(f"pytest took its configuration from {clean(str(inipath))}, found through the records path")
+    found = problems(path, invocation_dir=early_config.invocation_params.dir)
     if found:
-        msgs.append("it holds pytest configuration or Python code: " + ", ".join(found))
+        msgs.append("it holds pytest configuration or Python code: " + ", ".join(clean(f) for f in found))
     if msgs:
         raise pytest.UsageError(
-            f"--audit {path}: refusing a records path that could configure pytest or run code ("
+            f"--audit {clean(str(path))}: refusing a records path that could configure pytest or run code ("
             + "; ".join(msgs)
             + "). Records are data only: move those files out, or audit a copy of the "
             "records folder (docs/records.md, 'Security model')."

@@ -49,7 +49,10 @@ def pyproject_table(path: Path | None) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise SettingsError(f"{path}: cannot read [tool.leaderboard_audit]: {exc}") from None
-    table = data.get("tool", {}).get("leaderboard_audit", {})
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise SettingsError(f"{path}: 'tool' must be a table ([tool.leaderboard_audit]), got {type(tool).__name__}")
+    table = tool.get("leaderboard_audit", {})
     if not isinstance(table, dict):
         raise SettingsError(f"{path}: [tool.leaderboard_audit] must be a table")
     from .checks import default_thresholds

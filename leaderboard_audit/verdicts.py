@@ -84,6 +84,11 @@ class Thresholds(Mapping[str, Any]):
         return f"Thresholds({self.as_dict()})"
 
 
+# Upper bounds of count thresholds whose value sizes an array: flip_boot draws a
+# (flip_boot x items) int64 table (1e9 asked for 447 GiB); 100,000 is 100x the default.
+COUNT_MAXIMA = {"flip_boot": 100_000}
+
+
 def _convert(name: str, value: Any, default: float | int) -> float | int:
     if isinstance(value, bool):
         raise ValueError(f"audit threshold {name}={value!r} is not a number")
@@ -96,6 +101,9 @@ def _convert(name: str, value: Any, default: float | int) -> float | int:
     if isinstance(default, int):
         if x != int(x) or x < 1:
             raise ValueError(f"audit threshold {name}={value!r} must be a positive whole number")
+        top = COUNT_MAXIMA.get(name)
+        if top is not None and x > top:
+            raise ValueError(f"audit threshold {name}={value!r} must be between 1 and {top:,}")
         return int(x)
     return x
 

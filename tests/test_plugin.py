@@ -269,8 +269,7 @@ def test_audit_lm_eval_runs_directly(pytester, tmp_path):
     mp.write_text(json.dumps(mapping))
     out = tmp_path / "r.json"
     r = pytester.runpytest(
-        "--audit",
-        str(shared),
+        f"--audit={shared}",  # one argument: pytest does not search the repo's ini from it (guard.py)
         "--audit-format",
         "lm-eval",
         "--audit-mapping",

@@ -98,7 +98,7 @@ def test_pytest_audit_on_the_release_gives_the_twins_outcomes(pytester):
     """`pytest --audit <release>/records` (the README's command) runs the checks, same outcomes as the twin."""
     outcomes = []
     for folder in ("records", "records-v1"):
-        result = pytester.runpytest("--audit", str(RELEASE / folder), "-q", "-k", "champions or band")
+        result = pytester.runpytest(f"--audit={RELEASE / folder}", "-q", "-k", "champions or band")
         assert result.ret == 1  # the simulated demo fails on purpose
         outcomes.append(result.parseoutcomes())
     assert outcomes[0] == outcomes[1]

@@ -185,18 +185,36 @@ def load_rows(name: str, files: str | Sequence[str] | None = None) -> list[dict[
     return ds.to_list()
 
 
+MAX_ITEM_LINE_BYTES = 16 * 1024 * 1024
+
+
 def _read_local(files: Sequence[str], kind: str) -> list[dict[str, Any]]:
+    """The rows of local benchmark files. Each is opened with ``safe_io.open_regular`` (a FIFO
+    or a device is a ValueError naming it, never a hang) and JSONL is read line by line with
+    a bound on the line length; a bad line is a ValueError naming the file and its line."""
+    from ..records.lines import bounded_lines
+    from ..records.safe_io import JSON_ERRORS, open_regular
+
     rows: list[dict[str, Any]] = []
     for f in files:
-        if kind == "parquet":
-            import pyarrow.parquet as pq
+        with open_regular(f, "the benchmark file") as fh:
+            if kind == "parquet":
+                import pyarrow.parquet as pq
 
-            rows += pq.read_table(f).to_pylist()
-        else:
+                rows += pq.read_table(fh).to_pylist()
+                continue
             import json
 
-            with open(f, encoding="utf-8") as fh:
-                rows += [json.loads(line) for line in fh if line.strip()]
+            for n, raw in bounded_lines(fh, MAX_ITEM_LINE_BYTES):
+                if raw is None:
+                    raise ValueError(f"{f}:{n}: line longer than {MAX_ITEM_LINE_BYTES:,} bytes")
+                if not raw.strip():
+                    continue
+                try:
+                    rows.append(json.loads(raw))
+                except JSON_ERRORS as exc:
+                    why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+                    raise ValueError(f"{f}:{n}: unreadable JSON ({why})") from None
     return rows
 
 

@@ -52,12 +52,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     a = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
     from ..records import RecordsError
+    from .engines.openai_engine import APIError
     from .errors import CollectError
 
     try:
         return _run(a)
     except (CollectError, RecordsError) as exc:
         print(f"leaderboard-audit collect: {exc}", file=sys.stderr)
+        return 4
+    except APIError as exc:  # the API server failed for good: finished chunks are kept, a rerun resumes
+        print(
+            f"leaderboard-audit collect: {a.spec}: {exc} (finished chunks are kept: rerun to resume)", file=sys.stderr
+        )
         return 4
     except OSError as exc:  # disk full, permissions changed mid-run: name the file, no traceback
         print(f"leaderboard-audit collect: {exc.filename or a.spec}: {exc.strerror or exc}", file=sys.stderr)

@@ -404,8 +404,9 @@ def _load_benchmark_items(spec: Spec, exemplars: dict[str, list[Item]] | None = 
             items[b] = chosen[spec.item_offset :]
             if exemplars is not None:
                 exemplars[b] = reserved
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            what = f"{type(exc).__name__}: {exc}" if isinstance(exc, (KeyError, TypeError)) else str(exc)
+        except (OSError, ValueError, KeyError, TypeError, OverflowError, RecursionError) as exc:
+            plain = isinstance(exc, ValueError | OSError)
+            what = str(exc) if plain else f"{type(exc).__name__}: {str(exc)[:200]}"
             raise CollectError(
                 src or b,
                 f"cannot read benchmark {b!r} ({what})",

@@ -111,6 +111,27 @@ def _model_from_results(res: dict[str, Any]) -> str | None:
     return None
 
 
+def _confined(f: Path, src_real: Path, log: ProblemLog) -> bool:
+    """False (and a problem in ``log``) for a samples/results file that is a link leading out
+    of the folder being imported: the report's hash covers only the folder (fingerprint.py)."""
+    name = f.name
+    if not (name.startswith(("samples_", "results_")) and os.path.islink(f)):
+        return True
+    try:
+        real = f.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return True  # a broken link: read_samples names it
+    if src_real in real.parents:
+        return True
+    log.add(
+        str(f),
+        None,
+        f"is a link to {real}, outside the folder being imported {src_real}",
+        fix="copy the file into the run folder instead of linking it",
+    )
+    return False
+
+
 def discover_runs(src: Path, log: ProblemLog, notes: list[str]) -> list[Run]:
     if not src.is_dir():
         raise RecordsError.one(
@@ -120,8 +141,10 @@ def discover_runs(src: Path, log: ProblemLog, notes: list[str]) -> list[Run]:
             fix="pass the folder that holds the runs (samples_*.jsonl)",
         )
     runs: list[Run] = []
+    src_real = src.resolve()
     for dirpath, dirnames, filenames in os.walk(src):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        filenames = [f for f in filenames if _confined(Path(dirpath) / f, src_real, log)]
         samples = sorted(f for f in filenames if f.startswith("samples_") and f.endswith(".jsonl"))
         if not samples:
             continue

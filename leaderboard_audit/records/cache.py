@@ -2,10 +2,12 @@
 
 An entry holds the packed form's content (records/packed.py) of what :func:`load_records`
 returned, in a layout numpy reads without pyarrow (records/cache_entry.py), named by a key = SHA-256 of (cache version, packed format, the source's content
-fingerprint, the path as given, the load options). An entry is used only when the
-fingerprint stored inside it equals the fingerprint just computed from the source and
-its content checksum verifies; anything else (a stale, corrupt, foreign or half-written
-entry) is ignored and rebuilt. Entries are written atomically (temp file + rename)
+fingerprint, the path as given, the load options, the package version). An entry is used only when the
+fingerprint stored inside it equals the fingerprint just computed from the source, its
+content checksum verifies and it carries this cache's signature of that checksum
+(records/cache_owner.py: a per-cache secret in a private marker file); anything else (a
+stale, corrupt, foreign, re-checksummed or half-written entry) is ignored and rebuilt.
+The cache deletes only its own files, and only in a folder carrying its marker. Entries are written atomically (temp file + rename)
 under a file lock, so parallel loads (xdist workers) build an entry once; the cache is
 kept under a size bound by deleting the least recently used entries.
 
@@ -23,17 +25,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .cache_owner import cache_secret, is_entry_name, is_temp_name, owns, sign, signed_by
 from .fingerprint import sha256_of
 from .model import Records
 
 CACHE_VERSION = 2
 ENTRY_SUFFIX = ".entry"
-ENTRY_SUFFIXES = (ENTRY_SUFFIX, ".arrow")  # version 1 wrote Arrow files: still pruned and cleared
 DEFAULT_MAX_MB = 2048
 LOCK_TIMEOUT_S = 600.0
 STALE_TMP_S = 3600.0
@@ -50,17 +53,24 @@ def default_cache_dir() -> Path | None:
 
 
 def default_max_bytes() -> int:
+    """``$LEADERBOARD_AUDIT_CACHE_MAX_MB`` in bytes: ``inf`` is unbounded; unreadable or NaN is the default."""
     try:
-        return int(float(os.environ.get("LEADERBOARD_AUDIT_CACHE_MAX_MB", DEFAULT_MAX_MB)) * 1024 * 1024)
+        mb = float(os.environ.get("LEADERBOARD_AUDIT_CACHE_MAX_MB", DEFAULT_MAX_MB))
     except ValueError:
-        return DEFAULT_MAX_MB * 1024 * 1024
+        mb = float(DEFAULT_MAX_MB)
+    if mb != mb:  # NaN
+        mb = float(DEFAULT_MAX_MB)
+    return sys.maxsize if mb * 1024 * 1024 >= sys.maxsize else int(mb * 1024 * 1024)
 
 
 def entry_key(fingerprint: str, path: str | os.PathLike[str], load_kwargs: dict[str, Any]) -> dict[str, Any]:
     from .packed import PACKED_FORMAT
 
+    from .. import __version__
+
     return {
         "version": CACHE_VERSION,
+        "package": __version__,  # a newer reader never serves an older reader's entries
         "packed": PACKED_FORMAT,
         "fingerprint": fingerprint,
         "path": str(Path(path)),
@@ -74,17 +84,20 @@ def entry_name(key: dict[str, Any]) -> str:
 
 
 def _read_entry(entry: Path, key: dict[str, Any], path: str | os.PathLike[str]) -> Records | None:
-    """The entry's records if it is intact and was built from exactly this source; else None."""
+    """The entry's records if it is intact, signed by this cache and built from exactly this source; else None."""
     if not entry.is_file():
         return None
     from .cache_entry import read_entry
     from .errors import RecordsError
 
+    secret = cache_secret(entry.parent, create=False)
+    if secret is None:
+        return None
     try:
         rec, meta = read_entry(entry)
     except (RecordsError, OSError, ValueError):
         return None
-    if meta.get("cache") != json.loads(json.dumps(key, default=str)):
+    if meta.get("cache") != json.loads(json.dumps(key, default=str)) or not signed_by(secret, meta):
         return None
     try:
         os.utime(entry)  # least-recently-used bookkeeping
@@ -100,23 +113,27 @@ def _read_entry(entry: Path, key: dict[str, Any], path: str | os.PathLike[str]) 
     return replace(rec, source=str(Path(path)))
 
 
-def _write_entry(entry: Path, rec: Records, key: dict[str, Any]) -> None:
+def _write_entry(entry: Path, rec: Records, key: dict[str, Any], secret: bytes) -> None:
     from .cache_entry import entry_bytes
     from .writer import atomic_write_bytes
 
-    atomic_write_bytes(entry, entry_bytes(rec, extra_meta={"cache": json.loads(json.dumps(key, default=str))}))
+    meta = {"cache": json.loads(json.dumps(key, default=str))}
+    atomic_write_bytes(entry, entry_bytes(rec, extra_meta=meta, sign=lambda checksum: sign(secret, checksum)))
 
 
 def prune(folder: str | os.PathLike[str], max_bytes: int, keep: Path | None = None) -> list[Path]:
     """Delete least recently used entries until the folder holds at most ``max_bytes``; returns them.
 
-    Also removes temp files of interrupted writes older than an hour. Skipped when
+    Also removes temp files of interrupted writes older than an hour. Only the cache's own
+    files (records/cache_owner.py) in a folder carrying its marker are touched. Skipped when
     another process is pruning.
     """
     from filelock import FileLock, Timeout
 
     d = Path(folder)
     removed: list[Path] = []
+    if not owns(d):
+        return removed
     try:
         with FileLock(str(d / ".prune.lock"), timeout=0):
             now = time.time()
@@ -126,9 +143,9 @@ def prune(folder: str | os.PathLike[str], max_bytes: int, keep: Path | None = No
                     st = f.stat()
                 except OSError:
                     continue
-                if f.name.startswith(".") and f.name.endswith(".tmp") and now - st.st_mtime > STALE_TMP_S:
+                if is_temp_name(f.name) and now - st.st_mtime > STALE_TMP_S:
                     f.unlink(missing_ok=True)
-                elif f.suffix in ENTRY_SUFFIXES and not f.name.startswith("."):
+                elif is_entry_name(f.name):
                     entries.append((st.st_mtime, st.st_size, f))
             total = sum(size for _, size, _ in entries)
             for _, size, f in sorted(entries, key=lambda e: e[0]):
@@ -186,6 +203,9 @@ def load_cached_entry(
         from filelock import FileLock, Timeout
 
         folder.mkdir(parents=True, exist_ok=True)
+        secret = cache_secret(folder, create=True)
+        if secret is None:  # not a private cache of this user: never trusted, never written
+            return load_records(p, **load_kwargs), fingerprint
         lock = FileLock(str(folder / ".build.lock"), timeout=LOCK_TIMEOUT_S)
         lock.acquire()
     except (ImportError, OSError, Timeout):
@@ -197,7 +217,7 @@ def load_cached_entry(
         rec = load_records(p, **load_kwargs)
         if sha256_of(p) == fingerprint:  # unchanged while it was parsed: safe to keep
             try:
-                _write_entry(entry, rec, key)
+                _write_entry(entry, rec, key, secret)
             except (OSError, ValueError, ImportError):  # a cache must never fail a load
                 return rec, fingerprint
     finally:
@@ -227,12 +247,15 @@ def cache_info(cache_dir: str | os.PathLike[str] | None = None) -> tuple[Path | 
     folder = resolve_cache_dir(cache_dir)
     if folder is None or not folder.is_dir():
         return folder, 0, 0
-    sizes = [f.stat().st_size for f in folder.iterdir() if f.suffix in ENTRY_SUFFIXES and f.is_file()]
+    if not owns(folder):
+        return folder, 0, 0
+    sizes = [f.stat().st_size for f in folder.iterdir() if is_entry_name(f.name) and f.is_file()]
     return folder, len(sizes), sum(sizes)
 
 
 def clear_cache(cache_dir: str | os.PathLike[str] | None = None) -> int:
-    """Delete every entry (and stale temp file); returns how many entries were removed."""
+    """Delete every entry (and stale temp file) of a folder carrying the cache's marker; returns
+    how many entries were removed (0 for a folder that is not a cache: nothing in it is touched)."""
     folder = resolve_cache_dir(cache_dir)
     if folder is None or not folder.is_dir():
         return 0

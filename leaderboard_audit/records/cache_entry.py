@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,13 +46,20 @@ MAGIC = b"LBAUDIT-CACHE-1\n"
 ARRAYS = (("pred", "<i2"), ("margin", "<f8"), ("answer_class", "i1"), ("unparsed", "<i2"))
 
 
-def entry_bytes(records: Records, extra_meta: dict[str, Any] | None = None) -> bytes:
-    """The entry for ``records`` (deterministic for equal records)."""
+def entry_bytes(
+    records: Records, extra_meta: dict[str, Any] | None = None, sign: Callable[[str], str] | None = None
+) -> bytes:
+    """The entry for ``records`` (deterministic for equal records). ``sign``: the cache's
+    signature of the content checksum, stored as ``mac`` (records/cache_owner.py); it is the
+    one metadata field the checksum does not cover."""
     bits = _packed_bits(records.correct)
     meta = {**packed_meta(records), **(extra_meta or {})}
+    meta.pop("mac", None)
     meta["content_sha256"] = content_sha256(
         meta, bits, records.pred, records.margin, records.answer_class, records.unparsed
     )
+    if sign is not None:
+        meta["mac"] = sign(meta["content_sha256"])
     blobs = [("correct", "u1", bits)]
     for name, dt in ARRAYS:
         arr = getattr(records, name)
@@ -96,7 +104,7 @@ def read_entry(path: str | os.PathLike[str]) -> tuple[Records, dict[str, Any]]:
 
     values = [own(name) for name, _ in ARRAYS]  # pred, margin, answer_class, unparsed
     check_values(spath, "array", *values)
-    meta_summed = {k: v for k, v in meta.items() if k != "arrays"}
+    meta_summed = {k: v for k, v in meta.items() if k not in ("arrays", "mac")}
     return checked_records(spath, meta_summed, head, correct, bits, *values), meta
 
 

@@ -49,38 +49,42 @@ def _confined_entry(entry: os.DirEntry, root_real: Path) -> bool:
 
 
 def records_v1_files(root: Path) -> list[Path]:
-    """grid.json and <benchmark>/<model>.jsonl: what read_records_dir reads (no links out, regular files)."""
+    """Exactly the files ``read_records_dir`` reads: its legend (any name of ``LEGEND_NAMES``)
+    and the records files of any layout (canonical, swapped, flat), listed by the reader's own
+    functions (``legend.find_legend``, ``layout.discover``) so the two cannot drift apart.
+
+    What the reader would refuse (a link out of the folder, a FIFO) is left out unopened; such a
+    folder's load fails anyway, so nothing is cached or reported for it.
+    """
+    from .errors import ProblemLog, RecordsError
+    from .layout import discover
+    from .legend import find_legend
+
     root_real = root.resolve()
-    out = []
-    if _regular_inside(root / "grid.json", root_real):
-        out.append(root / "grid.json")
+    out: list[Path] = []
     try:
-        with os.scandir(root) as it:
-            subdirs = sorted((e for e in it if not e.name.startswith((".", "_"))), key=lambda e: e.name)
+        legend = find_legend(root)
+    except RecordsError:
+        legend = None
+    if legend is not None and _regular_inside(legend, root_real):
+        out.append(legend)
+    try:
+        _, found = discover(root, root_real, ProblemLog(), lenient=True)
     except OSError:
         return out
-    for d in subdirs:
-        try:
-            if not d.is_dir() or not _confined_entry(d, root_real):
-                continue
-            with os.scandir(d.path) as it:
-                names = sorted(
-                    (e for e in it if e.name.endswith(".jsonl") and not e.name.startswith(".")), key=lambda e: e.name
-                )
-        except OSError:
-            continue
-        for f in names:
-            fp = Path(f.path)
-            if f.is_symlink():  # a link must stay inside the records and end at a regular file
-                if _regular_inside(fp, root_real):
-                    out.append(fp)
-                continue
-            try:
-                if stat.S_ISREG(f.stat(follow_symlinks=False).st_mode):
-                    out.append(fp)
-            except OSError:
-                continue
-    return out
+    return out + [f.path for f in found if _regular_inside(f.path, root_real)]
+
+
+def _legend_beside(table: Path) -> list[Path]:
+    """The legend a table reader takes from the table's folder (any name of ``LEGEND_NAMES``)."""
+    from .errors import RecordsError
+    from .legend import find_legend
+
+    try:
+        legend = find_legend(table.parent)
+    except RecordsError:
+        return []
+    return [legend] if legend is not None and _regular_inside(legend, table.parent.resolve()) else []
 
 
 def importer_files(root: Path, patterns: tuple[str, ...]) -> list[Path]:
@@ -102,14 +106,15 @@ def source_files(path: str | os.PathLike[str], fmt: str = "auto") -> list[Path]:
     """The files that make up a records source, in hashing order.
 
     ``fmt``: "auto", "records", "table", "lm-eval" or "helm" (as ``--audit-format``).
-    A file source is the file itself (plus the grid.json next to a table); "auto" on a
-    directory is records-v1 when it has a grid.json, else what either reader would read.
+    A file source is the file itself (plus the legend next to a table); "auto" on a
+    directory is what the records reader reads, plus, when it has no legend, what an
+    importer would read.
     """
     p = Path(path)
     if p.is_file():
         files = [p] if _regular_inside(p, None) else []
-        if p.suffix.lower() in TABLE_SUFFIXES and _regular_inside(p.parent / "grid.json", p.parent.resolve()):
-            files.append(p.parent / "grid.json")
+        if p.suffix.lower() in TABLE_SUFFIXES:
+            files += _legend_beside(p)
         return files
     if not p.is_dir():
         return []
@@ -119,7 +124,9 @@ def source_files(path: str | os.PathLike[str], fmt: str = "auto") -> list[Path]:
     if f == "helm":
         return importer_files(p, HELM_PATTERNS + (MAPPING_FILE,))
     files = records_v1_files(p)
-    if f == "auto" and not (p / "grid.json").is_file():  # could be either: what both would read
+    if f == "auto" and not any(
+        x.parent == p and x.suffix == ".json" for x in files
+    ):  # could be either: what both would read
         more = importer_files(p, LMEVAL_PATTERNS + HELM_PATTERNS + (MAPPING_FILE,))
         files = sorted(set(files) | set(more), key=lambda x: x.relative_to(p).as_posix())
     return files

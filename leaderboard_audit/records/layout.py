@@ -63,12 +63,24 @@ def _skipped(p: Path) -> bool:
     return p.name.startswith((".", "_"))
 
 
-def _records_files(d: Path, root_real: Path, log: ProblemLog) -> list[Path]:
+def _kept(path: Path, root_real: Path, what: str, lenient: bool) -> bool:
+    """``confined``; when ``lenient``, a refused path is left out instead of raised."""
+    try:
+        confined(path, root_real, what)
+    except RecordsError:
+        if lenient:
+            return False
+        raise
+    return True
+
+
+def _records_files(d: Path, root_real: Path, log: ProblemLog, lenient: bool = False) -> list[Path]:
     out = []
     for f in sorted(d.iterdir(), key=lambda p: p.name):
         if f.suffix != ".jsonl" or f.name.startswith("."):
             continue
-        confined(f, root_real, "records file")
+        if not _kept(f, root_real, "records file", lenient):
+            continue
         if not is_regular(f):
             log.add(str(f), None, "not a regular file", fix="records are plain files")
             continue
@@ -76,15 +88,21 @@ def _records_files(d: Path, root_real: Path, log: ProblemLog) -> list[Path]:
     return out
 
 
-def discover(root: Path, root_real: Path, log: ProblemLog) -> tuple[str, list[Found]]:
-    """The layout (``CANONICAL`` for any nested one, until read, or ``FLAT``) and its files."""
+def discover(root: Path, root_real: Path, log: ProblemLog, *, lenient: bool = False) -> tuple[str, list[Found]]:
+    """The layout (``CANONICAL`` for any nested one, until read, or ``FLAT``) and its files.
+
+    ``lenient`` (the fingerprint, records/fingerprint.py): list what the reader would read and
+    leave out what it would refuse, instead of raising."""
     entries = sorted(root.iterdir(), key=lambda p: p.name)
     top = [f for f in entries if f.suffix == ".jsonl" and not f.name.startswith(".")]
     dirs = [d for d in entries if not _skipped(d) and d.is_dir() and d not in top]
-    for d in dirs:
-        confined(d, root_real, "benchmark directory")
+    dirs = [d for d in dirs if _kept(d, root_real, "benchmark directory", lenient)]
     if top:
         nested = [d for d in dirs if any(f.suffix == ".jsonl" for f in d.iterdir())]
+        if nested and lenient:
+            return FLAT, [Found(f, None) for f in _records_files(root, root_real, log, True)] + [
+                Found(f, d.name) for d in nested for f in _records_files(d, root_real, log, True)
+            ]
         if nested:
             raise RecordsError.one(
                 str(root),
@@ -93,7 +111,9 @@ def discover(root: Path, root_real: Path, log: ProblemLog) -> tuple[str, list[Fo
                 f"({top[0].name}) and in sub-directories ({nested[0].name}/)",
                 fix="use one layout: flat files, or <benchmark>/<model>.jsonl",
             )
-        return FLAT, [Found(f, None) for f in _records_files(root, root_real, log)]
+        return FLAT, [Found(f, None) for f in _records_files(root, root_real, log, lenient)]
+    if not dirs and lenient:
+        return CANONICAL, []
     if not dirs:
         raise RecordsError.one(
             str(root),
@@ -103,7 +123,7 @@ def discover(root: Path, root_real: Path, log: ProblemLog) -> tuple[str, list[Fo
         )
     found = []
     for d in dirs:
-        files = _records_files(d, root_real, log)
+        files = _records_files(d, root_real, log, lenient)
         if not files:
             log.add(str(d), None, "benchmark directory holds no <model>.jsonl files")
         found += [Found(f, d.name) for f in files]

@@ -2,7 +2,8 @@
 
 records-v1 (JSONL) stays the interchange format; the packed form is for big grids and
 for the load cache. Layout of the file (Arrow IPC "file" format, as ``pyarrow.feather``
-writes it, uncompressed so it can be memory-mapped):
+writes it, uncompressed so it can be memory-mapped; a compressed file is refused before
+any of it is decoded, records/packed_ipc.py):
 
 * one row per (model, item), models outer, items inner (``row = m * N + i``);
 * column ``correct``: ``fixed_size_list<bool>[K]``, no nulls -- the K configuration bits
@@ -302,10 +303,21 @@ def read_packed(path: str | os.PathLike[str], *, intersect: bool = False) -> Rec
 
 
 def _open_table(spath: str):
+    """The file's table, its metadata, shape and column types checked before any batch is
+    decoded, each batch's header before its body (records/packed_ipc.py: bounded memory)."""
+    from .packed_ipc import read_bounded
+
     pa = _pyarrow()
+
+    def check_schema(schema) -> int:
+        M, N, K = _header(_read_meta(schema, spath), spath)["shape"]
+        _columns(schema.empty_table(), K, spath)
+        return M * N
+
     try:
-        with pa.memory_map(spath, "r") as src:
-            return pa.ipc.open_file(src).read_all()
+        return read_bounded(pa, spath, check_schema, lambda msg: _bad(spath, msg))
+    except RecordsError:
+        raise
     except (pa.ArrowException, OSError, ValueError, MemoryError) as exc:
         raise _bad(spath, f"unreadable Arrow file ({type(exc).__name__}: {str(exc)[:200]})") from None
 
@@ -464,8 +476,14 @@ def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tupl
     if table.num_rows != M * N:
         raise _bad(spath, f"{table.num_rows} rows, expected models x items = {M * N}")
     columns = _columns(table, K, spath)
-    correct, packed = _unpack_bits(columns["correct"], K, spath, M * N)
-    pred, margin, answer_class, unparsed = _columns_values(columns, (M, N, K), spath)
+    pa = _pyarrow()
+    try:
+        correct, packed = _unpack_bits(columns["correct"], K, spath, M * N)
+        pred, margin, answer_class, unparsed = _columns_values(columns, (M, N, K), spath)
+    except RecordsError:
+        raise
+    except (pa.ArrowException, ValueError, IndexError) as exc:  # buffers shorter than their lengths say
+        raise _bad(spath, f"damaged Arrow buffers ({type(exc).__name__}: {str(exc)[:200]})") from None
     rec = checked_records(spath, meta, head, correct, packed, pred, margin, answer_class, unparsed)
     if rec.grid.inferred and warn:  # the same warning the JSONL reader gives for a missing grid.json
         from .reader import InferredLegendWarning

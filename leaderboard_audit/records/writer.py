@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
+import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -37,13 +39,60 @@ def _umask() -> int:
     return mask
 
 
+_SPECIAL_ROOTS = ("/dev/", "/proc/")
+
+
+def _in_place_target(path: Path) -> bool:
+    """True when ``path`` must be written where it is, never renamed over: an existing
+    character device or FIFO (``/dev/null``, a pipe), a file under /proc, or an existing link
+    under /dev or into /proc (``/dev/stdout`` -> ``/proc/self/fd/1``, whatever fd 1 is). Raises OSError for other non-regular files
+    (a block device, a socket): a report never replaces or fills one."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError:
+        return False  # the normal path names the error
+    if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        return True
+    if st is not None and (stat.S_ISBLK(st.st_mode) or stat.S_ISSOCK(st.st_mode)):
+        raise OSError(errno.EINVAL, "it is a block device or a socket, not a regular file; refusing to write it")
+    if st is None:
+        return False
+    spelled = os.path.abspath(path)
+    try:
+        target = os.readlink(path)
+    except OSError:  # not a link
+        return spelled.startswith("/proc/")
+    return spelled.startswith(_SPECIAL_ROOTS) or target.startswith("/proc/")
+
+
+def _write_in_place(path: Path, data: bytes) -> None:
+    flags = os.O_WRONLY | getattr(os, "O_NONBLOCK", 0)  # a FIFO without a reader: ENXIO, not a hang
+    if not stat.S_ISCHR(os.stat(path).st_mode):
+        flags |= os.O_TRUNC
+    fd = os.open(path, flags)
+    try:
+        os.set_blocking(fd, True)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write to a temporary file in the same directory, fsync, then rename.
 
     The file gets the permissions a plain ``open(path, "w")`` would give (0666 less
-    the umask), not mkstemp's private 0600.
+    the umask), not mkstemp's private 0600. A device or FIFO (``/dev/null``,
+    ``/dev/stdout``) is written in place, never renamed over; a block device or socket
+    is refused (OSError), so every writer (reports, ``pack -o``, the collector) is safe.
     """
     path = Path(path)
+    if _in_place_target(path):
+        _write_in_place(path, data)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -9,7 +9,16 @@ from collections.abc import Sequence
 
 class HFTokenizer:
     def __init__(self, model_path: str) -> None:
-        from transformers import AutoTokenizer
+        try:
+            from transformers import AutoTokenizer
+        except ImportError:
+            from ..errors import CollectError
+
+            raise CollectError(
+                model_path,
+                "this engine tokenizes with the model's Hugging Face tokenizer, and transformers is not installed",
+                fix="pip install 'leaderboard-audit[collect]' (or pip install 'transformers>=4.45')",
+            ) from None
 
         self.tok = AutoTokenizer.from_pretrained(model_path)
         eos: set[int] = set()

@@ -23,7 +23,11 @@ with ``logprobs = 0`` and ``max_tokens = 0`` and reads
 Robustness: at most ``concurrency`` requests in flight; HTTP 429 waits for
 ``Retry-After`` (else exponential backoff), 408/5xx, time-outs, dropped
 connections and malformed JSON are retried up to ``max_retries`` times with
-backoff; other 4xx fail at once with the server's message. The API key is read
+backoff; other 4xx fail at once with the server's message. Requests go through
+``http_client``: ``timeout_s`` is each request's total deadline (however slowly a server
+trickles its answer), a body is read up to ``max_response_mb`` (default 256), an error
+body up to 600 bytes, and a redirect is never followed (it would carry the key to
+another host): it fails with the address it pointed to. The API key is read
 from the environment variable named by ``api_key_env`` at each request and is
 never stored in options, records or grid.json. See docs/collect.md ("Models
 behind an API").
@@ -34,17 +38,17 @@ from __future__ import annotations
 import email.utils
 import http.client
 import json
+import math
 import os
 import random
 import threading
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from . import http_client
 from .base import cut_at_eos
 
 OPTIONS = (
@@ -56,13 +60,13 @@ OPTIONS = (
     "concurrency",
     "prompts_per_request",
     "timeout_s",
+    "max_response_mb",
     "max_retries",
     "backoff_s",
     "max_backoff_s",
     "tokenizer",
 )
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 class APIError(RuntimeError):
@@ -91,6 +95,20 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
+MAX_TOKEN_ID = 2**31
+
+
+def _finite_logprob(value: Any, position: int) -> float:
+    """A log-probability from the server: a finite number at most 0 (else APIError)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError, OverflowError):
+        x = math.nan
+    if not (math.isfinite(x) and x <= 1e-6):
+        raise APIError(f"the server returned the log-probability {str(value)[:40]} at prompt position {position}")
+    return x
+
+
 class OpenAIEngine:
     name = "openai"
 
@@ -107,6 +125,7 @@ class OpenAIEngine:
         concurrency: int = 4,
         prompts_per_request: int = 1,
         timeout_s: float = 120.0,
+        max_response_mb: float = 256.0,
         max_retries: int = 5,
         backoff_s: float = 1.0,
         max_backoff_s: float = 60.0,
@@ -142,10 +161,9 @@ class OpenAIEngine:
         self.per_request = int(prompts_per_request)  # 0: a whole engine call in one request
         self.timeout_s, self.max_retries = float(timeout_s), int(max_retries)
         self.backoff_s, self.max_backoff_s = float(backoff_s), float(max_backoff_s)
-        host = urllib.parse.urlsplit(self.base_url).hostname or ""
-        # Loopback servers are reached directly, whatever proxy the environment names.
-        handlers = [urllib.request.ProxyHandler({})] if host in LOOPBACK else []
-        self._opener = urllib.request.build_opener(*handlers)
+        if not float(max_response_mb) > 0:
+            raise ValueError(f"max_response_mb = {max_response_mb!r}: must be a positive number of MiB")
+        self.max_response_bytes = int(min(float(max_response_mb), 1 << 20) * 1024 * 1024)
         if tokenizer is None or isinstance(tokenizer, str):
             from .hf_tok import HFTokenizer
 
@@ -166,19 +184,32 @@ class OpenAIEngine:
     def _once(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
         url = self.base_url + path
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(url, data=data, headers=self._headers(), method=method)
         try:
-            with self._opener.open(req, timeout=self.timeout_s) as resp:
-                raw = resp.read()
-        except urllib.error.HTTPError as e:
-            text = e.read()[:600].decode("utf-8", "replace")
+            raw = http_client.request(
+                method,
+                url,
+                headers=self._headers(),
+                body=data,
+                timeout_s=self.timeout_s,
+                deadline_s=self.timeout_s,
+                max_bytes=self.max_response_bytes,
+            )
+        except http_client.HTTPStatus as e:
+            if 300 <= e.code < 400:
+                where = urllib.parse.urlsplit(urllib.parse.urljoin(url, e.headers.get("Location") or ""))
+                raise APIError(
+                    f"{method} {url}: HTTP {e.code} redirects to {where.scheme}://{where.netloc}{where.path}; "
+                    "redirects are never followed (the API key would go with them): set base_url to the "
+                    "server's real address"
+                ) from None
             if e.code in RETRY_STATUS:
                 raise _Retryable(
-                    f"HTTP {e.code} {text}",
-                    retry_after_seconds(e.headers.get("Retry-After")) if e.code in (429, 503) else None,
-                ) from e
-            raise APIError(f"{method} {url}: HTTP {e.code}: {text}") from e
-        except (OSError, http.client.HTTPException) as e:  # refused, reset, time-outs, cut bodies
+                    str(e), retry_after_seconds(e.headers.get("Retry-After")) if e.code in (429, 503) else None
+                ) from None
+            raise APIError(f"{method} {url}: HTTP {e.code}: {e.text}") from None
+        except http_client.BodyTooLarge as e:
+            raise APIError(f"{method} {url}: {e}; raise engine_options.max_response_mb if that is expected") from None
+        except (OSError, http.client.HTTPException) as e:  # refused, reset, deadline, cut bodies
             raise _Retryable(f"{type(e).__name__}: {getattr(e, 'reason', e)}") from e
         try:
             return json.loads(raw)
@@ -285,7 +316,9 @@ class OpenAIEngine:
         for c in self._choices(obj, n):
             ids = c.get("token_ids")
             if ids is not None:
-                res.append([int(t) for t in ids])
+                if not all(type(t) is int and 0 <= t < MAX_TOKEN_ID for t in ids):
+                    raise ValueError(f"token_ids must be ids from 0 to {MAX_TOKEN_ID - 1}, got {str(ids)[:80]}")
+                res.append(list(ids))
             else:
                 res.append(self._reencode(str(c["text"])))
         return res
@@ -332,7 +365,7 @@ class OpenAIEngine:
                 e = d.get(str(ids[t]), d.get(ids[t]))  # type: ignore[call-overload]
                 if e is None:
                     raise APIError(f"prompt_logprobs at position {t} lacks the prompt token {ids[t]}")
-                out.append(float(e["logprob"] if isinstance(e, dict) else e))
+                out.append(_finite_logprob(e["logprob"] if isinstance(e, dict) else e, t))
             return out
         lp = (choice.get("logprobs") or {}).get("token_logprobs")
         if not lp:
@@ -349,7 +382,8 @@ class OpenAIEngine:
                 f"echo returned {len(lp)} prompt tokens for {len(ids)}: the server tokenizes the "
                 'text differently from the spec\'s tokenizer; use dialect = "vllm" (token ids)'
             )
-        return [float(x) for x in lp[len(lp) - (len(ids) - start) :]]
+        tail = lp[len(lp) - (len(ids) - start) :]
+        return [_finite_logprob(x, len(lp) - len(tail) + j) for j, x in enumerate(tail)]
 
     def close(self) -> None:
         pass
