@@ -60,6 +60,7 @@ class Manufactured(Check):
             n_boot=scope.n_boot,
             fragile_threshold=scope.thresholds.fragile_share,
             alpha=scope.alpha,
+            report=not scope.verdicts_only,
         ):
             out.append(pair_entry(p, names))
         return out

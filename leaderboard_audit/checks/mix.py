@@ -174,38 +174,59 @@ def random_drop_shares(
     n_drop: int,
     draws: int,
     key: str,
-) -> tuple[list[float], list[float]]:
+) -> tuple[list[float], list[float], int]:
     """docs/spec/AUDITS.md v3, "mix is compared with random drops": for each changed verdict
     (``changes``) and each check whose overall status changed (``overall``), the share
-    ``q`` of ``draws`` seeded random drops of ``n_drop`` pooled items under which it changes
-    too. Only the checks owning those verdicts are recomputed (verdicts only). A verdict
-    that does not exist under a drop (its pair is no longer adjacent) counts as changed.
-    The drops come from one generator keyed by (seed, "mix", "drops", benchmark)."""
+    ``q`` of seeded random drops of ``n_drop`` pooled items under which it changes too.
+
+    Only the checks owning those verdicts are recomputed (verdicts only). A verdict that
+    does not exist under a drop (its pair is no longer adjacent) counts as changed. The
+    drops come one by one from a generator keyed by (seed, "mix", "drops", benchmark),
+    and a change stops being judged once it has ``ceil(0.05 * draws)`` hits: from then on
+    it cannot be specific (q < 0.05 of ``draws``), so the decision is the one all draws
+    give; its q is then the share among the drops it was judged under (its check is not
+    rerun once all of its changes are decided). Returns (q per change, q per check,
+    drops made)."""
     full = scope.records
     N = full.shape[1]
     before = {v["id"]: v["status"] for v in full_v}
     worst_before = worst_status(full_v)
     names = {c["check"] for c in changes} | set(overall)
     rerun = [c for c in checks if c.name in names]
-    # a rerun check may read sections of checks before it (ranking: the averaged order)
     rng = rng_for(scope.seed, "mix", "drops", key)
     hits_v = np.zeros(len(changes), dtype=np.int64)
     hits_c = np.zeros(len(overall), dtype=np.int64)
-    for _ in range(draws):
+    seen_v = np.zeros(len(changes), dtype=np.int64)  # drops each change was judged under
+    seen_c = np.zeros(len(overall), dtype=np.int64)
+    enough = -(-int(round(SPECIFIC_Q * draws * 1e6)) // 1_000_000)  # ceil(0.05 * draws) in integers
+    done = 0
+    while done < draws and (np.any(hits_v < enough) or np.any(hits_c < enough)):
         keep = np.sort(rng.permutation(N)[: N - n_drop])
         red = full.select_items(keep)
         sc = Scope(
             red, POOLED, seed=scope.seed, n_boot=scope.n_boot, thresholds=scope.thresholds, alpha=scope.alpha, full=red
         )
         sc.verdicts_only = True
+        # a check whose changes have all reached ``enough`` is not rerun: its q is decided
+        open_v = hits_v < enough
+        open_c = hits_c < enough
+        live = {ch["check"] for ch, o in zip(changes, open_v) if o} | {c for c, o in zip(overall, open_c) if o}
         got: list[dict[str, Any]] = []
         for c in rerun:
-            got += _run(c, sc)
+            if c.name in live:
+                got += _run(c, sc)
         now = {v["id"]: v["status"] for v in got}
-        hits_v += np.array([now.get(ch["id"]) != before[ch["id"]] for ch in changes], dtype=np.int64)
         worst_now = worst_status(got)
-        hits_c += np.array([worst_now.get(c) != worst_before.get(c) for c in overall], dtype=np.int64)
-    return (hits_v / draws).tolist(), (hits_c / draws).tolist()
+        for j, ch in enumerate(changes):
+            if ch["check"] in live:
+                hits_v[j] += now.get(ch["id"]) != before[ch["id"]]
+                seen_v[j] += 1
+        for j, c in enumerate(overall):
+            if c in live:
+                hits_c[j] += worst_now.get(c) != worst_before.get(c)
+                seen_c[j] += 1
+        done += 1
+    return (hits_v / np.maximum(seen_v, 1)).tolist(), (hits_c / np.maximum(seen_c, 1)).tolist(), done
 
 
 def _verdicts(check: Check, scope: Scope) -> list[dict[str, Any]]:
@@ -296,7 +317,7 @@ class Mix(Check):
             entry.update(items=int(red.shape[1]), headline=h, moved=moved(full_h, h))
             overall = [c for c in entry["check_status"] if not any(x["check"] == c for x in entry["status_changes"])]
             if entry["status_changes"] or overall:
-                qv, qc = random_drop_shares(
+                qv, qc, made = random_drop_shares(
                     scope,
                     checks,
                     full_v,
@@ -306,6 +327,7 @@ class Mix(Check):
                     draws=draws,
                     key=b,
                 )
+                entry["drops"] = made
                 for ch, q in zip(entry["status_changes"], qv):
                     ch["q"] = q
                 for c in entry["check_status"]:
@@ -353,10 +375,12 @@ class Mix(Check):
                 status = WARN
                 if changes:
                     shown = "; ".join(f"{vid} {flip} (q = {_pct(q)})" for vid, _, flip, q in changes[:6])
+                    made = e.get("drops", draws)
+                    stop = f", stopped after {made} of {draws} once none could be" if made < draws else ""
                     msg = (
                         f"{left} {len(changes)} pooled verdict(s) change status, but random drops of the same "
-                        f"{scope.shape[1] - e['items']} items change them as often (q >= {SPECIFIC_Q:.0%} of "
-                        f"{draws} draws): {shown}: not specific to {b}"
+                        f"{scope.shape[1] - e['items']} items change them as often (q >= {SPECIFIC_Q:.0%} over "
+                        f"seeded drops{stop}): {shown}: not specific to {b}"
                     )
                 else:
                     msg = f"{left} no pooled verdict changes status, but: "

@@ -83,6 +83,7 @@ def adjacent_pairs(
     n_boot: int = 10_000,
     fragile_threshold: float = 0.5,
     alpha: float = 0.05,
+    report: bool = True,
 ) -> list[PairStats]:
     """Decompose each adjacent reference gap into robust and fragile parts.
 
@@ -99,6 +100,9 @@ def adjacent_pairs(
     * ``reversing = #{k: acc[l,k] > acc[h,k]}``.
     * ``cause`` (``pair_cause``, v2) and ``items_needed`` (``power.items_needed``, v3).
 
+    ``report=False`` (a reduced set of the leave-one-out check, whose verdicts only are
+    compared) leaves out what no verdict reads: the CIs and ``items_needed`` (None).
+
     ``models`` names the models (kept for the callers' signature; the generator key is
     the scope, so a pair's CI is a function of the records, the seed and the scope's order).
     """
@@ -112,7 +116,7 @@ def adjacent_pairs(
     nJ = J.sum(axis=1)
     ho = (J & rc[hs] & ~rc[ls]).sum(axis=1)
     lo = (J & rc[ls] & ~rc[hs]).sum(axis=1)
-    cis = pair_cis(ho, lo, nJ, seed=seed, scope=scope, n_boot=n_boot)
+    cis = pair_cis(ho, lo, nJ, seed=seed, scope=scope, n_boot=n_boot) if report else None
     pvals = sign_test_p(ho, lo)
     out = []
     for j, (h, l) in enumerate(zip(hs.tolist(), ls.tolist())):
@@ -125,7 +129,7 @@ def adjacent_pairs(
             diff, ci = None, None
         else:
             diff = (h_o - l_o) / n_j
-            ci = (float(cis[j, 0]), float(cis[j, 1]))
+            ci = (float(cis[j, 0]), float(cis[j, 1])) if cis is not None else None
         side = None
         if le(p, alpha) and h_o != l_o:
             side = "higher" if h_o > l_o else "lower"
@@ -147,7 +151,7 @@ def adjacent_pairs(
                 manufactured=manufactured,
                 reversing=int((acc[l] > acc[h]).sum()),
                 cause=pair_cause(manufactured, fragile_share, fragile_threshold),
-                items_needed=items_needed(h_o, l_o, n_j, alpha),
+                items_needed=items_needed(h_o, l_o, n_j, alpha) if report else None,
                 p_value=p,
                 identified=side,
             )

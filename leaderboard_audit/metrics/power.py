@@ -35,40 +35,54 @@ def min_disagreements(alpha: float) -> int:
     return n
 
 
-@functools.lru_cache(maxsize=4)
-def _critical_table(alpha: float, nmax: int) -> np.ndarray:
-    """``c[n]`` = the largest ``k`` with ``2 P(Bin(n, 1/2) <= k) <= alpha`` (-1: none), n <= nmax.
+class _CriticalTable:
+    """``c[n]`` = the largest ``k`` with ``2 P(Bin(n, 1/2) <= k) <= alpha`` (-1: none), grown on
+    demand from where it stopped.
 
     One pass over ``n``: ``P(X_{n+1} <= k) = P(X_n <= k) - P(X_n = k) / 2`` and the pmf by
-    its ratio recurrences (relative error ~1e-16 a step, no log-gamma cancellation). A
-    pure function of its arguments (a cache, not state: the same table every call)."""
-    c = np.full(nmax + 1, -1, dtype=np.int64)
-    k, cdf, pmf = -1, 0.0, 1.0  # pmf = P(X_n = k + 1) while k = -1 (P(X_0 = 0) = 1)
-    half_alpha = alpha / 2.0 + 1e-15
-    for n in range(1, nmax + 1):
-        if k < 0:
-            pmf = 0.5**n  # P(X_n = 0)
-            if pmf <= half_alpha:
-                k, cdf = 0, pmf
-        else:
-            # P(X_n = k) from P(X_{n-1} = k): times n / (2 (n - k))
-            cdf -= 0.5 * pmf
-            pmf *= n / (2.0 * (n - k))
-        if k >= 0:
-            while True:
-                nxt = pmf * (n - k) / (k + 1.0)  # P(X_n = k + 1)
-                if 2 * (k + 1) > n or cdf + nxt > half_alpha:
-                    break
-                k, cdf, pmf = k + 1, cdf + nxt, nxt
-        c[n] = k
-    c.setflags(write=False)
-    return c
+    its ratio recurrences (relative error ~1e-16 a step, no log-gamma cancellation). It
+    memoizes a pure function of ``(alpha, n)``: every caller sees the same values whatever
+    was asked before, so it is a cache, not state."""
+
+    def __init__(self, alpha: float):
+        self.half_alpha = alpha / 2.0 + 1e-15
+        self.c = np.full(1, -1, dtype=np.int64)
+        self.k, self.cdf, self.pmf = -1, 0.0, 1.0  # at n = 0
+
+    def upto(self, nmax: int) -> np.ndarray:
+        n0 = self.c.size - 1
+        if nmax > n0:
+            grown = np.empty(nmax - n0, dtype=np.int64)
+            k, cdf, pmf, half_alpha = self.k, self.cdf, self.pmf, self.half_alpha
+            for j, n in enumerate(range(n0 + 1, nmax + 1)):
+                if k < 0:
+                    pmf = 0.5**n  # P(X_n = 0)
+                    if pmf <= half_alpha:
+                        k, cdf = 0, pmf
+                else:
+                    cdf -= 0.5 * pmf  # P(X_n <= k) from P(X_{n-1} <= k)
+                    pmf *= n / (2.0 * (n - k))  # P(X_n = k) from P(X_{n-1} = k)
+                if k >= 0:
+                    while True:
+                        nxt = pmf * (n - k) / (k + 1.0)  # P(X_n = k + 1)
+                        if 2 * (k + 1) > n or cdf + nxt > half_alpha:
+                            break
+                        k, cdf, pmf = k + 1, cdf + nxt, nxt
+                grown[j] = k
+            self.k, self.cdf, self.pmf = k, cdf, pmf
+            self.c = np.concatenate([self.c, grown])
+            self.c.setflags(write=False)
+        return self.c[: nmax + 1]
+
+
+@functools.lru_cache(maxsize=8)
+def _table(alpha: float) -> _CriticalTable:
+    return _CriticalTable(alpha)
 
 
 def critical_values(alpha: float, nmax: int) -> np.ndarray:
-    """``critical_values(alpha, nmax)[n]`` for ``n <= nmax`` (tables grow in powers of two)."""
-    size = 1 << max(6, int(nmax).bit_length())
-    return _critical_table(float(alpha), size)[: nmax + 1]
+    """``critical_values(alpha, nmax)[n]`` for ``n <= nmax``."""
+    return _table(float(alpha)).upto(int(nmax))
 
 
 def _half_up(num: np.ndarray, den: int) -> np.ndarray:

@@ -36,12 +36,14 @@ class Items:
         if isinstance(idx, slice):
             return Items(self.benchmark[idx], self.item_id[idx], self.gold[idx], self.question[idx], self.options[idx])
         idx = np.asarray(idx)
+        at = idx.tolist()  # Python ints index lists several times faster than numpy scalars
+        gold, question, options = self.gold, self.question, self.options
         return Items(
             self.benchmark[idx],
             self.item_id[idx],
-            [self.gold[i] for i in idx],
-            [self.question[i] for i in idx],
-            [self.options[i] for i in idx],
+            [gold[i] for i in at],
+            [question[i] for i in at],
+            [options[i] for i in at],
         )
 
 
