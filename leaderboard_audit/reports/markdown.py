@@ -14,9 +14,9 @@ import json
 import re
 from typing import Any
 
-from ..checks import scope_tables
+from .sections import scope_parts
 from .submission_text import state_line
-from .next_steps import next_steps
+from .next_steps import next_steps, twin_scopes
 from .words import count
 from .tables import kind_of, narrow_board, Table, counts_text, status_counts, evidence_heading, pair_kind, pair_label, verdicts_table
 from .text import num, signed
@@ -74,6 +74,7 @@ def table_md(t: Table, level: int, max_rows: int | None = None) -> list[str]:
 
 
 MESSAGE_CHARS = 400
+LINE_CHARS = 1000
 
 
 def verdict_rows(verdicts: list[dict[str, Any]], max_rows: int | None = None) -> list[list[Any]]:
@@ -127,7 +128,7 @@ def scope_md(name: str, s: dict[str, Any], level: int = 2, max_rows: int | None 
     lines = []
     for t in _tables_of(name, s):
         if kind_of(t) == "line":
-            lines.append(f"- {md(t.text)}")
+            lines.append(f"- {md(t.text, LINE_CHARS)}")
         else:
             out += table_md(narrow_board(t, s["n_configs"]), level + 1, max_rows)
     if lines:
@@ -150,7 +151,7 @@ def _tables_of(name: str, s: dict[str, Any]) -> list[Any]:
     """``scope_tables`` once per scope dict while one ``render_markdown`` call tries its row budgets."""
     hit = _TABLES.get(id(s))
     if hit is None or hit[0] is not s:
-        hit = (s, scope_tables(name, s))
+        hit = (s, scope_parts(name, s))
         _TABLES[id(s)] = hit
     return hit[1]
 
@@ -266,8 +267,18 @@ def legend_md(legend: dict[str, Any], max_rows: int | None = None) -> list[str]:
 MAX_BYTES = 1_000_000
 SUBMISSION_MAX_BYTES = 64_000
 ELSEWHERE = "the JSON report (--audit-report) and the HTML report (--audit-html) hold every row"
-#: rows per table, tried in turn until the report fits its budget
-ROW_STEPS: tuple[int, ...] = (200, 50, 20, 5)
+#: (every scope in full?, rows per table), tried in turn until the report fits its budget
+ROW_STEPS: tuple[tuple[bool, int], ...] = (
+    (True, 200),
+    (True, 100),
+    (True, 50),
+    (False, 50),
+    (True, 30),
+    (False, 30),
+    (False, 20),
+    (False, 10),
+    (False, 5),
+)
 
 
 def render_markdown(report: dict[str, Any], max_bytes: int | None = None) -> str:
@@ -280,11 +291,10 @@ def render_markdown(report: dict[str, Any], max_bytes: int | None = None) -> str
         max_bytes = SUBMISSION_MAX_BYTES if "submission_audit" in report else MAX_BYTES
     text = ""
     try:
-        for all_scopes in (True, False):
-            for rows in ROW_STEPS:
-                text = _render(report, all_scopes=all_scopes, max_rows=rows)
-                if len(text.encode()) <= max_bytes:
-                    return text
+        for all_scopes, rows in ROW_STEPS:
+            text = _render(report, all_scopes=all_scopes, max_rows=rows)
+            if len(text.encode()) <= max_bytes:
+                return text
         return cut_to(text, max_bytes)
     finally:
         _TABLES.clear()
@@ -306,7 +316,8 @@ def next_md(report: dict[str, Any]) -> list[str]:
 
 def _render(report: dict[str, Any], all_scopes: bool, max_rows: int | None = None) -> str:
     rec = report.get("records", {})
-    verdicts = [v for s in report.get("scopes", {}).values() for v in s.get("verdicts", [])]
+    twins = twin_scopes(report)
+    verdicts = [v for n, s in report.get("scopes", {}).items() if n not in twins for v in s.get("verdicts", [])]
     counts = status_counts(verdicts)
     sha = rec.get("sha256")
     out = [
@@ -318,8 +329,10 @@ def _render(report: dict[str, Any], all_scopes: bool, max_rows: int | None = Non
         f"benchmarks {', '.join(md(b) for b in rec.get('benchmarks', []))}; seed {report.get('seed')}, "
         f"{report.get('bootstrap')} bootstrap resamples.",
         "",
-        f"**{counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail** "
-        "(margin = signed distance from the value to the pass region: negative outside it).",
+        f"**{counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail**"
+        + (f", {counts['skip']} skipped" if counts["skip"] else "")
+        + (f" (scope {', '.join(md(n) for n in twins)} repeats pooled: one benchmark, counted once)" if twins else "")
+        + " (margin = signed distance from the value to the pass region: negative outside it).",
         "",
     ]
     out += next_md(report)
@@ -334,6 +347,9 @@ def _render(report: dict[str, Any], all_scopes: bool, max_rows: int | None = Non
     ordered = ([first] if first is not None else []) + [n for n in scopes if n != first]
     for j, name in enumerate(ordered):
         s = scopes[name]
+        if name in twins:
+            out += [f"Scope {md(name)}: the only benchmark; its tables are those of the pooled scope.", ""]
+            continue
         if j > 0 and not all_scopes:
             out += [
                 f"Scope {md(name)}: {counts_of(s)} (details left out to fit a step summary: see the HTML or "

@@ -41,6 +41,13 @@ def first_scope(report: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     return name, scopes[name]
 
 
+def twin_scopes(report: dict[str, Any]) -> dict[str, str]:
+    """With one benchmark the pooled scope repeats it: {benchmark scope: "pooled"}."""
+    scopes = report.get("scopes") or {}
+    benches = [n for n in scopes if n != "pooled"]
+    return {benches[0]: "pooled"} if "pooled" in scopes and len(benches) == 1 else {}
+
+
 def _range(values: list[int]) -> str:
     lo, hi = min(values), max(values)
     med = statistics.median(values)
@@ -167,4 +174,4 @@ def next_steps(report: dict[str, Any]) -> list[str]:
     return out
 
 
-__all__ = ["AXIS_ADVICE", "MORE_CONFIGS", "first_scope", "next_steps"]
+__all__ = ["AXIS_ADVICE", "MORE_CONFIGS", "first_scope", "next_steps", "twin_scopes"]

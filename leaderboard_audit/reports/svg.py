@@ -196,14 +196,14 @@ def figure_ranks(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> 
     """Figure 3: rank range per model with its reference rank; champions highlighted."""
     rows = s["leaderboard"]
     ch = s["champions"]
-    M = max(len(rows), 1)
+    M = max(s.get("n_models", len(rows)), len(rows), 1)  # a trimmed view still spans every rank
     sc = Scale(0.5, M + 0.5)
     h = TOP + ROW * len(rows) + 44
     champs = set(ch["set"])
     body = _legend(
         [(ORANGE, "reaches rank 1 under some config (champion)"), (GREY, "other models"), ("#000", "reference rank")]
     )
-    ticks = list(range(1, M + 1))
+    ticks = list(range(1, M + 1)) if M <= 20 else [1] + [int(v) for v in _ticks(0, M, _nice_step(M)) if v >= 2]
     body += _grid(sc, [float(t) for t in ticks], TOP - 6, TOP + ROW * len(rows))
     body.append(
         f'<line x1="{_f(sc(1))}" y1="{TOP - 6}" x2="{_f(sc(1))}" y2="{_f(TOP + ROW * len(rows))}" '

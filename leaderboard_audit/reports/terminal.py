@@ -16,7 +16,7 @@ from tabulate import tabulate as _tabulate
 
 from ..checks import registry
 from .tables import kind_of, narrow_board, STATUSES, Table, counts_text, status_counts
-from .next_steps import next_steps
+from .next_steps import next_steps, twin_scopes
 from .text import ci_text, clean, num, signed
 from .words import count
 
@@ -119,13 +119,6 @@ def _offender_line(v: dict[str, Any], width: int) -> str:
     head = f"{v['status'].upper():4} {clean(v['id'])}  margin {signed(v['margin'])}"
     room = width - len(head) - 2
     return head if room < 12 else head + "  " + clean(v["message"], room)
-
-
-def twin_scopes(report: dict[str, Any]) -> dict[str, str]:
-    """With one benchmark the pooled scope repeats it: {benchmark scope: "pooled"}."""
-    scopes = report.get("scopes") or {}
-    benches = [n for n in scopes if n != "pooled"]
-    return {benches[0]: "pooled"} if "pooled" in scopes and len(benches) == 1 else {}
 
 
 def _board_lines(report: dict[str, Any], rows: int) -> list[str]:
