@@ -54,6 +54,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--audit-markdown", metavar="PATH.md", default=None, help="write a Markdown report here")
     g.addoption("--audit-html", metavar="PATH.html", default=None, help="write a self-contained HTML report here")
     g.addoption(
+        "--audit-leaderboard",
+        metavar="PATH",
+        default=None,
+        help="write a publishable leaderboard (rank by tier, score with 95%% CI, band, robust accuracy, tier, "
+        "identified above, configs won, harness card); .md, .csv or .html by suffix",
+    )
+    g.addoption(
         "--audit-threshold",
         metavar="NAME=VALUE",
         action="append",
@@ -171,13 +178,32 @@ def settings_from_config(config: pytest.Config) -> dict[str, Any]:
             "report": config.getoption("audit_report"),
             "markdown": config.getoption("audit_markdown"),
             "html": config.getoption("audit_html"),
+            "leaderboard": config.getoption("audit_leaderboard"),
             "collect": collect,
             "submission": list(dict.fromkeys(config.getoption("audit_submission") or [])),
             "summary": config.getoption("audit_summary"),
             "cache": config.getoption("audit_cache"),
         }
     )
+    check_outputs(resolved)
     return resolved
+
+
+def check_outputs(settings: dict[str, Any]) -> None:
+    """Every report path is checked before the audit runs (a usage error naming the option)."""
+    from .reports.outputs import SUFFIXES, output_problem
+
+    for opt, key in (
+        ("--audit-report", "report"),
+        ("--audit-markdown", "markdown"),
+        ("--audit-html", "html"),
+        ("--audit-leaderboard", "leaderboard"),
+    ):
+        path = settings.get(key)
+        if path is not None:
+            problem = output_problem(opt, path, SUFFIXES[opt])
+            if problem:
+                raise pytest.UsageError(problem)
 
 
 def audits_dir() -> Path:
