@@ -116,6 +116,10 @@ class AuditSession:
 
             path = self.records_path()
             fmt = self.settings["format"]
+            if fmt in ("auto", "table") and str(path).strip() and Path(path).is_dir():
+                from .sources import single_table
+
+                path = str(single_table(Path(path)) or path)  # a folder holding one records table
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # inference notes travel in Records.notes
@@ -146,7 +150,8 @@ class AuditSession:
             except (RecordsError, FileNotFoundError) as exc:
                 from .reports.text import clean
 
-                raise pytest.UsageError(f"--audit {clean(path)}: {clean(exc)}") from None
+                text = "\n".join(clean(line) for line in str(exc).splitlines())  # real newlines, not "\\n"
+                raise pytest.UsageError(f"--audit {clean(path)}: {text}") from None
             if "pooled" in records.benchmarks:
                 raise pytest.UsageError(
                     f"--audit {path}: a benchmark is named 'pooled', the name of the scope "

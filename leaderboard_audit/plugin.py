@@ -121,6 +121,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
         return
     from .guard import inside, problems
 
+    keep_cache_out(early_config, path)
     msgs = []
     inipath = getattr(early_config, "inipath", None)
     if inipath is not None and inside(inipath, path):
@@ -135,6 +136,40 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
             + "). Records are data only: move those files out, or audit a copy of the "
             "records folder (docs/records.md, 'Security model')."
         )
+
+
+def records_free_cache_home() -> Path:
+    """Where pytest's cache goes when the rootdir is the records folder (never the records)."""
+    import os
+
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "leaderboard-audit" / "pytest-cache"
+
+
+def keep_cache_out(config: pytest.Config, records: str) -> None:
+    """``pytest --audit DIR`` with no pytest configuration makes DIR the rootdir (pytest reads the
+    option's value as a path before the plugin's options exist), and ``.pytest_cache/`` would be
+    written into the user's records. Records are read-only: the cache goes to
+    ``$XDG_CACHE_HOME/leaderboard-audit/pytest-cache/<hash of the rootdir>`` instead."""
+    import hashlib
+
+    from .guard import inside
+
+    try:
+        root = config.rootpath
+    except AttributeError:  # pragma: no cover - very old pytest
+        return
+    rec = Path(records)
+    if not (inside(root, rec) or (rec.is_file() and inside(root, rec.parent))):
+        return
+    where = records_free_cache_home() / hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    try:
+        from _pytest.config.findpaths import parse_override_ini
+
+        config._inicfg.update(parse_override_ini([f"cache_dir={where}"]))  # as pytest applies -o
+        config._inicache.clear()
+    except (ImportError, AttributeError, TypeError):  # another pytest: no cache at all, never one in the records
+        config.pluginmanager.set_blocked("cacheprovider")
 
 
 def settings_from_config(config: pytest.Config) -> dict[str, Any]:
