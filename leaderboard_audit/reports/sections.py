@@ -13,6 +13,10 @@ from ..checks import registry
 from .tables import Line
 
 
+#: tables shown even when their check is skipped (the printed leaderboard itself, narrowed by the renderers)
+ALWAYS = frozenset({"leaderboard"})
+
+
 def skipped_checks(s: dict[str, Any]) -> dict[str, str]:
     """check name -> the reason it was skipped in this scope."""
     return {
@@ -32,6 +36,7 @@ def scope_parts(name: str, s: dict[str, Any]) -> list[Any]:
         if check_name not in skipped:
             out += check.tables(name, s)
             continue
+        out += [x for x in check.tables(name, s) if getattr(x, "key", None) in ALWAYS]
         reason = skipped[check_name]
         if reason in said:
             continue
