@@ -185,7 +185,7 @@ def test_html_fits_its_budget_by_row_caps(board):
 def test_html_next_steps_come_first(demo):
     text = render_html(demo)
     assert text.index('id="next"') < text.index('id="figures"')
-    assert "adjacent pairs: 5" in text and "manufactured by the harness" in text
+    assert "5 adjacent pairs" in text and "manufactured by the harness" in text
 
 
 # -- what to do next ------------------------------------------------------------------------
@@ -193,7 +193,7 @@ def test_html_next_steps_come_first(demo):
 
 def test_next_steps_name_causes_axis_and_an_identified_pair(demo):
     steps = next_steps(demo)
-    assert steps[0].startswith("adjacent pairs: 5:")
+    assert steps[0].startswith("5 adjacent pairs: 3 identified;")
     assert any(s.startswith("an identified pair beside them:") for s in steps)
     assert any("is load-bearing:" in s for s in steps)
     assert not any("harness was not varied" in s for s in steps)

@@ -66,7 +66,10 @@ def pair_lines(s: dict[str, Any]) -> list[str]:
     other = [p for p in pairs if p["gap_items"] != 0 and p["robust_tie"] and p not in sampling and p not in harness]
     parts = [f"{len(ident):,} identified"]
     if ties:
-        parts.append(f"{len(ties):,} printed as ties (equal scores: the printed order carries no claim)")
+        parts.append(
+            f"{len(ties):,} printed as {'a tie' if len(ties) == 1 else 'ties'} (equal scores: the printed order "
+            "carries no claim)"
+        )
     if sampling:
         needed = [p["items_needed"] for p in sampling if isinstance(p.get("items_needed"), int)]
         text = f"{len(sampling):,} manufactured by sampling (too few robust items to tell"
@@ -80,7 +83,7 @@ def pair_lines(s: dict[str, Any]) -> list[str]:
         )
     if other:
         parts.append(f"{len(other):,} not identified")
-    out = [f"adjacent pairs: {len(pairs):,}: " + "; ".join(parts)]
+    out = [f"{count(len(pairs), 'adjacent pair')}: " + "; ".join(parts)]
     if harness:
         worst = max(harness, key=lambda p: (p["reversing"], p["gap_items"]))
         out.append(

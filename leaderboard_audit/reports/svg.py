@@ -22,7 +22,7 @@ LEFT = 230  # label column
 RIGHT = 175  # room for value labels
 TOP = 34
 ROW = 24
-LABEL_CHARS = 32
+LABEL_CHARS = 30  # ~7 px a character at 12 px: fits LEFT - 8 without clipping
 
 
 def esc(s: Any) -> str:
@@ -61,12 +61,15 @@ def _svg(fig_id: str, height: float, title: str, body: list[str]) -> str:
 NEW = "#8250df"  # a --audit-submission newcomer
 
 
-def _label(y: float, text: str, extra: str = "", new: bool = False) -> str:
+def _label(y: float, text: str, extra: str = "", new: bool = False, shown: str | None = None) -> str:
+    """A row label cut to fit the label column (``shown``: a cut of its own, e.g. both names of a
+    pair); the full text in the tooltip."""
+    short = shown if shown is not None and len(text) > LABEL_CHARS else text
     if new:  # the newcomer: marked and coloured
         extra += f' fill="{NEW}" font-weight="bold" class="newcomer"'
-        text_shown = "\u25b6 " + _cut(text, LABEL_CHARS - 2)
+        text_shown = "\u25b6 " + _cut(short, LABEL_CHARS - 2)
     else:
-        text_shown = _cut(text)
+        text_shown = _cut(short)
     return (
         f'<text x="{LEFT - 8}" y="{_f(y + 4)}" text-anchor="end"{extra}><title>{esc(text)}</title>'
         f"{esc(text_shown)}</text>"
@@ -183,7 +186,14 @@ def figure_pairs(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> 
         if p["robust_diff"] is not None:
             body.append(f'<circle cx="{_f(sc(p["robust_diff"]))}" cy="{_f(y)}" r="4.5" fill="{BLUE}"/>')
         body.append("</g>")
-        body.append(_label(y, f"{p['higher']} > {p['lower']}", new=bool({p["higher"], p["lower"]} & highlight)))
+        body.append(
+            _label(
+                y,
+                f"{p['higher']} > {p['lower']}",
+                new=bool({p["higher"], p["lower"]} & highlight),
+                shown=f"{_cut(p['higher'], 14)} > {_cut(p['lower'], 14)}",
+            )
+        )
         bold = ' font-weight="bold"' if p["manufactured"] else ""
         body.append(f'<text x="{_f(sc.x1 + 8)}" y="{_f(y + 4)}"{bold}>{esc(label)}</text>')
     body += _x_axis(
