@@ -207,7 +207,9 @@ def test_next_steps_render_v3_keys_when_present(demo):
     s["averaged"] = {"tiers": [["atlas-70b"], ["borealis-8b", "dune-1b"]], "winner": "atlas-70b", "edges": []}
     s["unidentifiable_pairs"] = 4
     steps = next_steps(rep)
-    assert any(x.startswith("harness-averaged order: 2 tiers of 1, 2 models") and "winner: atlas-70b" in x for x in steps)
+    assert any(
+        x.startswith("harness-averaged order: 2 tiers of 1, 2 models") and "winner: atlas-70b" in x for x in steps
+    )
     assert any(x.startswith("4 of 5 adjacent pairs have too few") and "averaged order" in x for x in steps)
 
 

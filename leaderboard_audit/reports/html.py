@@ -90,7 +90,9 @@ def _table(headers: list[str], rows: list[str], cls: str = "", left_out: int = 0
     cls = " ".join(x for x in (cls, "dt" if len(rows) > PAGE else "") if x)
     head = "".join(f"<th>{e(h)}</th>" for h in headers)
     body = "".join(f"<tr>{r}</tr>" for r in rows)
-    more = f'<p class="more">{left_out:,} more rows left out to fit the size budget: {ELSEWHERE}.</p>' if left_out else ""
+    more = (
+        f'<p class="more">{left_out:,} more rows left out to fit the size budget: {ELSEWHERE}.</p>' if left_out else ""
+    )
     return f"<table{f' class={chr(34)}{cls}{chr(34)}' if cls else ''}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
 
 
@@ -355,9 +357,11 @@ def next_section(report: dict[str, Any]) -> str:
     steps = next_steps(report)
     if not steps:
         return ""
-    return '<section id="next"><h2>What to do next</h2><ul class="next">' + "".join(
-        f"<li>{long_text(x, 600)}</li>" for x in steps
-    ) + "</ul></section>"
+    return (
+        '<section id="next"><h2>What to do next</h2><ul class="next">'
+        + "".join(f"<li>{long_text(x, 600)}</li>" for x in steps)
+        + "</ul></section>"
+    )
 
 
 def _render(report: dict[str, Any]) -> str:
@@ -383,11 +387,7 @@ def _render(report: dict[str, Any]) -> str:
         f'<p class="state"><span class="pass">{counts["pass"]} pass</span>, <span class="warn">{counts["warn"]} '
         f'warn</span>, <span class="fail">{counts["fail"]} fail</span>'
         + (f", {counts['skip']} skipped" if counts["skip"] else "")
-        + (
-            f" (scope {e(', '.join(twins))} repeats pooled: one benchmark, counted once)"
-            if twins
-            else ""
-        )
+        + (f" (scope {e(', '.join(twins))} repeats pooled: one benchmark, counted once)" if twins else "")
         + ". Margin = signed distance from the value to the pass region (negative outside it).</p></header>",
         next_section(report),
     ]

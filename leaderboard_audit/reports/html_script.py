@@ -13,10 +13,9 @@ import hashlib
 
 PAGE = 25
 
-SCRIPT = (
-    """
+SCRIPT = """
 (function(){
-var PAGE=%d;
+var PAGE=__PAGE__;
 function num(t){var v=parseFloat(t.replace(/[^0-9eE.+-]/g,''));return isNaN(v)?null:v;}
 document.querySelectorAll('table.dt').forEach(function(tb){
 var body=tb.tBodies[0];if(!body)return;var all=Array.prototype.slice.call(body.rows);
@@ -44,9 +43,7 @@ var nx=num(x),ny=num(y);if(nx!==null&&ny!==null)return d*(nx-ny);return d*x.loca
 rows.forEach(function(r){body.appendChild(r);});page=0;show();});});
 show();});
 })();
-"""
-    % PAGE
-)
+""".replace("__PAGE__", str(PAGE))
 
 SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
 

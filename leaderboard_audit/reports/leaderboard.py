@@ -157,7 +157,10 @@ def render_md(report: dict[str, Any], max_rows: int = MD_ROWS) -> str:
     out += ["| " + " | ".join(HEADERS) + " |", "|" + "|".join("---" for _ in HEADERS) + "|"]
     out += ["| " + " | ".join(md(r[h]) for h in HEADERS) + " |" for r in shown]
     if len(rows) > len(shown):
-        out += ["", f"Top {len(shown):,} of {len(rows):,} models; the CSV (--audit-leaderboard board.csv) has them all."]
+        out += [
+            "",
+            f"Top {len(shown):,} of {len(rows):,} models; the CSV (--audit-leaderboard board.csv) has them all.",
+        ]
     out += ["", "## Harness", ""] + [f"- {md(k)}: {md(v, 300)}" for k, v in harness_card(report)]
     text = "\n".join(out) + "\n"
     if len(text.encode()) > MD_MAX_BYTES and max_rows > 10:
@@ -174,8 +177,7 @@ def render_leaderboard_html(report: dict[str, Any]) -> str:
     rows, notes = rows_of(got[1]) if got else ([], [])
     head = "".join(f"<th>{e(h)}</th>" for h in HEADERS)
     body = "".join(
-        "<tr>" + "".join(f"<td{'' if h == 'model' else NUM}>{e(r[h])}</td>" for h in HEADERS) + "</tr>"
-        for r in rows
+        "<tr>" + "".join(f"<td{'' if h == 'model' else NUM}>{e(r[h])}</td>" for h in HEADERS) + "</tr>" for r in rows
     )
     card = "".join(f"<li>{e(k)}: {e(v)}</li>" for k, v in harness_card(report))
     cls = ' class="dt"' if len(rows) > PAGE else ""

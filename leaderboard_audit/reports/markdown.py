@@ -18,7 +18,17 @@ from .sections import scope_parts
 from .submission_text import state_line
 from .next_steps import next_steps, twin_scopes
 from .words import count
-from .tables import kind_of, narrow_board, Table, counts_text, status_counts, evidence_heading, pair_kind, pair_label, verdicts_table
+from .tables import (
+    kind_of,
+    narrow_board,
+    Table,
+    counts_text,
+    status_counts,
+    evidence_heading,
+    pair_kind,
+    pair_label,
+    verdicts_table,
+)
 from .text import num, signed
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~^$-])")
@@ -114,7 +124,10 @@ def evidence_md(s: dict[str, Any], max_pairs: int | None = None) -> list[str]:
         ]
         out += _table(["item", "right under reference for", "higher right in", "lower right in", "question"], rows)
     if max_pairs is not None and len(with_ev) > max_pairs:
-        out += [f"Evidence of {len(with_ev) - max_pairs:,} more pairs left out to fit the size budget: {ELSEWHERE}.", ""]
+        out += [
+            f"Evidence of {len(with_ev) - max_pairs:,} more pairs left out to fit the size budget: {ELSEWHERE}.",
+            "",
+        ]
     return out
 
 
@@ -341,7 +354,9 @@ def _render(report: dict[str, Any], all_scopes: bool, max_rows: int | None = Non
     bad = _by_importance([v for v in verdicts if v["status"] in ("warn", "fail")])
     if bad:
         out += ["## Verdicts needing attention", ""]
-        out += _table(["status", "check", "value", "threshold", "margin", "message"], verdict_rows(bad, max_rows), max_rows)
+        out += _table(
+            ["status", "check", "value", "threshold", "margin", "message"], verdict_rows(bad, max_rows), max_rows
+        )
     scopes = report.get("scopes", {})
     first = "pooled" if "pooled" in scopes else next(iter(scopes), None)
     ordered = ([first] if first is not None else []) + [n for n in scopes if n != first]

@@ -1,4 +1,4 @@
-""""What to do next": the few lines every renderer shows first.
+""" "What to do next": the few lines every renderer shows first.
 
 Built from one scope of a report-v1 dict (``pooled`` when present): the adjacent
 pairs by cause (printed ties, identified, manufactured by sampling with the range of
@@ -138,7 +138,9 @@ def power_line(s: dict[str, Any]) -> str | None:
     n_un = len(un) if isinstance(un, list) else un if isinstance(un, int) else None
     if not n_un or not n_pairs:
         return None
-    text = f"{n_un:,} of {n_pairs:,} adjacent pairs have too few disagreeing robust items for any split to be identified"
+    text = (
+        f"{n_un:,} of {n_pairs:,} adjacent pairs have too few disagreeing robust items for any split to be identified"
+    )
     if n_un * 2 > n_pairs:
         text += "; read the harness-averaged order" if s.get("averaged") else ""
     return text

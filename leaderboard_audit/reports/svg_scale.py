@@ -101,10 +101,14 @@ def figure_distribution(s: dict[str, Any]) -> str:
     panels.append((f"reference accuracy ({len(rows):,} models)", _hist(ref, 0.0, 1.0, 50), 0.0, 1.0, GREY, ".2f"))
     if s.get("n_configs", 1) > 1:
         rob = [r["robust"] for r in rows]
-        panels.append(("robust accuracy (right under every configuration)", _hist(rob, 0.0, 1.0, 50), 0.0, 1.0, BLUE, ".2f"))
+        panels.append(
+            ("robust accuracy (right under every configuration)", _hist(rob, 0.0, 1.0, 50), 0.0, 1.0, BLUE, ".2f")
+        )
         spread = [r["spread"] for r in rows]
         hi = max(spread) or 0.01
-        panels.append(("spread (max - min single-configuration accuracy)", _hist(spread, 0.0, hi, 40), 0.0, hi, ORANGE, ".3f"))
+        panels.append(
+            ("spread (max - min single-configuration accuracy)", _hist(spread, 0.0, hi, 40), 0.0, hi, ORANGE, ".3f")
+        )
     tiers = (s.get("identified") or {}).get("tiers") or []
     body: list[str] = []
     y = 30.0
@@ -112,7 +116,9 @@ def figure_distribution(s: dict[str, Any]) -> str:
         body += _panel(y, title, counts, lo, hi, color, fmt)
         y += PANEL_H + PANEL_GAP
     if tiers:
-        body.append(f'<text x="70" y="{_f(y - 8)}" font-weight="bold">identified tiers ({len(tiers):,}), best first: models per tier</text>')
+        body.append(
+            f'<text x="70" y="{_f(y - 8)}" font-weight="bold">identified tiers ({len(tiers):,}), best first: models per tier</text>'
+        )
         total = sum(len(t) for t in tiers) or 1
         x, x1 = 70.0, WIDTH - 40.0
         for j, t in enumerate(tiers):

@@ -181,7 +181,9 @@ def render_short(report: dict[str, Any], verdicts: list[dict[str, Any]], width: 
 
 
 def _offenders(by_check: dict[str, list[dict[str, Any]]], bad_checks: list[str], per: int, width: int) -> list[str]:
-    out = _wrapped(["", f"worst offenders (up to {per} per check, by margin = signed distance to the pass region):"], width)
+    out = _wrapped(
+        ["", f"worst offenders (up to {per} per check, by margin = signed distance to the pass region):"], width
+    )
     for name in bad_checks:
         bad = sorted(
             (v for v in by_check[name] if v["status"] in ("fail", "warn")),
