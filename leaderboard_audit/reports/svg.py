@@ -169,9 +169,10 @@ def figure_pairs(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> 
             f"({p['gap_items']} items), fragile share {'n/a' if fs is None else f'{fs:.3f}'}, robust items "
             f"{p['robust_items']}, higher_only {p['higher_only']}, lower_only {p['lower_only']}</title>"
         )
+        if x1 - x0 < 3:  # a zero (or tiny) gap: a visible 3-px mark centred on it, not a hidden 1-px bar
+            x0, x1 = (x0 + x1) / 2 - 1.5, (x0 + x1) / 2 + 1.5
         body.append(
-            f'<rect x="{_f(x0)}" y="{_f(y - 7)}" width="{_f(max(x1 - x0, 1))}" height="14" '
-            f'fill="{ORANGE}" opacity="0.85"/>'
+            f'<rect x="{_f(x0)}" y="{_f(y - 7)}" width="{_f(x1 - x0)}" height="14" fill="{ORANGE}" opacity="0.85"/>'
         )
         if p["ci"] is not None:
             c0, c1 = sc(p["ci"][0]), sc(p["ci"][1])
