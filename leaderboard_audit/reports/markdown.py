@@ -344,8 +344,12 @@ def _render(report: dict[str, Any], all_scopes: bool, max_rows: int | None = Non
         "",
         f"**{counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail**"
         + (f", {counts['skip']} skipped" if counts["skip"] else "")
-        + (f" (scope {', '.join(md(n) for n in twins)} repeats pooled: one benchmark, counted once)" if twins else "")
-        + " (margin = signed distance from the value to the pass region: negative outside it).",
+        + (
+            f"; scope {', '.join(md(n) for n in twins)} repeats pooled (one benchmark) and is counted once"
+            if twins
+            else ""
+        )
+        + ". (margin = signed distance from the value to the pass region: negative outside it).",
         "",
     ]
     out += next_md(report)
