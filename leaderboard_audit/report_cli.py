@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     from .sources import load_for_audit
     from .records import RecordsError
     from .auditor import audit
-    from .reports.terminal import render_summary
+    from .reports.terminal import CLI_HINT, render_summary
     from .verdicts import Thresholds
 
     try:
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         return 4
     report = audit(records, seed=args.seed, n_boot=args.boot, thresholds=thresholds, path=args.path)
     verdicts = [v for s in report["scopes"].values() for v in s["verdicts"]]
-    print(render_summary(report, verdicts))
+    print(render_summary(report, verdicts, hint=CLI_HINT))
     failed = write_reports(report, args)
     for line in failed:
         print(f"leaderboard-audit audit: {line}", file=sys.stderr)

@@ -304,3 +304,13 @@ def test_a_folder_with_one_records_table_is_accepted(pytester, tmp_path):
     res = pytester.runpytest("--audit", str(d), "--audit-boot", "200", *ARGS)
     assert res.ret in (0, 1), res.stderr.str()
     assert "4 models, 20 items, 1 config" in res.stdout.str()
+
+
+def test_cli_summary_points_to_the_cli_flags(capsys):
+    from leaderboard_audit.cli import main
+
+    demo = Path(__file__).resolve().parents[1] / "fixtures" / "demo"
+    main(["audit", str(demo), "--boot", "200"])
+    out = capsys.readouterr().out
+    assert "--audit-summary full" not in out  # the CLI has no such option
+    assert "--leaderboard PATH" in out

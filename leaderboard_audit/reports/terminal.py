@@ -49,7 +49,7 @@ def render_table(t: Table, max_rows: int | None = None) -> str:
     body = [[cell_text(c, t.widths.get(j), t.digits.get(j, 3)) for j, c in enumerate(r)] for r in rows]
     text = tabulate(body, headers=[clean(h) for h in t.headers], tablefmt="simple", disable_numparse=True)
     if max_rows is not None and len(t.rows) > max_rows:
-        text += f"\n... {len(t.rows) - max_rows} more rows (--audit-summary full, or the HTML/JSON report)"
+        text += f"\n... {len(t.rows) - max_rows:,} more rows (in the full tables and the reports: see the last line)"
     return text
 
 
@@ -152,7 +152,9 @@ def _wrapped(lines: list[str], width: int) -> list[str]:
     return [w for line in lines for w in wrap_line(line, width).splitlines()]
 
 
-def render_short(report: dict[str, Any], verdicts: list[dict[str, Any]], width: int = WIDTH) -> list[str]:
+def render_short(
+    report: dict[str, Any], verdicts: list[dict[str, Any]], width: int = WIDTH, hint: str | None = None
+) -> list[str]:
     """At most ``SHORT_LINES`` lines (after wrapping at ``width``): what to do next first, then the
     board's top rows, the counts per check and the worst offenders, each id whole."""
     head = _wrapped(_header(report), width)
@@ -167,7 +169,7 @@ def render_short(report: dict[str, Any], verdicts: list[dict[str, Any]], width: 
     checks = ["", "checks (" + ("pooled = " + ", ".join(twins) + ", one benchmark" if twins else "all scopes") + "):"]
     checks += [f"  {clean(name):13} {counts_text(by_check[name])}" for name in order if name in by_check]
     bad_checks = [n for n in order if n in by_check and any(v["status"] in ("fail", "warn") for v in by_check[n])]
-    tail = _wrapped([FULL_HINT], width)
+    tail = _wrapped([FULL_HINT if hint is None else hint], width)
     fixed = len(head) + len(todo) + len(checks) + len(tail) + 1  # +1: the closing "audit:" line
     for board_rows, per in ((TOP_ROWS, OFFENDERS), (5, 3), (5, 1), (3, 1), (0, 1), (0, 0)):
         board = _wrapped(_board_lines(report, board_rows), width) if board_rows else []
@@ -206,12 +208,22 @@ def _scope_of(v: dict[str, Any]) -> str | None:
     return None
 
 
-FULL_HINT = "full tables: --audit-summary full (pytest); everything: the JSON/HTML/Markdown reports"
+FULL_HINT = (
+    "full tables: --audit-summary full; everything: --audit-report/--audit-html/--audit-markdown, "
+    "a publishable board: --audit-leaderboard"
+)
+CLI_HINT = "everything: --json/--html/--markdown; a publishable board: --leaderboard PATH (.md, .csv, .html)"
 
 
 def render_summary(
-    report: dict[str, Any], verdicts: list[dict[str, Any]], *, detail: str = "short", width: int = WIDTH
+    report: dict[str, Any],
+    verdicts: list[dict[str, Any]],
+    *,
+    detail: str = "short",
+    width: int = WIDTH,
+    hint: str | None = None,
 ) -> str:
+    """The summary; ``hint``: the closing line on where the rest is (default: pytest's options)."""
     width = max(60, width)
     if detail == "full":
         lines = _header(report) + [""]
@@ -223,10 +235,10 @@ def render_summary(
         if bad:
             lines.append("verdicts needing attention (margin = signed distance to the pass region):")
             for v in bad:
-                lines.append(f"{v['status'].upper():4} {clean(v['id'], 60)}  margin {signed(v['margin'])}")
+                lines.append(f"{v['status'].upper():4} {clean(v['id'])}  margin {signed(v['margin'])}")
                 lines.append("     " + clean(v["message"]))
     else:
-        lines = render_short(report, verdicts, width)
+        lines = render_short(report, verdicts, width, hint)
     c = status_counts(verdicts)
     lines.append(
         "audit: "
