@@ -240,7 +240,8 @@ def test_leaderboard_csv_defuses_formulas(tmp_path):
     path = board_table(tmp_path / "t.csv", 3, 20, prefix="=HYPERLINK")
     r = load_records(path)
     rows = list(csv.reader(io.StringIO(render_csv(audit(r, n_boot=200)))))
-    assert all(not row[1].startswith("=") for row in rows[1:])
+    assert all(row[1].startswith("'=HYPERLINK") for row in rows[1:])
+    assert all(row[4] == "-" and row[5] == "-" for row in rows[1:])  # one config: a plain dash, not "'-"
 
 
 # -- the plugin -----------------------------------------------------------------------------
@@ -314,3 +315,12 @@ def test_cli_summary_points_to_the_cli_flags(capsys):
     out = capsys.readouterr().out
     assert "--audit-summary full" not in out  # the CLI has no such option
     assert "--leaderboard PATH" in out
+
+
+def test_leaderboard_html_is_one_safe_file(board):
+    from leaderboard_audit.reports.html_script import SCRIPT_HASH
+
+    text = render_leaderboard(board, "board.HTML")  # the suffix, case-insensitively
+    assert text.startswith("<!DOCTYPE html>") and f"script-src '{SCRIPT_HASH}'" in text
+    assert text.count("<script>") == 1 and "http" not in text.replace("http-equiv", "")
+    assert text.count("<tr>") == 151 and '<table class="dt">' in text  # header + every model, paged

@@ -58,6 +58,7 @@ def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
     won = Counter(w for c in (s.get("champions") or {}).get("per_config") or [] for w in c.get("winners", []))
     one = s.get("n_configs", 1) <= 1
     n = s.get("n_items", 0)
+    truncated = bool(ident.get("edges_truncated"))
     ordered = sorted(board, key=lambda r: (tier_of.get(r["model"], len(tiers) + 1), -r["reference"], r["model"]))
     sizes = Counter(tier_of.get(r["model"]) for r in board)
     out = []
@@ -78,7 +79,7 @@ def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
                 "band (min-max)": "-" if one else f"{r['min']:.3f}-{r['max']:.3f}",
                 "robust": "-" if one else f"{r['robust']:.3f}",
                 "tier": str(t),
-                "identified above": str(above.get(r["model"], 0)),
+                "identified above": _above(above.get(r["model"], 0), truncated),
                 "configs won": str(won.get(r["model"], 0)),
             }
         )
@@ -92,9 +93,16 @@ def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
     if ident.get("edges_truncated"):
         notes.append(
             f"'identified above' counts the first {len(ident.get('edges') or []):,} of "
-            f"{ident.get('edges_total', 0):,} identified pairs (a lower bound)."
+            f"{ident.get('edges_total', 0):,} identified pairs (the report keeps the first by name): ≥N is a "
+            "lower bound, n/a a model none of them names; the JSON report's edges are the source."
         )
     return out, notes
+
+
+def _above(n: int, truncated: bool) -> str:
+    if not truncated:
+        return str(n)
+    return f"≥{n}" if n else "n/a"
 
 
 def harness_card(report: dict[str, Any]) -> list[tuple[str, str]]:
@@ -140,7 +148,8 @@ def render_csv(report: dict[str, Any]) -> str:
 
 def _csv_cell(v: str) -> str:
     """No spreadsheet formulas from a model name."""
-    return "'" + v if v[:1] in ("=", "+", "-", "@") and not v[1:2].isdigit() else v
+    risky = v[:1] in ("=", "+", "-", "@") and len(v) > 1 and not v[1:2].isdigit()
+    return "'" + v if risky else v
 
 
 def render_md(report: dict[str, Any], max_rows: int = MD_ROWS) -> str:
