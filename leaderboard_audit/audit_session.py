@@ -93,6 +93,7 @@ class AuditSession:
         self._thresholds = None
         self._report: dict[str, Any] | None = None
         self.output_errors: list[str] = []
+        self.written: list[str] = []  # "--audit-html: wrote PATH (N bytes)", for the summary
         self.verdicts: dict[str, dict[str, Any]] = {}  # id -> verdict, from reports (controller)
         self.worker_scopes: dict[str, dict[str, Any]] = {}
         self.worker_summary: dict[str, Any] | None = None
@@ -132,6 +133,10 @@ class AuditSession:
 
             path = self.records_path()
             fmt = self.settings["format"]
+            if fmt in ("auto", "table") and str(path).strip() and Path(path).is_dir():
+                from .sources import single_table
+
+                path = str(single_table(Path(path)) or path)  # a folder holding one records table
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # inference notes travel in Records.notes
@@ -162,7 +167,8 @@ class AuditSession:
             except (RecordsError, FileNotFoundError) as exc:
                 from .reports.text import clean
 
-                raise pytest.UsageError(f"--audit {clean(path)}: {clean(exc)}") from None
+                text = "\n".join(clean(line) for line in str(exc).splitlines())  # real newlines, not "\\n"
+                raise pytest.UsageError(f"--audit {clean(path)}: {text}") from None
             if "pooled" in records.benchmarks:
                 raise pytest.UsageError(
                     f"--audit {path}: a benchmark is named 'pooled', the name of the scope "
@@ -508,9 +514,18 @@ class AuditSession:
             from .reports.html import render_html
 
             outputs.append(("--audit-html", self.settings["html"], lambda: render_html(report)))
+        if self.settings.get("leaderboard"):
+            from .reports.leaderboard import render_leaderboard
+
+            path = self.settings["leaderboard"]
+            outputs.append(("--audit-leaderboard", path, lambda: render_leaderboard(report, path)))
+        from .reports.outputs import written_line
+
         for opt, path, render in outputs:
             try:
-                atomic_write_bytes(path, render().encode())
+                data = render().encode()
+                atomic_write_bytes(path, data)
+                self.written.append(written_line(opt, path, len(data)))
             except OSError as exc:
                 self.output_errors.append(f"{opt} {path}: cannot write: {exc.strerror or exc}")
             except ValueError as exc:  # e.g. a non-finite number no check should have produced
@@ -551,6 +566,8 @@ class AuditSession:
                 f"{FAILURE_DETAILS_LIMIT} failures (the summary above and the reports hold every verdict); "
                 "--tb=short shows it"
             )
+        for line in self.written:
+            terminalreporter.write_line(line)
         for err in self.output_errors:
             terminalreporter.write_line(f"ERROR: {err}", red=True, bold=True)
 

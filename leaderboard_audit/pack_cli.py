@@ -68,11 +68,12 @@ def cache_main(argv: list[str] | None = None) -> int:
         print(f"cache: {folder} is not a leaderboard-audit cache (no {MARKER} in it): nothing there is touched")
         return 0
     if args.clear:
-        print(f"removed {clear_cache(args.dir)} cache entr(ies)")
+        removed = clear_cache(args.dir)
+        print(f"removed {removed} cache {'entry' if removed == 1 else 'entries'}")
     folder, n, size = cache_info(args.dir)
     print(
         f"cache: {folder if folder is not None else 'disabled (LEADERBOARD_AUDIT_CACHE=off)'}: "
-        f"{n} entr(ies), {size:,} bytes"
+        f"{n} {'entry' if n == 1 else 'entries'}, {size:,} bytes"
     )
     return 0
 

@@ -54,6 +54,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--audit-markdown", metavar="PATH.md", default=None, help="write a Markdown report here")
     g.addoption("--audit-html", metavar="PATH.html", default=None, help="write a self-contained HTML report here")
     g.addoption(
+        "--audit-leaderboard",
+        metavar="PATH",
+        default=None,
+        help="write a publishable leaderboard (rank by tier, score with 95%% CI, band, robust accuracy, tier, "
+        "identified above, configs won, harness card); .md, .csv or .html by suffix",
+    )
+    g.addoption(
         "--audit-threshold",
         metavar="NAME=VALUE",
         action="append",
@@ -123,6 +130,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     from .guard import ini_from_records, problems
     from .reports.text import clean
 
+    keep_cache_out(early_config, path)
     msgs = []
     inipath = getattr(early_config, "inipath", None)
     chosen = getattr(getattr(early_config, "known_args_namespace", None), "inifilename", None)
@@ -138,6 +146,40 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
             + "). Records are data only: move those files out, or audit a copy of the "
             "records folder (docs/records.md, 'Security model')."
         )
+
+
+def records_free_cache_home() -> Path:
+    """Where pytest's cache goes when the rootdir is the records folder (never the records)."""
+    import os
+
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "leaderboard-audit" / "pytest-cache"
+
+
+def keep_cache_out(config: pytest.Config, records: str) -> None:
+    """``pytest --audit DIR`` with no pytest configuration makes DIR the rootdir (pytest reads the
+    option's value as a path before the plugin's options exist), and ``.pytest_cache/`` would be
+    written into the user's records. Records are read-only: the cache goes to
+    ``$XDG_CACHE_HOME/leaderboard-audit/pytest-cache/<hash of the rootdir>`` instead."""
+    import hashlib
+
+    from .guard import inside
+
+    try:
+        root = config.rootpath
+    except AttributeError:  # pragma: no cover - very old pytest
+        return
+    rec = Path(records)
+    if not (inside(root, rec) or (rec.is_file() and inside(root, rec.parent))):
+        return
+    where = records_free_cache_home() / hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    try:
+        from _pytest.config.findpaths import parse_override_ini
+
+        config._inicfg.update(parse_override_ini([f"cache_dir={where}"]))  # as pytest applies -o
+        config._inicache.clear()
+    except (ImportError, AttributeError, TypeError):  # another pytest: no cache at all, never one in the records
+        config.pluginmanager.set_blocked("cacheprovider")
 
 
 def settings_from_config(config: pytest.Config) -> dict[str, Any]:
@@ -181,6 +223,7 @@ def settings_from_config(config: pytest.Config) -> dict[str, Any]:
             "report": config.getoption("audit_report"),
             "markdown": config.getoption("audit_markdown"),
             "html": config.getoption("audit_html"),
+            "leaderboard": config.getoption("audit_leaderboard"),
             "collect": collect,
             "submission": list(dict.fromkeys(config.getoption("audit_submission") or [])),
             "gate": list(dict.fromkeys(config.getoption("audit_gate") or [])),
@@ -188,7 +231,25 @@ def settings_from_config(config: pytest.Config) -> dict[str, Any]:
             "cache": config.getoption("audit_cache"),
         }
     )
+    check_outputs(resolved)
     return resolved
+
+
+def check_outputs(settings: dict[str, Any]) -> None:
+    """Every report path is checked before the audit runs (a usage error naming the option)."""
+    from .reports.outputs import SUFFIXES, output_problem
+
+    for opt, key in (
+        ("--audit-report", "report"),
+        ("--audit-markdown", "markdown"),
+        ("--audit-html", "html"),
+        ("--audit-leaderboard", "leaderboard"),
+    ):
+        path = settings.get(key)
+        if path is not None:
+            problem = output_problem(opt, path, SUFFIXES[opt])
+            if problem:
+                raise pytest.UsageError(problem)
 
 
 def audits_dir() -> Path:

@@ -72,6 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="PATH", help="write the report-v1 JSON")
     p.add_argument("--markdown", metavar="PATH")
     p.add_argument("--html", metavar="PATH")
+    p.add_argument(
+        "--leaderboard",
+        metavar="PATH",
+        help="write a publishable leaderboard (rank by tier, score with 95%% CI, band, robust, tier, identified "
+        "above, configs won, harness card): .md, .csv or .html by suffix",
+    )
     p.add_argument("--strict", action="store_true", help="exit 1 on a warn too")
     return p
 
@@ -80,9 +86,15 @@ def write_reports(report: dict[str, Any], args: argparse.Namespace) -> list[str]
     """Write the requested report files; returns one line per file that could not be written."""
     from .records.writer import atomic_write_bytes
     from .auditor import dumps_report
+    from .reports.outputs import written_line
 
     failed = []
-    for flag, path in (("--json", args.json), ("--markdown", args.markdown), ("--html", args.html)):
+    for flag, path in (
+        ("--json", args.json),
+        ("--markdown", args.markdown),
+        ("--html", args.html),
+        ("--leaderboard", args.leaderboard),
+    ):
         if not path:
             continue
         try:
@@ -92,11 +104,16 @@ def write_reports(report: dict[str, Any], args: argparse.Namespace) -> list[str]
                 from .reports.markdown import render_markdown
 
                 text = render_markdown(report)
+            elif flag == "--leaderboard":
+                from .reports.leaderboard import render_leaderboard
+
+                text = render_leaderboard(report, path)
             else:
                 from .reports.html import render_html
 
                 text = render_html(report)
             atomic_write_bytes(path, text.encode())
+            print(written_line(flag, path, len(text.encode())))
         except OSError as exc:
             failed.append(f"{flag} {path}: cannot write ({exc.strerror or exc})")
     return failed
@@ -107,10 +124,22 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # usage errors (2) and --help (0) as a return value
         return exc.code if isinstance(exc.code, int) else 2
+    from .reports.outputs import output_problem
+
+    for flag, path, suffixes in (
+        ("--json", args.json, None),
+        ("--markdown", args.markdown, None),
+        ("--html", args.html, None),
+        ("--leaderboard", args.leaderboard, (".md", ".csv", ".html")),
+    ):
+        problem = output_problem(flag, path, suffixes) if path else None
+        if problem:  # before the audit runs
+            print(f"leaderboard-audit audit: {problem}", file=sys.stderr)
+            return 2
     from .sources import load_for_audit
     from .records import RecordsError
     from .auditor import audit
-    from .reports.terminal import render_summary
+    from .reports.terminal import CLI_HINT, render_summary
     from .verdicts import Thresholds
 
     try:
@@ -125,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         return 4
     report = audit(records, seed=args.seed, n_boot=args.boot, thresholds=thresholds, path=args.path)
     verdicts = [v for s in report["scopes"].values() for v in s["verdicts"]]
-    print(render_summary(report, verdicts))
+    print(render_summary(report, verdicts, hint=CLI_HINT))
     failed = write_reports(report, args)
     for line in failed:
         print(f"leaderboard-audit audit: {line}", file=sys.stderr)

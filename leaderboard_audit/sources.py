@@ -37,7 +37,24 @@ def load_for_audit(
         raise RecordsError.one(path, None, "--audit-format table needs a CSV or Parquet file")
     if fmt == "records" and not p.is_dir():
         raise RecordsError.one(path, None, "--audit-format records needs a records-v1 directory")
+    if p.is_dir() and fmt in ("auto", "table"):
+        p = single_table(p) or p
     return None if check_only else load_records(p, intersect=intersect)
+
+
+TABLE_SUFFIXES = (".parquet", ".csv", ".tsv")
+
+
+def single_table(d: Path) -> Path | None:
+    """A directory holding one long table (``records.parquet``, with or without ``grid.json``) and
+    no benchmark directories is that table."""
+    try:
+        entries = [x for x in d.iterdir() if not x.name.startswith(".")]
+    except OSError:
+        return None
+    tables = [x for x in entries if x.is_file() and x.suffix.lower() in TABLE_SUFFIXES]
+    others = [x for x in entries if x not in tables and x.name != "grid.json"]
+    return tables[0] if len(tables) == 1 and not others else None
 
 
 __all__ = ["load_for_audit"]

@@ -47,14 +47,32 @@ def test_audit_option_values_are_usage_errors(capsys, argv, message):
     assert message in err
 
 
-def test_audit_report_to_an_unwritable_path_still_prints_results(tmp_path, capsys):
+def test_audit_report_to_an_unwritable_path_is_refused_before_the_audit(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("")
     good = tmp_path / "r.md"
     rc, out, err = run(["audit", str(TINY), "--json", str(blocker / "r.json"), "--markdown", str(good)], capsys)
+    assert rc == 2 and "audit: " not in out  # refused in a second, before the audit runs (issue 22)
+    assert f"--json {blocker / 'r.json'}: the folder {blocker} does not exist" in err
+    assert not good.exists()
+
+
+def test_a_write_that_fails_after_the_audit_still_prints_results(tmp_path, capsys, monkeypatch):
+    from leaderboard_audit.records import writer
+
+    real = writer.atomic_write_bytes
+
+    def disk_full(path, data):
+        if str(path).endswith(".json"):
+            raise OSError(28, "No space left on device")
+        return real(path, data)
+
+    monkeypatch.setattr(writer, "atomic_write_bytes", disk_full)
+    good = tmp_path / "r.md"
+    rc, out, err = run(["audit", str(TINY), "--json", str(tmp_path / "r.json"), "--markdown", str(good)], capsys)
     assert rc == 4
     assert "audit: " in out and "alpha" in out  # the summary is printed
-    assert f"--json {blocker / 'r.json'}: cannot write" in err
+    assert f"--json {tmp_path / 'r.json'}: cannot write" in err
     assert good.is_file()  # the writable one is written
 
 

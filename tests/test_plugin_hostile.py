@@ -164,9 +164,32 @@ def test_precedence_cli_over_ini_over_pyproject(pytester, stable_dir, tmp_path):
     assert data["seed"] == 9 and data["thresholds"]["band_pass"] == 0.4
 
 
-def test_unwritable_report_is_a_clear_error_after_the_results(pytester, stable_dir, tmp_path):
+def test_unwritable_report_path_is_refused_before_the_audit(pytester, stable_dir, tmp_path):
     (tmp_path / "a-file").write_text("x")
     target = tmp_path / "a-file" / "r.json"  # a file where a directory should be
+    result = pytester.runpytest(
+        "--audit", str(stable_dir), *Q, "--audit-report", str(target), "--audit-html", str(tmp_path / "ok.html")
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "INTERNALERROR" not in result.stdout.str() and "leaderboard audit" not in result.stdout.str()
+    assert f"--audit-report {target}: the folder" in result.stderr.str()
+    assert not (tmp_path / "ok.html").exists() and not target.exists()
+
+
+def test_a_write_failing_after_the_audit_is_a_clear_error_after_the_results(
+    pytester, stable_dir, tmp_path, monkeypatch
+):
+    from leaderboard_audit.records import writer
+
+    real = writer.atomic_write_bytes
+
+    def disk_full(path, data):
+        if str(path).endswith(".json"):
+            raise OSError(28, "No space left on device")
+        return real(path, data)
+
+    monkeypatch.setattr(writer, "atomic_write_bytes", disk_full)
+    target = tmp_path / "r.json"
     result = pytester.runpytest(
         "--audit", str(stable_dir), *Q, "--audit-report", str(target), "--audit-html", str(tmp_path / "ok.html")
     )

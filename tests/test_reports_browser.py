@@ -234,7 +234,7 @@ def test_report_renders_offline_with_four_figures(browser, report_file):
     assert seen["console"] == [] and seen["exceptions"] == [] and seen["log"] == [], seen
     assert seen["requests"] == [url], seen["requests"]  # the file itself, nothing else
     assert seen["failed"] == []
-    assert probe["title"] == "Leaderboard audit" and probe["scripts"] == 0
+    assert probe["title"] == "Leaderboard audit" and probe["scripts"] == 1  # the table script, allowed by hash
     assert [f["id"] for f in probe["figures"]] == ["fig-1", "fig-2", "fig-3", "fig-4"]
     for f in probe["figures"]:
         assert f["width"] > 300 and f["height"] > 100 and f["shapes"] > 10, f
@@ -254,3 +254,49 @@ def test_harness_sees_errors_and_requests(browser, tmp_path):
     seen = browser.problems(session)
     assert any(c["args"][0].get("value") == "boom" for c in seen["console"])
     assert "http://127.0.0.1:9/x.png" in seen["requests"]
+
+
+TABLE_PROBE = """(() => {
+  const t = document.querySelector('table.leaderboard.dt');
+  const visible = () => [...t.tBodies[0].rows].filter(r => !r.hidden).length;
+  const before = visible();
+  const bar = t.previousElementSibling;
+  const q = bar.querySelector('input');
+  q.value = 'model-0007'; q.dispatchEvent(new Event('input'));
+  const filtered = visible();
+  q.value = ''; q.dispatchEvent(new Event('input'));
+  bar.querySelectorAll('button')[1].click();
+  const page2 = bar.querySelector('span').textContent;
+  return {before, filtered, page2, rows: t.tBodies[0].rows.length,
+          height: document.documentElement.scrollHeight};
+})()"""
+
+
+def test_tables_search_and_page_at_scale(browser, tmp_path):
+    """A 150-model one-configuration board: the hashed script runs (no CSP violation), pages the
+    leaderboard 25 rows at a time and filters it by search."""
+    import csv
+    import io
+
+    import numpy as np
+
+    from leaderboard_audit.records import load_records
+
+    rng = np.random.default_rng(0)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["model", "benchmark", "item_id", "config", "correct"])
+    for m in range(150):
+        for i in range(30):
+            w.writerow([f"org/model-{m:04d}", "mmlu", f"mmlu/{i:03d}", "gen|letter_plain|p0", int(rng.random() < 0.5)])
+    (tmp_path / "t.csv").write_text(buf.getvalue())
+    r = load_records(tmp_path / "t.csv")
+    page = tmp_path / "board.html"
+    page.write_text(render_html(enrich_report(audit(r, n_boot=200), r, n_boot=200)), encoding="utf-8")
+    session = browser.open(page.resolve().as_uri())
+    probe = browser.evaluate(TABLE_PROBE, session)
+    seen = browser.problems(session)
+    assert seen["console"] == [] and seen["exceptions"] == [] and seen["log"] == [], seen
+    assert probe["rows"] == 150 and probe["before"] == 25 and probe["filtered"] == 1, probe
+    assert probe["page2"].strip().startswith("rows 26-50 of 150"), probe
+    assert probe["height"] < 30_000

@@ -199,5 +199,5 @@ def test_report_carries_the_v2_fields_and_renderers_show_the_tiers():
     assert "Printed order and identified tiers" in html and "REVERSED" in html
     verdicts = [v for sc in rep["scopes"].values() for v in sc["verdicts"]]
     text = render_summary(rep, verdicts)
-    assert "identified order (tiers): {b} > {a}; robust winner: b" in text
+    assert "identified order: 2 tiers of 1, 1 models; top tier: b; winner: b" in text
     assert "ranking" in text

@@ -1,9 +1,13 @@
-"""Self-contained HTML report: one file, no network, no script.
+"""Self-contained HTML report: one file, no network, one inline script.
 
-The paper's four figures are inline SVG (``reports.svg``), the styles are inline,
-and a Content-Security-Policy (``default-src 'none'``) forbids every fetch, so the
-file renders the same offline. Every string from the records (model names, config
-keys, item text, legend values, messages) is HTML-escaped with ``e``.
+The paper's figures are inline SVG (``reports.svg``; at scale the top and bottom
+rows plus distributions, ``reports.svg_scale``), the styles are inline, and a
+Content-Security-Policy (``default-src 'none'``) forbids every fetch and allows
+exactly one script, by its hash (``reports.html_script``: search, sort and page the
+tables). Every string from the records (model names, config keys, item text,
+legend values, messages) is HTML-escaped with ``e``. The file fills a byte budget
+(``MAX_BYTES``): tables keep their first rows (saying how many they left out) until
+it fits; long messages show their start, the rest in a collapsed ``<details>``.
 """
 
 from __future__ import annotations
@@ -11,11 +15,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .html_script import PAGE, SCRIPT, SCRIPT_HASH
+from .next_steps import next_steps, twin_scopes
 from .svg import FIGURES, esc as e
-from ..checks import scope_tables
 from .submission_text import gate_tables
+from .svg_scale import figure_distribution, skipped_figures, trimmed
+from .words import count
+from .sections import scope_parts
 from .tables import (
     kind_of,
+    narrow_board,
     Table,
     counts_text,
     status_counts,
@@ -25,7 +34,16 @@ from .tables import (
 )
 from .text import num
 
-CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+CSP = (
+    f"default-src 'none'; script-src '{SCRIPT_HASH}'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+    "form-action 'none'"
+)
+MAX_BYTES = 3_000_000
+#: rows per table, tried in turn until the file fits ``MAX_BYTES``
+ROW_STEPS: tuple[int | None, ...] = (1000, 300, 100, 25)
+MESSAGE_CHARS = 160
+EVIDENCE_PAIRS = 10  # manufactured pairs whose evidence items are listed (the JSON has every one)
+ELSEWHERE = "the JSON report (--audit-report) holds every row"
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222;line-height:1.4}
@@ -41,6 +59,9 @@ figcaption{font-size:13px;color:#444;max-width:820px}
 .legend-text{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:12px;max-width:420px}
 details{margin:.8em 0} summary{cursor:pointer;font-weight:bold}
 .state{font-size:15px;padding:.5em .8em;border-left:4px solid #999;background:#fafafa}
+.next{font-size:15px;padding:.4em 1em .4em 2em;border-left:4px solid #1f5fbf;background:#f3f7fd}
+.dt-bar{font-size:13px;margin:.4em 0} .dt-bar input{margin-right:.5em} .more{font-size:12px;color:#555}
+.skipped{font-size:13px;color:#555}
 """
 
 
@@ -56,10 +77,28 @@ def _td(html_cell: str, cls: str = "") -> str:
     return f"<td{f' class={chr(34)}{cls}{chr(34)}' if cls else ''}>{html_cell}</td>"
 
 
-def _table(headers: list[str], rows: list[str], cls: str = "") -> str:
+_ROWS: list[int | None] = [None]  # the row cap of the render in progress (render_html sets it)
+
+
+def _table(headers: list[str], rows: list[str], cls: str = "", left_out: int = 0) -> str:
+    cap = _ROWS[0]
+    if cap is not None and len(rows) > cap:
+        left_out += len(rows) - cap
+        rows = rows[:cap]
+    cls = " ".join(x for x in (cls, "dt" if len(rows) > PAGE else "") if x)
     head = "".join(f"<th>{e(h)}</th>" for h in headers)
     body = "".join(f"<tr>{r}</tr>" for r in rows)
-    return f"<table{f' class={chr(34)}{cls}{chr(34)}' if cls else ''}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    more = (
+        f'<p class="more">{left_out:,} more rows left out to fit the size budget: {ELSEWHERE}.</p>' if left_out else ""
+    )
+    return f"<table{f' class={chr(34)}{cls}{chr(34)}' if cls else ''}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
+
+
+def long_text(text: str, chars: int = MESSAGE_CHARS) -> str:
+    """Escaped text; past ``chars`` the rest sits in a collapsed ``<details>``."""
+    if len(text) <= chars:
+        return e(text)
+    return f"{e(text[:chars])}…<details><summary>the rest ({len(text) - chars:,} characters)</summary>{e(text[chars:])}</details>"
 
 
 def cell_html(c: Any, digits: int = 3) -> str:
@@ -75,23 +114,29 @@ def cell_html(c: Any, digits: int = 3) -> str:
 
 
 def table_html(t: Table, level: int = 3) -> str:
-    rows = ["".join(cell_html(c, t.digits.get(j, 3)) for j, c in enumerate(r)) for r in t.rows]
+    cap = _ROWS[0]
+    shown = t.rows if cap is None else t.rows[:cap]
+    rows = ["".join(cell_html(c, t.digits.get(j, 3)) for j, c in enumerate(r)) for r in shown]
+    left = len(t.rows) - len(shown)
     note = f"<p>{e(t.note)}</p>" if t.note else ""
-    return f"<h{level}>{e(t.title)}</h{level}>{note}" + _table(list(t.headers), rows, e(t.key))
+    return f"<h{level}>{e(t.title)}</h{level}>{note}" + _table(list(t.headers), rows, e(t.key), left)
 
 
 def verdicts_html(verdicts: list[dict[str, Any]]) -> str:
-    t = verdicts_table(verdicts)
-    rows = ["".join(cell_html(c) if j != 5 else _td(e(c), "msg") for j, c in enumerate(r)) for r in t.rows]
-    return _table(list(t.headers), rows, "verdicts")
+    cap = _ROWS[0]
+    shown = verdicts if cap is None else verdicts[:cap]
+    t = verdicts_table(shown)
+    rows = ["".join(cell_html(c) if j != 5 else _td(long_text(str(c)), "msg") for j, c in enumerate(r)) for r in t.rows]
+    return _table(list(t.headers), rows, "verdicts", len(verdicts) - len(shown))
 
 
 def evidence_block(s: dict[str, Any]) -> str:
     parts = []
-    for p in s["pairs"]:
-        ev = p.get("fragile_evidence")
-        if not ev:
-            continue
+    with_ev = [p for p in s["pairs"] if p.get("fragile_evidence")]
+    cap = _ROWS[0]
+    shown = with_ev[: EVIDENCE_PAIRS if cap is None else max(1, min(EVIDENCE_PAIRS, cap // 10))]
+    for p in shown:
+        ev = p["fragile_evidence"]
         rows = [
             _td(e(i["item_id"]))
             + _td(e(i["favours"]))
@@ -112,37 +157,61 @@ def evidence_block(s: dict[str, Any]) -> str:
         )
     if not parts:
         return ""
-    return "<h3>Evidence: the items that carry manufactured gaps</h3>" + "".join(parts)
+    if len(shown) < len(with_ev):
+        parts.append(f'<p class="more">Evidence of {len(with_ev) - len(shown):,} more pairs left out: {ELSEWHERE}.</p>')
+    return (
+        f"<details><summary>Evidence: the items that carry manufactured gaps ({count(len(with_ev), 'pair')}, "
+        f"{len(shown):,} shown)</summary>" + "".join(parts) + "</details>"
+    )
 
 
 def scope_section(name: str, s: dict[str, Any]) -> str:
     parts = [
-        f"<p>{s['n_models']} models x {s['n_items']} items x {s['n_configs']} configs; reference "
-        f"{e(s['reference'])}.</p>"
+        f"<p>{count(s['n_models'], 'model')} x {count(s['n_items'], 'item')} x {count(s['n_configs'], 'config')}; "
+        f"reference {e(s['reference'])}.</p>"
     ]
     lines = []
-    for t in scope_tables(name, s):
+    for t in scope_parts(name, s):
         if kind_of(t) == "line":
-            lines.append(f"<li>{e(t.text)}</li>")
+            lines.append(f"<li>{long_text(t.text)}</li>")
         else:
-            parts.append(table_html(t))
+            parts.append(table_html(narrow_board(t, s["n_configs"])))
     if lines:
         parts.append("<ul>" + "".join(lines) + "</ul>")
     parts.append(evidence_block(s))
-    parts.append(f"<h3>Verdicts</h3>{verdicts_html(s['verdicts'])}")
+    parts.append(f"<h3>Verdicts</h3>{verdicts_html(_by_importance(s['verdicts']))}")
     return "".join(parts)
+
+
+def _by_importance(verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    rank = {"fail": 0, "warn": 1, "skip": 2, "pass": 3}
+    return sorted(
+        verdicts, key=lambda v: (rank.get(v["status"], 4), v["margin"] if v["margin"] is not None else 0.0, v["id"])
+    )
 
 
 def figures_section(name: str, s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> str:
     out = [f"<h2>Figures (scope {e(name)})</h2>"]
     note = (" Submitted model(s) (\u25b6, purple): " + ", ".join(sorted(highlight)) + ".") if highlight else ""
+    view, scale_note = trimmed(s)
+    skipped = skipped_figures(s)
+    if scale_note:
+        out.append(
+            '<figure id="fig-0" class="audit-figure">' + figure_distribution(s) + "<figcaption><b>Distributions.</b> "
+            f"Every one of the {len(s['leaderboard']):,} models: histograms of the reference accuracy"
+            + (", the robust accuracy and the spread" if s.get("n_configs", 1) > 1 else "")
+            + ", and the identified tiers' sizes (best tier first).</figcaption></figure>"
+        )
     for fid, label, fn, caption in FIGURES:
-        svg = fn(s, highlight)
+        if fid in skipped:
+            out.append(f'<p class="skipped" id="{fid}-skipped"><b>{e(label)}</b> is left out: {e(skipped[fid])}</p>')
+            continue
+        svg = fn(view, highlight)
         if not svg:  # a figure whose section the scope does not have (e.g. no margins)
             continue
         out.append(
             f'<figure id="{fid}" class="audit-figure">{svg}<figcaption><b>{e(label)}.</b> '
-            f"{e(caption + note)}</figcaption></figure>"
+            f"{e(caption + scale_note + note)}</figcaption></figure>"
         )
     return "".join(out)
 
@@ -158,6 +227,20 @@ def submission_section(report: dict[str, Any]) -> str:
     return f'<section id="submission"><h2>Submission gate</h2>{"".join(parts)}</section>'
 
 
+def legend_value(v: Any) -> str:
+    """A legend field as readable text: a dict one "key: value" per line, long text folded."""
+    if v is None:
+        return "-"
+    if isinstance(v, dict):
+        txt = "\n".join(
+            f"{k}: {x if isinstance(x, str) else json.dumps(x, sort_keys=True, ensure_ascii=False)}"
+            for k, x in sorted(v.items())
+        )
+    else:
+        txt = v if isinstance(v, str) else json.dumps(v, sort_keys=True, ensure_ascii=False)
+    return long_text(txt, 160)
+
+
 def legend_section(legend: dict[str, Any]) -> str:
     configs = legend.get("configs", [])
     core = ["key", "scoring", "template", "ordering", "permutation"]
@@ -167,8 +250,7 @@ def legend_section(legend: dict[str, Any]) -> str:
         cells = []
         for k in core + extra:
             v = c.get(k)
-            txt = "-" if v is None else (v if isinstance(v, str) else json.dumps(v, sort_keys=True, ensure_ascii=False))
-            cell = e(txt)
+            cell = legend_value(v)
             if k == "key" and v == legend.get("reference"):
                 cell = f"<b>{cell}</b> (reference)"
             cells.append(_td(cell, "legend-text" if k not in ("key", "scoring", "ordering") else ""))
@@ -186,10 +268,36 @@ def legend_section(legend: dict[str, Any]) -> str:
     )
 
 
-def render_html(report: dict[str, Any]) -> str:
+def render_html(report: dict[str, Any], max_bytes: int = MAX_BYTES) -> str:
+    """The report as one HTML file within ``max_bytes`` where row caps can make it fit."""
+    text = ""
+    try:
+        for cap in ROW_STEPS:
+            _ROWS[0] = cap
+            text = _render(report)
+            if len(text.encode()) <= max_bytes:
+                break
+    finally:
+        _ROWS[0] = None
+    return text
+
+
+def next_section(report: dict[str, Any]) -> str:
+    steps = next_steps(report)
+    if not steps:
+        return ""
+    return (
+        '<section id="next"><h2>What to do next</h2><ul class="next">'
+        + "".join(f"<li>{long_text(x, 600)}</li>" for x in steps)
+        + "</ul></section>"
+    )
+
+
+def _render(report: dict[str, Any]) -> str:
     rec = report.get("records", {})
     scopes = report.get("scopes", {})
-    verdicts = [v for s in scopes.values() for v in s.get("verdicts", [])]
+    twins = twin_scopes(report)
+    verdicts = [v for name, s in scopes.items() if name not in twins for v in s.get("verdicts", [])]
     counts = status_counts(verdicts)
     sha = rec.get("sha256")
     out = [
@@ -201,13 +309,17 @@ def render_html(report: dict[str, Any]) -> str:
         f"<style>{STYLE}</style></head><body>",
         "<header><h1>Leaderboard audit</h1>",
         f"<p>Records {e(rec.get('path', ''))}{' (sha256 ' + e(sha[:12]) + ')' if sha else ''}: "
-        f"{len(rec.get('models', []))} models, {e(rec.get('items'))} items, {len(rec.get('configs', []))} configs, "
+        f"{count(len(rec.get('models', [])), 'model')}, {count(rec.get('items') or 0, 'item')}, "
+        f"{count(len(rec.get('configs', [])), 'config')}, "
         f"benchmarks {', '.join(e(b) for b in rec.get('benchmarks', []))}; seed {e(report.get('seed'))}, "
         f"{e(report.get('bootstrap'))} bootstrap resamples.</p>",
         f'<p class="state">{"The whole leaderboard, every check (the gate is below): " if "submission_audit" in report else ""}'
         f'<span class="pass">{counts["pass"]} pass</span>, <span class="warn">{counts["warn"]} '
-        f'warn</span>, <span class="fail">{counts["fail"]} fail</span>. Margin = signed distance from the value to '
-        "the pass region (negative outside it).</p></header>",
+        f'warn</span>, <span class="fail">{counts["fail"]} fail</span>'
+        + (f", {counts['skip']} skipped" if counts["skip"] else "")
+        + (f" (scope {e(', '.join(twins))} repeats pooled: one benchmark, counted once)" if twins else "")
+        + ". Margin = signed distance from the value to the pass region (negative outside it).</p></header>",
+        next_section(report),
     ]
     if "submission_audit" in report:
         out.append(submission_section(report))
@@ -215,17 +327,23 @@ def render_html(report: dict[str, Any]) -> str:
         first = "pooled" if "pooled" in scopes else next(iter(scopes))
         new = frozenset(report.get("submission_audit", {}).get("models", []))
         out.append(f'<section id="figures">{figures_section(first, scopes[first], new)}</section>')
-    bad = sorted(
-        (v for v in verdicts if v["status"] in ("warn", "fail")), key=lambda v: (v["status"] != "fail", v["id"])
-    )
+    bad = _by_importance([v for v in verdicts if v["status"] in ("warn", "fail")])
     if bad:
         out.append(
-            f'<section id="attention"><details open><summary>Verdicts needing attention ({len(bad)}, every '
+            f'<section id="attention"><details open><summary>Verdicts needing attention ({len(bad):,}, every '
             f"scope)</summary>{verdicts_html(bad)}</details></section>"
         )
-    for j, (name, s) in enumerate(scopes.items()):
+    first = "pooled" if "pooled" in scopes else next(iter(scopes), None)
+    ordered = ([first] if first is not None else []) + [n for n in scopes if n != first]
+    for j, name in enumerate(ordered):
+        s = scopes[name]
         head = f"Scope {e(name)}: {counts_text(s['verdicts'])}"
-        if j == 0:
+        if name in twins:
+            out.append(
+                f'<section class="scope" id="scope-{j}"><h2>{head}</h2><p>The only benchmark: its tables are '
+                f"those of the {e(twins[name])} scope above.</p></section>"
+            )
+        elif j == 0:
             out.append(f'<section class="scope" id="scope-{j}"><h2>{head}</h2>{scope_section(name, s)}</section>')
         else:
             out.append(
@@ -234,6 +352,7 @@ def render_html(report: dict[str, Any]) -> str:
             )
     if "legend" in report:
         out.append(legend_section(report["legend"]))
+    out.append(f"<script>{SCRIPT}</script>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 

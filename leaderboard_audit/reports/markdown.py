@@ -14,9 +14,20 @@ import json
 import re
 from typing import Any
 
-from ..checks import scope_tables
 from .submission_text import COMMENT_BYTES, MAX_ROWS, _cut, gate_tables
-from .tables import kind_of, Table, counts_text, status_counts, evidence_heading, pair_label, verdicts_table
+from .sections import scope_parts
+from .next_steps import next_steps, twin_scopes
+from .words import count
+from .tables import (
+    kind_of,
+    narrow_board,
+    Table,
+    counts_text,
+    status_counts,
+    evidence_heading,
+    pair_label,
+    verdicts_table,
+)
 from .text import num
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~^$-])")
@@ -26,15 +37,19 @@ BENCH_DETAILS = True
 
 def md(s: Any, width: int | None = None) -> str:
     """Untrusted text -> inert Markdown (one line)."""
-    text = "".join(ch if ch >= " " and ch != "\x7f" else " " for ch in str(s))
+    raw = str(s) if width is None else str(s)[: width + 1]  # cut first: a message can be 100,000+ characters
+    text = "".join(ch if ch >= " " and ch != "\x7f" else " " for ch in raw)
     if width is not None and len(text) > width:
         text = text[: width - 1] + "…"
     return html.escape(_MD_SPECIAL.sub(r"\\\1", text), quote=True)
 
 
-def _table(headers: list[str], rows: list[list[Any]]) -> list[str]:
+def _table(headers: list[str], rows: list[list[Any]], max_rows: int | None = None) -> list[str]:
+    shown = rows if max_rows is None else rows[:max_rows]
     out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in shown]
+    if len(shown) < len(rows):
+        out += ["", f"{len(rows) - len(shown):,} more rows left out to fit the size budget: {ELSEWHERE}."]
     return out + [""]
 
 
@@ -54,24 +69,41 @@ def cell_md(c: Any, digits: int = 3) -> str:
     return num(c, digits)
 
 
-def table_md(t: Table, level: int) -> list[str]:
+def table_md(t: Table, level: int, max_rows: int | None = None) -> list[str]:
     out = [f"{'#' * level} {md(t.title)}", ""]
     if t.note:
         out += [md(t.note), ""]
-    rows = [[cell_md(c, t.digits.get(j, 3)) for j, c in enumerate(r)] for r in t.rows]
-    return out + _table([md(h) for h in t.headers], rows)
+    shown = t.rows if max_rows is None else t.rows[:max_rows]
+    rows = [[cell_md(c, t.digits.get(j, 3)) for j, c in enumerate(r)] for r in shown]
+    body = _table([md(h) for h in t.headers], rows)
+    if len(shown) < len(t.rows):
+        body.insert(-1, "")
+        body.insert(-1, f"{len(t.rows) - len(shown):,} more rows left out to fit the size budget: {ELSEWHERE}.")
+    return out + body
 
 
-def verdict_rows(verdicts: list[dict[str, Any]]) -> list[list[Any]]:
-    return [[cell_md(c) for c in r] for r in verdicts_table(verdicts).rows]
+MESSAGE_CHARS = 400
+LINE_CHARS = 1000
 
 
-def evidence_md(s: dict[str, Any]) -> list[str]:
+def verdict_rows(verdicts: list[dict[str, Any]], max_rows: int | None = None) -> list[list[Any]]:
+    """Rows of the verdicts table; a message over ``MESSAGE_CHARS`` is cut (the JSON has it whole).
+    Only the rows shown are formatted; the rest are counted by ``_table`` (empty placeholders)."""
+    shown = verdicts if max_rows is None else verdicts[:max_rows]
+    rows: list[list[Any]] = []
+    for r in verdicts_table(shown).rows:
+        cells = [cell_md(c) for c in r[:5]]
+        msg = str(r[5])
+        cells.append(md(msg, MESSAGE_CHARS) + (" (cut: the JSON has it whole)" if len(msg) > MESSAGE_CHARS else ""))
+        rows.append(cells)
+    return rows + [[]] * (len(verdicts) - len(shown))
+
+
+def evidence_md(s: dict[str, Any], max_pairs: int | None = None) -> list[str]:
     out: list[str] = []
-    for p in s["pairs"]:
-        ev = p.get("fragile_evidence")
-        if not ev:
-            continue
+    with_ev = [p for p in s["pairs"] if p.get("fragile_evidence")]
+    for p in with_ev if max_pairs is None else with_ev[:max_pairs]:
+        ev = p["fragile_evidence"]
         out.append(
             f"**{md(pair_label(p['higher'], p['lower']))}** ({evidence_heading(p)}): {ev['higher_right']} "
             f"fragile items "
@@ -90,34 +122,62 @@ def evidence_md(s: dict[str, Any]) -> list[str]:
             for i in ev["items"]
         ]
         out += _table(["item", "right under reference for", "higher right in", "lower right in", "question"], rows)
+    if max_pairs is not None and len(with_ev) > max_pairs:
+        out += [
+            f"Evidence of {len(with_ev) - max_pairs:,} more pairs left out to fit the size budget: {ELSEWHERE}.",
+            "",
+        ]
     return out
 
 
-def scope_md(name: str, s: dict[str, Any], level: int = 2) -> list[str]:
+def scope_md(name: str, s: dict[str, Any], level: int = 2, max_rows: int | None = None) -> list[str]:
     h = "#" * level
     out = [
-        f"{h} Scope {md(name)}: {s['n_models']} models x {s['n_items']} items x {s['n_configs']} configs "
-        f"(reference {md(s['reference'])})",
+        f"{h} Scope {md(name)}: {count(s['n_models'], 'model')} x {count(s['n_items'], 'item')} x "
+        f"{count(s['n_configs'], 'config')} (reference {md(s['reference'])})",
         "",
     ]
     lines = []
-    for t in scope_tables(name, s):
+    for t in _tables_of(name, s):
         if kind_of(t) == "line":
-            lines.append(f"- {md(t.text)}")
+            lines.append(f"- {md(t.text, LINE_CHARS)}")
         else:
-            out += table_md(t, level + 1)
+            out += table_md(narrow_board(t, s["n_configs"]), level + 1, max_rows)
     if lines:
         out += lines + [""]
-    ev = evidence_md(s)
+    ev = evidence_md(s, None if max_rows is None else max(1, max_rows // 10))
     if ev:
         out += [f"{h}# Evidence: the items that carry manufactured gaps", ""] + ev
     out += [f"{h}# Verdicts", ""] + _table(
-        ["status", "check", "value", "threshold", "margin", "message"], verdict_rows(s["verdicts"])
+        ["status", "check", "value", "threshold", "margin", "message"],
+        verdict_rows(_by_importance(s["verdicts"]), max_rows),
+        max_rows,
     )
     return out
 
 
-def submission_md(report: dict[str, Any]) -> list[str]:
+_TABLES: dict[int, tuple[dict[str, Any], list[Any]]] = {}
+
+
+def _tables_of(name: str, s: dict[str, Any]) -> list[Any]:
+    """``scope_tables`` once per scope dict while one ``render_markdown`` call tries its row budgets."""
+    hit = _TABLES.get(id(s))
+    if hit is None or hit[0] is not s:
+        hit = (s, scope_parts(name, s))
+        _TABLES[id(s)] = hit
+    return hit[1]
+
+
+def _by_importance(verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """fail, warn, skip, pass; within a status the largest miss first (margin), then the id."""
+    rank = {"fail": 0, "warn": 1, "skip": 2, "pass": 3}
+    return sorted(
+        verdicts,
+        key=lambda v: (rank.get(v["status"], 4), v["margin"] if v["margin"] is not None else 0.0, v["id"]),
+    )
+
+
+def submission_md(report: dict[str, Any], max_rows: int | None = None) -> list[str]:
     """The gate's section: the same tables as the terminal and HTML (``gate_tables``)."""
     return gate_markdown(report).splitlines() + [""]
 
@@ -144,7 +204,7 @@ def gate_markdown(report: dict[str, Any], max_bytes: int = COMMENT_BYTES, level:
     return text
 
 
-def legend_md(legend: dict[str, Any]) -> list[str]:
+def legend_md(legend: dict[str, Any], max_rows: int | None = None) -> list[str]:
     configs = legend.get("configs", [])
     core = ["key", "scoring", "template", "ordering", "permutation"]
     extra = sorted({k for c in configs for k in c} - set(core))
@@ -170,50 +230,103 @@ def legend_md(legend: dict[str, Any]) -> list[str]:
         out.append(f"- {md(k)}: {md(v if isinstance(v, str) else json.dumps(v, sort_keys=True, ensure_ascii=False))}")
     if grid_extra:
         out.append("")
-    return out + _table([md(k) for k in core + extra], rows)
+    return out + _table([md(k) for k in core + extra], rows, max_rows)
 
 
-# GitHub refuses a step summary over 1 MiB: past this, benchmark scopes are left to the HTML/JSON.
-MAX_BYTES = 900_000
+# GitHub refuses a step summary over 1 MiB and a PR comment over 65,536 characters.
+MAX_BYTES = 1_000_000
+SUBMISSION_MAX_BYTES = 64_000
+ELSEWHERE = "the JSON report (--audit-report) and the HTML report (--audit-html) hold every row"
+#: (every scope in full?, rows per table), tried in turn until the report fits its budget
+ROW_STEPS: tuple[tuple[bool, int], ...] = (
+    (True, 200),
+    (True, 100),
+    (True, 50),
+    (False, 50),
+    (True, 30),
+    (False, 30),
+    (False, 20),
+    (False, 10),
+    (False, 5),
+)
 
 
-def render_markdown(report: dict[str, Any], max_bytes: int | None = MAX_BYTES) -> str:
-    """The report as GitHub-flavoured Markdown; over ``max_bytes`` the per-benchmark scopes
-    are dropped (and the text says so) so it still fits a step summary."""
-    text = _render(report, all_scopes=True)
-    if max_bytes is not None and len(text.encode()) > max_bytes and len(report.get("scopes", {})) > 1:
-        text = _render(report, all_scopes=False)
-    return text
+def render_markdown(report: dict[str, Any], max_bytes: int | None = None) -> str:
+    """The report as GitHub-flavoured Markdown within ``max_bytes`` (default: 1,000,000 bytes, or
+    64,000 with a submission audit, a PR comment). Sections come in order of importance (what to do
+    next, the submission gate, the verdicts needing attention, the pooled scope, the benchmarks, the
+    legend); to fit, tables keep their first rows (each says how many it left out), then the
+    benchmark scopes shrink to one line each, and as a last resort the text is cut at a line."""
+    if max_bytes is None:
+        max_bytes = SUBMISSION_MAX_BYTES if "submission_audit" in report else MAX_BYTES
+    text = ""
+    try:
+        for all_scopes, rows in ROW_STEPS:
+            text = _render(report, all_scopes=all_scopes, max_rows=rows)
+            if len(text.encode()) <= max_bytes:
+                return text
+        return cut_to(text, max_bytes)
+    finally:
+        _TABLES.clear()
 
 
-def _render(report: dict[str, Any], all_scopes: bool) -> str:
+def cut_to(text: str, max_bytes: int) -> str:
+    """Cut at the last whole line that leaves room for the note saying so."""
+    note = f"\n\n**Cut here to fit {max_bytes:,} bytes**: {ELSEWHERE}.\n"
+    room = max(0, max_bytes - len(note.encode()))
+    head = text.encode()[:room].decode("utf-8", "ignore")
+    head = head[: head.rfind("\n")] if "\n" in head else ""
+    return head + note
+
+
+def next_md(report: dict[str, Any]) -> list[str]:
+    steps = next_steps(report)
+    return ["## What to do next", "", *(f"- {md(x)}" for x in steps), ""] if steps else []
+
+
+def _render(report: dict[str, Any], all_scopes: bool, max_rows: int | None = None) -> str:
     rec = report.get("records", {})
-    verdicts = [v for s in report.get("scopes", {}).values() for v in s.get("verdicts", [])]
+    twins = twin_scopes(report)
+    verdicts = [v for n, s in report.get("scopes", {}).items() if n not in twins for v in s.get("verdicts", [])]
     counts = status_counts(verdicts)
     sha = rec.get("sha256")
     out = [
         "# Leaderboard audit",
         "",
         f"Records {md(rec.get('path', ''))}{' (sha256 ' + md(sha[:12]) + ')' if sha else ''}: "
-        f"{len(rec.get('models', []))} models, {rec.get('items')} items, {len(rec.get('configs', []))} configs, "
+        f"{count(len(rec.get('models', [])), 'model')}, {count(rec.get('items') or 0, 'item')}, "
+        f"{count(len(rec.get('configs', [])), 'config')}, "
         f"benchmarks {', '.join(md(b) for b in rec.get('benchmarks', []))}; seed {report.get('seed')}, "
         f"{report.get('bootstrap')} bootstrap resamples.",
         "",
         f"{'The whole leaderboard, every check (the gate is below): ' if 'submission_audit' in report else ''}"
-        f"**{counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail** "
-        "(margin = signed distance from the value to the pass region: negative outside it).",
+        f"**{counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail**"
+        + (f", {counts['skip']} skipped" if counts["skip"] else "")
+        + (
+            f"; scope {', '.join(md(n) for n in twins)} repeats pooled (one benchmark) and is counted once"
+            if twins
+            else ""
+        )
+        + ". (margin = signed distance from the value to the pass region: negative outside it).",
         "",
     ]
+    out += next_md(report)
     if "submission_audit" in report:
-        out += submission_md(report)
-    bad = sorted(
-        (v for v in verdicts if v["status"] in ("warn", "fail")), key=lambda v: (v["status"] != "fail", v["id"])
-    )
+        out += submission_md(report, max_rows)
+    bad = _by_importance([v for v in verdicts if v["status"] in ("warn", "fail")])
     if bad:
         out += ["## Verdicts needing attention", ""]
-        out += _table(["status", "check", "value", "threshold", "margin", "message"], verdict_rows(bad))
+        out += _table(
+            ["status", "check", "value", "threshold", "margin", "message"], verdict_rows(bad, max_rows), max_rows
+        )
     scopes = report.get("scopes", {})
-    for j, (name, s) in enumerate(scopes.items()):
+    first = "pooled" if "pooled" in scopes else next(iter(scopes), None)
+    ordered = ([first] if first is not None else []) + [n for n in scopes if n != first]
+    for j, name in enumerate(ordered):
+        s = scopes[name]
+        if name in twins:
+            out += [f"Scope {md(name)}: the only benchmark; its tables are those of the pooled scope.", ""]
+            continue
         if j > 0 and not all_scopes:
             out += [
                 f"Scope {md(name)}: {counts_of(s)} (details left out to fit a step summary: see the HTML or "
@@ -222,12 +335,12 @@ def _render(report: dict[str, Any], all_scopes: bool) -> str:
             ]
             continue
         if j == 0 or not BENCH_DETAILS:
-            out += scope_md(name, s)
+            out += scope_md(name, s, max_rows=max_rows)
         else:
             out += [f"<details><summary>Scope {html.escape(str(name))}: {counts_of(s)}</summary>", ""]
-            out += scope_md(name, s, level=3) + ["</details>", ""]
+            out += scope_md(name, s, level=3, max_rows=max_rows) + ["</details>", ""]
     if "legend" in report:
-        out += legend_md(report["legend"])
+        out += legend_md(report["legend"], max_rows)
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -29,7 +29,7 @@ LEFT = 230  # label column
 RIGHT = 175  # room for value labels
 TOP = 34
 ROW = 24
-LABEL_CHARS = 32
+LABEL_CHARS = 30  # ~7 px a character at 12 px: fits LEFT - 8 without clipping
 
 
 def esc(s: Any) -> str:
@@ -68,12 +68,15 @@ def _svg(fig_id: str, height: float, title: str, body: list[str]) -> str:
 NEW = "#8250df"  # a --audit-submission newcomer
 
 
-def _label(y: float, text: str, extra: str = "", new: bool = False) -> str:
+def _label(y: float, text: str, extra: str = "", new: bool = False, shown: str | None = None) -> str:
+    """A row label cut to fit the label column (``shown``: a cut of its own, e.g. both names of a
+    pair); the full text in the tooltip."""
+    short = shown if shown is not None and len(text) > LABEL_CHARS else text
     if new:  # the newcomer: marked and coloured
         extra += f' fill="{NEW}" font-weight="bold" class="newcomer"'
-        text_shown = "\u25b6 " + _cut(text, LABEL_CHARS - 2)
+        text_shown = "\u25b6 " + _cut(short, LABEL_CHARS - 2)
     else:
-        text_shown = _cut(text)
+        text_shown = _cut(short)
     return (
         f'<text x="{LEFT - 8}" y="{_f(y + 4)}" text-anchor="end"{extra}><title>{esc(text)}</title>'
         f"{esc(text_shown)}</text>"
@@ -173,9 +176,10 @@ def figure_pairs(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> 
             f"({p['gap_items']} items), fragile share {'n/a' if fs is None else f'{fs:.3f}'}, robust items "
             f"{p['robust_items']}, higher_only {p['higher_only']}, lower_only {p['lower_only']}</title>"
         )
+        if x1 - x0 < 3:  # a zero (or tiny) gap: a visible 3-px mark centred on it, not a hidden 1-px bar
+            x0, x1 = (x0 + x1) / 2 - 1.5, (x0 + x1) / 2 + 1.5
         body.append(
-            f'<rect x="{_f(x0)}" y="{_f(y - 7)}" width="{_f(max(x1 - x0, 1))}" height="14" '
-            f'fill="{ORANGE}" opacity="0.85"/>'
+            f'<rect x="{_f(x0)}" y="{_f(y - 7)}" width="{_f(x1 - x0)}" height="14" fill="{ORANGE}" opacity="0.85"/>'
         )
         if p["ci"] is not None:
             c0, c1 = sc(p["ci"][0]), sc(p["ci"][1])
@@ -190,7 +194,14 @@ def figure_pairs(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> 
         if p["robust_diff"] is not None:
             body.append(f'<circle cx="{_f(sc(p["robust_diff"]))}" cy="{_f(y)}" r="4.5" fill="{BLUE}"/>')
         body.append("</g>")
-        body.append(_label(y, f"{p['higher']} > {p['lower']}", new=bool({p["higher"], p["lower"]} & highlight)))
+        body.append(
+            _label(
+                y,
+                f"{p['higher']} > {p['lower']}",
+                new=bool({p["higher"], p["lower"]} & highlight),
+                shown=f"{_cut(p['higher'], 14)} > {_cut(p['lower'], 14)}",
+            )
+        )
         bold = ' font-weight="bold"' if p["manufactured"] else ""
         body.append(f'<text x="{_f(sc.x1 + 8)}" y="{_f(y + 4)}"{bold}>{esc(label)}</text>')
     body += _x_axis(
@@ -205,14 +216,14 @@ def figure_ranks(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> 
     ch = s.get("champions")
     if not ch:  # skipped (one configuration): its section is not computed
         return ""
-    M = max(len(rows), 1)
+    M = max(s.get("n_models", len(rows)), len(rows), 1)  # a trimmed view still spans every rank
     sc = Scale(0.5, M + 0.5)
     h = TOP + ROW * len(rows) + 44
     champs = set(ch["set"])
     body = _legend(
         [(ORANGE, "reaches rank 1 under some config (champion)"), (GREY, "other models"), ("#000", "reference rank")]
     )
-    ticks = list(range(1, M + 1))
+    ticks = list(range(1, M + 1)) if M <= 20 else [1] + [int(v) for v in _ticks(0, M, _nice_step(M)) if v >= 2]
     body += _grid(sc, [float(t) for t in ticks], TOP - 6, TOP + ROW * len(rows))
     body.append(
         f'<line x1="{_f(sc(1))}" y1="{TOP - 6}" x2="{_f(sc(1))}" y2="{_f(TOP + ROW * len(rows))}" '

@@ -58,6 +58,27 @@ class Line:
     model_kind = "line"
 
 
+def narrow_board(t: Table, n_configs: int) -> Table:
+    """With one configuration min = max = reference, spread 0 and rank range = rank on every row:
+    Table 1 keeps only the columns that say something (rank, model, reference)."""
+    if n_configs > 1 or t.key != "leaderboard":
+        return t
+    keep = [j for j, h in enumerate(t.headers) if h in ("rank", "model", "reference")]
+    if len(keep) == len(t.headers):
+        return t
+    return Table(
+        t.key,
+        t.title,
+        [t.headers[j] for j in keep],
+        [[r[j] for j in keep] for r in t.rows],
+        note=(t.note + " " if t.note else "") + "One configuration: the band columns (min, max, spread, robust, "
+        "optimistic, rank range) equal the reference and are left out.",
+        detail=t.detail,
+        widths={keep.index(j): w for j, w in t.widths.items() if j in keep},
+        digits={keep.index(j): d for j, d in t.digits.items() if j in keep},
+    )
+
+
 def pair_label(higher: str, lower: str) -> str:
     return f"{higher} > {lower}"
 
@@ -111,6 +132,7 @@ def verdicts_table(verdicts: list[dict[str, Any]], key: str = "verdicts", title:
 
 __all__ = [
     "kind_of",
+    "narrow_board",
     "Cell",
     "Line",
     "Table",

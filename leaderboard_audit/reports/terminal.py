@@ -15,8 +15,10 @@ import tabulate as _tabulate_module
 from tabulate import tabulate as _tabulate
 
 from ..checks import registry
-from .tables import kind_of, STATUSES, Table, counts_text, status_counts
+from .tables import kind_of, narrow_board, STATUSES, Table, counts_text, status_counts
+from .next_steps import next_steps, twin_scopes
 from .text import ci_text, clean, num, signed
+from .words import count
 
 WIDTH = 100
 TOP_ROWS = 10
@@ -47,7 +49,7 @@ def render_table(t: Table, max_rows: int | None = None) -> str:
     body = [[cell_text(c, t.widths.get(j), t.digits.get(j, 3)) for j, c in enumerate(r)] for r in rows]
     text = tabulate(body, headers=[clean(h) for h in t.headers], tablefmt="simple", disable_numparse=True)
     if max_rows is not None and len(t.rows) > max_rows:
-        text += f"\n... {len(t.rows) - max_rows} more rows (--audit-summary full, or the HTML/JSON report)"
+        text += f"\n... {len(t.rows) - max_rows:,} more rows (in the full tables and the reports: see the last line)"
     return text
 
 
@@ -66,17 +68,24 @@ def evidence_block(v: dict[str, Any]) -> str:
                 f"{clean(a, 18)}={num(b) if not isinstance(b, (list, dict)) else clean(b)}" for a, b in val.items()
             )
         elif isinstance(val, list):
-            val = ", ".join(
-                clean(x)
-                if not isinstance(x, dict)
-                else f"{clean(x.get('config'))}: {clean('/'.join(x.get('winners', [])))} by {x.get('margin_items')}"
-                for x in val
-            )
+            val = ", ".join(_list_entry(x) for x in val) or "-"
         else:
             val = num(val) if isinstance(val, (int, float, type(None))) else clean(val)
         rows.append((clean(k), clean(val, 160)))
     table = tabulate(rows, tablefmt="plain", disable_numparse=True) if rows else ""
     return "\n".join([head, clean(v["message"]), table]).rstrip()
+
+
+def _list_entry(x: Any) -> str:
+    """One entry of an evidence list: a champion win as "config: winners by N", any other
+    dict as its fields (never "None: by None"), a value as itself."""
+    if not isinstance(x, dict):
+        return clean(x)
+    if "config" in x and "winners" in x:
+        return f"{clean(x['config'])}: {clean('/'.join(x['winners']))} by {x.get('margin_items')}"
+    if {"id", "before", "after"} <= set(x):
+        return f"{clean(x['id'])} {clean(x['before'])} -> {clean(x['after'])}"
+    return " ".join(f"{clean(k)}={clean(v if not isinstance(v, float) else num(v))}" for k, v in x.items())
 
 
 def scope_text(name: str, s: dict[str, Any]) -> list[str]:
@@ -98,83 +107,123 @@ def scope_text(name: str, s: dict[str, Any]) -> list[str]:
 def _header(report: dict[str, Any]) -> list[str]:
     rec = report["records"]
     lines = [
-        f"records {clean(rec['path'])}: {len(rec['models'])} models, {rec['items']} items, "
-        f"{len(rec['configs'])} configs, benchmarks {', '.join(clean(b) for b in rec['benchmarks'])}; "
+        f"records {clean(rec['path'])}: {count(len(rec['models']), 'model')}, {count(rec['items'], 'item')}, "
+        f"{count(len(rec['configs']), 'config')}, benchmarks {', '.join(clean(b) for b in rec['benchmarks'])}; "
         f"seed {report['seed']}, {report['bootstrap']} resamples"
     ]
     return lines + [clean(n) for n in [*rec.get("layout_notes", []), *rec.get("notes", [])]]
 
 
 def _offender_line(v: dict[str, Any], width: int) -> str:
-    head = f"{v['status'].upper():4} {clean(v['id'], 50)}  margin {signed(v['margin'])}  "
-    return head + clean(v["message"], max(20, width - len(head)))
+    """One fail/warn: the check id whole, then as much of the message as the width leaves."""
+    head = f"{v['status'].upper():4} {clean(v['id'])}  margin {signed(v['margin'])}"
+    room = width - len(head) - 2
+    return head if room < 12 else head + "  " + clean(v["message"], room)
 
 
-def _tiers_line(s: dict[str, Any], width: int) -> str | None:
-    ident = s.get("identified")
-    if not ident or not ident.get("tiers"):
-        return None
-    tiers = " > ".join("{" + ", ".join(clean(m, 24) for m in t) + "}" for t in ident["tiers"])
-    winner = ident.get("robust_winner")
-    text = f"identified order (tiers): {tiers}; robust winner: {clean(winner) if winner else 'none'}"
-    return text if len(text) <= 3 * width else text[: 3 * width - 1] + "…"
-
-
-def render_short(report: dict[str, Any], verdicts: list[dict[str, Any]], width: int = WIDTH) -> list[str]:
-    lines = _header(report)
+def _board_lines(report: dict[str, Any], rows: int) -> list[str]:
     scopes = report["scopes"]
-    first = next(iter(scopes), None)
-    if first is not None:
-        s = scopes[first]
-        lines += [
-            "",
-            f"--- {clean(first)}: {s['n_models']} models x {s['n_items']} items x {s['n_configs']} "
-            f"configs (reference {clean(s['reference'])}) ---",
-        ]
-        board = (
-            next((t for t in registry()["band"].tables(first, s) if kind_of(t) == "table"), None)
-            if "leaderboard" in s
-            else None
-        )
-        if board is not None:
-            lines += render_table(board, max_rows=TOP_ROWS).splitlines()
-        tiers = _tiers_line(s, width)
-        if tiers:
-            lines.append(tiers)
-        lines += [
-            clean(t.text)
-            for check in registry().values()
-            for t in check.tables(first, s)
-            if kind_of(t) == "line" and t.detail == "summary"
-        ]
-    lines += ["", "checks (all scopes):"]
-    by_check: dict[str, list[dict[str, Any]]] = {}
-    for v in verdicts:
-        by_check.setdefault(v["check"], []).append(v)
-    order = list(registry()) + sorted(set(by_check) - set(registry()))
-    for name in order:
-        if name in by_check:
-            lines.append(f"  {clean(name):13} {counts_text(by_check[name])}")
-    bad_checks = [n for n in order if n in by_check and any(v["status"] in ("fail", "warn") for v in by_check[n])]
-    if bad_checks:
-        budget = max(OFFENDERS, SHORT_LINES - len(lines) - 4)
-        per = max(1, min(OFFENDERS, budget // len(bad_checks)))
-        lines += ["", f"worst offenders (up to {per} per check, by margin = signed distance to the pass region):"]
-        for name in bad_checks:
-            bad = sorted(
-                (v for v in by_check[name] if v["status"] in ("fail", "warn")),
-                key=lambda v: (v["status"] != "fail", v["margin"] if v["margin"] is not None else 0.0, v["id"]),
-            )
-            lines += [_offender_line(v, width) for v in bad[:per]]
-            if len(bad) > per:
-                lines.append(f"     ... {len(bad) - per} more {clean(name)} fail/warn")
-    lines.append("full tables: --audit-summary full; everything: --audit-report/--audit-html/--audit-markdown")
+    first = "pooled" if "pooled" in scopes else next(iter(scopes), None)
+    if first is None:
+        return []
+    s = scopes[first]
+    lines = [
+        f"--- {clean(first)}: {count(s['n_models'], 'model')} x {count(s['n_items'], 'item')} x "
+        f"{count(s['n_configs'], 'config')} (reference {clean(s['reference'])}) ---",
+    ]
+    board = (
+        next((t for t in registry()["band"].tables(first, s) if kind_of(t) == "table"), None)
+        if "leaderboard" in s
+        else None
+    )
+    if board is not None and rows > 0:
+        board = narrow_board(board, s["n_configs"])
+        lines += render_table(board, max_rows=rows).splitlines()
+    lines += [
+        clean(t.text)
+        for check in registry().values()
+        for t in check.tables(first, s)
+        if kind_of(t) == "line" and t.detail == "summary"
+    ]
     return lines
 
 
+def _wrapped(lines: list[str], width: int) -> list[str]:
+    return [w for line in lines for w in wrap_line(line, width).splitlines()]
+
+
+def render_short(
+    report: dict[str, Any], verdicts: list[dict[str, Any]], width: int = WIDTH, hint: str | None = None
+) -> list[str]:
+    """At most ``SHORT_LINES`` lines (after wrapping at ``width``): what to do next first, then the
+    board's top rows, the counts per check and the worst offenders, each id whole."""
+    head = _wrapped(_header(report), width)
+    steps = next_steps(report)
+    todo = _wrapped(["what to do next:", *(f"  - {clean(x)}" for x in steps)], width) if steps else []
+    twins = twin_scopes(report)
+    shown = [v for v in verdicts if v.get("scope", _scope_of(v)) not in twins]
+    by_check: dict[str, list[dict[str, Any]]] = {}
+    for v in shown:
+        by_check.setdefault(v["check"], []).append(v)
+    order = list(registry()) + sorted(set(by_check) - set(registry()))
+    checks = ["", "checks (" + ("pooled = " + ", ".join(twins) + ", one benchmark" if twins else "all scopes") + "):"]
+    checks += [f"  {clean(name):13} {counts_text(by_check[name])}" for name in order if name in by_check]
+    bad_checks = [n for n in order if n in by_check and any(v["status"] in ("fail", "warn") for v in by_check[n])]
+    tail = _wrapped([FULL_HINT if hint is None else hint], width)
+    fixed = len(head) + len(todo) + len(checks) + len(tail) + 1  # +1: the closing "audit:" line
+    for board_rows, per in ((TOP_ROWS, OFFENDERS), (5, 3), (5, 1), (3, 1), (0, 1), (0, 0)):
+        board = _wrapped(_board_lines(report, board_rows), width) if board_rows else []
+        offenders = _offenders(by_check, bad_checks, per, width) if per else []
+        if fixed + len(board) + 1 + len(offenders) <= SHORT_LINES:
+            break
+    lines = head + todo + ([""] + board if board else []) + checks + offenders
+    if len(lines) + len(tail) + 1 > SHORT_LINES:  # very long names or notes: cut, never past the budget
+        lines = lines[: SHORT_LINES - len(tail) - 2] + ["... (cut to fit; the JSON/HTML report holds everything)"]
+    return lines + tail
+
+
+def _offenders(by_check: dict[str, list[dict[str, Any]]], bad_checks: list[str], per: int, width: int) -> list[str]:
+    out = _wrapped(
+        ["", f"worst offenders (up to {per} per check, by margin = signed distance to the pass region):"], width
+    )
+    for name in bad_checks:
+        bad = sorted(
+            (v for v in by_check[name] if v["status"] in ("fail", "warn")),
+            key=lambda v: (v["status"] != "fail", v["margin"] if v["margin"] is not None else 0.0, v["id"]),
+        )
+        out += [_offender_line(v, width) for v in bad[:per]]
+        if len(bad) > per:
+            out.append(f"     ... {len(bad) - per:,} more {clean(name)} fail/warn")
+    return out
+
+
+def _scope_of(v: dict[str, Any]) -> str | None:
+    vid = str(v.get("id", ""))
+    if "[" not in vid:
+        return None
+    inner = vid[vid.index("[") + 1 :]
+    for sep in ("-", "]"):
+        if sep in inner:
+            return inner.split(sep, 1)[0]
+    return None
+
+
+FULL_HINT = (
+    "full tables: --audit-summary full; everything: --audit-report/--audit-html/--audit-markdown, "
+    "a publishable board: --audit-leaderboard"
+)
+CLI_HINT = "everything: --json/--html/--markdown; a publishable board: --leaderboard PATH (.md, .csv, .html)"
+
+
 def render_summary(
-    report: dict[str, Any], verdicts: list[dict[str, Any]], *, detail: str = "short", width: int = WIDTH
+    report: dict[str, Any],
+    verdicts: list[dict[str, Any]],
+    *,
+    detail: str = "short",
+    width: int = WIDTH,
+    hint: str | None = None,
 ) -> str:
+    """The summary; ``hint``: the closing line on where the rest is (default: pytest's options)."""
     width = max(60, width)
     if detail == "full":
         lines = _header(report) + [""]
@@ -186,10 +235,10 @@ def render_summary(
         if bad:
             lines.append("verdicts needing attention (margin = signed distance to the pass region):")
             for v in bad:
-                lines.append(f"{v['status'].upper():4} {clean(v['id'], 60)}  margin {signed(v['margin'])}")
+                lines.append(f"{v['status'].upper():4} {clean(v['id'])}  margin {signed(v['margin'])}")
                 lines.append("     " + clean(v["message"]))
     else:
-        lines = render_short(report, verdicts, width)
+        lines = render_short(report, verdicts, width, hint)
     c = status_counts(verdicts)
     lines.append(
         "audit: "

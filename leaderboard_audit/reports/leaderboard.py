@@ -1,0 +1,212 @@
+"""A publishable leaderboard (``--audit-leaderboard PATH``: ``.md``, ``.csv`` or ``.html``).
+
+What the paper (section 4.6) asks a leaderboard to publish, from the audited scope
+(``pooled`` when present): models ranked by identified tier (then reference score),
+the reference score with its 95% CI over items (Wilson), the band (min-max single
+configuration accuracy), the robust accuracy, the tier, how many models each is
+identified above, how many configurations it wins, and a harness card (the legend
+summarised, scoring first). Markdown stays under 64 KiB for up to 100 models; beyond,
+the top rows and a note (the CSV always has every model).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from .next_steps import first_scope
+from .words import count
+
+SUFFIXES = (".md", ".csv", ".html")
+NUM = ' class="n"'
+MD_ROWS = 100
+MD_MAX_BYTES = 64_000
+HEADERS = [
+    "rank",
+    "model",
+    "score",
+    "95% CI",
+    "band (min-max)",
+    "robust",
+    "tier",
+    "identified above",
+    "configs won",
+]
+
+
+def wilson(right: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    if n <= 0:
+        return (0.0, 1.0)
+    p = right / n
+    d = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+    """One dict per model, in published order, and notes on how to read them."""
+    board = s.get("leaderboard") or []
+    ident = s.get("identified") or {}
+    tiers = ident.get("tiers") or [[r["model"] for r in board]]
+    tier_of = {m: j + 1 for j, t in enumerate(tiers) for m in t}
+    above = Counter(e[0] for e in ident.get("edges") or [])
+    won = Counter(w for c in (s.get("champions") or {}).get("per_config") or [] for w in c.get("winners", []))
+    one = s.get("n_configs", 1) <= 1
+    n = s.get("n_items", 0)
+    truncated = bool(ident.get("edges_truncated"))
+    ordered = sorted(board, key=lambda r: (tier_of.get(r["model"], len(tiers) + 1), -r["reference"], r["model"]))
+    sizes = Counter(tier_of.get(r["model"]) for r in board)
+    out = []
+    before = 0
+    last_tier = None
+    for r in ordered:
+        t = tier_of.get(r["model"], len(tiers) + 1)
+        if t != last_tier:
+            rank_start, last_tier = before + 1, t
+        before += 1
+        lo, hi = wilson(int(r.get("reference_items", round(r["reference"] * n))), n)
+        out.append(
+            {
+                "rank": f"{rank_start}=" if sizes[t] > 1 else str(rank_start),
+                "model": r["model"],
+                "score": f"{r['reference']:.3f}",
+                "95% CI": f"{lo:.3f}-{hi:.3f}",
+                "band (min-max)": "-" if one else f"{r['min']:.3f}-{r['max']:.3f}",
+                "robust": "-" if one else f"{r['robust']:.3f}",
+                "tier": str(t),
+                "identified above": _above(above.get(r["model"], 0), truncated),
+                "configs won": str(won.get(r["model"], 0)),
+            }
+        )
+    notes = [
+        "Ranked by identified tier (the exact sign test on the items both models answer alike under every "
+        "configuration, Holm-adjusted), then by reference score; models in one tier are not separated "
+        "(rank shown with =). score = reference-configuration accuracy, 95% CI over items (Wilson)."
+    ]
+    if one:
+        notes.append("One configuration: the harness was not varied, so there is no band and no robust accuracy.")
+    if ident.get("edges_truncated"):
+        notes.append(
+            f"'identified above' counts the first {len(ident.get('edges') or []):,} of "
+            f"{ident.get('edges_total', 0):,} identified pairs (the report keeps the first by name): ≥N is a "
+            "lower bound, n/a a model none of them names; the JSON report's edges are the source."
+        )
+    return out, notes
+
+
+def _above(n: int, truncated: bool) -> str:
+    if not truncated:
+        return str(n)
+    return f"≥{n}" if n else "n/a"
+
+
+def harness_card(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """(field, value) lines: scoring first, then the template, ordering and every constant setting."""
+    legend = report.get("legend") or {}
+    configs = legend.get("configs") or []
+    card: list[tuple[str, str]] = []
+
+    def values(key: str) -> list[str]:
+        return sorted({str(c[key]) for c in configs if c.get(key) is not None})
+
+    for key in ("scoring", "template", "ordering"):
+        vals = values(key)
+        if vals:
+            card.append((key, ", ".join(vals) + f" ({count(len(vals), 'value')})"))
+    card.append(("configurations", f"{len(configs)}; reference {legend.get('reference', '-')}"))
+    keys = sorted({k for c in configs for k in c} - {"key", "scoring", "template", "ordering", "permutation"})
+    for k in keys:
+        vals = {repr(c.get(k)) for c in configs}
+        if len(vals) == 1 and not isinstance(configs[0].get(k), (dict, list)):
+            card.append((k, str(configs[0].get(k))))
+        else:
+            card.append((k, f"varies or structured: see the report's legend ({len(vals)} distinct)"))
+    for k, v in sorted(legend.items()):
+        if k in ("configs", "format", "reference", "inferred") or isinstance(v, (dict, list)):
+            continue
+        card.append((k, str(v)))
+    if legend.get("inferred"):
+        card.append(("note", "legend inferred from the config keys (no grid.json)"))
+    return card
+
+
+def render_csv(report: dict[str, Any]) -> str:
+    got = first_scope(report)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(HEADERS)
+    if got is not None:
+        for r in rows_of(got[1])[0]:
+            w.writerow([_csv_cell(r[h]) for h in HEADERS])
+    return buf.getvalue()
+
+
+def _csv_cell(v: str) -> str:
+    """No spreadsheet formulas from a model name."""
+    risky = v[:1] in ("=", "+", "-", "@") and len(v) > 1 and not v[1:2].isdigit()
+    return "'" + v if risky else v
+
+
+def render_md(report: dict[str, Any], max_rows: int = MD_ROWS) -> str:
+    from .markdown import md
+
+    got = first_scope(report)
+    if got is None:
+        return "# Leaderboard\n\nNo scopes in the report.\n"
+    name, s = got
+    rows, notes = rows_of(s)
+    out = [f"# Leaderboard ({md(name)}: {count(s['n_models'], 'model')}, {count(s['n_items'], 'item')})", ""]
+    out += [md(n) for n in notes] + [""]
+    shown = rows[:max_rows]
+    out += ["| " + " | ".join(HEADERS) + " |", "|" + "|".join("---" for _ in HEADERS) + "|"]
+    out += ["| " + " | ".join(md(r[h]) for h in HEADERS) + " |" for r in shown]
+    if len(rows) > len(shown):
+        out += [
+            "",
+            f"Top {len(shown):,} of {len(rows):,} models; the CSV (--audit-leaderboard board.csv) has them all.",
+        ]
+    out += ["", "## Harness", ""] + [f"- {md(k)}: {md(v, 300)}" for k, v in harness_card(report)]
+    text = "\n".join(out) + "\n"
+    if len(text.encode()) > MD_MAX_BYTES and max_rows > 10:
+        return render_md(report, max_rows // 2)
+    return text
+
+
+def render_leaderboard_html(report: dict[str, Any]) -> str:
+    from .html import CSP, STYLE
+    from .html_script import PAGE, SCRIPT
+    from .svg import esc as e
+
+    got = first_scope(report)
+    rows, notes = rows_of(got[1]) if got else ([], [])
+    head = "".join(f"<th>{e(h)}</th>" for h in HEADERS)
+    body = "".join(
+        "<tr>" + "".join(f"<td{'' if h == 'model' else NUM}>{e(r[h])}</td>" for h in HEADERS) + "</tr>" for r in rows
+    )
+    card = "".join(f"<li>{e(k)}: {e(v)}</li>" for k, v in harness_card(report))
+    cls = ' class="dt"' if len(rows) > PAGE else ""
+    return (
+        "<!DOCTYPE html>\n"
+        f'<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        f"<title>Leaderboard</title><style>{STYLE}</style></head><body><h1>Leaderboard</h1>"
+        + "".join(f"<p>{e(n)}</p>" for n in notes)
+        + f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        f"<h2>Harness</h2><ul>{card}</ul><script>{SCRIPT}</script></body></html>\n"
+    )
+
+
+def render_leaderboard(report: dict[str, Any], path: str | Path) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix == ".csv":
+        return render_csv(report)
+    if suffix == ".html":
+        return render_leaderboard_html(report)
+    return render_md(report)
+
+
+__all__ = ["SUFFIXES", "harness_card", "render_csv", "render_leaderboard", "render_md", "rows_of", "wilson"]
