@@ -90,9 +90,17 @@ def add_pair_evidence(report: dict[str, Any], records: Records, cap: int = EVIDE
                     p["fragile_evidence"] = ev  # a sampling pair without fragile items has nothing to show
 
 
-def enrich_report(report: dict[str, Any], records: Records, **_: Any) -> dict[str, Any]:
+def enrich_report(
+    report: dict[str, Any],
+    records: Records,
+    *,
+    seed: int | None = None,
+    n_boot: int | None = None,
+    thresholds: Any = None,
+) -> dict[str, Any]:
     """Add what needs the Records to a built report (in place; also returned). The
-    submission gate adds its own part (``submission.with_gate``)."""
+    submission gate adds its own part (``submission.with_gate``); ``seed``, ``n_boot`` and
+    ``thresholds`` are accepted for the callers' signature and not needed here."""
     report["legend"] = legend(records)
     add_pair_evidence(report, records)
     return report

@@ -292,7 +292,7 @@ def test_tables_search_and_page_at_scale(browser, tmp_path):
     (tmp_path / "t.csv").write_text(buf.getvalue())
     r = load_records(tmp_path / "t.csv")
     page = tmp_path / "board.html"
-    page.write_text(render_html(enrich_report(audit(r, n_boot=200), r, n_boot=200)), encoding="utf-8")
+    page.write_text(render_html(audit(r, n_boot=200)), encoding="utf-8")
     session = browser.open(page.resolve().as_uri())
     probe = browser.evaluate(TABLE_PROBE, session)
     seen = browser.problems(session)

@@ -172,7 +172,7 @@ def render_short(
     tail = _wrapped([FULL_HINT if hint is None else hint], width)
     fixed = len(head) + len(todo) + len(checks) + len(tail) + 1  # +1: the closing "audit:" line
     for board_rows, per in ((TOP_ROWS, OFFENDERS), (5, 3), (5, 1), (3, 1), (0, 1), (0, 0)):
-        board = _wrapped(_board_lines(report, board_rows), width) if board_rows else []
+        board = _wrapped(_board_lines(report, board_rows), width)  # rows 0: the summary lines alone
         offenders = _offenders(by_check, bad_checks, per, width) if per else []
         if fixed + len(board) + 1 + len(offenders) <= SHORT_LINES:
             break
