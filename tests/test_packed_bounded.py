@@ -66,7 +66,10 @@ def test_a_compressed_bomb_is_refused_before_it_is_decoded(tmp_path, honest_shap
     assert bomb.stat().st_size < 2_000_000  # decodes to about 1.2 GB
     first, rss_mb = _child(bomb)
     assert first.startswith("ERROR")
-    assert rss_mb < 400, rss_mb
+    # against a child loading the honest file: the imports' own footprint varies with the
+    # environment (seen 130 MB alone, 520 MB inside the full suite); a decoded bomb is 1.2 GB
+    _, base_mb = _child(tmp_path / "tiny.arrow")
+    assert rss_mb < base_mb + 250, (rss_mb, base_mb)
     if honest_shape:
         assert "compress" in first or "metadata" in first
 
