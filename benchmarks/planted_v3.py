@@ -49,7 +49,7 @@ def mix_false_alarms(grids: int) -> None:
     fails = warns = 0
     t0 = time.perf_counter()
     for g in range(grids):
-        rec = simulate(exchangeable(1000 + g))
+        rec = simulate(exchangeable(int(os.environ.get("MIX_SEED0", 1000)) + g))
         s = audit_scope(rec, "pooled", n_boot=1000)
         st = [v["status"] for v in s["verdicts"] if v["check"] == "mix"]
         fails += "fail" in st
