@@ -11,7 +11,6 @@ from leaderboard_audit.auditor import audit_scope
 from leaderboard_audit.checks.manufactured import pair_verdict
 from leaderboard_audit.checks.mix import compare, specific_level
 from leaderboard_audit.checks.ranking import ranking_verdict
-from leaderboard_audit.metrics.bootstrap import percentile_ci
 from leaderboard_audit.metrics.flip import flip_predictor
 from leaderboard_audit.metrics.identified import sign_test_p
 from leaderboard_audit.records.grid import paper_grid

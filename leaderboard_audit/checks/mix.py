@@ -190,7 +190,6 @@ def random_drop_shares(
     rerun once all of its changes are decided). Returns (q per change, q per check,
     drops made)."""
     full = scope.records
-    N = full.shape[1]
     before = {v["id"]: v["status"] for v in full_v}
     worst_before = worst_status(full_v)
     names = {c["check"] for c in changes} | set(overall)
