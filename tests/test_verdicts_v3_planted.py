@@ -159,3 +159,190 @@ def test_flip_ci_is_the_95_percent_interval_of_its_resamples():
     want = np.percentile(boots, [2.5, 97.5])
     assert out["pooled"]["ci"] == pytest.approx(list(want), abs=1e-12)
     assert out["per_model"]["m0"]["ci"] is not None
+
+
+# ---- tests written for the mutants that survived the first mutation pass (docs/audits.md)
+def blocks(spec: list[tuple[int, str]], K: int = 2) -> np.ndarray:
+    """Two models; each block (n, "XY"): n items, X for the first model, Y for the second:
+    R right everywhere, W wrong everywhere, F right under the reference only, f right
+    under the other configs only."""
+    rows = {"R": [1] * K, "W": [0] * K, "F": [1] + [0] * (K - 1), "f": [0] + [1] * (K - 1)}
+    cols = [[rows[x] for _ in range(n)] for n, xy in spec for x in xy[:1]]
+    a = np.array([r for n, xy in spec for r in [rows[xy[0]]] * n], dtype=bool)
+    b = np.array([r for n, xy in spec for r in [rows[xy[1]]] * n], dtype=bool)
+    del cols
+    return np.stack([a, b])
+
+
+def test_pair_identified_on_the_closed_boundary_p_equal_alpha():
+    from leaderboard_audit.metrics.pairs import adjacent_pairs
+
+    C = blocks([(5, "RW"), (20, "WW")])  # 5 v 0: p = 2 / 32 = 0.0625 exactly
+    (p,) = adjacent_pairs(C, 0, np.array([0, 1]), seed=1, scope="s", models=("a", "b"), alpha=0.0625)
+    assert p.p_value == 0.0625 and p.identified == "higher" and not p.manufactured
+
+
+def test_a_printed_tie_is_never_manufactured():
+    from leaderboard_audit.metrics.pairs import adjacent_pairs
+
+    C = blocks([(1, "RW"), (1, "WR"), (20, "WW"), (2, "FF")])  # equal reference scores, 1 v 1
+    (p,) = adjacent_pairs(C, 0, np.array([0, 1]), seed=1, scope="s", models=("a", "b"))
+    assert p.gap_items == 0 and p.identified is None and not p.manufactured and p.cause is None
+
+
+def test_min_disagreements_and_the_power_section():
+    from leaderboard_audit.checks.base import Scope
+    from leaderboard_audit.checks.power import CHECK
+    from leaderboard_audit.metrics.power import min_disagreements
+
+    assert [min_disagreements(a) for a in (0.05, 0.0625, 0.01)] == [6, 5, 8]
+    sc = Scope(
+        simulate(SimSpec((SimModel("a", 0.0), SimModel("b", 0.0)), {"x": 10})),
+        "x",
+        seed=1,
+        n_boot=10,
+        thresholds=Thresholds(),
+    )
+    sc.sections["pairs"] = [
+        {"higher": "a", "lower": "b", "higher_only": 6, "lower_only": 0, "robust_items": 6},
+        {"higher": "b", "lower": "c", "higher_only": 5, "lower_only": 0, "robust_items": 9},
+    ]
+    u = CHECK.compute(sc)
+    assert (u["count"], u["min_disagreements"], u["pairs"]) == (1, 6, [["b", "c"]])
+
+
+def adjacent(**kw) -> dict:
+    a = {
+        "higher": "a",
+        "lower": "b",
+        "printed_tie": False,
+        "higher_only": 9,
+        "lower_only": 0,
+        "p_holm": 0.01,
+        "identified": "higher",
+    }
+    a.update(kw)
+    return a
+
+
+def test_ranking_a_printed_tie_in_the_name_direction_is_not_an_identified_order():
+    ident = {
+        "alpha": 0.05,
+        "tiers": [["a"], ["b"]],
+        "robust_winner": "a",
+        "reason": None,
+        "contradictions": [],
+        "adjacent": [adjacent(printed_tie=True)],
+    }
+    v = ranking_verdict("s", ident)
+    assert v["status"] == "warn" and v["value"] == 0.0 and v["margin"] == -1.0
+
+
+def test_ranking_a_contradiction_off_the_adjacent_pairs_has_a_negative_margin():
+    bad = {"printed_above": "a", "identified_above": "c", "reference_items": [30, 20], "only": [0, 9], "p_holm": 0.01}
+    ident = {
+        "alpha": 0.05,
+        "tiers": [["c"], ["a", "b"]],
+        "robust_winner": None,
+        "reason": "r",
+        "contradictions": [bad],
+        "adjacent": [adjacent(), adjacent(higher="b", lower="c")],
+    }
+    v = ranking_verdict("s", ident)
+    assert v["status"] == "fail" and v["value"] == 1.0 and v["margin"] == -1.0
+
+
+def test_mix_a_change_at_exactly_the_level_is_not_specific():
+    from types import SimpleNamespace
+
+    from leaderboard_audit.checks.mix import CHECK as MIX
+
+    change = {"check": "band", "id": "band[pooled-a]", "before": "pass", "after": "warn", "q": 0.0125}
+    entry = {
+        "items": 75,
+        "headline": {},
+        "moved": [],
+        "crossings": [],
+        "only_full": [],
+        "only_reduced": [],
+        "status_changes": [change],
+        "check_status": {},
+        "drops": 80,
+    }
+    section = {"full": {}, "without": {"x": entry}, "draws": 80, "specific_level": 0.0125}
+    scope = SimpleNamespace(full=SimpleNamespace(benchmarks=("x",)), shape=(3, 100, 2))
+    (v,) = MIX.judge(scope, section)
+    assert v["status"] == "warn" and v["value"] == 0
+    entry["status_changes"][0]["q"] = 0.0
+    (v,) = MIX.judge(scope, section)
+    assert v["status"] == "fail" and v["margin"] == -0.0125
+
+
+def test_mix_a_defined_to_undefined_change_is_not_a_sign_change():
+    from leaderboard_audit.metrics.leave_one_out import moved
+
+    assert moved({"corr_ci": [0.1, 0.3]}, {"corr_ci": None}) == []
+    assert moved({"corr_ci": [0.1, 0.3]}, {"corr_ci": [-0.1, 0.3]}) == ["corr_ci_low_sign"]
+    assert moved({"kendall_tau": {"min": 0.2}}, {"kendall_tau": {"min": None}}) == []
+
+
+def test_mix_random_drops_keep_the_remaining_benchmarks_and_their_sizes():
+    from leaderboard_audit.checks.mix import _random_drop
+
+    rec = simulate(exchangeable(3))
+    labels = np.asarray(rec.items.benchmark[rec.items.benchmark != "b2"], dtype=object)
+    red = _random_drop(rec, np.random.default_rng(0), 60, labels)
+    assert red.shape[1] == 180 and red.benchmarks == ("b0", "b1", "b3")
+    assert sorted(red.items.benchmark.tolist()) == sorted(labels.tolist())
+    kept = set(red.items.item_id.tolist())
+    assert len(kept) == 180 and {i.split("/")[0] for i in kept} == {"b0", "b1", "b2", "b3"}  # items from all four
+
+
+def test_a_pass_on_the_boundary_has_margin_plus_zero():
+    import math
+
+    from leaderboard_audit.checks.band import band_verdict
+
+    row = {
+        "reference": 0.5,
+        "min": 0.5,
+        "max": 0.52,
+        "spread": 0.52 - 0.50,
+        "robust": 0.4,
+        "optimistic": 0.6,
+        "config_lucky": 0.1,
+    }
+    v = band_verdict("s", "m", row, Thresholds())
+    assert v["status"] == "pass" and v["margin"] == 0 and math.copysign(1.0, v["margin"]) == 1.0
+
+
+def test_one_configuration_leaves_the_skipped_checks_sections_out():
+    rec = simulate(
+        SimSpec(
+            (SimModel("a", 0.5), SimModel("b", 0.0), SimModel("c", -0.5)),
+            {"x": 40},
+            grid=paper_grid().select(["gen|letter_plain|p0"])
+            if hasattr(paper_grid(), "select")
+            else None or paper_grid(),
+            seed=2,
+        )
+    )
+    one = rec.select_configs(["gen|letter_plain|p0"]) if hasattr(rec, "select_configs") else None
+    if one is None:
+        from dataclasses import replace
+
+        from leaderboard_audit.records import Grid
+
+        g = rec.grid
+        ref = g.configs[g.reference_index]
+        one = replace(
+            rec,
+            correct=np.ascontiguousarray(rec.correct[:, :, g.reference_index : g.reference_index + 1]),
+            grid=Grid((ref,), ref.key),
+            pred=None,
+            margin=None,
+        )
+    s = audit_scope(one, "x", n_boot=200)
+    for key in ("champions", "compression", "axes", "brittleness"):
+        assert key not in s, key
+    assert "leaderboard" in s and s["averaged"]["coincides"] is True

@@ -16,8 +16,9 @@ DECIMALS = 12
 
 
 def exact(x: float) -> float:
-    """``x`` rounded to ``DECIMALS`` decimals (the value every comparison sees)."""
-    return round(float(x), DECIMALS)
+    """``x`` rounded to ``DECIMALS`` decimals (the value every comparison sees); never ``-0.0``
+    (a value rounded to 0 from below is 0: a pass on a closed boundary has margin 0, v3)."""
+    return round(float(x), DECIMALS) + 0.0
 
 
 def exact_array(x: np.ndarray) -> np.ndarray:
