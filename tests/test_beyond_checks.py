@@ -139,7 +139,7 @@ def test_real_fixture_sections_and_renderings():
     verdicts = [v for s in rep["scopes"].values() for v in s["verdicts"]]
     short = render_summary(rep, verdicts, width=200)
     for text in (
-        "flip predictor (ll|cloze_plain margin): pooled AUC",
+        "flip predictor (ll|cloze_plain margin): no AUC (too few items in a class",
         "compliance: unparseable answers carry",
         "robust subset (k=100)",
         "mix (leave one benchmark out)",

@@ -116,9 +116,12 @@ class Compliance(Check):
         shares = [(e["compliance_share"], m) for m, e in c["per_model"].items() if e["compliance_share"] is not None]
         worst = max(shares) if shares else None
         mean_share = sum(x for x, _ in shares) / len(shares) if shares else None
-        text = f"compliance: unparseable answers carry {fmt(mean_share, 2)} of the generation loss on average" + (
-            f" (most: {worst[1]}, {worst[0]:.2f})" if worst else ""
-        )
+        if mean_share is None or (worst is not None and worst[0] == 0.0):
+            text = "compliance: no unparseable answer recorded, so none of the generation loss is compliance"
+        else:
+            text = f"compliance: unparseable answers carry {fmt(mean_share, 2)} of the generation loss on average" + (
+                f" (most: {worst[1]}, {worst[0]:.2f})" if worst else ""
+            )
         if "skipped" in st:
             text += "; scoring-axis tau not split (per-item counts only, no per-config predictions)"
             return [table, Line("compliance", text, detail="summary")]

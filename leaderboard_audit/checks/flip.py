@@ -87,15 +87,33 @@ class Flip(Check):
             ["decile", "margin from", "margin to", "items", "fragile rate"],
             cal_rows,
         )
-        p = f["pooled"]
-        line = Line(
-            "flip",
-            f"flip predictor ({f['config']} margin): pooled AUC {fmt(p['auc'], 2)} "
-            f"{ci_cell(p['ci'], 2)}; flagging the lowest margins at {pct} precision catches "
-            f"{_recall(p['screen'])} of the fragile items (fragile share {fmt(p['base_rate'], 2)})",
-            detail="summary",
-        )
+        line = Line("flip", flip_line(f), detail="summary")
         return [table, calib, line] if cal_rows else [table, line]
+
+
+def flip_line(f: dict[str, Any]) -> str:
+    """The summary line: the pooled AUC and the screening figure, or why there is none. When
+    the fragile share is already above the precision target, flagging everything reaches it:
+    that is said, not printed as a perfect catch."""
+    p = f["pooled"]
+    pct = f"{f['precision_target']:.0%}"
+    head = f"flip predictor ({f['config']} margin): "
+    if p["auc"] is None:
+        return head + f"no AUC ({p.get('reason') or 'no margins'}); fragile share {fmt(p['base_rate'], 2)}"
+    text = head + f"pooled AUC {fmt(p['auc'], 2)}" + (f" {ci_cell(p['ci'], 2)}" if p.get("ci") else "")
+    sc = p.get("screen")
+    base = p.get("base_rate")
+    if base is not None and base >= f["precision_target"]:
+        return text + (
+            f"; {base:.0%} of the items are fragile, above the {pct} precision target, so flagging every "
+            "item reaches it: the margin adds nothing there"
+        )
+    if not sc or sc["recall"] is None:
+        return text + f"; no margin cutoff reaches {pct} precision (fragile share {fmt(base, 2)})"
+    return text + (
+        f"; flagging the lowest margins at {pct} precision catches {_recall(sc)} of the fragile items "
+        f"(fragile share {fmt(base, 2)})"
+    )
 
 
 def _recall(sc: dict[str, Any] | None) -> str:

@@ -222,7 +222,7 @@ def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any, alpha: f
     ci = p["ci"]
     ci_txt = "n/a (no jointly robust items)" if ci is None else ci_cell(ci)
     msg = (
-        f"{pair_label(h, lo)}: {why}. gap {fmt(p['gap'])} ({p['gap_items']} items), fragile share "
+        f"{pair_label(h, lo)}: {why}. gap {fmt(p['gap'])} ({p['gap_items']} item{'' if abs(p['gap_items']) == 1 else 's'}), fragile share "
         f"{fmt(fs)}; robust items {n_j}: higher_only {ho}, lower_only {lw}, sign test p "
         f"{p.get('p_value', 1.0):.3g} (alpha {alpha:g}); robust diff CI {ci_txt}"
         + ("" if one_config else f"; reversing {p['reversing']}/{n_configs}")

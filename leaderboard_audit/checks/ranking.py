@@ -112,8 +112,9 @@ class Ranking(Check):
             f"Tiers of the order the jointly robust items identify: every pair of models compared on the "
             f"items both get right, or both get wrong, under every configuration (exact sign test, Holm over "
             f"{ident.get('pairs_tested', 0)} pairs at alpha {ident['alpha']:g}); tier 1 = models no other "
-            f"model is identified above. 'vs next' compares each model with the one printed below it "
-            f"(its only-right items v the other's)."
+            f"model is identified above. Tiers are a partial order: models in one tier are not separated, "
+            f"and printed neighbours with equal scores may sit in different tiers. 'vs next' compares each "
+            f"model with the one printed below it (its only-right items v the other's)."
         )
         table = Table(
             "ranking",

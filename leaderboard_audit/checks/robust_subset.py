@@ -76,12 +76,19 @@ class RobustSubset(Check):
             "robust_subset",
             f"robust subset (k={k}{k_note}): mean fragility {fmt(r['mean_fragility'], 2)} vs "
             f"top-k {fmt(t['mean_fragility'], 2)} (all items {fmt(r['mean_fragility_all'], 2)}); champions "
-            f"{fmt(r['champions_mean'], 1)} vs {fmt(t['champions_mean'], 1)} (all items "
+            f"{_count(r['champions_mean'])} vs {_count(t['champions_mean'])} (all items "
             f"{r['champions_full']}); Kendall tau vs all {fmt(r['kendall_tau_mean'], 2)} vs "
             f"{fmt(t['kendall_tau_mean'], 2)}",
             detail="summary",
         )
         return [table, line]
+
+
+def _count(x: float | None) -> str:
+    """A mean champion count: whole when every draw gave the same count (3, not 3.0)."""
+    if x is None:
+        return "n/a"
+    return str(int(x)) if float(x).is_integer() else f"{x:.1f}"
 
 
 CHECK = RobustSubset()
