@@ -138,6 +138,7 @@ def test_honest_pr_reaches_the_audit_and_the_comment_is_sticky(boards, tmp_path)
     assert "gating checks: manufactured, ranking, champions" in out
     assert re.search(rf"^submission {NEW}: \w+ - .*; exit 0$", out, re.M)
     ws = Path(r["workspace"])
+    assert '"model"' not in (ws / "records" / "bench" / "org__newbie.jsonl").read_text()  # found by its name
     assert (ws / "gate.md").stat().st_size <= 65_536 and (ws / "gate.json").is_file()
     assert json.loads((ws / "gate.json").read_text())["submission"] == [NEW]  # `__` = `/`
     posted = comments(state)
@@ -284,3 +285,40 @@ def test_the_emulation_catches_the_insecure_job(boards, tmp_path, kind):
         assert marker.read_text() == "pwned"
     else:
         assert "auditing newbie" in last["script"] and (work / "home" / "PWNED").exists()
+
+
+@pytest.mark.parametrize("kind", ["help", "plugin", "shell-name"])
+def test_without_the_guard_step_the_audit_step_alone_runs_nothing(boards, tmp_path, kind):
+    """Defence in depth: with the guard step removed, ``-c`` of the trusted ini,
+    ``--audit=records`` and the names kept as data still run nothing of the PR."""
+    base0, board = boards
+    base = pr_tree(tmp_path, base0, "base")
+    wf = WORKFLOW.read_text()
+    guard_step = (
+        "      - name: refuse anything but data in records/\n        run: python -m leaderboard_audit.guard records\n"
+    )
+    assert guard_step in wf
+    (base / ".github" / "workflows" / "audit-gate.yml").write_text(wf.replace(guard_step, ""))
+    marker = tmp_path / "MARKER"
+    pr = pr_tree(tmp_path, base)
+    hostile(kind, pr, board["clean"], marker)
+    work = tmp_path / "run"
+    r = emu.run_job(base, pr, work)
+    s = steps(r)
+    assert GUARD not in s and s[AUDIT]["outcome"] == "failure", s[AUDIT].get("output")
+    assert "usage:" not in s[AUDIT]["output"]  # no --help from the PR's ini
+    assert not marker.exists() and not (work / "home" / "PWNED").exists()
+    assert not list(tmp_path.rglob("PWNED")) and not list(tmp_path.rglob("MARKER"))
+
+
+def test_a_changed_model_file_is_audited_as_a_submission(boards, tmp_path):
+    base, _ = boards
+    pr = pr_tree(tmp_path, base)
+    f = pr / "records" / "bench" / "mid.jsonl"
+    rows = [json.loads(x) for x in f.read_text().splitlines()]
+    for row in rows[::4]:
+        row["correct"] = {k: 1 for k in row["correct"]}
+    f.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    r = emu.run_job(base, pr, tmp_path / "run")
+    out = steps(r)[AUDIT]["output"]
+    assert re.search(r"^submission mid: \w+ - ", out, re.M), out[-3000:]
