@@ -103,6 +103,8 @@ def not_data(path: str | os.PathLike[str], limit: int = 20) -> list[str]:
     from .reports.text import clean
 
     found: list[str] = []
+    if Path(path).is_symlink():  # os.walk would follow the top folder's link
+        return [f"{clean(Path(path))}: a link"]
     for root, dirs, files in os.walk(path, followlinks=False):
         for name in sorted(dirs + files):
             f = Path(root) / name
@@ -128,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     import sys
 
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1 or not Path(args[0]).is_dir():
+    if len(args) != 1 or not (Path(args[0]).is_dir() or Path(args[0]).is_symlink()):
         print("usage: python -m leaderboard_audit.guard RECORDS_DIR", file=sys.stderr)
         return 4
     found = not_data(args[0])

@@ -18,3 +18,12 @@ def test_guard_refuses_config_code_and_shell_names(tmp_path, capsys):
     assert not any("newbie.jsonl" in f and "$" not in f for f in found)
     assert main([str(tmp_path / "records")]) == 4
     assert "refusing" in capsys.readouterr().err
+
+
+def test_guard_refuses_a_records_folder_that_is_a_link(tmp_path):
+    (tmp_path / "data" / "bench").mkdir(parents=True)
+    (tmp_path / "data" / "bench" / "m.jsonl").write_text("{}\n")
+    (tmp_path / "records").symlink_to("data")
+    assert not_data(tmp_path / "data") == []
+    assert [f.endswith("records: a link") for f in not_data(tmp_path / "records")] == [True]
+    assert main([str(tmp_path / "records")]) == 4
