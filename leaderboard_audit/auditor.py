@@ -72,6 +72,8 @@ def cases(records: Records, checks: Iterable[Check] | None = None) -> dict[str, 
             if check.skip_reason(sc):  # one skipped case per scope, not one per model or pair
                 raw.append((s, 0, f"{check.name}[{s}]", s, ()))
             else:
+                if check.report_only and check.cases(sc):
+                    raise RuntimeError(f"check {check.name!r} is report_only but has cases in scope {s!r}")
                 raw += [
                     (s, j, vid, tid, subj)
                     for j, ((vid, tid), subj) in enumerate(zip(check.cases(sc), check.subjects(sc)))

@@ -158,3 +158,32 @@ def test_import_graph_is_acyclic_and_layered():
         cwd=str(__import__("pathlib").Path(__file__).resolve().parents[1]),
     )
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stdout + out.stderr
+
+
+def test_bundled_check_without_test_module_fails_closed(pytester, tmp_path, monkeypatch):
+    """Issue 21: a bundled check with cases and no ``audits/test_<name>.py`` is a usage
+    error at collection, not a run that says "0 fail" and exits 0."""
+    import shutil
+
+    from builders import write
+    from leaderboard_audit import plugin
+    from leaderboard_audit.checks import untested_checks
+
+    real = plugin.audits_dir()
+    assert untested_checks(real) == []  # every bundled check with cases has its module
+    gutted = tmp_path / "audits"
+    shutil.copytree(real, gutted, ignore=shutil.ignore_patterns("__pycache__", "test_band.py"))
+    assert untested_checks(gutted) == ["band"]  # report-only checks (flip, averaged, power) need none
+    monkeypatch.setattr(plugin, "audits_dir", lambda: gutted.resolve())
+    recs = write(stable_records(), tmp_path / "recs")
+    result = pytester.runpytest("--audit", str(recs), "-p", "no:cacheprovider", "-q")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*bundled check(s) with no test module*band (needs test_band.py*"])
+
+
+def test_report_only_checks_have_no_cases():
+    r = stable_records()
+    by_check = cases(r)
+    for name, check in registry().items():
+        if check.report_only:
+            assert by_check[name] == [], name

@@ -20,6 +20,8 @@ class Averaged(Check):
     title = "Harness-averaged order (accuracy averaged over the grid, Holm-adjusted sign tests)"
     section = "averaged"
 
+    report_only = True  # no cases: a report section, no audits/ test module
+
     def cases(self, scope: Scope) -> list[tuple[str, str]]:
         return []
 

@@ -28,6 +28,8 @@ class Compliance(Check):
     section = "compliance"
     scope_dependent = True  # per-config rows in the pooled scope only
 
+    report_only = True  # no cases: a report section, no audits/ test module
+
     def cases(self, scope: Scope) -> list[tuple[str, str]]:
         return []
 

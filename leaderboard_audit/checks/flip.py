@@ -26,6 +26,8 @@ class Flip(Check):
     thresholds = {"flip_precision": PRECISION_TARGET, "flip_boot": DEFAULT_FLIP_BOOT}
     scope_dependent = True  # the CI is drawn in the pooled scope only
 
+    report_only = True  # no cases: a report section, no audits/ test module
+
     def cases(self, scope: Scope) -> list[tuple[str, str]]:
         return []
 

@@ -21,6 +21,8 @@ class Power(Check):
     title = "Power of the robust-item comparison"
     section = "unidentifiable_pairs"
 
+    report_only = True  # no cases: a report section, no audits/ test module
+
     def cases(self, scope: Scope) -> list[tuple[str, str]]:
         return []
 

@@ -22,6 +22,8 @@ class RobustSubset(Check):
     title = "Robust subset (beyond the paper: section 4.4)"
     section = "robust_subset"
 
+    report_only = True  # no cases: a report section, no audits/ test module
+
     def cases(self, scope: Scope) -> list[tuple[str, str]]:
         return []
 
