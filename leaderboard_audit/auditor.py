@@ -265,6 +265,7 @@ def audit(
     n_boot: int = DEFAULT_BOOT,
     thresholds: Thresholds | None = None,
     path: str | None = None,
+    alpha: float = DEFAULT_ALPHA,
 ) -> dict[str, Any]:
     """Audit every scope of ``records``; returns the report-v1 dict (the plugin's JSON)."""
     t = thresholds or Thresholds()
@@ -273,7 +274,7 @@ def audit(
         from .records.fingerprint import sha256_of
 
         sha = sha256_of(path)
-    scopes = audit_scopes(records, seed=seed, n_boot=n_boot, thresholds=t)
+    scopes = audit_scopes(records, seed=seed, n_boot=n_boot, thresholds=t, alpha=alpha)
     report = build_report(records_summary(records, path, sha), scopes, seed=seed, n_boot=n_boot, thresholds=t)
     from .evidence import enrich_report  # legend and the items behind each pair's gap
 
