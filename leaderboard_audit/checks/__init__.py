@@ -115,7 +115,7 @@ __all__ = [
 
 def scope_tables(name: str, s: dict) -> list:
     """Every registered check's tables and lines for one scope, in registry order
-    (``reports.tables.Table`` / ``Line``; the renderers only format them)."""
+    (``tables_model.Table`` / ``Line``; the renderers only format them)."""
     out: list = []
     for check in registry().values():
         out += check.tables(name, s)

@@ -16,7 +16,7 @@ A check turns one paper claim into verdicts. It owns, in one module:
   usage error at collection, never a silent pass);
 * ``skip_reason(scope)``: why the check does not apply to this scope (then its cases
   are skipped with that reason), or ``None``;
-* ``tables(name, scope_report)``: the rows the renderers show (``reports.tables.Table``);
+* ``tables(name, scope_report)``: the rows the renderers show (``tables_model.Table``);
 * ``gate`` / ``gate_default`` / ``gate_created``: its part in the submission gate
   (``--audit-submission``, docs/ci-gate.md): ``"subject"`` (its verdicts about a
   newcomer gate), ``"scope"`` (its scope-wide verdict gates when the newcomer's
@@ -36,7 +36,7 @@ import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..records import Records
-    from ..reports.tables import Table
+    from ..tables_model import Table
     from ..verdicts import Thresholds
 
 POOLED = "pooled"

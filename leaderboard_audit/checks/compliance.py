@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics.compliance import DEFAULT_ANSWER_CLASSES, compliance
-from ..reports.tables import Line, Table
+from ..tables_model import Line, Table
 from ..verdicts import fmt
 from .base import POOLED, Check, Scope
 
