@@ -295,6 +295,14 @@ class AuditSession:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # Load (and validate) up front: bad records are one usage error naming file and
         # line, not a collection error per worker. The controller hashes once.
+        from .checks import untested_checks
+
+        untested = untested_checks(self.audits_dir)
+        if untested:  # fail closed: their verdicts would reach the JSON but never the exit status
+            raise pytest.UsageError(
+                f"bundled check(s) with no test module in {self.audits_dir}: "
+                + ", ".join(f"{n} (needs test_{n}.py, or report_only = True if it has no cases)" for n in untested)
+            )
         _ = self.records
         if not _is_worker(self.config):
             self.fingerprint()

@@ -72,6 +72,8 @@ def cases(records: Records, checks: Iterable[Check] | None = None) -> dict[str, 
             if check.skip_reason(sc):  # one skipped case per scope, not one per model or pair
                 raw.append((s, 0, f"{check.name}[{s}]", s, ()))
             else:
+                if check.report_only and check.cases(sc):
+                    raise RuntimeError(f"check {check.name!r} is report_only but has cases in scope {s!r}")
                 raw += [
                     (s, j, vid, tid, subj)
                     for j, ((vid, tid), subj) in enumerate(zip(check.cases(sc), check.subjects(sc)))
@@ -263,6 +265,7 @@ def audit(
     n_boot: int = DEFAULT_BOOT,
     thresholds: Thresholds | None = None,
     path: str | None = None,
+    alpha: float = DEFAULT_ALPHA,
 ) -> dict[str, Any]:
     """Audit every scope of ``records``; returns the report-v1 dict (the plugin's JSON)."""
     t = thresholds or Thresholds()
@@ -271,7 +274,7 @@ def audit(
         from .records.fingerprint import sha256_of
 
         sha = sha256_of(path)
-    scopes = audit_scopes(records, seed=seed, n_boot=n_boot, thresholds=t)
+    scopes = audit_scopes(records, seed=seed, n_boot=n_boot, thresholds=t, alpha=alpha)
     report = build_report(records_summary(records, path, sha), scopes, seed=seed, n_boot=n_boot, thresholds=t)
     from .evidence import enrich_report  # legend and the items behind each pair's gap
 

@@ -184,7 +184,7 @@ def keep_cache_out(config: pytest.Config, records: str) -> None:
 
 def settings_from_config(config: pytest.Config) -> dict[str, Any]:
     """Resolve and validate the settings (controller; workers receive them)."""
-    from .settings import SettingsError, find_pyproject, pyproject_table, resolve
+    from .settings import INI_KEYS, SettingsError, resolve_settings
     from .threshold_names import THRESHOLD_NAMES
 
     audit = config.getoption("audit")
@@ -194,9 +194,7 @@ def settings_from_config(config: pytest.Config) -> dict[str, Any]:
     if collect is not None and not str(collect).strip():
         raise pytest.UsageError("--audit-collect: empty path; pass a collection spec (TOML)")
     try:
-        table_path = find_pyproject(getattr(config, "inipath", None), config.invocation_params.dir)
-        table = pyproject_table(table_path)
-        ini = {k: config.getini(f"audit_{k}") for k in ("seed", "boot", "alpha", "strict")}
+        ini = {k: config.getini(f"audit_{k}") for k in INI_KEYS}
         ini.update({f"threshold:{n}": config.getini(f"audit_{n}") for n in THRESHOLD_NAMES})
         cli = {
             "seed": config.getoption("audit_seed"),
@@ -205,12 +203,12 @@ def settings_from_config(config: pytest.Config) -> dict[str, Any]:
             "strict": config.getoption("audit_strict"),
             "intersect": config.getoption("audit_intersect"),
         }
-        resolved = resolve(
+        resolved = resolve_settings(
             cli=cli,
-            ini=ini,
-            table=table,
-            table_path=table_path,
             cli_thresholds=list(config.getoption("audit_threshold") or []),
+            invocation_dir=config.invocation_params.dir,
+            inipath=getattr(config, "inipath", None),
+            ini=ini,
         )
     except SettingsError as exc:
         raise pytest.UsageError(str(exc)) from None

@@ -10,48 +10,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
-from .settings import DEFAULT_BOOT, DEFAULT_SEED, MAX_BOOT, MIN_BOOT
-
-
-def boot_count(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of resamples") from None
-    if not MIN_BOOT <= n <= MAX_BOOT:
-        raise argparse.ArgumentTypeError(f"{n}: use between {MIN_BOOT:,} and {MAX_BOOT:,} resamples")
-    return n
-
-
-def seed_value(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"{n}: the seed must be 0 or more")
-    return n
-
-
-def threshold_pair(text: str) -> tuple[str, str]:
-    """``NAME=VALUE`` with a known name and a finite number (a whole one for integer thresholds)."""
-    from .verdicts import Thresholds
-
-    names = Thresholds.names()
-    if "=" not in text:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected NAME=VALUE, e.g. band_pass=0.02 (names: {', '.join(names)})"
-        )
-    name, value = (part.strip() for part in text.split("=", 1))
-    if name not in names:
-        raise argparse.ArgumentTypeError(f"unknown threshold {name!r} (names: {', '.join(names)})")
-    try:
-        Thresholds({name: value})
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return name, value
+from .settings import DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_SEED, MAX_BOOT, MIN_BOOT
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,15 +22,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("path", help="records-v1 directory, CSV/Parquet table, packed file, or lm-eval/helm source")
     p.add_argument("--format", default="auto", choices=("auto", "records", "table", "lm-eval", "helm"))
-    p.add_argument("--seed", type=seed_value, default=DEFAULT_SEED)
+    # values are checked by settings.resolve_settings, the plugin's own path (CLI > pyproject > defaults)
+    p.add_argument("--seed", default=None, help=f"bootstrap seed (default {DEFAULT_SEED})")
     p.add_argument(
         "--boot",
-        type=boot_count,
-        default=DEFAULT_BOOT,
+        default=None,
         help=f"bootstrap resamples ({MIN_BOOT:,} to {MAX_BOOT:,}; default {DEFAULT_BOOT:,})",
     )
-    p.add_argument("--intersect", action="store_true", help="audit only the items common to all models")
-    p.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE", type=threshold_pair)
+    p.add_argument("--alpha", default=None, help=f"significance level of the pair tests (default {DEFAULT_ALPHA})")
+    p.add_argument("--intersect", action="store_true", default=None, help="audit only the items common to all models")
+    p.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--json", metavar="PATH", help="write the report-v1 JSON")
     p.add_argument("--markdown", metavar="PATH")
     p.add_argument("--html", metavar="PATH")
@@ -78,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write a publishable leaderboard (rank by tier, score with 95%% CI, band, robust, tier, identified "
         "above, configs won, harness card): .md, .csv or .html by suffix",
     )
-    p.add_argument("--strict", action="store_true", help="exit 1 on a warn too")
+    p.add_argument("--strict", action="store_true", default=None, help="exit 1 on a warn too")
     return p
 
 
@@ -140,19 +103,32 @@ def main(argv: list[str] | None = None) -> int:
     from .records import RecordsError
     from .auditor import audit
     from .reports.terminal import CLI_HINT, render_summary
+    from .settings import SettingsError, resolve_settings
     from .verdicts import Thresholds
 
-    try:
-        thresholds = Thresholds.from_mapping(dict(args.threshold))
-    except (ValueError, TypeError) as exc:
-        print(f"leaderboard-audit audit: --threshold: {exc}", file=sys.stderr)
+    try:  # the same resolution as pytest --audit: [tool.leaderboard_audit] applies here too
+        settings = resolve_settings(
+            cli={k: getattr(args, k) for k in ("seed", "boot", "alpha", "strict", "intersect")},
+            cli_thresholds=list(args.threshold),
+            invocation_dir=Path.cwd(),
+            flag_prefix="--",
+        )
+    except SettingsError as exc:
+        print(f"leaderboard-audit audit: {exc}", file=sys.stderr)
         return 2
     try:
-        records = load_for_audit(args.path, args.format, intersect=args.intersect)
+        records = load_for_audit(args.path, args.format, intersect=settings["intersect"])
     except RecordsError as exc:
         print(f"leaderboard-audit audit: {exc}", file=sys.stderr)
         return 4
-    report = audit(records, seed=args.seed, n_boot=args.boot, thresholds=thresholds, path=args.path)
+    report = audit(
+        records,
+        seed=settings["seed"],
+        n_boot=settings["boot"],
+        thresholds=Thresholds.from_mapping(settings["thresholds"]),
+        alpha=settings["alpha"],
+        path=args.path,
+    )
     verdicts = [v for s in report["scopes"].values() for v in s["verdicts"]]
     print(render_summary(report, verdicts, hint=CLI_HINT))
     failed = write_reports(report, args)
@@ -161,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     if failed:
         return 4
     statuses = {v["status"] for v in verdicts}
-    return 1 if "fail" in statuses or (args.strict and "warn" in statuses) else 0
+    return 1 if "fail" in statuses or (settings["strict"] and "warn" in statuses) else 0
 
 
 if __name__ == "__main__":

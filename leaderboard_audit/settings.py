@@ -123,8 +123,10 @@ def resolve(
     table: dict[str, Any],
     table_path: Path | None,
     cli_thresholds: list[str],
+    flag_prefix: str = "--audit-",
 ) -> dict[str, Any]:
-    """Merge the three sources (see the module docstring) into plain settings."""
+    """Merge the three sources (see the module docstring) into plain settings.
+    ``flag_prefix`` names the command-line options in messages (``--`` for the CLI)."""
     from .checks import default_thresholds
     from .verdicts import Thresholds
 
@@ -139,7 +141,7 @@ def resolve(
     }
     for key, (default, conv) in specs.items():
         if cli.get(key) is not None:
-            out[key] = conv(f"--audit-{key}")(cli[key])
+            out[key] = conv(f"{flag_prefix}{key}")(cli[key])
         elif ini.get(key) not in (None, ""):
             out[key] = conv(f"ini audit_{key}")(ini[key])
         elif key in table:
@@ -162,15 +164,15 @@ def resolve(
         name = name.strip()
         if not sep or not value.strip():
             raise SettingsError(
-                f"--audit-threshold {item!r}: expected NAME=VALUE, e.g. band_pass=0.03 "
+                f"{flag_prefix}threshold {item!r}: expected NAME=VALUE, e.g. band_pass=0.03 "
                 f"(names: {', '.join(sorted(default_thresholds()))})"
             )
         if name not in default_thresholds():
             raise SettingsError(
-                f"--audit-threshold {item!r}: unknown threshold {name!r} "
+                f"{flag_prefix}threshold {item!r}: unknown threshold {name!r} "
                 f"(names: {', '.join(sorted(default_thresholds()))})"
             )
-        thresholds[name], sources[name] = value.strip(), "--audit-threshold"
+        thresholds[name], sources[name] = value.strip(), f"{flag_prefix}threshold"
     for name, value in thresholds.items():
         try:
             Thresholds({name: value})
@@ -180,10 +182,38 @@ def resolve(
     return out
 
 
+INI_KEYS = ("seed", "boot", "alpha", "strict")  # ini ``audit_<key>`` (thresholds: ``audit_<name>``)
+
+
+def resolve_settings(
+    *,
+    cli: dict[str, Any],
+    cli_thresholds: list[str],
+    invocation_dir: Path,
+    inipath: Path | None = None,
+    ini: dict[str, Any] | None = None,
+    flag_prefix: str = "--audit-",
+) -> dict[str, Any]:
+    """The one settings path of both front ends (``pytest --audit`` and
+    ``leaderboard-audit audit``): find the pyproject table, then ``resolve``
+    (command line > ini > ``[tool.leaderboard_audit]`` > defaults). The standalone CLI
+    has no pytest ini (``ini`` empty)."""
+    table_path = find_pyproject(inipath, invocation_dir)
+    return resolve(
+        cli=cli,
+        ini=ini or {},
+        table=pyproject_table(table_path),
+        table_path=table_path,
+        cli_thresholds=cli_thresholds,
+        flag_prefix=flag_prefix,
+    )
+
+
 __all__ = [
     "DEFAULT_ALPHA",
     "DEFAULT_BOOT",
     "DEFAULT_SEED",
+    "INI_KEYS",
     "MAX_BOOT",
     "MIN_BOOT",
     "SUMMARY_CHOICES",
@@ -191,4 +221,5 @@ __all__ = [
     "find_pyproject",
     "pyproject_table",
     "resolve",
+    "resolve_settings",
 ]

@@ -29,16 +29,17 @@ def run(argv: list[str], capsys) -> tuple[int, str, str]:
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--boot", "0"], "--boot: 0: use between 100 and 1,000,000 resamples"),
-        (["--boot", "-5"], "--boot: -5: use between"),
-        (["--boot", "10000000000"], "use between"),
+        (["--boot", "0"], "--boot boot='0' must be between 100 and 1,000,000"),
+        (["--boot", "-5"], "--boot boot='-5' must be between"),
+        (["--boot", "10000000000"], "must be between"),
         (["--boot", "many"], "'many' is not a whole number"),
-        (["--seed", "-1"], "the seed must be 0 or more"),
+        (["--seed", "-1"], "--seed seed='-1' must be between 0 and"),
         (["--threshold", "band_pass"], "'band_pass': expected NAME=VALUE"),
         (["--threshold", "band_pass=abc"], "band_pass='abc' is not a number"),
         (["--threshold", "band_pass=nan"], "band_pass='nan' must be finite"),
         (["--threshold", "compression_k=2.7"], "compression_k='2.7' must be a positive whole number"),
         (["--threshold", "compression_k=-5"], "compression_k='-5' must be a positive whole number"),
+        (["--alpha", "2"], "--alpha alpha='2' must be between 0 and 1"),
     ],
 )
 def test_audit_option_values_are_usage_errors(capsys, argv, message):

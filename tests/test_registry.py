@@ -95,7 +95,9 @@ def test_report_is_deterministic_across_calls():
 
 
 def test_import_graph_is_acyclic_and_layered():
-    """Computation never imports renderers or pytest glue; no module-level cycles."""
+    """Computation never imports renderers or pytest glue; checks import nothing from
+    ``reports`` (the table model lives below both); no cycles, imports inside functions
+    included (issue 21)."""
     code = textwrap.dedent("""
         import ast, pathlib, sys
         root = pathlib.Path("leaderboard_audit")
@@ -144,7 +146,13 @@ def test_import_graph_is_acyclic_and_layered():
         high = ("leaderboard_audit.reports.html", "leaderboard_audit.reports.markdown",
                 "leaderboard_audit.reports.terminal", "leaderboard_audit.reports.submission_text",
                 "leaderboard_audit.plugin", "leaderboard_audit.audit_session", "leaderboard_audit.collect")
+        # ast.walk sees imports inside functions too (lazy ones): verdicts -> checks is one
+        assert "leaderboard_audit.checks" in edges["leaderboard_audit.verdicts"], "lazy imports not seen"
         for m, ts in edges.items():
+            if m.startswith("leaderboard_audit.checks"):
+                bad = [t for t in ts if t.startswith("leaderboard_audit.reports")]
+                if bad:
+                    print("CHECK IMPORTS REPORTS", m, bad); sys.exit(1)
             if m.startswith(low):
                 bad = [t for t in ts if t.startswith(high)]
                 if bad:
@@ -158,3 +166,32 @@ def test_import_graph_is_acyclic_and_layered():
         cwd=str(__import__("pathlib").Path(__file__).resolve().parents[1]),
     )
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stdout + out.stderr
+
+
+def test_bundled_check_without_test_module_fails_closed(pytester, tmp_path, monkeypatch):
+    """Issue 21: a bundled check with cases and no ``audits/test_<name>.py`` is a usage
+    error at collection, not a run that says "0 fail" and exits 0."""
+    import shutil
+
+    from builders import write
+    from leaderboard_audit import plugin
+    from leaderboard_audit.checks import untested_checks
+
+    real = plugin.audits_dir()
+    assert untested_checks(real) == []  # every bundled check with cases has its module
+    gutted = tmp_path / "audits"
+    shutil.copytree(real, gutted, ignore=shutil.ignore_patterns("__pycache__", "test_band.py"))
+    assert untested_checks(gutted) == ["band"]  # report-only checks (flip, averaged, power) need none
+    monkeypatch.setattr(plugin, "audits_dir", lambda: gutted.resolve())
+    recs = write(stable_records(), tmp_path / "recs")
+    result = pytester.runpytest("--audit", str(recs), "-p", "no:cacheprovider", "-q")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*bundled check(s) with no test module*band (needs test_band.py*"])
+
+
+def test_report_only_checks_have_no_cases():
+    r = stable_records()
+    by_check = cases(r)
+    for name, check in registry().items():
+        if check.report_only:
+            assert by_check[name] == [], name

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+from pathlib import Path
 
 from .base import POOLED, Check, Scope, num
 
@@ -89,6 +90,13 @@ def default_thresholds() -> dict[str, float | int]:
     return out
 
 
+def untested_checks(audits_dir: Path) -> list[str]:
+    """Bundled checks that would pass silently: not report-only, yet no
+    ``audits/test_<name>.py`` in ``audits_dir`` (``audits/test_registered.py`` generates
+    tests for third-party checks only). The plugin refuses to collect with any."""
+    return [n for n in BUILTIN if not registry()[n].report_only and not (audits_dir / f"test_{n}.py").is_file()]
+
+
 __all__ = [
     "BUILTIN",
     "ENTRY_POINT_GROUP",
@@ -101,12 +109,13 @@ __all__ = [
     "num",
     "registry",
     "scope_tables",
+    "untested_checks",
 ]
 
 
 def scope_tables(name: str, s: dict) -> list:
     """Every registered check's tables and lines for one scope, in registry order
-    (``reports.tables.Table`` / ``Line``; the renderers only format them)."""
+    (``tables_model.Table`` / ``Line``; the renderers only format them)."""
     out: list = []
     for check in registry().values():
         out += check.tables(name, s)

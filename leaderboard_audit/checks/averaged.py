@@ -11,7 +11,7 @@ from typing import Any
 
 from ..metrics.averaged import METHOD, averaged_order, configs_won
 from ..metrics.identified import identified_report
-from ..reports.tables import Line
+from ..tables_model import Line
 from .base import Check, Scope
 
 
@@ -19,6 +19,8 @@ class Averaged(Check):
     name = "averaged"
     title = "Harness-averaged order (accuracy averaged over the grid, Holm-adjusted sign tests)"
     section = "averaged"
+
+    report_only = True  # no cases: a report section, no audits/ test module
 
     def cases(self, scope: Scope) -> list[tuple[str, str]]:
         return []

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics.per_model import band as band_m
-from ..reports.tables import Cell, Table, range_cell
+from ..tables_model import Cell, Table, range_cell
 from ..verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
 from .base import Check, Scope, num
 

@@ -11,9 +11,12 @@ A check turns one paper claim into verdicts. It owns, in one module:
   cheap (from the reference order only) so collection never runs the statistics;
   ``subjects(scope)`` the models each case is about (the submission gate);
 * ``judge(scope, section)``: the verdicts (``verdicts.make_verdict``);
+* ``report_only``: ``True`` for a check with no cases anywhere (a report section only);
+  every other bundled check needs its ``audits/test_<name>.py`` (a missing one is a
+  usage error at collection, never a silent pass);
 * ``skip_reason(scope)``: why the check does not apply to this scope (then its cases
   are skipped with that reason), or ``None``;
-* ``tables(name, scope_report)``: the rows the renderers show (``reports.tables.Table``);
+* ``tables(name, scope_report)``: the rows the renderers show (``tables_model.Table``);
 * ``gate`` / ``gate_default`` / ``gate_created``: its part in the submission gate
   (``--audit-submission``, docs/ci-gate.md): ``"subject"`` (its verdicts about a
   newcomer gate), ``"scope"`` (its scope-wide verdict gates when the newcomer's
@@ -33,7 +36,7 @@ import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..records import Records
-    from ..reports.tables import Table
+    from ..tables_model import Table
     from ..verdicts import Thresholds
 
 POOLED = "pooled"
@@ -154,6 +157,9 @@ class Check:
     gate: ClassVar[str | None] = None
     #: whether it gates by default; otherwise only with ``--audit-gate <name>``
     gate_default: ClassVar[bool] = True
+    #: no cases in any scope (a report section only): a bundled check that is not
+    #: report-only needs ``audits/test_<name>.py`` (``untested_checks``)
+    report_only: ClassVar[bool] = False
 
     def applies_to(self, scope_name: str, records: Records) -> bool:
         """Whether the check has cases in this scope at all (default: every scope)."""

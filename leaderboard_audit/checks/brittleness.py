@@ -22,7 +22,7 @@ from ..metrics.brittleness import (
     variance_parts_from_right,
 )
 from ..metrics.per_model import derived
-from ..reports.tables import Line
+from ..tables_model import Line
 from ..verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
 from .base import POOLED, Check, Scope
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics.compliance import DEFAULT_ANSWER_CLASSES, compliance
-from ..reports.tables import Line, Table
+from ..tables_model import Line, Table
 from ..verdicts import fmt
 from .base import POOLED, Check, Scope
 
@@ -27,6 +27,8 @@ class Compliance(Check):
     title = "Compliance vs competence (beyond the paper: section 6)"
     section = "compliance"
     scope_dependent = True  # per-config rows in the pooled scope only
+
+    report_only = True  # no cases: a report section, no audits/ test module
 
     def cases(self, scope: Scope) -> list[tuple[str, str]]:
         return []

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics.flip import DEFAULT_FLIP_BOOT, PRECISION_TARGET, flip_predictor
-from ..reports.tables import Cell, Line, Table, ci_cell
+from ..tables_model import Cell, Line, Table, ci_cell
 from ..verdicts import fmt
 from .base import POOLED, Check, Scope
 
@@ -25,6 +25,8 @@ class Flip(Check):
     section = "flip"
     thresholds = {"flip_precision": PRECISION_TARGET, "flip_boot": DEFAULT_FLIP_BOOT}
     scope_dependent = True  # the CI is drawn in the pooled scope only
+
+    report_only = True  # no cases: a report section, no audits/ test module
 
     def cases(self, scope: Scope) -> list[tuple[str, str]]:
         return []

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..metrics.pairs import PairStats, adjacent_pairs
 from ..metrics.power import log10_p, min_disagreements
-from ..reports.tables import Cell, Table, ci_cell, pair_label
+from ..tables_model import Cell, Table, ci_cell, pair_label
 from ..verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
 from .base import Check, Scope, num
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..metrics.leave_one_out import MIN_BENCHMARKS, moved, without_benchmark
 from ..metrics.rng import rng_for
-from ..reports.tables import Cell, Line, Table, ci_cell
+from ..tables_model import Cell, Line, Table, ci_cell
 from ..verdicts import FAIL, PASS, SEVERITY, WARN, exact, fmt, make_verdict, skipped
 from .base import POOLED, Check, Scope
 

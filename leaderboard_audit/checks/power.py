@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics.power import median, min_disagreements
-from ..reports.tables import Line
+from ..tables_model import Line
 from .base import Check, Scope
 
 
@@ -20,6 +20,8 @@ class Power(Check):
     name = "power"
     title = "Power of the robust-item comparison"
     section = "unidentifiable_pairs"
+
+    report_only = True  # no cases: a report section, no audits/ test module
 
     def cases(self, scope: Scope) -> list[tuple[str, str]]:
         return []

@@ -15,7 +15,7 @@ from typing import Any
 
 
 from ..metrics.identified import identified_order, identified_report
-from ..reports.tables import Cell, Line, Table
+from ..tables_model import Cell, Line, Table
 from ..verdicts import FAIL, PASS, WARN, exact, make_verdict
 from .averaged import tiers_text
 from .base import Check, Scope

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics.robust_subset import robust_subset
-from ..reports.tables import Line, Table
+from ..tables_model import Line, Table
 from ..verdicts import fmt
 from .base import Check, Scope
 
@@ -21,6 +21,8 @@ class RobustSubset(Check):
     name = "robust_subset"
     title = "Robust subset (beyond the paper: section 4.4)"
     section = "robust_subset"
+
+    report_only = True  # no cases: a report section, no audits/ test module
 
     def cases(self, scope: Scope) -> list[tuple[str, str]]:
         return []

@@ -2,7 +2,7 @@
 
 ```toml
 output = "records"                 # records directory (relative to this file)
-engine = "vllm"                    # "vllm" (default) | "transformers"
+engine = "vllm"                    # "vllm" (default) | "transformers" | "openai" | "fake"
 grid = "paper"                     # "paper" or a TOML/JSON grid file
 n_items = 100                      # per benchmark (paper: 1000)
 benchmarks = ["arc", "hellaswag", "mmlu", "truthfulqa"]

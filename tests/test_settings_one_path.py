@@ -1,0 +1,50 @@
+"""Issue 21: `leaderboard-audit audit` and `pytest --audit` resolve settings with the same
+code (command line > ini > pyproject ``[tool.leaderboard_audit]`` > defaults) and give the
+same verdicts on the same records."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from leaderboard_audit.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+REAL = REPO / "fixtures" / "real"
+
+TABLE = """[tool.leaderboard_audit]
+boot = 200
+seed = 7
+alpha = 0.1
+band_pass = 0.5
+band_warn = 0.6
+"""
+
+
+def _verdicts(path: Path) -> dict[str, tuple]:
+    rep = json.loads(path.read_text())
+    return {v["id"]: (v["status"], v["value"], v["margin"]) for s in rep["scopes"].values() for v in s["verdicts"]}
+
+
+def test_cli_and_plugin_give_identical_verdicts_under_a_pyproject_table(pytester, tmp_path, monkeypatch):
+    recs = tmp_path / "real"  # outside any project: only the table below applies
+    shutil.copytree(REAL, recs, ignore=shutil.ignore_patterns("_raw"))
+    pytester.makefile(".toml", pyproject=TABLE)
+    cli_json, plugin_json = tmp_path / "cli.json", tmp_path / "plugin.json"
+
+    monkeypatch.chdir(pytester.path)
+    rc_cli = main(["audit", str(recs), "--json", str(cli_json)])
+    result = pytester.runpytest(
+        "--audit", str(recs), "-p", "no:cacheprovider", "-q", "--audit-report", str(plugin_json)
+    )
+
+    cli, plugin = _verdicts(cli_json), _verdicts(plugin_json)
+    assert cli == plugin
+    band = [v for k, v in cli.items() if k.startswith("band[")]
+    assert band and all(abs(v + m - 0.5) < 1e-9 for _, v, m in band)  # margins to band_pass = 0.5 (the table)
+    for name in ("cli", "plugin"):
+        rep = json.loads((tmp_path / f"{name}.json").read_text())
+        assert rep["seed"] == 7 and rep["bootstrap"] == 200, name
+        assert rep["thresholds"]["band_pass"] == 0.5, name
+    assert rc_cli == (1 if result.ret == 1 else 0)
