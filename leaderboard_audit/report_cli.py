@@ -141,7 +141,13 @@ def main(argv: list[str] | None = None) -> int:
     from .auditor import audit
     from .reports.terminal import CLI_HINT, render_summary
     from .verdicts import Thresholds
+    from .checks import RegistryError, registry
 
+    try:
+        registry()
+    except RegistryError as exc:  # B32: the check registry, not --threshold
+        print(f"leaderboard-audit audit: registered checks: {exc}", file=sys.stderr)
+        return 2
     try:
         thresholds = Thresholds.from_mapping(dict(args.threshold))
     except (ValueError, TypeError) as exc:
