@@ -48,7 +48,7 @@ def check_set_names(models: tuple[str, ...] | list[str], benchmarks: tuple[str, 
                     Problem(
                         source,
                         None,
-                        f"{kind}s {seen[key]!r} and {n!r} differ only in Unicode normalisation (NFKC); the reports would show them alike",
+                        f"{kind}s {ascii(seen[key])} and {ascii(n)} differ only in Unicode normalisation (NFKC); the reports would show them alike",
                     )
                 )
             seen.setdefault(key, n)
