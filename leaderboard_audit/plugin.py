@@ -184,6 +184,7 @@ def keep_cache_out(config: pytest.Config, records: str) -> None:
 
 def settings_from_config(config: pytest.Config) -> dict[str, Any]:
     """Resolve and validate the settings (controller; workers receive them)."""
+    from .checks import RegistryError
     from .settings import INI_KEYS, SettingsError, resolve_settings
     from .threshold_names import THRESHOLD_NAMES
 
@@ -212,6 +213,8 @@ def settings_from_config(config: pytest.Config) -> dict[str, Any]:
         )
     except SettingsError as exc:
         raise pytest.UsageError(str(exc)) from None
+    except RegistryError as exc:  # a broken third-party check (B32): a usage error, not an INTERNALERROR
+        raise pytest.UsageError(f"registered checks: {exc}") from None
     resolved.update(
         {
             "path": audit,

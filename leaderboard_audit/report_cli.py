@@ -105,7 +105,13 @@ def main(argv: list[str] | None = None) -> int:
     from .reports.terminal import CLI_HINT, render_summary
     from .settings import SettingsError, resolve_settings
     from .verdicts import Thresholds
+    from .checks import RegistryError, registry
 
+    try:
+        registry()
+    except RegistryError as exc:  # B32: the check registry, not --threshold
+        print(f"leaderboard-audit audit: registered checks: {exc}", file=sys.stderr)
+        return 2
     try:  # the same resolution as pytest --audit: [tool.leaderboard_audit] applies here too
         settings = resolve_settings(
             cli={k: getattr(args, k) for k in ("seed", "boot", "alpha", "strict", "intersect")},

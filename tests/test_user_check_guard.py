@@ -36,6 +36,9 @@ class Simple(Check):
             return [make_verdict(self.name, vid, "pass", v, 0.1, v, "nan")]
         st, mg = judge(v, pass_at=scope.thresholds.uc_pass)
         return [make_verdict(self.name, vid, st, v, 0.1, mg, "ok")]
+
+class Band(Simple):
+    name = "band"
 """
 
 
@@ -102,3 +105,24 @@ def test_a_registered_check_cannot_shadow_a_bundled_verdict_id(run):
         return sorted((v["id"], v["status"]) for v in _verdicts(r) if v["check"] != "uc_simple")
 
     assert bundled_of(rep) == bundled_of(ok_rep)
+
+
+@pytest.mark.parametrize(
+    ("entry", "needle"),
+    [("band = uc_demo:Band", "two checks are named 'band'"), ("uc_missing = no_such_module:X", "failed to load")],
+)
+def test_registry_errors_are_usage_errors(run, pytester, entry, needle):
+    """B32: a broken registry was an INTERNALERROR under pytest and a '--threshold' error in the CLI."""
+    import subprocess
+    import sys
+
+    (pytester.path / "site" / "uc_demo-0.1.dist-info" / "entry_points.txt").write_text(
+        f"[leaderboard_audit.checks]\n{entry}\n"
+    )
+    res, rep = run("ok")
+    text = res.stdout.str() + res.stderr.str()
+    assert res.ret == pytest.ExitCode.USAGE_ERROR and "INTERNALERROR" not in text, text
+    assert "registered checks: " in text and needle in text, text
+    code = "import sys; from leaderboard_audit.report_cli import main; sys.exit(main(sys.argv[1:]))"
+    cli = subprocess.run([sys.executable, "-c", code, str(TINY)], capture_output=True, text=True, timeout=120)
+    assert cli.returncode == 2 and "registered checks: " in cli.stderr and "--threshold" not in cli.stderr, cli.stderr

@@ -278,7 +278,23 @@ def mapped_item_fn(name: str, mapping: dict[str, Any]) -> Callable[[int, dict[st
     n_opt, base = int(mapping.get("n_options", 4)), int(mapping.get("answer_base", 0))
 
     def to_item(i: int, row: dict[str, Any]) -> Item | None:
-        choices = [_field(row, f) for f in c_f] if isinstance(c_f, list) else list(_field(row, c_f))
+        if isinstance(c_f, list):
+            choices = [_field(row, f) for f in c_f]
+        else:
+            raw = _field(row, c_f)
+            if not isinstance(raw, list | tuple):  # a dict gives its keys, a string its letters (B31)
+                kind = (
+                    f"an object (keys: {', '.join(map(str, raw))[:200]})"
+                    if isinstance(raw, dict)
+                    else type(raw).__name__
+                )
+                hint = (
+                    f'; name the list inside it, e.g. choices = "{c_f}.{next(iter(raw))}"'
+                    if raw and isinstance(raw, dict)
+                    else ""
+                )
+                raise ValueError(f"row {i}: the choices field {c_f!r} is {kind}, not a list{hint}")
+            choices = list(raw)
         choices = [str(c).strip() for c in choices]
         if len(choices) != n_opt:
             return None
@@ -353,5 +369,19 @@ def load_mapped_items(
         rows = datasets.load_dataset(
             mapping["hub"], mapping.get("hub_config"), split=mapping.get("split", "test")
         ).to_list()
-    split = split_selection(rows, mapped_item_fn(name, mapping), n_items, seed=seed, reserved=reserved)
+    to_item = mapped_item_fn(name, mapping)
+    kept = [0]
+
+    def counted(i: int, row: dict[str, Any]) -> Item | None:
+        it = to_item(i, row)
+        kept[0] += it is not None
+        return it
+
+    split = split_selection(rows, counted, n_items, seed=seed, reserved=reserved)
+    if rows and not kept[0]:  # every row skipped: say why instead of writing an empty file (B31)
+        n_opt = int(mapping.get("n_options", 4))
+        raise ValueError(
+            f"0 of {len(rows)} rows gave an item (each needs {n_opt} choices, n_options, and an answer "
+            "that is a choice's text, an index or a letter); check the choices/answer fields"
+        )
     return split if with_reserved else split[1]

@@ -25,7 +25,17 @@ TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".tsv")
 
 def load_records(path: str | os.PathLike[str], *, intersect: bool = False) -> Records:
     """Load records from a records-v1 directory, a long CSV/Parquet table or a packed file
-    (its arrays read-only: ``model.freeze``)."""
+    (its arrays read-only: ``model.freeze``); names the reports cannot show apart are refused
+    (``names.check_set_names``)."""
+    from .names import check_set_names
+
+    rec = _load_records(path, intersect=intersect)
+    check_set_names(rec.models, rec.benchmarks, str(path))
+    return rec
+
+
+def _load_records(path: str | os.PathLike[str], *, intersect: bool = False) -> Records:
+    """``load_records`` before its name checks."""
     p = Path(path)
     from .packed import is_packed
 

@@ -187,6 +187,7 @@ def load_cached_entry(
     entry is used only if it was built from exactly that content.
     """
     from . import load_records
+    from .names import check_set_names
     from .packed import is_packed
 
     p = Path(path)
@@ -198,6 +199,7 @@ def load_cached_entry(
     entry = folder / entry_name(key)
     rec = _read_entry(entry, key, p)
     if rec is not None:
+        check_set_names(rec.models, rec.benchmarks, str(p))  # an entry an older version built
         return rec, fingerprint
     try:
         from filelock import FileLock, Timeout

@@ -131,8 +131,11 @@ def discover(root: Path, root_real: Path, log: ProblemLog, *, lenient: bool = Fa
 
 
 def _orientation(read: list[tuple[Found, ModelFile]]) -> str:
-    """SWAPPED when the lines' fields say so (and nothing says otherwise), else CANONICAL."""
-    votes = {_evidence(f, mf) for f, mf in read} - {None}
+    """SWAPPED when every file read says so through its lines' fields, else CANONICAL.
+
+    A file whose lines carry no fields keeps the folder layout: one added file that says
+    SWAPPED does not re-read a hand-made set whose other files say nothing (B18)."""
+    votes = {_evidence(f, mf) for f, mf in read if mf.correct is not None}
     return SWAPPED if votes == {SWAPPED} else CANONICAL
 
 

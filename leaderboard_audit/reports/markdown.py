@@ -28,7 +28,7 @@ from ..tables_model import (
     pair_label,
     verdicts_table,
 )
-from .text import num
+from .text import is_format_char, num
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~^$-])")
 STATUS = {"pass": "pass", "warn": "**WARN**", "fail": "**FAIL**"}
@@ -38,7 +38,7 @@ BENCH_DETAILS = True
 def md(s: Any, width: int | None = None) -> str:
     """Untrusted text -> inert Markdown (one line)."""
     raw = str(s) if width is None else str(s)[: width + 1]  # cut first: a message can be 100,000+ characters
-    text = "".join(ch if ch >= " " and ch != "\x7f" else " " for ch in raw)
+    text = "".join((repr(ch)[1:-1] if is_format_char(ch) else ch) if ch >= " " and ch != "\x7f" else " " for ch in raw)
     if width is not None and len(text) > width:
         text = text[: width - 1] + "…"
     return html.escape(_MD_SPECIAL.sub(r"\\\1", text), quote=True)
@@ -337,7 +337,7 @@ def _render(report: dict[str, Any], all_scopes: bool, max_rows: int | None = Non
         if j == 0 or not BENCH_DETAILS:
             out += scope_md(name, s, max_rows=max_rows)
         else:
-            out += [f"<details><summary>Scope {html.escape(str(name))}: {counts_of(s)}</summary>", ""]
+            out += [f"<details><summary>Scope {md(name)}: {counts_of(s)}</summary>", ""]
             out += scope_md(name, s, level=3, max_rows=max_rows) + ["</details>", ""]
     if "legend" in report:
         out += legend_md(report["legend"], max_rows)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from .text import is_format_char
+
 ORANGE = "#e66100"
 BLUE = "#1f5fbf"
 GREY = "#777777"
@@ -34,7 +36,10 @@ LABEL_CHARS = 30  # ~7 px a character at 12 px: fits LEFT - 8 without clipping
 
 def esc(s: Any) -> str:
     """XML/HTML-escape (quotes too) after dropping control characters."""
-    text = "".join(ch if (ch >= " " or ch in "\t") and ch != "\x7f" else "\ufffd" for ch in str(s))
+    text = "".join(
+        (repr(ch)[1:-1] if is_format_char(ch) else ch) if (ch >= " " or ch in "\t") and ch != "\x7f" else "\ufffd"
+        for ch in str(s)
+    )
     return html.escape(text, quote=True)
 
 

@@ -14,6 +14,12 @@ def clean(s: Any, width: int | None = None) -> str:
     return text
 
 
+def is_format_char(ch: str) -> bool:
+    """Invisible format characters (Unicode Cf: bidi overrides and isolates, zero-width joiners)
+    that can reorder or hide the text around them (B20)."""
+    return unicodedata.category(ch) == "Cf"
+
+
 def num(x: Any, nd: int = 3) -> str:
     if x is None:
         return "n/a"
