@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from .errors import CollectError
 from ..records.writer import write_grid
 from .progress import Progress
 from .run import (
@@ -37,6 +38,7 @@ from .run import (
     grid_for,
     harness_for,
     load_items_into,
+    file_complete,
     prepare_work,
 )
 from .spec import ModelSpec, Spec
@@ -105,6 +107,10 @@ def plan_slots(
     return Slots(n, per_gpu, per_cpu, binds)
 
 
+#: restarts of a killed engine actor (and retries of the call it was serving), per actor
+ACTOR_RESTARTS = 1
+
+
 class _Pool:
     """The actors of one model, started on first use and killed by ``close``."""
 
@@ -135,7 +141,11 @@ class _Pool:
             o = dict(opts)
             if bind and spec.engine == "vllm":
                 o["cpu_threads"] = bind
-            a = remote.options(num_gpus=s.num_gpus, num_cpus=s.num_cpus).remote(spec.engine, m.path, m.dtype, o, env)
+            # a killed actor (OOM killer, a preempted node) is restarted once and its engine call
+            # retried: calls are pure (the same batch gives the same answer), so a retry is safe
+            a = remote.options(
+                num_gpus=s.num_gpus, num_cpus=s.num_cpus, max_restarts=ACTOR_RESTARTS, max_task_retries=ACTOR_RESTARTS
+            ).remote(spec.engine, m.path, m.dtype, o, env)
             self.actors.append(a)
         tok = ray.get(self.actors[0].tokenizer.remote())  # waits for the first model load
         ray.get([a.pid.remote() for a in self.actors])  # and surfaces any failed load
@@ -146,7 +156,16 @@ class _Pool:
     def call(self, method: str, *args: Any) -> Any:
         i = self.free.get()
         try:
-            out = self.ray.get(getattr(self.actors[i], method).remote(*args))
+            try:
+                out = self.ray.get(getattr(self.actors[i], method).remote(*args))
+            except self.ray.exceptions.RayActorError as exc:
+                raise CollectError(
+                    f"model {self.m.name}",
+                    f"its engine actor {i} died {ACTOR_RESTARTS + 1} times ({type(exc).__name__}: "
+                    f"{str(exc).splitlines()[0][:200] if str(exc) else 'no message'})",
+                    fix="check the actor's node (memory, GPU) and run the same command again: finished "
+                    "chunks are kept and the run resumes where it stopped",
+                ) from None
             with self.lock:
                 self.calls[i] = self.calls.get(i, 0) + 1
             return out
@@ -248,7 +267,8 @@ def collect_ray(
         pool = _Pool(ray, spec, m, slots, env)
         plans = {b: _FilePlan(spec, harness, root, b, m, items[b], prog) for b in spec.benchmarks}
         for plan in plans.values():
-            prepare_work(plan)  # once here, so concurrent groups never race on it
+            if not file_complete(plan):  # a complete file keeps no checkpoint folder
+                prepare_work(plan)  # once here, so concurrent groups never race on it
         units = sorted(
             ((g, b) for b, plan in plans.items() for g in range(len(plan.groups))),
             key=lambda u: (u[0], spec.benchmarks.index(u[1])),

@@ -519,6 +519,14 @@ class _FilePlan:
         self.groups = [chunks[i : i + per] for i in range(0, len(chunks), per)]
 
 
+def file_complete(plan: _FilePlan) -> bool:
+    """The file exists and its manifest certifies it for this spec (nothing to collect)."""
+    from .manifest import read_manifest, verify
+
+    why = verify(read_manifest(plan.manifest_path), plan.root, fingerprint=plan.fp, need_raw=plan.spec.raw_sidecar)
+    return plan.final.exists() and why is None
+
+
 def prepare_work(plan: _FilePlan) -> None:
     """The file's checkpoint folder, emptied when its harness/model/engine changed (chunks
     check their own item ids). The Ray driver calls it once before running groups concurrently."""

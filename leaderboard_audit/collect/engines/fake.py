@@ -53,12 +53,21 @@ class FakeEngine:
         self.calls = 0
         env = os.environ.get("LEADERBOARD_AUDIT_FAKE_CRASH_AFTER")
         self.crash_after = crash_after if crash_after is not None else (int(env) if env else None)
+        #: crash (as above) only while this file does not exist, creating it first: one process
+        #: of all that share the environment dies once (a killed actor that is then restarted)
+        self.crash_once = os.environ.get("LEADERBOARD_AUDIT_FAKE_CRASH_ONCE")
 
     def _tick(self) -> None:
         self.calls += 1
         if self.delay:
             time.sleep(self.delay)
         if self.crash_after is not None and self.calls > self.crash_after:
+            if self.crash_once:
+                try:
+                    fd = os.open(self.crash_once, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+                except FileExistsError:
+                    return  # some process already died once
+                os.close(fd)
             os._exit(137)  # like SIGKILL: no cleanup, no flush
 
     def generate(self, prompts: Sequence[Sequence[int]], max_tokens: int, *, seed: int = 1234) -> list[list[int]]:
