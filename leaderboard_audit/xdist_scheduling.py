@@ -35,6 +35,7 @@ PAIR_S = 2.0e-7
 #: one benchmark left out by ``mix`` (verdicts only, plus its random drops), relative to a scope
 #: of the remaining items
 MIX_SHARE = 0.45
+SCOPE_S = 0.2  # fixed cost of one scope's (or one mix reduced set's) checks, whatever its size
 TEST_S = 4.0e-4  # pytest's per-test protocol, each side
 #: below this many predicted seconds of statistics ``-n auto`` stays serial (break-even:
 #: about twice a worker's start-up cost here; docs/performance.md)
@@ -43,7 +44,7 @@ AUTO_MIN_SECONDS = 4.0
 
 def scope_cost(n_models: int, n_items: int, n_configs: int) -> float:
     """Predicted seconds of one scope's checks (without ``mix``)."""
-    return n_configs * n_models * (CELL_S * n_items + PAIR_S * n_models)
+    return SCOPE_S + n_configs * n_models * (CELL_S * n_items + PAIR_S * n_models)
 
 
 def audit_cost(n_models: int, n_items: Mapping[str, int], n_configs: int) -> dict[str, float]:
@@ -187,7 +188,7 @@ def predicted_seconds(path: str) -> float | None:
             cells = os.path.getsize(p) / BYTES_PER_CELL["table"]
     except (OSError, ValueError, KeyError, TypeError, ImportError):
         return None
-    return 2 * CELL_S * cells
+    return 2 * CELL_S * cells + 5 * SCOPE_S  # pooled and (say) four benchmarks
 
 
 def auto_workers(path: str | None, cpus: int) -> int | None:
