@@ -69,7 +69,7 @@ def test_auto_reads_the_packed_shape(tmp_path):
 
 @pytest.fixture(scope="module")
 def demo_dir(tmp_path_factory) -> Path:
-    return write(simulate(demo_spec(items_per_benchmark=60)), tmp_path_factory.mktemp("demo"))
+    return write(simulate(demo_spec(items_per_benchmark=40)), tmp_path_factory.mktemp("demo"))
 
 
 def test_reports_byte_identical_across_workers_and_reruns(pytester, demo_dir, tmp_path):
