@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -120,7 +121,7 @@ def main() -> None:
                     f"ratio {w2 / w0:.2f} ({last})",
                     flush=True,
                 )
-            print(f"median ratio -n 2 / -n 0 over {a.xdist} pairs: {sorted(ratios)[len(ratios) // 2]:.2f}")
+            print(f"median ratio -n 2 / -n 0 over {a.xdist} pairs: {statistics.median(ratios):.2f}")
             return
         wall, rss, code, last = pytest_run(path)
         print(f"pytest --audit: {wall:.1f} s wall, peak RSS {rss:.2f} GiB, exit {code} ({last})")
