@@ -3,13 +3,17 @@
 Builds the grid in blocks of models (logistic abilities, item difficulties and per-config
 shifts; no planted structure), writes the packed form (``records/packed.py``), then runs
 ``pytest --audit BIG.packed -q`` in a child process and prints wall time and peak RSS.
-Not a test: ``python benchmarks/bench_big.py [--models 1000 --items 30000]``.
+Not a test: ``python benchmarks/bench_big.py [--models 1000 --items 30000]``;
+``--items 8000 --xdist 3``: -n 0 and -n 2 alternating, 3 pairs, each figure with the load
+average beside it (issue 24's target: -n 2 <= 0.65x of -n 0).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,11 +51,50 @@ def build(path: Path, n_models: int, n_items: int, seed: int = 0) -> Path:
     return path
 
 
+def pytest_run(path: Path, *extra: str) -> tuple[float, float, int, str]:
+    """(wall s, peak RSS GiB of the largest child process, exit code, last line) of one
+    ``pytest --audit`` run. Under -n N the figure is the largest single process (the
+    controller or a worker), not the sum: ``ru_maxrss`` of children is a maximum."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t = time.perf_counter()
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "--tb=no",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:hypothesispytest",
+            "--audit",
+            str(path),
+            "--audit-cache",
+            "off",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+    )
+    wall = time.perf_counter() - t
+    rss = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 2**20
+    last = (res.stdout.strip().splitlines() or [""])[-1]
+    return wall, rss, res.returncode, last
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", type=int, default=1000)
     ap.add_argument("--items", type=int, default=30000)
     ap.add_argument("--keep", help="write the packed file here and keep it")
+    ap.add_argument(
+        "--xdist",
+        type=int,
+        default=0,
+        metavar="PAIRS",
+        help="run -n 0 and -n 2 alternating, this many pairs (issue 24: -n 2 <= 0.65x at 1,000 x 8,000)",
+    )
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         path = Path(a.keep) if a.keep else Path(d) / "big.packed"
@@ -62,29 +105,26 @@ def main() -> None:
             f"in {time.perf_counter() - t:.1f} s",
             flush=True,
         )
-        t = time.perf_counter()
-        res = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                "-p",
-                "no:hypothesispytest",
-                "--audit",
-                str(path),
-                "--audit-cache",
-                "off",
-            ],
-            capture_output=True,
-            text=True,
-        )
-        wall = time.perf_counter() - t
-        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
-        last = (res.stdout.strip().splitlines() or [""])[-1]
-        print(f"pytest --audit: {wall:.1f} s wall, peak RSS {rss:.2f} GiB, exit {res.returncode} ({last})")
+        if a.xdist:
+            from leaderboard_audit.xdist_scheduling import predicted_seconds
+
+            print(f"predicted statistics {predicted_seconds(str(path)):.1f} s (xdist_scheduling cost model)")
+            ratios = []
+            for i in range(a.xdist):
+                w0, r0, _, _ = pytest_run(path, "-n", "0")
+                l0 = os.getloadavg()[0]
+                w2, r2, _, last = pytest_run(path, "-n", "2")
+                l2 = os.getloadavg()[0]
+                ratios.append(w2 / w0)
+                print(
+                    f"pair {i + 1}: -n 0 {w0:.1f} s (load {l0:.1f}), -n 2 {w2:.1f} s (load {l2:.1f}): "
+                    f"ratio {w2 / w0:.2f} ({last})",
+                    flush=True,
+                )
+            print(f"median ratio -n 2 / -n 0 over {a.xdist} pairs: {statistics.median(ratios):.2f}")
+            return
+        wall, rss, code, last = pytest_run(path)
+        print(f"pytest --audit: {wall:.1f} s wall, peak RSS {rss:.2f} GiB, exit {code} ({last})")
 
 
 if __name__ == "__main__":

@@ -328,7 +328,8 @@ class AuditSession:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        """Under ``-n N`` (xdist's default ``load``), one scope's tests go to one worker."""
+        """Under ``-n N`` (xdist's default ``load``), one scope's tests go to one worker, the
+        scopes placed largest predicted cost first (``xdist_scheduling``)."""
         if config.getvalue("dist") != "load":
             return None  # the user chose a distribution mode: keep it
         from .auditor import alias_of
@@ -339,7 +340,16 @@ class AuditSession:
             for lst in self.tests().values()
             for c in lst
         }
-        return ScopeScheduling(config, log, groups)
+        return ScopeScheduling(config, log, groups, self.scope_costs())
+
+    def scope_costs(self) -> dict[str, float]:
+        """Predicted seconds per scope (``xdist_scheduling.audit_cost``), for the LPT placement."""
+        from .xdist_scheduling import audit_cost
+
+        r = self.records
+        M, _, K = r.shape
+        counts = {b: int((r.items.benchmark == b).sum()) for b in r.benchmarks}
+        return audit_cost(M, counts, K)
 
     # -- collection -------------------------------------------------------------------------
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
@@ -428,8 +438,10 @@ class AuditSession:
         if _is_worker(self.config):
             from .auditor import finish_scope
 
+            # insertion order kept (no sort_keys): a section's key order is what the Markdown and
+            # HTML tables iterate, and must be the order the serial run has
             payload = {"scopes": {k: finish_scope(v) for k, v in self._scopes.items()}}
-            self.config.workeroutput[WORKER_KEY] = json.dumps(payload, sort_keys=True)
+            self.config.workeroutput[WORKER_KEY] = json.dumps(payload)
             return
         if self._records is None:
             return

@@ -298,6 +298,20 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return True if p == root or root in p.parents else None
 
 
+@pytest.hookimpl(optionalhook=True, tryfirst=True)  # before xdist's own (one per CPU)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` on an audit: serial below the break-even (~4 s of predicted statistics), else xdist's count
+    (``xdist_scheduling.auto_workers``; docs/performance.md, "xdist")."""
+    path = config.getoption("audit", None)
+    if not path or config.getoption("audit_collect", None):
+        return None
+    import os
+
+    from .xdist_scheduling import auto_workers
+
+    return auto_workers(str(path), os.cpu_count() or 1)
+
+
 # -- public fixtures ---------------------------------------------------------------------
 
 
