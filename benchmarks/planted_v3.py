@@ -26,23 +26,12 @@ from leaderboard_audit.auditor import audit_scope
 from leaderboard_audit.metrics.bootstrap import paired_sign_bootstrap_ci
 from leaderboard_audit.metrics.identified import sign_test_p
 from leaderboard_audit.records.grid import paper_grid
-from leaderboard_audit.simulate import SimModel, SimSpec, simulate
+from leaderboard_audit.simulate import SimModel, SimSpec, exchangeable_spec, simulate
 
 GRID = paper_grid()
 
 
-def exchangeable(seed: int, n_models: int = 6, items: int = 60, benchmarks: int = 4) -> SimSpec:
-    rng = np.random.default_rng(seed)
-    models = tuple(
-        SimModel(
-            f"m{j}",
-            float(rng.normal(0.0, 0.6)),
-            scoring_shift={"ll": float(rng.normal(0, 0.8))},
-            ordering_shift={o: float(rng.normal(0, 0.3)) for o in ("p0", "p1", "p2", "p3", "p4", "p5")},
-        )
-        for j in range(n_models)
-    )
-    return SimSpec(models, {f"b{j}": items for j in range(benchmarks)}, grid=GRID, seed=seed)
+exchangeable = exchangeable_spec
 
 
 def mix_false_alarms(grids: int) -> None:

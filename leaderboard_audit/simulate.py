@@ -145,3 +145,20 @@ def paper_sized_spec(seed: int = 1234) -> SimSpec:
 
 
 __all__ = ["SimModel", "SimSpec", "demo_spec", "paper_sized_spec", "simulate", "PRED_ABSENT"]
+
+
+def exchangeable_spec(seed: int, n_models: int = 6, items: int = 60, benchmarks: int = 4) -> SimSpec:
+    """Benchmarks whose items are drawn iid (the benchmark label is arbitrary), so nothing
+    pooled can rest on one of them: the null of the ``mix`` check (docs/audits.md, "mix
+    against chance"). Models get random abilities, scoring and ordering shifts."""
+    rng = np.random.default_rng(seed)
+    models = tuple(
+        SimModel(
+            f"m{j}",
+            float(rng.normal(0.0, 0.6)),
+            scoring_shift={"ll": float(rng.normal(0, 0.8))},
+            ordering_shift={o: float(rng.normal(0, 0.3)) for o in ("p0", "p1", "p2", "p3", "p4", "p5")},
+        )
+        for j in range(n_models)
+    )
+    return SimSpec(models, {f"b{j}": items for j in range(benchmarks)}, grid=paper_grid(), seed=seed)

@@ -14,23 +14,11 @@ from leaderboard_audit.checks.ranking import ranking_verdict
 from leaderboard_audit.metrics.flip import flip_predictor
 from leaderboard_audit.metrics.identified import sign_test_p
 from leaderboard_audit.records.grid import paper_grid
-from leaderboard_audit.simulate import SimModel, SimSpec, simulate
+from leaderboard_audit.simulate import SimModel, SimSpec, exchangeable_spec, simulate
 from leaderboard_audit.verdicts import Thresholds
 
 
-def exchangeable(seed: int) -> SimSpec:
-    """Four benchmarks whose items are drawn iid: nothing pooled can rest on one of them."""
-    rng = np.random.default_rng(seed)
-    models = tuple(
-        SimModel(
-            f"m{j}",
-            float(rng.normal(0.0, 0.6)),
-            scoring_shift={"ll": float(rng.normal(0, 0.8))},
-            ordering_shift={o: float(rng.normal(0, 0.3)) for o in ("p0", "p1", "p2", "p3", "p4", "p5")},
-        )
-        for j in range(6)
-    )
-    return SimSpec(models, {f"b{j}": 60 for j in range(4)}, grid=paper_grid(), seed=seed)
+exchangeable = exchangeable_spec
 
 
 def test_mix_on_exchangeable_benchmarks_fails_at_most_five_percent_of_grids():
