@@ -17,6 +17,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--output", help="override the spec's output directory")
     ap.add_argument("--engine", choices=["vllm", "transformers", "fake", "openai"], help="override the engine")
     ap.add_argument("--n-items", type=int, help="override items per benchmark")
+    ap.add_argument(
+        "--benchmarks-dir",
+        metavar="DIR",
+        help="override the spec's benchmarks_dir: the folder of the benchmarks' Parquet files in hub schema "
+        "(a spec written elsewhere, e.g. fixtures/real/spec.toml, points at ../shared)",
+    )
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     ap.add_argument("--no-validate", action="store_true", help="skip load_records() at the end")
     ap.add_argument(
@@ -83,6 +89,15 @@ def _run(a: argparse.Namespace) -> int:
         spec.engine = a.engine
     if a.n_items is not None:
         spec.n_items = a.n_items
+    if a.benchmarks_dir:
+        where = Path(a.benchmarks_dir).resolve()
+        if not where.is_dir():
+            raise CollectError(
+                a.benchmarks_dir,
+                "--benchmarks-dir: not a folder",
+                fix="give the folder that holds the benchmarks' Parquet files (docs/collect.md, 'Benchmarks')",
+            )
+        spec.benchmarks_dir = where
     if a.dry_run:
         from .dryrun import dry_run_main
 

@@ -1,0 +1,41 @@
+"""`leaderboard-audit collect --benchmarks-dir`: a spec written for another checkout (its
+benchmarks_dir points at a folder that is not there) collects once the folder is given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from leaderboard_audit.collect.cli import main
+from leaderboard_audit.records import load_records
+
+DATA = Path(__file__).resolve().parent / "data" / "benchmarks"
+
+SPEC = """
+output = "out"
+engine = "fake"
+n_items = 3
+benchmarks = ["arc", "mmlu"]
+benchmarks_dir = "../../../shared/benchmarks"
+
+[[models]]
+name = "one"
+path = "fake-one"
+"""
+
+
+def test_benchmarks_dir_overrides_a_spec_from_elsewhere(tmp_path, capsys):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC)
+    assert main([str(spec), "--quiet", "--no-validate"]) == 4  # the spec's folder is not there
+    assert "cannot read benchmark" in capsys.readouterr().err
+    assert main([str(spec), "--quiet", "--benchmarks-dir", str(DATA), "--output", str(tmp_path / "out")]) == 0
+    rec = load_records(tmp_path / "out")
+    assert rec.shape[:2] == (1, 6) and rec.benchmarks == ("arc", "mmlu")
+
+
+def test_benchmarks_dir_that_is_not_a_folder_is_named(tmp_path, capsys):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC)
+    assert main([str(spec), "--quiet", "--benchmarks-dir", str(tmp_path / "nowhere")]) == 4
+    err = capsys.readouterr().err
+    assert "--benchmarks-dir: not a folder" in err and "fix:" in err
