@@ -39,3 +39,19 @@ def test_benchmarks_dir_that_is_not_a_folder_is_named(tmp_path, capsys):
     assert main([str(spec), "--quiet", "--benchmarks-dir", str(tmp_path / "nowhere")]) == 4
     err = capsys.readouterr().err
     assert "--benchmarks-dir: not a folder" in err and "fix:" in err
+
+
+def test_a_gguf_model_without_the_collect_extra_names_what_to_install(tmp_path, capsys, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "torch" else real(n, *a))
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        SPEC.replace('path = "fake-one"', 'path = "gguf:smollm2-135m-instruct"').replace(
+            "../../../shared/benchmarks", str(DATA)
+        )
+    )
+    assert main([str(spec), "--quiet", "--output", str(tmp_path / "o")]) == 4
+    err = capsys.readouterr().err
+    assert "needs torch" in err and 'pip install -e ".[collect]"' in err and "Traceback" not in err

@@ -200,12 +200,30 @@ def gguf_add_bos(gguf: Path) -> bool | None:
     return None if field is None else bool(field.parts[-1].tolist()[0])
 
 
+def _need_collect_extra(path: str) -> None:
+    """A ``gguf:`` model is converted with torch, transformers and gguf (the ``collect`` extra):
+    without them, say which to install instead of a traceback (any engine, the fake one too)."""
+    import importlib.util
+
+    missing = [m for m in ("torch", "transformers", "gguf") if importlib.util.find_spec(m) is None]
+    if missing:
+        from .errors import CollectError
+
+        raise CollectError(
+            path,
+            f"converting a gguf: model needs {', '.join(missing)}, which this environment lacks",
+            fix='pip install -e ".[collect]" "torch==2.13.0+cpu" (never an unpinned torch), or give the model '
+            "as a converted folder",
+        )
+
+
 def resolve_model_path(path: str, *, dtype: str = "float32") -> str:
     """``gguf:<name>`` -> converted folder; a folder or hub id is returned as is."""
     if path.startswith("gguf:"):
         name = path[len("gguf:") :]
         if name not in KNOWN:
             raise ValueError(f"unknown gguf model {name!r}; known: {', '.join(KNOWN)}")
+        _need_collect_extra(path)
         return str(convert(gguf_file(name), dtype=dtype, eos=KNOWN[name].eos))
     return path
 
