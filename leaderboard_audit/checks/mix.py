@@ -7,10 +7,10 @@ without b, drawing from the pooled scope's generators (common random numbers), a
 headline numbers of Table 9 are read from the sections they compute. One verdict per
 benchmark, ``mix[<benchmark>]``:
 
-A change is compared with chance (docs/spec/AUDITS.md v3): a pooled verdict (or a
-check's overall status) that changes without b is *specific to b* only when, over
+A change is compared with chance (docs/spec/AUDITS.md v3): a pooled verdict that
+changes status without b is *specific to b* only when, over
 ``mix_draws`` seeded random drops of as many pooled items, the share ``q`` of drops
-under which it changes too is below 0.05. Only the changed verdicts' checks rerun.
+under which it changes too is below 0.05 / (benchmarks). Only the changed verdicts' checks rerun.
 
 * fail: some change specific to b (the message names it and its ``q``);
 * warn: changes, none specific (the message gives ``q``); or no status changes but a
@@ -170,64 +170,51 @@ def random_drop_shares(
     checks: list[Check],
     full_v: list[dict[str, Any]],
     changes: list[dict[str, Any]],
-    overall: list[str],
     *,
     n_drop: int,
     draws: int,
     key: str,
     level: float = 0.05,
-) -> tuple[list[float], list[float], int]:
+) -> tuple[list[float], int]:
     """docs/spec/AUDITS.md v3, "mix is compared with random drops": for each changed verdict
-    (``changes``) and each check whose overall status changed (``overall``), the share
-    ``q`` of seeded random drops of ``n_drop`` pooled items under which it changes too.
+    (``changes``), the share ``q`` of seeded random drops of ``n_drop`` pooled items under
+    which it changes too.
 
     Only the checks owning those verdicts are recomputed (verdicts only). A verdict that
     does not exist under a drop (its pair is no longer adjacent) counts as changed. The
     drops come one by one from a generator keyed by (seed, "mix", "drops", benchmark),
     and a change stops being judged once it has ``ceil(level * draws)`` hits: from then on
-    it cannot be specific (q < level), so the decision is the one all draws
-    give; its q is then the share among the drops it was judged under (its check is not
-    rerun once all of its changes are decided). Returns (q per change, q per check,
-    drops made)."""
+    it cannot be specific (q < level), so the decision is the one all draws give; its q is
+    then the share among the drops it was judged under (its check is not rerun once all
+    of its changes are decided). Returns (q per change, drops made)."""
     full = scope.records
     before = {v["id"]: v["status"] for v in full_v}
-    worst_before = worst_status(full_v)
-    names = {c["check"] for c in changes} | set(overall)
-    rerun = [c for c in checks if c.name in names]
+    rerun = [c for c in checks if c.name in {ch["check"] for ch in changes}]
     rng = rng_for(scope.seed, "mix", "drops", key)
     kept_labels = np.asarray(full.items.benchmark[full.items.benchmark != key], dtype=object)
-    hits_v = np.zeros(len(changes), dtype=np.int64)
-    hits_c = np.zeros(len(overall), dtype=np.int64)
-    seen_v = np.zeros(len(changes), dtype=np.int64)  # drops each change was judged under
-    seen_c = np.zeros(len(overall), dtype=np.int64)
+    hits = np.zeros(len(changes), dtype=np.int64)
+    seen = np.zeros(len(changes), dtype=np.int64)  # drops each change was judged under
     enough = max(1, -(-int(round(level * draws * 1e6)) // 1_000_000))  # ceil(level * draws) in integers
     done = 0
-    while done < draws and (np.any(hits_v < enough) or np.any(hits_c < enough)):
+    while done < draws and np.any(hits < enough):
         red = _random_drop(full, rng, n_drop, kept_labels)
         sc = Scope(
             red, POOLED, seed=scope.seed, n_boot=scope.n_boot, thresholds=scope.thresholds, alpha=scope.alpha, full=red
         )
         sc.verdicts_only = True
         # a check whose changes have all reached ``enough`` is not rerun: its q is decided
-        open_v = hits_v < enough
-        open_c = hits_c < enough
-        live = {ch["check"] for ch, o in zip(changes, open_v) if o} | {c for c, o in zip(overall, open_c) if o}
+        live = {ch["check"] for ch, h in zip(changes, hits) if h < enough}
         got: list[dict[str, Any]] = []
         for c in rerun:
             if c.name in live:
                 got += _run(c, sc)
         now = {v["id"]: v["status"] for v in got}
-        worst_now = worst_status(got)
         for j, ch in enumerate(changes):
             if ch["check"] in live:
-                hits_v[j] += now.get(ch["id"]) != before[ch["id"]]
-                seen_v[j] += 1
-        for j, c in enumerate(overall):
-            if c in live:
-                hits_c[j] += worst_now.get(c) != worst_before.get(c)
-                seen_c[j] += 1
+                hits[j] += now.get(ch["id"]) != before[ch["id"]]
+                seen[j] += 1
         done += 1
-    return (hits_v / np.maximum(seen_v, 1)).tolist(), (hits_c / np.maximum(seen_c, 1)).tolist(), done
+    return (hits / np.maximum(seen, 1)).tolist(), done
 
 
 def _random_drop(full: Any, rng: np.random.Generator, n_drop: int, labels: np.ndarray) -> Any:
@@ -349,16 +336,15 @@ class Mix(Check):
             h = headline_from_sections(sc.sections, red.shape[1], list(red.benchmarks), ref_key)
             entry = compare(full_v, red_v)
             entry.update(items=int(red.shape[1]), headline=h, moved=moved(full_h, h))
-            # a check's overall status that changes with no matched verdict changing (a verdict
-            # appeared or disappeared) is a moved fact, not a verdict's change: not judged (v3)
-            overall: list[str] = []
+            # only verdicts' status changes are judged against random drops; a check's overall
+            # status that changes with no matched verdict changing (a verdict appeared or
+            # disappeared) is a moved fact (v3)
             if entry["status_changes"]:
-                qv, qc, made = random_drop_shares(
+                qv, made = random_drop_shares(
                     scope,
                     checks,
                     full_v,
                     entry["status_changes"],
-                    overall,
                     n_drop=scope.shape[1] - red.shape[1],
                     draws=draws,
                     key=b,
@@ -367,9 +353,6 @@ class Mix(Check):
                 entry["drops"] = made
                 for ch, q in zip(entry["status_changes"], qv):
                     ch["q"] = q
-                for c in entry["check_status"]:
-                    if c in overall:
-                        entry["check_status"][c]["q"] = qc[overall.index(c)]
             out["without"][b] = entry
         return out
 
@@ -388,20 +371,14 @@ class Mix(Check):
             facts += [
                 f"{c} overall {st['before']} -> {st['after']} (verdicts appear or disappear)"
                 for c, st in e["check_status"].items()
-                if "q" not in st and not any(x["check"] == c for x in e["status_changes"])
+                if not any(x["check"] == c for x in e["status_changes"])
             ]
             if e["only_full"] or e["only_reduced"]:
                 facts.append(
                     f"verdicts that exist only with it: {', '.join(e['only_full'][:4]) or '-'}; only "
                     f"without it: {', '.join(e['only_reduced'][:4]) or '-'}"
                 )
-            changes = [
-                (c["id"], c["check"], f"{c['before']} -> {c['after']}", c.get("q")) for c in e["status_changes"]
-            ] + [
-                (f"{c} (overall)", c, f"{st['before']} -> {st['after']}", st.get("q"))
-                for c, st in e["check_status"].items()
-                if "q" in st
-            ]
+            changes = [(c["id"], c["check"], f"{c['before']} -> {c['after']}", c.get("q")) for c in e["status_changes"]]
             specific = [x for x in changes if x[3] is not None and x[3] < level]
             changed = sorted({x[1] for x in specific})
             left = f"without {b} ({e['items']} items left)"

@@ -124,11 +124,6 @@ def items_needed(higher_only: int, lower_only: int, robust_items: int, alpha: fl
     return ITEMS_NEEDED_OVER
 
 
-def unidentifiable(disagreements: np.ndarray, alpha: float) -> np.ndarray:
-    """Pairs whose ``n = higher_only + lower_only`` is too small for any split to reach alpha."""
-    return np.asarray(disagreements) < min_disagreements(alpha)
-
-
 def median(values: list[int]) -> float | None:
     """The median of item counts (None for none), for the power note."""
     if not values:
@@ -151,5 +146,4 @@ __all__ = [
     "log10_p",
     "median",
     "min_disagreements",
-    "unidentifiable",
 ]
