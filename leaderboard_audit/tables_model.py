@@ -134,6 +134,7 @@ def verdicts_table(verdicts: list[dict[str, Any]], key: str = "verdicts", title:
 
 
 __all__ = [
+    "STATUSES",
     "kind_of",
     "narrow_board",
     "Cell",

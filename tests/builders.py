@@ -39,3 +39,17 @@ def stable_records(
 def write(records: Records, path: Path) -> Path:
     write_records(records, path)
     return path
+
+
+def disk_full_on(monkeypatch, suffix: str) -> None:
+    """Every atomic write of a file ending in ``suffix`` fails as a full disk would (ENOSPC)."""
+    from leaderboard_audit.records import writer
+
+    real = writer.atomic_write_bytes
+
+    def disk_full(path, data):
+        if str(path).endswith(suffix):
+            raise OSError(28, "No space left on device")
+        return real(path, data)
+
+    monkeypatch.setattr(writer, "atomic_write_bytes", disk_full)

@@ -10,6 +10,7 @@ import pytest
 
 from leaderboard_audit.cli import main
 from leaderboard_audit.records import load_records
+from builders import disk_full_on
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = REPO / "fixtures" / "tiny"
@@ -59,16 +60,7 @@ def test_audit_report_to_an_unwritable_path_is_refused_before_the_audit(tmp_path
 
 
 def test_a_write_that_fails_after_the_audit_still_prints_results(tmp_path, capsys, monkeypatch):
-    from leaderboard_audit.records import writer
-
-    real = writer.atomic_write_bytes
-
-    def disk_full(path, data):
-        if str(path).endswith(".json"):
-            raise OSError(28, "No space left on device")
-        return real(path, data)
-
-    monkeypatch.setattr(writer, "atomic_write_bytes", disk_full)
+    disk_full_on(monkeypatch, ".json")
     good = tmp_path / "r.md"
     rc, out, err = run(["audit", str(TINY), "--json", str(tmp_path / "r.json"), "--markdown", str(good)], capsys)
     assert rc == 4

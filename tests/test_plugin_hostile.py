@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builders import stable_records, write
+from builders import stable_records, write, disk_full_on
 from leaderboard_audit.auditor import audit, dumps_report
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import paper_grid
@@ -179,16 +179,7 @@ def test_unwritable_report_path_is_refused_before_the_audit(pytester, stable_dir
 def test_a_write_failing_after_the_audit_is_a_clear_error_after_the_results(
     pytester, stable_dir, tmp_path, monkeypatch
 ):
-    from leaderboard_audit.records import writer
-
-    real = writer.atomic_write_bytes
-
-    def disk_full(path, data):
-        if str(path).endswith(".json"):
-            raise OSError(28, "No space left on device")
-        return real(path, data)
-
-    monkeypatch.setattr(writer, "atomic_write_bytes", disk_full)
+    disk_full_on(monkeypatch, ".json")
     target = tmp_path / "r.json"
     result = pytester.runpytest(
         "--audit", str(stable_dir), *Q, "--audit-report", str(target), "--audit-html", str(tmp_path / "ok.html")

@@ -1,35 +1,5 @@
-"""Compatibility: the table model moved below the checks, to ``leaderboard_audit.tables_model``."""
+"""Compatibility: the table model moved below the checks, to ``leaderboard_audit.tables_model``
+(third-party checks may still import it from here)."""
 
-from ..tables_model import (
-    STATUSES,
-    kind_of,
-    narrow_board,
-    Cell,
-    Line,
-    Table,
-    ci_cell,
-    counts_text,
-    evidence_heading,
-    pair_kind,
-    pair_label,
-    range_cell,
-    status_counts,
-    verdicts_table,
-)
-
-__all__ = [
-    "STATUSES",
-    "kind_of",
-    "narrow_board",
-    "Cell",
-    "Line",
-    "Table",
-    "ci_cell",
-    "counts_text",
-    "evidence_heading",
-    "pair_kind",
-    "pair_label",
-    "range_cell",
-    "status_counts",
-    "verdicts_table",
-]
+from ..tables_model import *  # noqa: F403 - the same names, one list (tables_model.__all__)
+from ..tables_model import __all__  # noqa: F401
