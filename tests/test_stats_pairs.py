@@ -189,3 +189,26 @@ def test_window_around_the_mean_is_the_whole_distribution_where_it_has_mass():
         mean = (hp[row] - hm[row]) / n[row]
         sd = np.sqrt((hp[row] + hm[row]) / n[row] - mean**2) / np.sqrt(n[row])
         assert ci[row] == pytest.approx([mean - 1.96 * sd, mean + 1.96 * sd], abs=0.1 * sd)
+
+
+def test_items_needed_many_equals_one_by_one():
+    """The batched scan (adjacent_pairs' path) gives each pair exactly ``items_needed``: first
+    window hits, pairs needing a larger window, ties, empty J and pairs above the cap."""
+    from leaderboard_audit.metrics.power import items_needed_many
+
+    rng = np.random.default_rng(11)
+    J = rng.integers(0, 3000, 700)
+    h = (rng.random(700) * J * rng.random(700) * 0.4).astype(np.int64)
+    lo = (rng.random(700) * J * rng.random(700) * 0.4).astype(np.int64)
+    h[:20] = lo[:20]  # ties: None
+    J[20:30], h[20:30], lo[20:30] = 0, 0, 0  # no jointly robust items: None
+    J[30:40], h[30:40], lo[30:40] = 626, 1, 0  # 3443: the first window's last sizes
+    J[40:45], h[40:45], lo[40:45] = 100, 26, 24  # above the scan-from-one estimate
+    J[45:48], h[45:48], lo[45:48] = 10000, 5001, 4999  # above the cap
+    one = [items_needed(int(a), int(b), int(c)) for a, b, c in zip(h, lo, J)]
+    assert items_needed_many(h, lo, J) == one
+    assert {type(x) for x in one} == {int, str, type(None)}
+    for alpha in (0.01, 0.1):
+        assert items_needed_many(h[:200], lo[:200], J[:200], alpha) == [
+            items_needed(int(a), int(b), int(c), alpha) for a, b, c in zip(h[:200], lo[:200], J[:200])
+        ]

@@ -71,8 +71,22 @@ TABLE_CELLS = 1 << 22
 
 
 def _log_factorials(nmax: int) -> np.ndarray:
-    """log(x!) for x = 0..nmax in extended precision (x87 long double where the platform has it)."""
-    return np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, nmax + 1, dtype=np.longdouble)))])
+    """log(x!) for x = 0..nmax in extended precision (x87 long double where the platform has it).
+
+    A read-only prefix of one table grown geometrically: ``items_needed`` asks for it once
+    per candidate size, thousands of times an audit. The values are a cumulative sum, so a
+    prefix of a longer table holds the same bits as a table computed to ``nmax``."""
+    table = _LOG_FACTORIALS[0]
+    if table.size <= nmax:
+        n = max(nmax, 2 * (table.size - 1), 1024)
+        table = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1, dtype=np.longdouble)))])
+        table.setflags(write=False)
+        _LOG_FACTORIALS[0] = table
+    return table[: nmax + 1]
+
+
+#: the longest log-factorial table computed so far (a pure function's values: a cache, not state)
+_LOG_FACTORIALS = [np.zeros(1, dtype=np.longdouble)]
 
 
 def _cdf_table(nmax: int) -> np.ndarray:

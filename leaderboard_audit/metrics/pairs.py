@@ -12,7 +12,7 @@ from .bootstrap import paired_sign_bootstrap_ci
 from .exact import gt, le
 from .identified import sign_test_p
 from .per_model import correct_counts, robust_masks
-from .power import items_needed
+from .power import items_needed_many
 from .rng import rng_for
 
 
@@ -118,6 +118,7 @@ def adjacent_pairs(
     lo = (J & rc[ls] & ~rc[hs]).sum(axis=1)
     cis = pair_cis(ho, lo, nJ, seed=seed, scope=scope, n_boot=n_boot) if report else None
     pvals = sign_test_p(ho, lo)
+    needed = items_needed_many(ho, lo, nJ, alpha) if report else [None] * len(hs)
     out = []
     for j, (h, l) in enumerate(zip(hs.tolist(), ls.tolist())):
         n_j, h_o, l_o = int(nJ[j]), int(ho[j]), int(lo[j])
@@ -151,7 +152,7 @@ def adjacent_pairs(
                 manufactured=manufactured,
                 reversing=int((acc[l] > acc[h]).sum()),
                 cause=pair_cause(manufactured, fragile_share, fragile_threshold),
-                items_needed=items_needed(h_o, l_o, n_j, alpha) if report else None,
+                items_needed=needed[j],
                 p_value=p,
                 identified=side,
             )

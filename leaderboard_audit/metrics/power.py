@@ -52,6 +52,7 @@ class _CriticalTable:
     def upto(self, nmax: int) -> np.ndarray:
         n0 = self.c.size - 1
         if nmax > n0:
+            nmax_asked, nmax = nmax, max(nmax, 2 * n0)  # grown geometrically: O(n) in all, not per call
             grown = np.empty(nmax - n0, dtype=np.int64)
             k, cdf, pmf, half_alpha = self.k, self.cdf, self.pmf, self.half_alpha
             for j, n in enumerate(range(n0 + 1, nmax + 1)):
@@ -72,6 +73,7 @@ class _CriticalTable:
             self.k, self.cdf, self.pmf = k, cdf, pmf
             self.c = np.concatenate([self.c, grown])
             self.c.setflags(write=False)
+            nmax = nmax_asked
         return self.c[: nmax + 1]
 
 
@@ -124,6 +126,50 @@ def items_needed(higher_only: int, lower_only: int, robust_items: int, alpha: fl
     return ITEMS_NEEDED_OVER
 
 
+#: rows of pairs scanned together by ``items_needed_many`` (each row: ``_SCAN_FROM_ONE`` sizes)
+_ROWS = 256
+
+
+def items_needed_many(
+    higher_only: np.ndarray, lower_only: np.ndarray, robust_items: np.ndarray, alpha: float = 0.05
+) -> list[int | str | None]:
+    """``items_needed`` of every pair, the same values: the pairs whose estimate is below
+    ``_SCAN_FROM_ONE`` (nearly all on a leaderboard) scan their first window together, one
+    array per block of rows, and confirm their first hit in one ``sign_test_p`` call with
+    ``pairs=1`` (the method ``items_needed`` uses for one pair, so the same bits). A pair
+    whose first hit is not confirmed, or that needs a larger window, takes ``items_needed``."""
+    h = np.asarray(higher_only, dtype=np.int64).ravel()
+    lo = np.asarray(lower_only, dtype=np.int64).ravel()
+    J = np.asarray(robust_items, dtype=np.int64).ravel()
+    out: list[int | str | None] = [None] * h.size
+    live = (J > 0) & (h != lo)
+    z = NormalDist().inv_cdf(1.0 - alpha / 2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        qp, qm = h / np.maximum(J, 1), lo / np.maximum(J, 1)
+        estimate = np.where(live, z * z * (qp + qm) / (qp - qm) ** 2, np.inf)
+    small = np.flatnonzero(live & (estimate < _SCAN_FROM_ONE))
+    Jp = np.arange(1, _SCAN_FROM_ONE + 1, dtype=np.int64)
+    done = np.zeros(h.size, dtype=bool)
+    for lo_row in range(0, small.size, _ROWS):
+        rows = small[lo_row : lo_row + _ROWS]
+        hp = _half_up(h[rows, None] * Jp, J[rows, None])
+        lp = _half_up(lo[rows, None] * Jp, J[rows, None])
+        n = hp + lp
+        crit = critical_values(alpha, int(n.max()))
+        hit = np.minimum(hp, lp) <= crit[n]
+        first = hit.argmax(axis=1)
+        has = hit[np.arange(rows.size), first]
+        r = np.flatnonzero(has)
+        p = sign_test_p(hp[r, first[r]], lp[r, first[r]], pairs=1)
+        ok = r[p <= alpha + 1e-12]
+        for i, j in zip(rows[ok].tolist(), first[ok].tolist()):
+            out[i] = int(Jp[j])
+        done[rows[ok]] = True
+    for i in np.flatnonzero(live & ~done).tolist():
+        out[i] = items_needed(int(h[i]), int(lo[i]), int(J[i]), alpha)
+    return out
+
+
 def median(values: list[int]) -> float | None:
     """The median of item counts (None for none), for the power note."""
     if not values:
@@ -143,6 +189,7 @@ __all__ = [
     "ITEMS_NEEDED_OVER",
     "critical_values",
     "items_needed",
+    "items_needed_many",
     "log10_p",
     "median",
     "min_disagreements",
