@@ -274,6 +274,8 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.getoption("audit_submission"):
             raise pytest.UsageError("--audit-submission needs --audit PATH (or --audit-collect SPEC)")
         return
+    if workerinput is None:
+        limit_worker_threads(config)
     from .audit_session import AuditSession
 
     session = AuditSession(config, settings, audits_dir())
@@ -284,6 +286,30 @@ def pytest_configure(config: pytest.Config) -> None:
             config.args.append(here)
     else:  # no explicit paths: audit only, do not also run the project's own tests
         config.args[:] = [here]
+
+
+#: the thread pools of numpy's BLAS (and OpenMP) that a worker would otherwise size to every CPU
+THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def limit_worker_threads(config: pytest.Config) -> None:
+    """Under ``-n N`` each xdist worker's BLAS gets ``cpus // N`` threads (at least 1).
+
+    Every worker would start one BLAS thread per CPU for the matrix products (robust-only
+    counts, the harness-averaged order, champions): N workers then run N x cpus threads on
+    cpus cores and lose to serial (docs/performance.md, "xdist"). The workers inherit the
+    controller's environment when xdist starts them (after ``pytest_configure``); a value the
+    user set is kept."""
+    import os
+
+    tx = config.getoption("tx", None) or []
+    if config.getoption("dist", "no") == "no" or not tx:
+        return
+    per = str(max(1, (os.cpu_count() or 1) // len(tx)))
+    added = [var for var in THREAD_VARS if var not in os.environ]
+    for var in added:
+        os.environ[var] = per
+    config.add_cleanup(lambda: [os.environ.pop(var, None) for var in added])  # the controller's own env, as it was
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -98,3 +98,29 @@ def test_reports_byte_identical_across_workers_and_reruns(pytester, demo_dir, tm
     for tag in ("n2", "n4", "n2b", "auto"):
         for ext in ("json", "md", "html"):
             assert runs[tag][ext] == runs["n0"][ext], (tag, ext)
+
+
+def test_workers_get_a_share_of_the_cpus_for_blas(pytester, monkeypatch):
+    """Under -n 2 each worker's BLAS is sized to cpus // 2 (N workers x every CPU's threads
+    lost to serial); a value the user set is kept; the controller's environment is restored."""
+    import os
+    import shutil
+
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "7")
+    records = shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "tiny", pytester.path / "rec")
+    pytester.makepyfile(
+        test_env="""
+        import os
+        def test_env():
+            got = {v: os.environ.get(v) for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+            assert os.environ.get("PYTEST_XDIST_WORKER"), "not on a worker"
+            expected = str(max(1, (os.cpu_count() or 1) // 2))
+            assert got == {"OPENBLAS_NUM_THREADS": expected, "OMP_NUM_THREADS": expected, "MKL_NUM_THREADS": "7"}, got
+        """
+    )
+    r = pytester.runpytest("-p", "no:cacheprovider", "-rA", "-n", "2", "--audit", str(records), "test_env.py")
+    assert "PASSED test_env.py::test_env" in r.stdout.str(), r.stdout.str()[-3000:]
+    assert "OPENBLAS_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in os.environ
+    assert os.environ["MKL_NUM_THREADS"] == "7"
