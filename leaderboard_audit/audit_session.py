@@ -59,6 +59,23 @@ def record_verdict(
         pytest.skip(clean(v["message"]))
 
 
+def _message_repr(item: pytest.Item) -> Any:
+    """An audit test's failure shown as its message (the evidence ``record_verdict`` wrote).
+
+    ``pytest.fail(..., pytrace=False)`` still has pytest walk and filter the traceback, ~3 ms
+    a failure: 20 s of a 1,000-model audit's 7,400 failing tests (docs/performance.md). An
+    error that is not the audit's own keeps pytest's full report."""
+    original = item.repr_failure
+
+    def repr_failure(excinfo: pytest.ExceptionInfo[BaseException], *args: Any, **kwargs: Any) -> Any:
+        value = excinfo.value
+        if isinstance(value, pytest.fail.Exception) and not value.pytrace:
+            return str(value)
+        return original(excinfo, *args, **kwargs)
+
+    return repr_failure
+
+
 def _same_but_id(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Two verdicts that differ only in their id (and the scope names inside the message)."""
     keys = ("check", "status", "value", "threshold", "margin")
@@ -406,6 +423,7 @@ class AuditSession:
             (keep if isinstance(param, tuple) else drop).append(it)
             if isinstance(param, tuple):
                 it.add_marker(audit)
+                it.repr_failure = _message_repr(it)  # type: ignore[method-assign]
                 for scope, _, test_id in param[2]:  # -k pooled / -k <its test id> still select it
                     it.extra_keyword_matches.update((scope, test_id))
         if drop:  # a check with no case here (e.g. --audit-submission) is deselected, not skipped
