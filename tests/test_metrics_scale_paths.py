@@ -212,3 +212,43 @@ def test_champion_counts_many_equals_the_definition(k, n_always, monkeypatch):
     got = ch.champion_counts_many(C, subsets, always=always if n_always else None)
     want = [ch.champion_count(C[:, np.concatenate([s, always]), :]) for s in subsets]
     assert got.tolist() == want
+
+
+def test_pooled_pair_counts_are_the_sum_of_the_benchmarks_computed_once(monkeypatch):
+    """The identified and harness-averaged orders of the pooled scope sum their benchmarks'
+    item counts (``per_model.summed_over_items``): the same orders as from the whole tensor,
+    and each benchmark's counts computed once for both scopes."""
+    from leaderboard_audit.metrics import averaged, identified
+
+    rng = np.random.default_rng(5)
+    C = rng.random((9, 300, 6)) < rng.random((9, 1, 1))
+    C[:, :60] = C[:, :60, :1]  # some items answered alike under every config
+    C.flags.writeable = False  # as the readers load records: views of it share what they derive
+    bounds = [(0, 70), (70, 71), (71, 300)]  # a one-item benchmark too
+    parts = [C[:, lo:hi] for lo, hi in bounds]
+    names = [f"m{i}" for i in range(9)]
+    calls = {"above": 0, "only": 0}
+    real_above, real_only = averaged.above_counts, identified.robust_only_counts
+
+    def above(*a, **k):
+        calls["above"] += 1
+        return real_above(*a, **k)
+
+    def only(*a, **k):
+        calls["only"] += 1
+        return real_only(*a, **k)
+
+    whole_io = identified.identified_order(C.copy(), models=names)
+    whole_ao = averaged.averaged_order(C.copy(), models=names)
+    monkeypatch.setattr(averaged, "above_counts", above)
+    monkeypatch.setattr(identified, "robust_only_counts", only)
+    io = identified.identified_order(C, models=names, parts=parts)
+    ao = averaged.averaged_order(C, models=names, parts=parts)
+    for got, want in ((io, whole_io), (ao, whole_ao)):
+        assert got.only.tobytes() == want.only.tobytes() and got.only.dtype == want.only.dtype
+        assert np.array_equal(got.p_holm, want.p_holm) and got.tiers == want.tiers
+    assert calls == {"above": 3, "only": 3}
+    for P in parts:  # each benchmark's own scope: no new product
+        identified.identified_order(P, models=names)
+        averaged.averaged_order(P, models=names)
+    assert calls == {"above": 3, "only": 3}

@@ -35,7 +35,7 @@ class Averaged(Check):
         if scope.shape[0] < 2:
             return None
         names = scope.names
-        ao = averaged_order(scope.C, models=names, alpha=scope.alpha, display=scope.order)
+        ao = averaged_order(scope.C, models=names, alpha=scope.alpha, display=scope.order, parts=scope.parts)
         out = identified_report(ao, names, method=METHOD)
         out["winner"] = out.pop("robust_winner")
         out["coincides"] = bool(scope.single_config)

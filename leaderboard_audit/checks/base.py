@@ -118,6 +118,16 @@ class Scope:
         return self.counts / self.shape[1]
 
     @cached_property
+    def parts(self) -> list[np.ndarray] | None:
+        """Each benchmark's items of a pooled scope of two or more benchmarks (views of its
+        tensor; None otherwise): counts summed over items are the sum of their parts', the
+        ones the benchmarks' own scopes compute (``per_model.summed_over_items``)."""
+        benchmarks = self.records.benchmarks
+        if self.name != POOLED or len(benchmarks) < 2:
+            return None
+        return [self.records.scope(b).correct for b in benchmarks]
+
+    @cached_property
     def order(self) -> np.ndarray:
         """The reference leaderboard: reference accuracy descending, ties by name."""
         from ..metrics.per_model import leaderboard_order

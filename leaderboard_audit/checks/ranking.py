@@ -46,7 +46,7 @@ class Ranking(Check):
 
     def compute(self, scope: Scope) -> dict[str, Any]:
         names = scope.names
-        io = identified_order(scope.C, models=names, alpha=scope.alpha, display=scope.order)
+        io = identified_order(scope.C, models=names, alpha=scope.alpha, display=scope.order, parts=scope.parts)
         out = identified_report(io, names)
         ref_counts = scope.counts[:, scope.ref]
         adjacent = []

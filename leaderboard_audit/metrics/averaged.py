@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .identified import IdentifiedOrder, order_from_counts
-from .per_model import correct_counts
+from .per_model import correct_counts, summed_over_items
 
 METHOD = "holm-sign-test-averaged"
 
@@ -51,13 +51,25 @@ def configs_won(C: np.ndarray) -> np.ndarray:
     return (counts[:, None, :] > counts[None, :, :]).sum(axis=2)
 
 
+def above_of(C: np.ndarray) -> np.ndarray:
+    """``above_counts`` of a correctness tensor's right counts."""
+    return above_counts(right_counts(C), C.shape[2])
+
+
 def averaged_order(
-    C: np.ndarray, *, models: Sequence[str], alpha: float = 0.05, display: np.ndarray | None = None
+    C: np.ndarray,
+    *,
+    models: Sequence[str],
+    alpha: float = 0.05,
+    display: np.ndarray | None = None,
+    parts: Sequence[np.ndarray] | None = None,
 ) -> IdentifiedOrder:
-    """The harness-averaged order of one scope (models x items x configs)."""
-    K = C.shape[2]
-    R = right_counts(C)
-    above = above_counts(R, K)
+    """The harness-averaged order of one scope (models x items x configs).
+
+    ``parts``: views of C's items that partition them: ``above`` is a sum over items, so the
+    pooled scope's is the sum of its benchmarks' (``per_model.summed_over_items``)."""
+    N = C.shape[1]
+    above = summed_over_items(C, "above", above_of, parts, np.int32 if N < 2**31 else np.int64)
     return order_from_counts(
         above,
         np.ascontiguousarray(above.T),
@@ -69,4 +81,4 @@ def averaged_order(
     )
 
 
-__all__ = ["METHOD", "above_counts", "averaged_order", "configs_won", "right_counts"]
+__all__ = ["METHOD", "above_counts", "above_of", "averaged_order", "configs_won", "right_counts"]

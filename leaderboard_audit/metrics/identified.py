@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .exact import exact_array
-from .per_model import robust_masks
+from .per_model import robust_masks, summed_over_items
 
 METHOD = "holm-sign-test"
 
@@ -335,7 +335,9 @@ def identified_from_masks(
 ) -> IdentifiedOrder:
     """The identified order from robust-correct / robust-wrong masks (models x items)."""
     only = robust_only_counts(rc, rw)
-    return order_from_counts(only, robust_only_counts(rw, rc), rc.shape[1], models=models, alpha=alpha, display=display)
+    return order_from_counts(
+        only, np.ascontiguousarray(only.T), rc.shape[1], models=models, alpha=alpha, display=display
+    )
 
 
 def order_from_counts(
@@ -388,14 +390,30 @@ def order_from_counts(
     )
 
 
+def robust_only_of(C: np.ndarray) -> np.ndarray:
+    """``robust_only_counts`` of a correctness tensor's robust masks."""
+    rc, rw, _ = robust_masks(C)
+    return robust_only_counts(rc, rw)
+
+
 def identified_order(
-    C: np.ndarray, *, models: Sequence[str], alpha: float = 0.05, display: np.ndarray | None = None
+    C: np.ndarray,
+    *,
+    models: Sequence[str],
+    alpha: float = 0.05,
+    display: np.ndarray | None = None,
+    parts: Sequence[np.ndarray] | None = None,
 ) -> IdentifiedOrder:
     """The identified order of one scope from its correctness tensor (models x items x configs).
 
-    ``display``: the order of models within a tier (the printed reference order)."""
-    rc, rw, _ = robust_masks(C)
-    return identified_from_masks(rc, rw, models=models, alpha=alpha, display=display)
+    ``display``: the order of models within a tier (the printed reference order).
+    ``parts``: views of C's items that partition them (``per_model.summed_over_items``): the
+    pooled scope's counts as the sum of its benchmarks'. ``only[b, a]`` is ``only[a, b]``
+    with the roles swapped, so one product gives both directions."""
+    N = C.shape[1]
+    dtype = np.int16 if N < 2**15 else np.int32 if N < 2**31 else np.int64
+    only = summed_over_items(C, "robust_only", robust_only_of, parts, dtype)
+    return order_from_counts(only, np.ascontiguousarray(only.T), N, models=models, alpha=alpha, display=display)
 
 
 #: edges listed in the report; beyond it the list is cut (a 4,278-model leaderboard has

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -56,6 +56,31 @@ def derived(C: np.ndarray, name: str, compute: Callable[[], Any]) -> Any:
                 a.flags.writeable = False
         values[key] = value
     return values[key]
+
+
+def summed_over_items(
+    C: np.ndarray,
+    name: str,
+    compute: Callable[[np.ndarray], np.ndarray],
+    parts: Sequence[np.ndarray] | None = None,
+    dtype: Any = None,
+) -> np.ndarray:
+    """``compute(C)`` for a count that is a sum over items (pair counts over items, ...), once
+    per read-only array (``derived``).
+
+    ``parts``: views of ``C``'s items that partition them (the pooled scope's benchmarks,
+    ``scopes.scope_records``). The pooled count is then the sum of each part's, and each
+    part's is the one its benchmark's scope computes, so the items are counted once per
+    process instead of twice (the M x M products of the identified and harness-averaged
+    orders: half their cost in a serial audit). Integer counts: the sum is exact, cast to
+    ``dtype`` (what ``compute(C)`` would give; default the first part's)."""
+    if not parts or len(parts) < 2 or sum(P.shape[1] for P in parts) != C.shape[1]:
+        return derived(C, name, lambda: compute(C))
+    values = [derived(P, name, lambda P=P: compute(P)) for P in parts]
+    total = np.sum([v.astype(np.int64) for v in values], axis=0)
+    out = total.astype(dtype or values[0].dtype)
+    out.flags.writeable = False
+    return out
 
 
 def accuracy(C: np.ndarray) -> np.ndarray:
