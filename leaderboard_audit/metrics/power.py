@@ -52,7 +52,7 @@ class _CriticalTable:
     def upto(self, nmax: int) -> np.ndarray:
         n0 = self.c.size - 1
         if nmax > n0:
-            nmax_asked, nmax = nmax, max(nmax, 2 * n0)  # grown geometrically: O(n) in all, not per call
+            nmax_asked, nmax = nmax, max(nmax, n0 + n0 // 4)  # grown geometrically (x1.25): O(n) copies in all
             grown = np.empty(nmax - n0, dtype=np.int64)
             k, cdf, pmf, half_alpha = self.k, self.cdf, self.pmf, self.half_alpha
             for j, n in enumerate(range(n0 + 1, nmax + 1)):
