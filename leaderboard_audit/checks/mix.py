@@ -328,6 +328,9 @@ class Mix(Check):
                 full=red,
             )
             sc.verdicts_only = True  # its sections are only compared, never reported
+            # the remaining benchmarks' items, as views of the pooled tensor: the pair counts
+            # summed over items are theirs, already computed for the pooled scope
+            sc.parts = [scope.records.scope(x).correct for x in scope.full.benchmarks if x != b]
             red_v = []
             for c in checks:
                 if not c.applies_to(POOLED, red):
