@@ -111,6 +111,16 @@ class Registry(Mapping[str, T], Generic[T]):
 
         return deco
 
+    def pop(self, name: str) -> Any:
+        """Remove ``name`` (and its aliases); returns its entry (e.g. a test's own)."""
+        if self._frozen:
+            raise RegistryError(f"the {self.kind} registry is frozen; {name!r} cannot be removed")
+        canon = self.canonical(name)
+        for n in (canon, *self._aliases.pop(canon)):
+            del self._keys[name_key(n)]
+        self._origin.pop(canon)
+        return self._entries.pop(canon)
+
     def freeze(self) -> None:
         self._load()
         self._frozen = True
