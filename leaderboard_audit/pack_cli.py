@@ -7,7 +7,7 @@ import sys
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .importers import audit_formats, format_names
+    from .formats import audit_formats, format_names
 
     p = argparse.ArgumentParser(
         prog="leaderboard-audit pack",

@@ -28,7 +28,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="records to audit: a records-v1 directory or a long CSV/Parquet table",
     )
-    from .importers import audit_formats, format_names, formats_help, metric_help
+    from .formats import audit_formats, format_names, formats_help, metric_help
 
     g.addoption(
         "--audit-format",

@@ -163,7 +163,9 @@ class Registry(Mapping[str, T], Generic[T]):
             origin = self._origin.get(canon) or entry.target
             try:
                 entry = load_target(entry.target)
-            except Exception as exc:  # a broken third-party package: name it
+            except Exception as exc:  # a broken third-party package: name it (a bundled one raises as is)
+                if not self._origin.get(canon):
+                    raise
                 raise RegistryError(f"{origin} failed to load: {type(exc).__name__}: {exc}") from None
             if self._validate is not None:
                 entry = self._validate(origin, entry)

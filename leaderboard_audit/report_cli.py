@@ -20,7 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="leaderboard-audit audit", description="Audit records and print the tables and verdicts."
     )
-    from .importers import audit_formats, format_names
+    from .formats import audit_formats, format_names
 
     p.add_argument(
         "path", help=f"records-v1 directory, CSV/Parquet table, packed file, or {'/'.join(format_names())} source"
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     from .auditor import audit
     from .reports.terminal import CLI_HINT, render_summary
     from .settings import SettingsError, resolve_settings
-    from .verdicts import Thresholds
+    from .checks import Thresholds
     from .checks import RegistryError, registry
 
     try:

@@ -28,7 +28,8 @@ def load_for_audit(
         raise RecordsError.one(
             path, None, "no such file or directory", fix="pass a records-v1 directory or a CSV/Parquet table to --audit"
         )
-    from .importers import is_importer, load
+    from .formats import is_importer
+    from .importers import load
 
     if is_importer(fmt):
         opts = {k: v for k, v in (("mapping", mapping), ("metric", metric)) if v is not None}

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..records.errors import RecordsError
-from . import IMPORTERS
+from ..formats import IMPORTERS
 
 PROG = "leaderboard-audit import"
 # options with a flag of their own below; any other option an importer declares gets

@@ -116,7 +116,7 @@ def source_files(path: str | os.PathLike[str], fmt: str = "auto") -> list[Path]:
         return files
     if not p.is_dir():
         return []
-    from ..importers import is_importer, source_patterns
+    from ..formats import is_importer, source_patterns
 
     if is_importer(fmt):
         return importer_files(p, source_patterns(fmt))
