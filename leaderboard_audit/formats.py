@@ -202,6 +202,18 @@ def metric_help() -> str:
     return "; ".join(f"{s.name}: {s.options['metric']}" for s in IMPORTERS.values() if s.options.get("metric"))
 
 
+def formats_markdown() -> str:
+    """The table of formats docs/importers.md shows (a test keeps the two equal)."""
+
+    def code(xs: Any) -> str:
+        return ", ".join(f"`{x}`" for x in xs) or "—"
+
+    rows = ["| format | aliases | reads | options | what it is |", "|---|---|---|---|---|"]
+    for s in IMPORTERS.values():
+        rows.append(f"| `{s.name}` | {code(s.aliases)} | {code(s.patterns)} | {code(s.options)} | {s.description} |")
+    return "\n".join(rows)
+
+
 __all__ = [
     "ENTRY_POINT_GROUP",
     "IMPORTERS",
@@ -211,6 +223,7 @@ __all__ = [
     "audit_formats",
     "format_names",
     "formats_help",
+    "formats_markdown",
     "is_importer",
     "metric_help",
     "read_declaration",

@@ -33,7 +33,7 @@ from ._values import answer_index, show, to_bit
 FORMAT_INFO = {
     "name": "helm",
     "aliases": (),
-    "description": "a HELM benchmark_output/runs/<suite> tree",
+    "description": "a HELM suite folder (benchmark_output/runs/SUITE)",
     "source": "benchmark_output/runs/<suite>",
     "patterns": ("run_spec.json", "scenario_state.json", "per_instance_stats.json"),
     "options": {
