@@ -137,7 +137,7 @@ class AuditSession:
     @property
     def thresholds(self):
         if self._thresholds is None:
-            from .verdicts import Thresholds
+            from .checks import Thresholds
 
             try:
                 self._thresholds = Thresholds(self.settings["thresholds"])

@@ -18,7 +18,8 @@ from .checks import POOLED, Check, Scope, registry
 from .records import Records
 from .scopes import alias_of, scope_records, scopes_of
 from .settings import DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_SEED
-from .verdicts import Thresholds, skipped
+from .checks import Thresholds
+from .verdicts import skipped
 
 REPORT_FORMAT = "leaderboard-audit/report-v1"
 

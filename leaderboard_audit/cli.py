@@ -5,26 +5,22 @@ Each subcommand's code lives with its layer; this module only dispatches.
 
 from __future__ import annotations
 
-import importlib
 import sys
 
+# command -> (lazy "module:function" target, help)
 SUBCOMMANDS = {
-    "audit": ("leaderboard_audit.report_cli", "main", "audit records and print/write the report"),
-    "collect": ("leaderboard_audit.collect.cli", "main", "run models on benchmarks under the grid -> records"),
-    "models": (
-        "leaderboard_audit.collect.cli",
-        "models_main",
-        "turn GGUF files shipped in PyPI packages into HF folders",
-    ),
-    "import": ("leaderboard_audit.importers.cli", "main", "import lm-evaluation-harness or HELM runs as records"),
-    "pack": ("leaderboard_audit.pack_cli", "main", "write records in the packed form (fast to load)"),
-    "cache": ("leaderboard_audit.pack_cli", "cache_main", "show or clear the records load cache"),
+    "audit": ("leaderboard_audit.report_cli:main", "audit records and print/write the report"),
+    "collect": ("leaderboard_audit.collect.cli:main", "run models on benchmarks under the grid -> records"),
+    "models": ("leaderboard_audit.collect.cli:models_main", "turn GGUF files shipped in PyPI packages into HF folders"),
+    "import": ("leaderboard_audit.importers.cli:main", "import another harness's runs as records (import -h: formats)"),
+    "pack": ("leaderboard_audit.pack_cli:main", "write records in the packed form (fast to load)"),
+    "cache": ("leaderboard_audit.pack_cli:cache_main", "show or clear the records load cache"),
 }
 
 
 def usage() -> str:
     lines = ["usage: leaderboard-audit COMMAND [ARGS]", "", "commands:"]
-    lines += [f"  {name:<8} {help_}" for name, (_, _, help_) in SUBCOMMANDS.items()]
+    lines += [f"  {name:<8} {help_}" for name, (_, help_) in SUBCOMMANDS.items()]
     return "\n".join(lines)
 
 
@@ -37,8 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     if name not in SUBCOMMANDS:
         print(f"leaderboard-audit: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
-    mod, fn, _ = SUBCOMMANDS[name]
-    return int(getattr(importlib.import_module(mod), fn)(rest) or 0)
+    from .registry import load_target
+
+    return int(load_target(SUBCOMMANDS[name][0])(rest) or 0)
 
 
 if __name__ == "__main__":

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-FORMATS = ("auto", "records", "table", "lm-eval", "helm")
-
 
 def build_parser() -> argparse.ArgumentParser:
+    from .formats import audit_formats, format_names
+
     p = argparse.ArgumentParser(
         prog="leaderboard-audit pack",
         description="Write records in the packed form (one Arrow IPC file, "
@@ -17,10 +17,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "src",
         help="anything --audit reads: records-v1 directory, CSV/Parquet table, "
-        "packed file, lm-eval or HELM runs (with --format)",
+        f"packed file, or an importer's source ({', '.join(format_names())}; with --format)",
     )
     p.add_argument("-o", "--output", required=True, help="packed file to write (e.g. records.arrow)")
-    p.add_argument("--format", default="auto", choices=FORMATS)
+    p.add_argument("--format", default="auto", choices=audit_formats())
     p.add_argument("--intersect", action="store_true", help="keep only the items common to all models")
     p.add_argument("--mapping", help="importers: the mapping file (docs/importers.md)")
     p.add_argument("--metric", help="importers: the per-sample 0/1 metric")

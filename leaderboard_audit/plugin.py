@@ -28,23 +28,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="records to audit: a records-v1 directory or a long CSV/Parquet table",
     )
+    from .formats import audit_formats, format_names, formats_help, metric_help
+
     g.addoption(
         "--audit-format",
         default="auto",
-        choices=("auto", "records", "table", "lm-eval", "helm"),
-        help="how to read --audit PATH (default: auto)",
+        choices=audit_formats(),
+        help=f"how to read --audit PATH (default: auto; importers: {formats_help()})",
     )
     g.addoption(
         "--audit-mapping",
         metavar="MAP.json",
         default=None,
-        help="lm-eval/helm: which run is which model, benchmark and config (default SRC/audit_mapping.json)",
+        help=f"{'/'.join(format_names())}: which run is which model, benchmark and config "
+        "(default SRC/audit_mapping.json)",
     )
     g.addoption(
         "--audit-metric",
         metavar="NAME",
         default=None,
-        help="lm-eval/helm: the per-sample metric that is the correctness bit (acc, acc_norm, exact_match)",
+        help=f"importers: the per-sample metric that is the correctness bit ({metric_help()})",
     )
     g.addoption("--audit-seed", default=None, help="global seed, a whole number >= 0 (default 1234)")
     g.addoption("--audit-boot", default=None, help="bootstrap resamples for pair CIs, 100..1,000,000 (default 10000)")

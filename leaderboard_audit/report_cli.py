@@ -20,8 +20,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="leaderboard-audit audit", description="Audit records and print the tables and verdicts."
     )
-    p.add_argument("path", help="records-v1 directory, CSV/Parquet table, packed file, or lm-eval/helm source")
-    p.add_argument("--format", default="auto", choices=("auto", "records", "table", "lm-eval", "helm"))
+    from .formats import audit_formats, format_names
+
+    p.add_argument(
+        "path", help=f"records-v1 directory, CSV/Parquet table, packed file, or {'/'.join(format_names())} source"
+    )
+    p.add_argument("--format", default="auto", choices=audit_formats())
     # values are checked by settings.resolve_settings, the plugin's own path (CLI > pyproject > defaults)
     p.add_argument("--seed", default=None, help=f"bootstrap seed (default {DEFAULT_SEED})")
     p.add_argument(
@@ -104,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     from .auditor import audit
     from .reports.terminal import CLI_HINT, render_summary
     from .settings import SettingsError, resolve_settings
-    from .verdicts import Thresholds
+    from .checks import Thresholds
     from .checks import RegistryError, registry
 
     try:

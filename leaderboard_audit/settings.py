@@ -128,7 +128,7 @@ def resolve(
     """Merge the three sources (see the module docstring) into plain settings.
     ``flag_prefix`` names the command-line options in messages (``--`` for the CLI)."""
     from .checks import default_thresholds
-    from .verdicts import Thresholds
+    from .checks import Thresholds
 
     tname = f"{table_path} [tool.leaderboard_audit]" if table_path else "[tool.leaderboard_audit]"
     out: dict[str, Any] = {}

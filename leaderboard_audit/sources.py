@@ -1,4 +1,4 @@
-"""An ``--audit PATH`` (records-v1 directory, long table, lm-eval or HELM run) -> Records."""
+"""An ``--audit PATH`` (records-v1 directory, long table, or an importer's source) -> Records."""
 
 from __future__ import annotations
 
@@ -28,9 +28,10 @@ def load_for_audit(
         raise RecordsError.one(
             path, None, "no such file or directory", fix="pass a records-v1 directory or a CSV/Parquet table to --audit"
         )
-    if fmt in ("lm-eval", "helm"):
-        from .importers import load
+    from .formats import is_importer
+    from .importers import load
 
+    if is_importer(fmt):
         opts = {k: v for k, v in (("mapping", mapping), ("metric", metric)) if v is not None}
         return load(path, fmt, intersect=intersect, **opts)
     if fmt == "table" and not p.is_file():

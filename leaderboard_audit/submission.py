@@ -27,7 +27,8 @@ from .checks import Check, registry
 from .records import Records
 from .scopes import scopes_of
 from .settings import DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_SEED
-from .verdicts import FAIL, PASS, SEVERITY, WARN, Thresholds
+from .checks import Thresholds
+from .verdicts import FAIL, PASS, SEVERITY, WARN
 
 SKIP = "skip"
 #: what a gate row means for the exit code

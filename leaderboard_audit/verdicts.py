@@ -5,14 +5,17 @@ pass region: positive inside it, negative outside. Comparisons with a threshold 
 exact at the boundary: both sides are rounded to 12 decimals first.
 
 Each check's own rule lives in its module under ``leaderboard_audit/checks/``; this
-module holds what they share, and ``judge`` for checks users write themselves.
+module holds what they share, and ``judge`` for checks users write themselves. The
+thresholds' defaults are the checks' declarations, so ``Thresholds`` lives with the
+checks (``leaderboard_audit.checks.Thresholds``); this module only converts a value
+(``convert_threshold``) and never imports the checks.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any
-from collections.abc import Iterator, Mapping
+
 
 from .metrics.exact import DECIMALS, exact, ge, le
 
@@ -23,73 +26,12 @@ at_most = le
 at_least = ge
 
 
-class Thresholds(Mapping[str, Any]):
-    """Every check's thresholds (defaults from the registry), overridable by name.
-
-    Read as attributes (``t.band_pass``) or as a mapping. Unknown names, non-numbers,
-    NaN/inf and non-positive or fractional integer thresholds are ``ValueError``s that
-    name the threshold."""
-
-    def __init__(self, values: Mapping[str, Any] | None = None):
-        from .checks import default_thresholds
-
-        defaults = default_thresholds()
-        given = dict(values or {})
-        unknown = sorted(set(given) - set(defaults))
-        if unknown:
-            raise ValueError(f"unknown audit threshold(s) {unknown}; known: {sorted(defaults)}")
-        merged = {}
-        for name, default in defaults.items():
-            merged[name] = _convert(name, given[name], default) if name in given else default
-        object.__setattr__(self, "_values", merged)
-
-    @classmethod
-    def from_mapping(cls, values: Mapping[str, Any]) -> Thresholds:
-        return cls(values)
-
-    @classmethod
-    def names(cls) -> list[str]:
-        from .checks import default_thresholds
-
-        return sorted(default_thresholds())
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.__dict__["_values"][name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("Thresholds are read-only")
-
-    def __getitem__(self, name: str) -> Any:
-        return self._values[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._values))
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Thresholds) and self._values == other._values
-
-    def __hash__(self) -> int:
-        return hash(tuple(sorted(self._values.items())))
-
-    def as_dict(self) -> dict[str, Any]:
-        return {k: self._values[k] for k in sorted(self._values)}
-
-    def __repr__(self) -> str:
-        return f"Thresholds({self.as_dict()})"
-
-
 # Upper bounds of count thresholds whose value sizes an array: flip_boot draws a
 # (flip_boot x items) int64 table (1e9 asked for 447 GiB); 100,000 is 100x the default.
 COUNT_MAXIMA = {"flip_boot": 100_000}
 
 
-def _convert(name: str, value: Any, default: float | int) -> float | int:
+def convert_threshold(name: str, value: Any, default: float | int) -> float | int:
     if isinstance(value, bool):
         raise ValueError(f"audit threshold {name}={value!r} is not a number")
     try:
@@ -166,7 +108,6 @@ __all__ = [
     "PASS",
     "SEVERITY",
     "SKIP",
-    "Thresholds",
     "WARN",
     "at_least",
     "at_most",

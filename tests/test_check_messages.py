@@ -8,7 +8,7 @@ from leaderboard_audit.checks.flip import flip_line
 from leaderboard_audit.checks.manufactured import pair_verdict
 from leaderboard_audit.checks.ranking import CHECK as RANKING
 from leaderboard_audit.checks.robust_subset import _count
-from leaderboard_audit.verdicts import Thresholds
+from leaderboard_audit.checks import Thresholds
 
 
 def test_a_one_item_gap_is_one_item():

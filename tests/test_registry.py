@@ -15,7 +15,8 @@ from leaderboard_audit.checks import BUILTIN, default_thresholds, registry
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import paper_grid
 from leaderboard_audit.threshold_names import THRESHOLD_NAMES
-from leaderboard_audit.verdicts import FAIL, PASS, WARN, Thresholds, judge
+from leaderboard_audit.checks import Thresholds
+from leaderboard_audit.verdicts import FAIL, PASS, WARN, judge
 
 
 def test_bundled_checks_in_report_order():
@@ -96,8 +97,9 @@ def test_report_is_deterministic_across_calls():
 
 def test_import_graph_is_acyclic_and_layered():
     """Computation never imports renderers or pytest glue; checks import nothing from
-    ``reports`` (the table model lives below both); no cycles, imports inside functions
-    included (issue 21)."""
+    ``reports`` (the table model lives below both); no cycles, imports inside functions,
+    ``importlib.import_module("...")`` calls and lazy ``"module:attr"`` targets included
+    (issue 21)."""
     code = textwrap.dedent("""
         import ast, pathlib, sys
         root = pathlib.Path("leaderboard_audit")
@@ -126,6 +128,14 @@ def test_import_graph_is_acyclic_and_layered():
                     edges[m] |= {n for n in names if n in mods and n != m}
                 elif isinstance(node, ast.Import):
                     edges[m] |= {a.name for a in node.names if a.name in mods}
+                elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", ""))
+                      == "import_module" and node.args and isinstance(node.args[0], ast.Constant)):
+                    edges[m] |= {node.args[0].value} & set(mods)  # importlib.import_module("pkg.mod")
+                elif isinstance(node, ast.Constant) and isinstance(node.value, str) and ":" in node.value:
+                    # a lazy "pkg.module:attr" target (the registries, the CLI dispatcher, the lazy API)
+                    target = node.value.partition(":")[0]
+                    if target in mods and target != m:
+                        edges[m].add(target)
         # package __init__ edges to their own submodules are re-exports, not layering
         for m in list(edges):
             edges[m] = {t for t in edges[m] if not t.startswith(m + ".") and not m.startswith(t + ".")}
@@ -141,13 +151,27 @@ def test_import_graph_is_acyclic_and_layered():
         for m in sorted(mods):
             if not color.get(m):
                 visit(m, [])
+        # and at package level (records, importers, checks, ... and the top-level modules)
+        pkg = lambda m: ".".join(m.split(".")[:2])
+        module_edges, edges = edges, {}
+        for m, ts in module_edges.items():
+            edges.setdefault(pkg(m), set()).update(pkg(t) for t in ts if pkg(t) != pkg(m))
+        color = {}
+        for m in sorted(edges):
+            if not color.get(m):
+                visit(m, [])
+        edges = module_edges
         low = ("leaderboard_audit.metrics", "leaderboard_audit.records", "leaderboard_audit.verdicts",
                "leaderboard_audit.auditor", "leaderboard_audit.evidence", "leaderboard_audit.submission")
         high = ("leaderboard_audit.reports.html", "leaderboard_audit.reports.markdown",
                 "leaderboard_audit.reports.terminal", "leaderboard_audit.reports.submission_text",
                 "leaderboard_audit.plugin", "leaderboard_audit.audit_session", "leaderboard_audit.collect")
-        # ast.walk sees imports inside functions too (lazy ones): verdicts -> checks is one
-        assert "leaderboard_audit.checks" in edges["leaderboard_audit.verdicts"], "lazy imports not seen"
+        # ast.walk sees imports inside functions too (lazy ones, e.g.
+        # pytest_addoption: plugin -> formats), and lazy "module:attr" targets (cli -> report_cli)
+        assert "leaderboard_audit.formats" in edges["leaderboard_audit.plugin"], "lazy imports not seen"
+        assert "leaderboard_audit.report_cli" in edges["leaderboard_audit.cli"], "lazy targets not seen"
+        # the thresholds' defaults are the checks' declarations: verdicts (below the checks) imports none
+        assert not any(t.startswith("leaderboard_audit.checks") for t in edges["leaderboard_audit.verdicts"])
         for m, ts in edges.items():
             if m.startswith("leaderboard_audit.checks"):
                 bad = [t for t in ts if t.startswith("leaderboard_audit.reports")]

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from leaderboard_audit.settings import SettingsError, pyproject_table
-from leaderboard_audit.verdicts import COUNT_MAXIMA, Thresholds
+from leaderboard_audit.checks import Thresholds
+from leaderboard_audit.verdicts import COUNT_MAXIMA
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -17,7 +17,7 @@ from leaderboard_audit import load_records
 from leaderboard_audit.auditor import audit
 from leaderboard_audit.records import Grid, Items, Records
 from leaderboard_audit.records.grid import paper_grid
-from leaderboard_audit.verdicts import Thresholds
+from leaderboard_audit.checks import Thresholds
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

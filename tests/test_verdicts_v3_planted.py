@@ -15,7 +15,7 @@ from leaderboard_audit.metrics.flip import flip_predictor
 from leaderboard_audit.metrics.identified import sign_test_p
 from leaderboard_audit.records.grid import paper_grid
 from leaderboard_audit.simulate import SimModel, SimSpec, exchangeable_spec, simulate
-from leaderboard_audit.verdicts import Thresholds
+from leaderboard_audit.checks import Thresholds
 
 
 exchangeable = exchangeable_spec

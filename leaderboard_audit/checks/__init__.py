@@ -8,10 +8,12 @@ group (a ``Check`` subclass; its name must not collide with a bundled one).
 from __future__ import annotations
 
 import functools
-import importlib
 from pathlib import Path
+from typing import Any
 
+from ..registry import Registry, RegistryError
 from .base import POOLED, Check, Scope, num
+from .thresholds import Thresholds
 
 BUILTIN = (
     "band",
@@ -31,48 +33,38 @@ BUILTIN = (
 ENTRY_POINT_GROUP = "leaderboard_audit.checks"
 
 
-class RegistryError(ValueError):
-    """A third-party check that cannot be registered (named in the message)."""
+def _bundled(reg: Registry[Check]) -> None:
+    for name in BUILTIN:  # lazy: a check module (numpy) is imported when the check is first used
+        reg.register(name, lazy=f"{__name__}.{name}:CHECK")
 
 
-def _builtin() -> list[Check]:
-    out = []
-    for name in BUILTIN:
-        mod = importlib.import_module(f"{__name__}.{name}")
-        out.append(mod.CHECK)
-    return out
+def _from_entry_point(ep: Any) -> tuple[str, Check, tuple[str, ...]]:
+    try:
+        obj = ep.load()
+    except Exception as exc:  # a broken third-party package: name it
+        raise RegistryError(
+            f"entry point {ENTRY_POINT_GROUP}:{ep.name} ({ep.value}) failed to load: {type(exc).__name__}: {exc}"
+        ) from None
+    check = obj() if isinstance(obj, type) else obj
+    if not isinstance(check, Check) or not check.name:
+        raise RegistryError(
+            f"entry point {ENTRY_POINT_GROUP}:{ep.name} ({ep.value}) is not a "
+            "leaderboard_audit.checks.Check with a name"
+        )
+    return check.name, check, ()
 
 
-def _entry_point_checks() -> list[Check]:
-    from importlib.metadata import entry_points
-
-    out = []
-    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        try:
-            obj = ep.load()
-        except Exception as exc:  # a broken third-party package: name it
-            raise RegistryError(
-                f"entry point {ENTRY_POINT_GROUP}:{ep.name} ({ep.value}) failed to load: {type(exc).__name__}: {exc}"
-            ) from None
-        check = obj() if isinstance(obj, type) else obj
-        if not isinstance(check, Check) or not check.name:
-            raise RegistryError(
-                f"entry point {ENTRY_POINT_GROUP}:{ep.name} ({ep.value}) is not a "
-                "leaderboard_audit.checks.Check with a name"
-            )
-        out.append(check)
-    return out
+def check_registry() -> Registry[Check]:
+    """A fresh :class:`~leaderboard_audit.registry.Registry` of the checks: the bundled
+    ones (lazy, in ``BUILTIN`` order), then the entry points' (sorted by entry point name)."""
+    return Registry("check", group=ENTRY_POINT_GROUP, bundled=_bundled, from_entry_point=_from_entry_point)
 
 
 @functools.lru_cache(maxsize=1)
 def registry() -> dict[str, Check]:
     """Every check, bundled first, in report order."""
-    checks: dict[str, Check] = {}
-    for c in _builtin() + _entry_point_checks():
-        if c.name in checks:
-            raise RegistryError(f"two checks are named {c.name!r}")
-        checks[c.name] = c
-    return checks
+    reg = check_registry()
+    return {name: reg[name] for name in reg.names()}
 
 
 def check_names() -> tuple[str, ...]:
@@ -104,7 +96,9 @@ __all__ = [
     "Check",
     "RegistryError",
     "Scope",
+    "Thresholds",
     "check_names",
+    "check_registry",
     "default_thresholds",
     "num",
     "registry",

@@ -37,7 +37,7 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from ..records import Records
     from ..tables_model import Table
-    from ..verdicts import Thresholds
+    from .thresholds import Thresholds
 
 POOLED = "pooled"
 

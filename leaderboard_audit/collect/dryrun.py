@@ -209,6 +209,10 @@ def plan(
         for b in spec.benchmarks:
             n = None if spec.n_items is None else spec.n_items + spec.item_offset
             items[b] = load_items(b, n, files=spec.files_for(b))[spec.item_offset :]
+    from ..registry import load_target
+    from .engines import engine_spec
+
+    engine = engine_spec(spec.engine)
     proxies = parse_proxies(tokenizer_proxy)
     loaded: dict[str, Any] = {}
     cache: dict[tuple[str, bool], tuple[int, int, int]] = {}
@@ -216,10 +220,8 @@ def plan(
     for m in spec.models:
         folder = _local_folder(m)
         tok, source = None, f"estimate ({CHARS_PER_TOKEN:g} chars/token)"
-        if spec.engine == "fake":
-            from .engines.fake import ByteTokenizer
-
-            tok, source = ByteTokenizer(), "tokenizer"
+        if engine.tokenizer is not None:  # an engine whose tokenizer needs no model (the fake)
+            tok, source = load_target(engine.tokenizer)(), "tokenizer"
         elif folder is not None or (not m.path.startswith("gguf:") and "/" in m.path):
             try:
                 tok, source = _load_tokenizer(str(folder or m.path)), "tokenizer"

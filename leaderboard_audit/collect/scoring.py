@@ -9,7 +9,9 @@ those become one number (docs/collect.md, "Likelihood normalisations"):
 * ``acc_norm``: the sum divided by the option's length in characters (lm-evaluation-harness
   ``acc_norm``, which divides by ``len(choice)``).
 
-``register_normalization(MyClass)`` adds one; a grid file then names it with
+``NORMALIZATIONS`` is their :class:`~leaderboard_audit.registry.Registry`;
+``register_normalization(MyClass)`` adds one (or a package's entry point in the
+``leaderboard_audit.normalizations`` group, the value a ``Normalization`` subclass); a grid file then names it with
 ``decoding.normalization`` (every likelihood template) or a template's ``normalization``.
 """
 
@@ -17,7 +19,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
+
+from ..registry import Registry
 
 
 class Normalization:
@@ -61,11 +65,28 @@ class PerCharLogprob(Normalization):
         return math.fsum(lps) / max(1, len(option)) if lps else float("-inf")
 
 
-NORMALIZATIONS: dict[str, Normalization] = {}
+def _from_entry_point(ep: Any) -> tuple[str, Normalization, tuple[str, ...]]:
+    from ..registry import RegistryError
+
+    origin = f"entry point {ENTRY_POINT_GROUP}:{ep.name} ({ep.value})"
+    try:
+        obj = ep.load()
+    except Exception as exc:  # a broken third-party package: name it
+        raise RegistryError(f"{origin} failed to load: {type(exc).__name__}: {exc}") from None
+    norm = obj() if isinstance(obj, type) else obj
+    if not isinstance(norm, Normalization) or not getattr(norm, "name", ""):
+        raise RegistryError(f"{origin} is not a leaderboard_audit.collect.scoring.Normalization with a name")
+    return norm.name, norm, ()
+
+
+ENTRY_POINT_GROUP = "leaderboard_audit.normalizations"
+NORMALIZATIONS: Registry[Normalization] = Registry(
+    "normalization", group=ENTRY_POINT_GROUP, from_entry_point=_from_entry_point
+)
 
 
 def register_normalization(cls: type[Normalization]) -> type[Normalization]:
-    NORMALIZATIONS[cls.name] = cls()
+    NORMALIZATIONS.register(cls.name, cls())
     return cls
 
 
@@ -74,6 +95,8 @@ for _cls in (MeanTokenLogprob, SumLogprob, PerCharLogprob):
 
 
 def get_normalization(name: str) -> Normalization:
-    if name not in NORMALIZATIONS:
-        raise ValueError(f"unknown normalization '{name}'; known: {', '.join(NORMALIZATIONS)}")
+    """The normalisation named exactly ``name`` (names are written into config keys, so
+    no other spelling is accepted)."""
+    if name not in NORMALIZATIONS.names():
+        raise ValueError(f"unknown normalization '{name}'; known: {', '.join(NORMALIZATIONS.names())}")
     return NORMALIZATIONS[name]

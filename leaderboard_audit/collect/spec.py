@@ -35,6 +35,7 @@ from typing import Any
 
 from .axes import AxesSpec, axes_from_obj
 from .benchmarks import SOURCES
+from .engines import DEFAULT_ENGINE
 
 
 @dataclass
@@ -53,7 +54,7 @@ class Spec:
     output: Path
     benchmarks: list[str] = field(default_factory=lambda: list(SOURCES))
     n_items: int | None = 1000
-    engine: str = "vllm"
+    engine: str = DEFAULT_ENGINE
     grid: str = "paper"
     benchmarks_dir: Path | None = None
     benchmark_files: dict[str, str] = field(default_factory=dict)
@@ -200,7 +201,7 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         output=rel(str(obj.get("output", "records"))),  # type: ignore[arg-type]
         benchmarks=benches,
         n_items=None if n in (None, 0, "all") else int(n),
-        engine=str(obj.get("engine", "vllm")),
+        engine=str(obj.get("engine", DEFAULT_ENGINE)),
         grid=grid,
         benchmarks_dir=rel(obj.get("benchmarks_dir")),
         benchmark_files={k: str(rel(v)) for k, v in (obj.get("benchmark_files") or {}).items()},

@@ -1,47 +1,39 @@
 """Importers: existing evaluation runs -> records-v1 (issue 6, docs/importers.md).
 
-* ``lm-eval``: a directory of lm-evaluation-harness runs written with ``--log_samples``.
-* ``helm``: a HELM ``benchmark_output/runs/<suite>`` tree.
+One module per format, each declaring itself with a module-level ``FORMAT_INFO`` and
+defining its loader; the registry of formats is ``leaderboard_audit.formats.IMPORTERS``
+(docs/importers.md, "Adding an importer": one file plus its tests).
 
 ``load(src, fmt, **opts)`` returns :class:`~leaderboard_audit.records.Records`;
-``leaderboard-audit import {lm-eval,helm} SRC -o DIR`` writes them (importers.cli).
+``leaderboard-audit import FORMAT SRC -o DIR`` writes them (importers.cli).
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
-FORMATS = ("lm-eval", "helm")
-MAPPING_FILE = "audit_mapping.json"  # picked up from SRC when no mapping is given
+from ..formats import IMPORTERS, MAPPING_FILE, ImporterSpec
 
 
 def load(src: str | os.PathLike[str], fmt: str, **opts: Any):
-    """Import ``src`` in format ``fmt`` ("lm-eval" or "helm") as Records.
+    """Import ``src`` in format ``fmt`` (an importer's name or alias) as Records.
 
-    lm-eval options: metric, mapping, match_by ("auto"|"doc_hash"|"doc_id"),
-    intersect, reference, model, benchmark, filter.
-    helm options: metric (default "exact_match"), mapping, intersect, reference,
-    model, benchmark.
-    Without ``mapping``, a ``SRC/audit_mapping.json`` is used when present (so
-    ``pytest --audit SRC --audit-format lm-eval`` needs no further option).
+    The options an importer takes are its ``FORMAT_INFO["options"]`` (``leaderboard-audit
+    import -h`` lists them); a set option it does not take is a ``ValueError``. Without
+    ``mapping``, a ``SRC/audit_mapping.json`` is used when present (so ``pytest --audit SRC
+    --audit-format FORMAT`` needs no further option).
     """
-    f = fmt.lower().replace("_", "-")
-    if opts.get("mapping") is None:
-        from pathlib import Path
-
+    try:
+        spec = IMPORTERS[fmt]
+    except KeyError:
+        raise ValueError(f"unknown import format {fmt!r}; expected one of {IMPORTERS.names()}") from None
+    if "mapping" in spec.options and opts.get("mapping") is None:
         found = Path(src) / MAPPING_FILE
         if found.is_file():
             opts["mapping"] = str(found)
-    if f in ("lm-eval", "lmeval", "lm-evaluation-harness"):
-        from .lmeval import load_lmeval
-
-        return load_lmeval(src, **opts)
-    if f == "helm":
-        from .helm import load_helm
-
-        return load_helm(src, **opts)
-    raise ValueError(f"unknown import format {fmt!r}; expected one of {FORMATS}")
+    return spec.load(src, **opts)
 
 
-__all__ = ["FORMATS", "MAPPING_FILE", "load"]
+__all__ = ["IMPORTERS", "MAPPING_FILE", "ImporterSpec", "load"]

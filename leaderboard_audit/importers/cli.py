@@ -1,4 +1,8 @@
-"""``leaderboard-audit import {lm-eval,helm} SRC -o records/`` (issue 6).
+"""``leaderboard-audit import FORMAT SRC -o records/`` (issue 6).
+
+The formats, their options and their help come from the importers' registry
+(``FORMAT_INFO`` in each importer module): the options every importer shares are
+below; an option only some importers declare gets its flag from their declarations.
 
 Exit status: 0 written; 4 the input or the output was refused (one clear message on
 stderr, nothing written); 2 a usage error (argparse).
@@ -12,37 +16,37 @@ from pathlib import Path
 from typing import Any
 
 from ..records.errors import RecordsError
+from ..formats import IMPORTERS
 
 PROG = "leaderboard-audit import"
+# options with a flag of their own below; any other option an importer declares gets
+# ``--<name>`` with the help its declaration gives
+SHARED_OPTIONS = ("metric", "mapping", "intersect", "reference", "model", "benchmark")
+
+
+def _per_format(option: str) -> str:
+    return "; ".join(f"{s.name}: {s.options[option]}" for s in IMPORTERS.values() if s.options.get(option))
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
-        description="Turn lm-evaluation-harness --log_samples runs or a HELM "
-        "benchmark_output/runs/<suite> tree into a records-v1 directory.",
+        description="Turn another harness's runs into a records-v1 directory. Formats: "
+        + "; ".join(f"{s.name} ({s.description})" for s in IMPORTERS.values())
+        + ".",
     )
-    p.add_argument("format", choices=["lm-eval", "helm"])
-    p.add_argument("src", help="lm-eval: the folder of runs; helm: benchmark_output/runs/<suite>")
+    p.add_argument("format", choices=IMPORTERS.names())
+    p.add_argument("src", help=_per_format_src())
     p.add_argument(
         "-o",
         "--output",
         required=True,
         help="records directory to write (new, empty, or an earlier import: replaced as a whole)",
     )
-    p.add_argument(
-        "--metric",
-        help="per-sample 0/1 metric: lm-eval acc (default), acc_norm, "
-        "exact_match; helm exact_match (default) or another per-instance stat",
-    )
+    p.add_argument("--metric", help=f"per-sample 0/1 metric: {_per_format('metric')}")
     p.add_argument("--mapping", help="JSON file naming model/benchmark/config per run or task (docs/importers.md)")
-    p.add_argument(
-        "--match-by",
-        default="auto",
-        help="lm-eval: how documents are matched across runs: auto (default), "
-        "doc_hash, doc_id or field:NAME (a field of the logged doc)",
-    )
-    p.add_argument("--filter", help="lm-eval: the filter to import when a task logs several")
+    for option, helps in _own_options().items():
+        p.add_argument("--" + option.replace("_", "-"), dest=option, help="; ".join(helps))
     p.add_argument(
         "--intersect",
         action="store_true",
@@ -58,6 +62,20 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--model", help="model name for every run (overrides the runs' own)")
     p.add_argument("--benchmark", help="benchmark name for every run (default: task/scenario)")
     return p
+
+
+def _per_format_src() -> str:
+    return "; ".join(f"{s.name}: {s.source}" for s in IMPORTERS.values() if s.source) or "the source to import"
+
+
+def _own_options() -> dict[str, list[str]]:
+    """Options beyond ``SHARED_OPTIONS`` -> "<format>: <help>" of each importer declaring them."""
+    out: dict[str, list[str]] = {}
+    for s in IMPORTERS.values():
+        for option, help_ in s.options.items():
+            if option not in SHARED_OPTIONS:
+                out.setdefault(option, []).append(f"{s.name}: {help_ or option}")
+    return out
 
 
 def fail(message: str) -> int:
@@ -95,16 +113,13 @@ def main(argv: list[str] | None = None) -> int:
         check_output(Path(args.output))
     except OutputError as exc:
         return fail(str(exc))
-    opts = {
-        "metric": args.metric,
-        "mapping": args.mapping,
-        "intersect": args.intersect,
-        "reference": args.reference,
-        "model": args.model,
-        "benchmark": args.benchmark,
-    }
-    if args.format == "lm-eval":
-        opts.update(match_by=args.match_by, filter=args.filter)
+    spec = IMPORTERS[args.format]
+    given = {o: getattr(args, o) for o in (*SHARED_OPTIONS, *_own_options())}
+    refused = [o for o, v in given.items() if o not in spec.options and v not in (None, False)]
+    if refused:
+        flags = ", ".join("--" + o.replace("_", "-") for o in refused)
+        return fail(f"{flags}: not an option of {spec.name} (its options: {', '.join(sorted(spec.options))})")
+    opts = {o: v for o, v in given.items() if o in spec.options and v is not None}
     try:
         rec = load(args.src, args.format, **opts)
     except (RecordsError, ValueError) as exc:

@@ -30,8 +30,24 @@ from ._build import ItemMeta, Unit, build_records
 from ._files import obj, read_json_file
 from ._values import answer_index, show, to_bit
 
+FORMAT_INFO = {
+    "name": "helm",
+    "aliases": (),
+    "description": "a HELM suite folder (benchmark_output/runs/SUITE)",
+    "source": "benchmark_output/runs/<suite>",
+    "patterns": ("run_spec.json", "scenario_state.json", "per_instance_stats.json"),
+    "options": {
+        "metric": "exact_match (default) or another per-instance stat",
+        "mapping": "",
+        "intersect": "",
+        "reference": "",
+        "model": "",
+        "benchmark": "",
+    },
+    "loader": "load_helm",
+}
 MAX_JSON_BYTES = 512 * 1024 * 1024
-RUN_FILES = ("run_spec.json", "scenario_state.json", "per_instance_stats.json")
+RUN_FILES = FORMAT_INFO["patterns"]
 NOT_CONFIG_ARGS = {"model", "model_deployment", "data_augmentation"}
 ADAPTER_FIELDS = (
     "method",

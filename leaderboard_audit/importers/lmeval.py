@@ -35,6 +35,25 @@ from ._build import ItemMeta, Unit, build_records
 from ._files import JSON_ERRORS, file_problem, read_json_file
 from ._values import answer_index, deep_literal, letter_index, literal, sanitize_key, show, to_bit, to_number
 
+FORMAT_INFO = {
+    "name": "lm-eval",
+    "aliases": ("lmeval", "lm-evaluation-harness"),
+    "description": "lm-evaluation-harness runs written with --log_samples",
+    "source": "the folder of runs",
+    "patterns": ("samples_*.jsonl", "results_*.json", "*.yaml", "*.yml"),
+    "options": {
+        "metric": "acc (default), acc_norm or exact_match",
+        "mapping": "",
+        "match_by": "how documents are matched across runs: auto (default), doc_hash, doc_id or "
+        "field:NAME (a field of the logged doc)",
+        "filter": "the filter to import when a task logs several",
+        "intersect": "",
+        "reference": "",
+        "model": "",
+        "benchmark": "",
+    },
+    "loader": "load_lmeval",
+}
 MAX_LINE_BYTES = 64 * 1024 * 1024
 MAX_JSON_BYTES = 64 * 1024 * 1024
 MAX_YAML_BYTES = 64 * 1024

@@ -14,9 +14,6 @@ import stat
 from pathlib import Path
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
-LMEVAL_PATTERNS = ("samples_*.jsonl", "results_*.json", "*.yaml", "*.yml")
-HELM_PATTERNS = ("run_spec.json", "scenario_state.json", "per_instance_stats.json")
-MAPPING_FILE = "audit_mapping.json"
 CHUNK = 1 << 20
 
 
@@ -105,10 +102,11 @@ def importer_files(root: Path, patterns: tuple[str, ...]) -> list[Path]:
 def source_files(path: str | os.PathLike[str], fmt: str = "auto") -> list[Path]:
     """The files that make up a records source, in hashing order.
 
-    ``fmt``: "auto", "records", "table", "lm-eval" or "helm" (as ``--audit-format``).
-    A file source is the file itself (plus the legend next to a table); "auto" on a
-    directory is what the records reader reads, plus, when it has no legend, what an
-    importer would read.
+    ``fmt``: as ``--audit-format`` ("auto", "records", "table" or an importer's name).
+    A file source is the file itself (plus the legend next to a table); an importer's
+    source is the files its declared patterns match (``FORMAT_INFO["patterns"]``, from
+    the importers' registry); "auto" on a directory is what the records reader reads,
+    plus, when it has no legend, what any importer would read.
     """
     p = Path(path)
     if p.is_file():
@@ -118,16 +116,15 @@ def source_files(path: str | os.PathLike[str], fmt: str = "auto") -> list[Path]:
         return files
     if not p.is_dir():
         return []
-    f = fmt.lower().replace("_", "-")
-    if f in ("lm-eval", "lmeval", "lm-evaluation-harness"):
-        return importer_files(p, LMEVAL_PATTERNS + (MAPPING_FILE,))
-    if f == "helm":
-        return importer_files(p, HELM_PATTERNS + (MAPPING_FILE,))
+    from ..formats import is_importer, source_patterns
+
+    if is_importer(fmt):
+        return importer_files(p, source_patterns(fmt))
     files = records_v1_files(p)
-    if f == "auto" and not any(
+    if fmt == "auto" and not any(
         x.parent == p and x.suffix == ".json" for x in files
-    ):  # could be either: what both would read
-        more = importer_files(p, LMEVAL_PATTERNS + HELM_PATTERNS + (MAPPING_FILE,))
+    ):  # could be any: what every importer would read
+        more = importer_files(p, source_patterns())
         files = sorted(set(files) | set(more), key=lambda x: x.relative_to(p).as_posix())
     return files
 
