@@ -252,3 +252,23 @@ def test_pooled_pair_counts_are_the_sum_of_the_benchmarks_computed_once(monkeypa
         identified.identified_order(P, models=names)
         averaged.averaged_order(P, models=names)
     assert calls == {"above": 3, "only": 3}
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.tuples(st.integers(0, 4), st.integers(0, 12), st.integers(1, 5)),
+    st.sampled_from([bool, np.float32, np.int16, np.float64]),
+    st.data(),
+)
+def test_take_items_equals_fancy_indexing(shape, dtype, data):
+    """Records.select_items' fast copy (each cell's configs as one opaque element) is a[:, idx]."""
+    from leaderboard_audit.records.model import take_items
+
+    a = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape).astype(dtype)
+    idx = np.array(
+        data.draw(st.lists(st.integers(0, max(0, shape[1] - 1)), max_size=15 if shape[1] else 0)), dtype=np.intp
+    )
+    got, want = take_items(a, idx), a[:, idx]
+    assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
+    f = np.asfortranarray(a)  # not C-contiguous: numpy's own path
+    assert np.array_equal(take_items(f, idx), f[:, idx])

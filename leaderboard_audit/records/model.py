@@ -47,6 +47,18 @@ class Items:
         )
 
 
+def take_items(a: np.ndarray, idx: np.ndarray | slice) -> np.ndarray:
+    """``a[:, idx]``. For an index array over a C-contiguous tensor, each (model, item) cell's
+    configs are one run of bytes, taken as one opaque element (~3x faster than numpy's
+    fancy indexing of the middle axis: the leave-one-out check's reduced sets copy the
+    tensor ~14 times)."""
+    if isinstance(idx, slice) or a.ndim < 3 or not a.flags.c_contiguous or a.dtype.hasobject or a.size == 0:
+        return a[:, idx]
+    cell = a.dtype.itemsize * int(np.prod(a.shape[2:]))
+    rows = a.view(np.dtype((np.void, cell))).reshape(a.shape[:2])
+    return np.take(rows, np.asarray(idx), axis=1).view(a.dtype).reshape((a.shape[0], -1, *a.shape[2:]))
+
+
 def _frozen(a: np.ndarray | None) -> np.ndarray | None:
     """A read-only view of ``a`` (``a`` itself keeps its flags)."""
     if a is None:
@@ -125,7 +137,7 @@ class Records:
 
     def _take_items(self, idx: np.ndarray | slice) -> Records:
         def cut(a: np.ndarray | None) -> np.ndarray | None:
-            return None if a is None else _frozen(a[:, idx])
+            return None if a is None else _frozen(take_items(a, idx))
 
         return replace(
             self,
