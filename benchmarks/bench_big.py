@@ -83,6 +83,54 @@ def pytest_run(path: Path, *extra: str) -> tuple[float, float, int, str]:
     return wall, rss, res.returncode, last
 
 
+def tree_rss_peak(cmd: list[str], interval: float = 0.1) -> tuple[float, float, float]:
+    """(wall s, peak of the summed RSS of the process and its descendants in GiB, peak RSS of
+    the largest single process in GiB) of ``cmd``, sampled from /proc every ``interval`` s
+    (issue 24: summed over xdist's workers and controller)."""
+
+    def children(pid: int) -> list[int]:
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as f:
+                kids = [int(x) for x in f.read().split()]
+        except OSError:
+            return []
+        return kids + [g for k in kids for g in children(k)]
+
+    def rss(pid: int) -> int:
+        try:
+            with open(f"/proc/{pid}/statm") as f:
+                return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            return 0
+
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak_sum = peak_one = 0
+    per: dict[int, int] = {}
+    while proc.poll() is None:
+        pids = (proc.pid, *children(proc.pid))
+        sizes = [rss(p) for p in pids]
+        for p, size in zip(pids, sizes):
+            per[p] = max(per.get(p, 0), size)
+        peak_sum, peak_one = max(peak_sum, sum(sizes)), max(peak_one, max(sizes))
+        time.sleep(interval)
+    if os.environ.get("BENCH_RSS_EACH"):
+        print("  peak RSS per process (GiB):", ", ".join(f"{v / 2**30:.2f}" for v in per.values()))
+    return time.perf_counter() - t, peak_sum / 2**30, peak_one / 2**30
+
+
+def rss_compare(path: Path) -> None:
+    """Summed peak RSS at -n 0 and -n 2 (target: -n 2 <= 1.5x of -n 0)."""
+    base = [sys.executable, "-m", "pytest", "-q", "--tb=no", "-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
+    base += ["--audit", str(path), "--audit-cache", "off"]
+    got = {}
+    for n in ("0", "2"):
+        wall, total, one = tree_rss_peak([*base, "-n", n])
+        got[n] = total
+        print(f"-n {n}: {wall:.1f} s, summed peak RSS {total:.2f} GiB (largest process {one:.2f} GiB)", flush=True)
+    print(f"summed RSS -n 2 / -n 0: {got['2'] / got['0']:.2f} (target <= 1.5)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", type=int, default=1000)
@@ -95,6 +143,7 @@ def main() -> None:
         metavar="PAIRS",
         help="run -n 0 and -n 2 alternating, this many pairs (issue 24: -n 2 <= 0.65x at 1,000 x 8,000)",
     )
+    ap.add_argument("--rss", action="store_true", help="summed peak RSS of the process tree at -n 0 and -n 2")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         path = Path(a.keep) if a.keep else Path(d) / "big.packed"
@@ -105,6 +154,9 @@ def main() -> None:
             f"in {time.perf_counter() - t:.1f} s",
             flush=True,
         )
+        if a.rss:
+            rss_compare(path)
+            return
         if a.xdist:
             from leaderboard_audit.xdist_scheduling import predicted_seconds
 

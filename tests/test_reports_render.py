@@ -11,6 +11,7 @@ import re
 from html.parser import HTMLParser
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from builders import write
 from leaderboard_audit.records import Items, Records
@@ -309,3 +310,23 @@ def test_newcomer_marked_in_the_figures(demo_report):
         fig = re.search(rf'<figure id="fig-{n}".*?</figure>', text, re.S).group(0)
         assert 'class="newcomer"' in fig and "borealis-8b" in fig, n
     assert 'class="newcomer"' not in render_html({k: v for k, v in demo_report.items() if k != "submission_audit"})
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=0x2FFF), max_size=14), st.text(max_size=40)
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_plain_pairs_equals_tabulate(rows):
+    """Failure blocks' evidence table (reports.terminal.plain_pairs) is tabulate's plain format."""
+    from leaderboard_audit.reports.terminal import plain_pairs, tabulate
+
+    assert plain_pairs(rows) == tabulate(rows, tablefmt="plain", disable_numparse=True)
+    assert plain_pairs([("", "x"), ("", "yy")]) == tabulate(
+        [("", "x"), ("", "yy")], tablefmt="plain", disable_numparse=True
+    )

@@ -72,8 +72,19 @@ def evidence_block(v: dict[str, Any]) -> str:
         else:
             val = num(val) if isinstance(val, (int, float, type(None))) else clean(val)
         rows.append((clean(k), clean(val, 160)))
-    table = tabulate(rows, tablefmt="plain", disable_numparse=True) if rows else ""
+    table = plain_pairs(rows) if rows else ""
     return "\n".join([head, clean(v["message"]), table]).rstrip()
+
+
+def plain_pairs(rows: list[tuple[str, str]]) -> str:
+    """``tabulate(rows, tablefmt="plain")`` of (key, value) rows, without tabulate for ASCII
+    text (each failing audit test builds one: ~1.6 ms through tabulate, 7,400 times on a
+    1,000-model board): cells stripped, the keys padded, each line right-stripped."""
+    if not all(a.isascii() and a.isprintable() and b.isascii() and b.isprintable() for a, b in rows):
+        return tabulate(rows, tablefmt="plain", disable_numparse=True)
+    cells = [(a.strip(), b.strip()) for a, b in rows]
+    width = max(len(a) for a, _ in cells)
+    return "\n".join(f"{a.ljust(width)}  {b}".rstrip() for a, b in cells)
 
 
 def _list_entry(x: Any) -> str:

@@ -8,7 +8,9 @@ from typing import Any
 
 def clean(s: Any, width: int | None = None) -> str:
     """A name safe for a terminal cell: control characters shown escaped, long names cut."""
-    text = "".join(ch if unicodedata.category(ch)[0] != "C" else repr(ch)[1:-1] for ch in str(s))
+    text = str(s)
+    if not (text.isascii() and text.isprintable()):  # printable ASCII has no category C character
+        text = "".join(ch if unicodedata.category(ch)[0] != "C" else repr(ch)[1:-1] for ch in text)
     if width is not None and len(text) > width:
         text = text[: width - 1] + "…"
     return text
