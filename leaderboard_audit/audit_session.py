@@ -5,7 +5,9 @@ reports, worker output merged on the controller, reports written and summarized 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -111,7 +113,11 @@ FAILURE_DETAILS_LIMIT = 100  # failed audit tests above which pytest's failure s
 class AuditSession:
     def __init__(self, config: pytest.Config, settings: dict[str, Any], audits_dir: Path):
         self.config = config
-        self.settings = settings
+        #: the resolved settings, frozen (``settings.resolve_settings``); what the run learns
+        #: later (the collected records' path, their fingerprint) are facts of its own
+        self.settings: Mapping[str, Any] = MappingProxyType(dict(settings))
+        self.path: str | None = settings["path"]
+        self.sha256: str | None = settings.get("sha256")
         self.audits_dir = audits_dir
         self._records = None
         self._cases: dict[str, list[Any]] | None = None
@@ -146,12 +152,12 @@ class AuditSession:
         return self._thresholds
 
     def records_path(self) -> str:
-        path = self.settings["path"]
+        path = self.path
         if self.settings["collect"] and not path:
             from .collect_once import collect_once
 
             path = str(collect_once(self.settings["collect"], self.config))
-            self.settings["path"] = path
+            self.path = path
         if not path:
             raise pytest.UsageError("--audit PATH is required")
         return path
@@ -184,10 +190,10 @@ class AuditSession:
                         records, sha = load_cached_entry(
                             path,
                             cache_dir=self.settings.get("cache"),
-                            fingerprint=self.settings.get("sha256"),
+                            fingerprint=self.sha256,
                             intersect=self.settings["intersect"],
                         )
-                        self.settings["sha256"] = sha
+                        self.sha256 = sha
                     else:
                         records = load_for_audit(
                             path,
@@ -312,16 +318,16 @@ class AuditSession:
         """The records' SHA-256, computed once (by the load cache when it loads, else here) and
         sent to xdist workers with the settings, so no worker hashes the folder again."""
         _ = self.records
-        if "sha256" not in self.settings:
+        if self.sha256 is None:
             from .records.fingerprint import sha256_of
 
-            self.settings["sha256"] = sha256_of(self.settings["path"], self.settings["format"])
-        return self.settings["sha256"]
+            self.sha256 = sha256_of(self.path, self.settings["format"])
+        return self.sha256
 
     def summary(self) -> dict[str, Any]:
         from .auditor import records_summary
 
-        return records_summary(self.records, self.settings["path"], self.fingerprint())
+        return records_summary(self.records, self.path, self.fingerprint())
 
     # -- session start: validate once, hand settings to workers --------------------------------
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -356,7 +362,9 @@ class AuditSession:
     def pytest_configure_node(self, node: Any) -> None:
         """xdist controller -> worker: the resolved settings (pytest-randomly's pattern)."""
         self.fingerprint()  # path resolved (collection done), cache entry built, before workers start
-        node.workerinput[WORKER_KEY] = json.dumps(self.settings, sort_keys=True)
+        node.workerinput[WORKER_KEY] = json.dumps(
+            {**self.settings, "path": self.path, "sha256": self.sha256}, sort_keys=True
+        )
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:

@@ -48,3 +48,24 @@ def test_cli_and_plugin_give_identical_verdicts_under_a_pyproject_table(pytester
         assert rep["seed"] == 7 and rep["bootstrap"] == 200, name
         assert rep["thresholds"]["band_pass"] == 0.5, name
     assert rc_cli == (1 if result.ret == 1 else 0)
+
+
+def test_session_settings_are_frozen_once_resolved(pytester):
+    """The run's settings cannot change after they are resolved: what it learns later (the
+    records' fingerprint) is its own fact, sent to xdist workers beside the settings."""
+    import shutil
+    from pathlib import Path
+
+    records = shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "tiny", pytester.path / "rec")
+    pytester.makepyfile(
+        test_frozen="""
+        import pytest
+        def test_frozen(request, audit_records):
+            session = request.config.pluginmanager.get_plugin("leaderboard-audit-session")
+            with pytest.raises(TypeError):
+                session.settings["seed"] = 1
+            assert len(session.fingerprint()) == 64 and "sha256" not in session.settings or session.settings.get("sha256")
+        """
+    )
+    r = pytester.runpytest("-p", "no:cacheprovider", "-rA", "--audit", str(records), "test_frozen.py")
+    assert "PASSED test_frozen.py::test_frozen" in r.stdout.str(), r.stdout.str()[-3000:]
