@@ -123,7 +123,8 @@ class AuditSession:
         self._cases: dict[str, list[Any]] | None = None
         self._tests: dict[str, list[Any]] | None = None  # the collected cases (aliases folded in)
         self._ids: dict[str, dict[tuple[str, int], str]] | None = None
-        self._scopes: dict[str, dict[str, Any]] = {}  # computed here, with the in-process handle
+        self._scopes: dict[str, dict[str, Any]] = {}  # computed here (JSON-ready)
+        self._handles: dict[str, Any] = {}  # their in-process Scope objects (an alias scope reuses one)
         self._without: dict[str, dict[str, Any] | None] = {}  # submission gate: the board without the newcomers
         self._old: tuple[Any, Any] | None = None  # (records without the newcomers, their case ids)
         self._gate_rows: dict[str, dict[str, dict[str, Any]]] = {}
@@ -234,12 +235,14 @@ class AuditSession:
 
     def scope(self, name: str) -> dict[str, Any]:
         if name not in self._scopes:
-            from .auditor import alias_of, audit_scope
+            from .auditor import alias_of, audit_scope_computed
 
             self.cases()
             target = alias_of(self.records, name)
-            shared = self.scope(target)["_scope"] if target != name else None
-            s = audit_scope(
+            if target != name:
+                self.scope(target)
+            shared = self._handles.get(target) if target != name else None
+            s, self._handles[name] = audit_scope_computed(
                 self.records,
                 name,
                 seed=self.settings["seed"],
@@ -311,7 +314,7 @@ class AuditSession:
             self._froze = False
         # the records, scopes and report are done with: let them go before pytest's last collection
         self._records = self._cases = self._tests = self._report = None
-        self._scopes, self._index, self.verdicts, self.worker_scopes = {}, {}, {}, {}
+        self._scopes, self._handles, self._index, self.verdicts, self.worker_scopes = {}, {}, {}, {}, {}
         self._without, self._gate_rows, self._old = {}, {}, None
 
     def fingerprint(self) -> str:
@@ -477,11 +480,9 @@ class AuditSession:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if _is_worker(self.config):
-            from .auditor import finish_scope
-
             # insertion order kept (no sort_keys): a section's key order is what the Markdown and
             # HTML tables iterate, and must be the order the serial run has
-            payload = {"scopes": {k: finish_scope(v) for k, v in self._scopes.items()}}
+            payload = {"scopes": self._scopes}
             self.config.workeroutput[WORKER_KEY] = json.dumps(payload)
             return
         if self._records is None:
@@ -516,10 +517,8 @@ class AuditSession:
             self.worker_scopes.update(json.loads(raw)["scopes"])
 
     def all_scopes(self) -> dict[str, dict[str, Any]]:
-        from .auditor import finish_scope
-
         merged = dict(self.worker_scopes)
-        merged.update({k: finish_scope(v) for k, v in self._scopes.items()})
+        merged.update(self._scopes)
         return merged
 
     def report(self) -> dict[str, Any]:

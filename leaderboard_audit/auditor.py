@@ -123,7 +123,12 @@ def collected_cases(records: Records, by_check: dict[str, list[Case]]) -> dict[s
     return out
 
 
-def audit_scope(
+def audit_scope(records: Records, scope: str, **kw: Any) -> dict[str, Any]:
+    """Every section and verdict of one scope, JSON-ready (``audit_scope_computed``'s report)."""
+    return audit_scope_computed(records, scope, **kw)[0]
+
+
+def audit_scope_computed(
     records: Records,
     scope: str,
     *,
@@ -134,8 +139,9 @@ def audit_scope(
     ids: dict[tuple[str, int], str] | None = None,
     shared: Scope | None = None,
     only: Collection[str] | None = None,
-) -> dict[str, Any]:
-    """Every section and verdict of one scope, JSON-ready.
+) -> tuple[dict[str, Any], Scope]:
+    """Every section and verdict of one scope, JSON-ready, and the in-process ``Scope`` that
+    computed them (kept apart: an alias scope reuses its sections, nothing rides in the report).
 
     ``ids`` maps (check, index) to the unambiguous verdict id (``cases``); ``shared``
     is an already computed scope with the same items (``alias_of``) whose sections
@@ -176,8 +182,7 @@ def audit_scope(
                 v["id"] = ids[(check.name, j)]
         verdicts += found
     out["verdicts"] = verdicts
-    out["_scope"] = sc
-    return out
+    return out, sc
 
 
 def _alias_copy(section: Any) -> Any:
@@ -190,11 +195,6 @@ def _alias_copy(section: Any) -> Any:
     if type(section) is list:
         return [dict(x) if type(x) is dict else x for x in section]
     return section
-
-
-def finish_scope(s: dict[str, Any]) -> dict[str, Any]:
-    """The scope dict without the in-process ``Scope`` handle (JSON-ready)."""
-    return {k: v for k, v in s.items() if k != "_scope"}
 
 
 def case_ids_by_scope(
@@ -211,16 +211,16 @@ def case_ids_by_scope(
 def audit_scopes(records: Records, names: Sequence[str] | None = None, **kw: Any) -> dict[str, dict[str, Any]]:
     """Several scopes, each distinct item set computed once (``alias_of``)."""
     ids = case_ids_by_scope(records)
-    done: dict[str, dict[str, Any]] = {}
+    done: dict[str, tuple[dict[str, Any], Scope]] = {}
     wanted = list(names) if names is not None else scopes_of(records)
     # compute aliases' targets first so ``pooled`` can reuse its single benchmark
     for s in sorted(wanted, key=lambda s: alias_of(records, s) != s):
         target = alias_of(records, s)
         if target != s and target not in done:
-            done[target] = audit_scope(records, target, ids=ids.get(target), **kw)
-        shared = done[target]["_scope"] if target != s else None
-        done[s] = audit_scope(records, s, ids=ids.get(s), shared=shared, **kw)
-    return {s: finish_scope(done[s]) for s in wanted}
+            done[target] = audit_scope_computed(records, target, ids=ids.get(target), **kw)
+        shared = done[target][1] if target != s else None
+        done[s] = audit_scope_computed(records, s, ids=ids.get(s), shared=shared, **kw)
+    return {s: done[s][0] for s in wanted}
 
 
 def records_summary(records: Records, path: str | None = None, sha256: str | None = None) -> dict[str, Any]:
@@ -255,7 +255,7 @@ def build_report(
         "bootstrap": n_boot,
         "thresholds": thresholds.as_dict(),
         "records": summary,
-        "scopes": {s: finish_scope(scopes[s]) for s in names if s in scopes},
+        "scopes": {s: scopes[s] for s in names if s in scopes},
     }
 
 
@@ -303,7 +303,7 @@ __all__ = [
     "cases",
     "collected_cases",
     "dumps_report",
-    "finish_scope",
+    "audit_scope_computed",
     "make_scope",
     "records_summary",
     "scope_records",

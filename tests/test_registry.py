@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -219,3 +220,18 @@ def test_report_only_checks_have_no_cases():
     for name, check in registry().items():
         if check.report_only:
             assert by_check[name] == [], name
+
+
+def test_scope_results_carry_no_in_process_objects():
+    """A scope's result is JSON-ready as it is (no ``Scope`` handle riding in it): the plugin
+    keeps the handle apart (``audit_scope_computed``)."""
+    from leaderboard_audit.audit_session import json_normal
+    from leaderboard_audit.auditor import audit_scope, audit_scope_computed
+    from leaderboard_audit.checks import Scope
+    from leaderboard_audit.simulate import demo_spec, simulate
+
+    rec = simulate(demo_spec(items_per_benchmark=30))
+    s = audit_scope(rec, "pooled", n_boot=200)
+    assert json_normal(json.loads(json.dumps(s))) and all(not k.startswith("_") for k in s)
+    report, handle = audit_scope_computed(rec, "arc", n_boot=200)
+    assert isinstance(handle, Scope) and json.loads(json.dumps(report)) == report
