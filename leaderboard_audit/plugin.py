@@ -31,7 +31,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption(
         "--audit-format",
         default="auto",
-        choices=("auto", "records", "table", "lm-eval", "helm"),
+        choices=("auto", "records", "table", "lm-eval", "helm", "inspect"),
         help="how to read --audit PATH (default: auto)",
     )
     g.addoption(

@@ -2,6 +2,7 @@
 
 * ``lm-eval``: a directory of lm-evaluation-harness runs written with ``--log_samples``.
 * ``helm``: a HELM ``benchmark_output/runs/<suite>`` tree.
+* ``inspect``: Inspect AI eval logs (``.eval`` / ``.json``), one per model x configuration.
 
 ``load(src, fmt, **opts)`` returns :class:`~leaderboard_audit.records.Records`;
 ``leaderboard-audit import {lm-eval,helm} SRC -o DIR`` writes them (importers.cli).
@@ -12,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-FORMATS = ("lm-eval", "helm")
+FORMATS = ("lm-eval", "helm", "inspect")
 MAPPING_FILE = "audit_mapping.json"  # picked up from SRC when no mapping is given
 
 
@@ -23,6 +24,8 @@ def load(src: str | os.PathLike[str], fmt: str, **opts: Any):
     intersect, reference, model, benchmark, filter.
     helm options: metric (default "exact_match"), mapping, intersect, reference,
     model, benchmark.
+    inspect options: metric (the scorer, default "choice" or the only one), mapping,
+    intersect, reference, model, benchmark, epoch.
     Without ``mapping``, a ``SRC/audit_mapping.json`` is used when present (so
     ``pytest --audit SRC --audit-format lm-eval`` needs no further option).
     """
@@ -41,6 +44,10 @@ def load(src: str | os.PathLike[str], fmt: str, **opts: Any):
         from .helm import load_helm
 
         return load_helm(src, **opts)
+    if f in ("inspect", "inspect-ai"):
+        from .inspect_ai import load_inspect
+
+        return load_inspect(src, **opts)
     raise ValueError(f"unknown import format {fmt!r}; expected one of {FORMATS}")
 
 

@@ -22,8 +22,11 @@ def parser() -> argparse.ArgumentParser:
         description="Turn lm-evaluation-harness --log_samples runs or a HELM "
         "benchmark_output/runs/<suite> tree into a records-v1 directory.",
     )
-    p.add_argument("format", choices=["lm-eval", "helm"])
-    p.add_argument("src", help="lm-eval: the folder of runs; helm: benchmark_output/runs/<suite>")
+    p.add_argument("format", choices=["lm-eval", "helm", "inspect"])
+    p.add_argument(
+        "src",
+        help="lm-eval: the folder of runs; helm: benchmark_output/runs/<suite>; inspect: a log dir or log file",
+    )
     p.add_argument(
         "-o",
         "--output",
@@ -33,7 +36,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--metric",
         help="per-sample 0/1 metric: lm-eval acc (default), acc_norm, "
-        "exact_match; helm exact_match (default) or another per-instance stat",
+        "exact_match; helm exact_match (default) or another per-instance stat; "
+        "inspect: the scorer (default choice, or the only one)",
     )
     p.add_argument("--mapping", help="JSON file naming model/benchmark/config per run or task (docs/importers.md)")
     p.add_argument(
@@ -43,6 +47,7 @@ def parser() -> argparse.ArgumentParser:
         "doc_hash, doc_id or field:NAME (a field of the logged doc)",
     )
     p.add_argument("--filter", help="lm-eval: the filter to import when a task logs several")
+    p.add_argument("--epoch", type=int, help="inspect: the epoch to import when a log has several")
     p.add_argument(
         "--intersect",
         action="store_true",
@@ -105,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.format == "lm-eval":
         opts.update(match_by=args.match_by, filter=args.filter)
+    if args.format == "inspect" and args.epoch is not None:
+        opts.update(epoch=args.epoch)
     try:
         rec = load(args.src, args.format, **opts)
     except (RecordsError, ValueError) as exc:
