@@ -117,6 +117,8 @@ def _zstd_member(path: Path, info: Any) -> bytes:
 
 def _member(zf: Any, path: Path, info: Any, log: Any) -> Any:
     """A zip member's decoded JSON (bounded, CRC-checked), or None with the problem in ``log``."""
+    import zipfile
+
     where = f"{path}!{info.filename}"
     if info.file_size > MAX_MEMBER_BYTES:
         log.add(where, None, f"larger than {MAX_MEMBER_BYTES} bytes uncompressed")
@@ -136,6 +138,9 @@ def _member(zf: Any, path: Path, info: Any, log: Any) -> Any:
             str(exc),
             fix='pip install zstandard (or ".[inspect]"), or convert the logs: inspect log convert --to json',
         )
+        return None
+    except zipfile.BadZipFile as exc:  # a CRC that does not match, a bad local header
+        log.add(where, None, f"damaged member ({str(exc)[:200]})")
         return None
     except (OSError, ValueError, EOFError, zlib.error, NotImplementedError) as exc:
         log.add(where, None, f"cannot be read from the zip ({str(exc)[:200]})")
@@ -308,7 +313,7 @@ def _show(v: Any) -> str:
 
 
 def score_bit(value: Any) -> int | None:
-    """"C" -> 1, "I" -> 0; 0/1 numbers and booleans as they are; anything else None."""
+    """Score value "C" -> 1, "I" -> 0; 0/1 numbers and booleans as they are; anything else None."""
     if isinstance(value, str):
         return BIT_VALUES.get(value)
     if isinstance(value, bool):
@@ -439,9 +444,7 @@ def _legend(run: LogRead, scorer: str) -> dict[str, Any]:
         "task": ev.get("task"),
         "task_args": ev.get("task_args"),
         "metric": scorer,
-        "solver": [
-            {"solver": s.get("solver"), "params": s.get("params")} for s in steps if isinstance(s, dict)
-        ],
+        "solver": [{"solver": s.get("solver"), "params": s.get("params")} for s in steps if isinstance(s, dict)],
         "generate_config": plan.get("config"),
         "model_args": ev.get("model_args"),
         "dataset": ds.get("name"),
