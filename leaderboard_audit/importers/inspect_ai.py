@@ -240,7 +240,7 @@ def check_log(run: LogRead, epoch: int | None, intersect: bool, log: Any, notes:
         log.add(
             where,
             None,
-            f"log status is {status!r}, not 'success'" + (f" (error: {str(msg)[:200]})" if msg else ""),
+            f"log status is {_show(status)}, not 'success'" + (f" (error: {_show(msg, 200)})" if msg else ""),
             fix="import complete logs only: fix the error and re-run (inspect eval-retry LOG)",
         )
         return []
@@ -253,7 +253,11 @@ def check_log(run: LogRead, epoch: int | None, intersect: bool, log: Any, notes:
             fix="re-run with sample logging on (the default)",
         )
         return []
-    epochs = sorted({s.get("epoch", 1) for s in samples}, key=str)
+    bad = [s for s in samples if type(s.get("epoch", 1)) is not int]
+    if bad:
+        log.add(where, None, f"sample {_show(bad[0].get('id'))}: epoch {_show(bad[0].get('epoch'))} is not an integer")
+        return []
+    epochs = sorted({s.get("epoch", 1) for s in samples})
     cfg = run.eval.get("config") if isinstance(run.eval.get("config"), dict) else {}
     n_epochs = cfg.get("epochs", 1)
     if epoch is None and (len(epochs) > 1 or (type(n_epochs) is int and n_epochs > 1)):
@@ -306,10 +310,10 @@ def check_log(run: LogRead, epoch: int | None, intersect: bool, log: Any, notes:
     return out
 
 
-def _show(v: Any) -> str:
+def _show(v: Any, limit: int = 80) -> str:
     from ._values import show
 
-    return show(v)
+    return show(v, limit)
 
 
 def score_bit(value: Any) -> int | None:
@@ -416,7 +420,12 @@ def resolve(mp: dict[str, Any], run: LogRead) -> dict[str, Any] | None:
 
 
 def _arg_text(v: Any) -> str:
-    return v if isinstance(v, str) else json.dumps(v, sort_keys=True, default=str)
+    if isinstance(v, str):
+        return v
+    try:
+        return json.dumps(v, sort_keys=True, default=str)
+    except (RecursionError, ValueError, TypeError):
+        return _show(v)
 
 
 def default_keys(group: list[LogRead]) -> dict[int, str]:
