@@ -16,7 +16,7 @@ SUBCOMMANDS = {
         "models_main",
         "turn GGUF files shipped in PyPI packages into HF folders",
     ),
-    "import": ("leaderboard_audit.importers.cli", "main", "import lm-evaluation-harness or HELM runs as records"),
+    "import": ("leaderboard_audit.importers.cli", "main", "import lm-eval, HELM or Inspect AI runs as records"),
     "pack": ("leaderboard_audit.pack_cli", "main", "write records in the packed form (fast to load)"),
     "cache": ("leaderboard_audit.pack_cli", "cache_main", "show or clear the records load cache"),
 }

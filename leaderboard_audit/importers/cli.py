@@ -1,4 +1,4 @@
-"""``leaderboard-audit import {lm-eval,helm} SRC -o records/`` (issue 6).
+"""``leaderboard-audit import {lm-eval,helm,inspect} SRC -o records/`` (issues 6, 21).
 
 Exit status: 0 written; 4 the input or the output was refused (one clear message on
 stderr, nothing written); 2 a usage error (argparse).
@@ -19,8 +19,8 @@ PROG = "leaderboard-audit import"
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
-        description="Turn lm-evaluation-harness --log_samples runs or a HELM "
-        "benchmark_output/runs/<suite> tree into a records-v1 directory.",
+        description="Turn lm-evaluation-harness --log_samples runs, a HELM "
+        "benchmark_output/runs/<suite> tree or Inspect AI logs into a records-v1 directory.",
     )
     p.add_argument("format", choices=["lm-eval", "helm", "inspect"])
     p.add_argument(
