@@ -326,3 +326,24 @@ def test_pytest_audit_inspect_logs_directly(pytester, tmp_path):
     rep = json.loads(out.read_text())
     assert sorted(rep["records"]["configs"]) == list(KEYS)
     assert rep["records"]["items"] == 20 and rep["records"]["benchmarks"] == ["arc_mc"]
+
+
+def test_config_keys_from_solver_parameters_when_task_args_agree(tmp_path):
+    src, (a, b) = _json_copy(tmp_path)
+
+    def same_args_other_template(lg):
+        lg["eval"]["task_args"]["shuffle"] = 0
+        lg["plan"]["steps"][0]["params"]["template"] = "Q: {question}\n{choices}\nANSWER: $LETTER from {letters}" * 2
+
+    _edit(b, same_args_other_template)
+    rec = load(src, "inspect")
+    long_key = [k for k in rec.grid.keys if k != "multiple_choice.template=null"]
+    assert "multiple_choice.template=null" in rec.grid.keys and len(long_key) == 1
+    assert (
+        long_key[0].startswith("multiple_choice.template=h")
+        and len(long_key[0]) == len("multiple_choice.template=") + 9
+    )
+
+    _edit(b, lambda lg: lg["plan"]["steps"][0]["params"].__setitem__("template", None))
+    with pytest.raises(RecordsError, match="(?s)already read from.*name them apart in the mapping"):
+        load(src, "inspect")  # nothing tells the two logs apart: both are 'default'

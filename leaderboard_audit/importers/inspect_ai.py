@@ -428,17 +428,49 @@ def _arg_text(v: Any) -> str:
         return _show(v)
 
 
+def _plan_aspects(run: LogRead) -> dict[str, Any]:
+    """The solver plan as flat aspects: ``<solver>.<param>`` and ``config.<generate option>``."""
+    plan = run.header.get("plan") if isinstance(run.header.get("plan"), dict) else {}
+    out: dict[str, Any] = {}
+    steps = plan.get("steps") if isinstance(plan.get("steps"), list) else []
+    for j, st in enumerate(x for x in steps if isinstance(x, dict)):
+        name = st.get("solver") if isinstance(st.get("solver"), str) else f"step{j}"
+        out[f"{name}"] = True
+        params = st.get("params") if isinstance(st.get("params"), dict) else {}
+        for k, v in params.items():
+            out[f"{name}.{k}"] = v
+    gen = plan.get("config") if isinstance(plan.get("config"), dict) else {}
+    out.update({f"config.{k}": v for k, v in gen.items() if k != "max_connections"})
+    return out
+
+
+def _differing(dicts: list[dict[str, Any]]) -> list[str]:
+    names = sorted({k for d in dicts for k in d})
+    return [k for k in names if len({_arg_text(d.get(k)) for d in dicts}) > 1]
+
+
+def _short_value(v: Any) -> str:
+    import hashlib
+
+    t = _arg_text(v)
+    return t if len(t) <= 32 else "h" + hashlib.sha1(t.encode("utf-8", "replace")).hexdigest()[:8]
+
+
 def default_keys(group: list[LogRead]) -> dict[int, str]:
-    """Per log (by position): ``k=v,...`` of the task args that differ among the task's logs, else "default"."""
+    """Per log (by position): ``k=v,...`` of the task args that differ among the task's logs;
+    else of the solver plan's parameters that differ (long values as a short hash); else "default"."""
     from ._values import sanitize_key
 
-    args = [a if isinstance(a := r.eval.get("task_args"), dict) else {} for r in group]
-    names = sorted({k for a in args for k in a})
-    differ = [k for k in names if len({_arg_text(a.get(k)) for a in args}) > 1]
-    out = {}
-    for i, a in enumerate(args):
-        out[i] = sanitize_key(",".join(f"{k}={_arg_text(a.get(k))}" for k in differ)) if differ else "default"
-    return out
+    for dicts in (
+        [a if isinstance(a := r.eval.get("task_args"), dict) else {} for r in group],
+        [_plan_aspects(r) for r in group],
+    ):
+        differ = _differing(dicts)
+        if differ:
+            return {
+                i: sanitize_key(",".join(f"{k}={_short_value(d.get(k))}" for k in differ)) for i, d in enumerate(dicts)
+            }
+    return dict.fromkeys(range(len(group)), "default")
 
 
 def _legend(run: LogRead, scorer: str) -> dict[str, Any]:
@@ -602,7 +634,7 @@ def load_inspect(
         units.append(u)
     log.raise_if_any()
     if any(k != "default" for k in defaults.values()) and not any("config" in s.settings for s in staged):
-        notes.append("config keys from the task arguments that differ between the logs of a task")
+        notes.append("config keys from the task arguments (else solver parameters) that differ between a task's logs")
     keys = list(dict.fromkeys(u.config.key for u in units))
     ref = reference or mp.get("reference")
     remap_options(units, ref if ref in keys else keys[0], notes)
