@@ -203,6 +203,9 @@ def test_duplicate_sample_no_samples_and_epochs(tmp_path):
     one = load(src, "inspect", epoch=1)
     assert np.array_equal(one.correct, load(JSON, "inspect").correct)
     assert load(src, "inspect", epoch=2).correct.all()
+    out = tmp_path / "records"
+    assert import_main(["inspect", str(src), "-o", str(out), "--epoch", "2"]) == 0
+    assert load_records(out).correct.all()
     with pytest.raises(RecordsError, match="no sample of epoch 3"):
         load(src, "inspect", epoch=3)
 
