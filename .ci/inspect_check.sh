@@ -55,8 +55,8 @@ parquet, n, model_dir, log_dir = sys.argv[2], int(sys.argv[3]), sys.argv[4], sys
 logs = inspect_eval(
     [arc_mc(parquet=parquet, n=n, shuffle=0), arc_mc(parquet=parquet, n=n, shuffle=7)],
     model="hf/HuggingFaceTB/SmolLM2-135M-Instruct",
-    model_args={"model_path": model_dir, "device": "cpu", "batch_size": n, "do_sample": False},
-    log_dir=log_dir, display="plain", max_connections=n, max_tasks=1,
+    model_args={"model_path": model_dir, "device": "cpu", "batch_size": 2 * n, "do_sample": False},
+    log_dir=log_dir, display="plain", max_connections=2 * n, max_tasks=2,  # both tasks in one batch
 )
 for lg in logs:
     print("inspect_check:", lg.status, lg.eval.task_args.get("shuffle"), lg.results.scores[0].metrics["accuracy"].value)
