@@ -185,6 +185,30 @@ def test_fuzz_helm_json(tmp_path_factory, data, which):
     loads_or_refuses(suite, "helm", root / "out")
 
 
+INSPECT_JSON = Path(__file__).parent / "data" / "inspect" / "json"
+
+
+@FUZZ
+@given(data=st.data(), which=st.integers(0, 1))
+def test_fuzz_inspect_json_log(tmp_path_factory, data, which):
+    root = tmp_path_factory.mktemp("inspect")
+    src = root / "logs"
+    src.mkdir()
+    logs = sorted(INSPECT_JSON.glob("*.json"))
+    for f in logs:
+        (src / f.name).write_bytes(f.read_bytes())
+    obj = json.loads(logs[which].read_text())
+    (src / logs[which].name).write_text(json.dumps(mutate(data, obj, data.draw), allow_nan=True))
+    loads_or_refuses(src, "inspect", root / "out")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_inspect_fifo_log_never_hangs(tmp_path):
+    os.mkfifo(tmp_path / "run.eval")
+    with pytest.raises(RecordsError, match="is not a regular file"):
+        load(tmp_path, "inspect")
+
+
 def test_values_too_deep_to_print_or_record_are_handled():
     from leaderboard_audit.importers._values import json_safe, show
 

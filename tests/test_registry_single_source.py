@@ -48,7 +48,11 @@ def test_every_format_name_is_written_only_in_its_importer_module():
 
 
 # the same words as Python distribution names (versions in the manifest, a find_spec), not engines
-ENGINE_WORDS_AS_PACKAGES = {"leaderboard_audit/collect/manifest.py", "leaderboard_audit/collect/models.py"}
+ENGINE_WORDS_AS_PACKAGES = {
+    "leaderboard_audit/collect/manifest.py",
+    "leaderboard_audit/collect/models.py",
+    "leaderboard_audit/importers/inspect_ai.py",  # Inspect's own provider prefixes ("vllm/<model>"), not our engines
+}
 
 
 def test_every_engine_name_is_written_only_in_the_engines_package():
