@@ -85,8 +85,8 @@ def name_problem(args: argparse.Namespace) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    from . import load
     from ._output import OutputError, check_output, write_import
+    from .decisions import load_or_decide
 
     problem = name_problem(args)
     if problem:
@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.format == "lm-eval":
         opts.update(match_by=args.match_by, filter=args.filter)
     try:
-        rec = load(args.src, args.format, **opts)
+        # on a failure, every decision the runs need is named at once, with the command that works
+        rec = load_or_decide(args.src, args.format, opts, _command_words(argv))
     except (RecordsError, ValueError) as exc:
         return fail(str(exc))
     if args.axis_groups:
@@ -130,6 +131,16 @@ def main(argv: list[str] | None = None) -> int:
         f"{n_cfg} config(s) [{', '.join(rec.benchmarks)}] -> {args.output}"
     )
     return 0
+
+
+def _command_words(argv: list[str] | None) -> list[str]:
+    """The user's command line, shell-quoted, as ``leaderboard-audit import ...``."""
+    import shlex
+
+    words = list(sys.argv[1:] if argv is None else argv)
+    if argv is None and words[:1] == ["import"]:  # run as ``leaderboard-audit import ...``
+        words = words[1:]
+    return ["leaderboard-audit", "import", *(shlex.quote(w) for w in words)]
 
 
 def with_declared_axes(rec: Any, path: str) -> Any:
