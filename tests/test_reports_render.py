@@ -117,7 +117,22 @@ ALLOWED_TAGS = {
     "line",
     "circle",
     "text",
+    "a",  # in-page links only: href="#model-..." to an id of the same page (fragment_links_only)
 }
+
+FRAGMENT = re.compile(r"#model-[a-z0-9-]+")
+
+
+def fragment_links_only(text: str, parser: Tags) -> int:
+    """The link policy: every href is an in-page ``#model-[a-z0-9-]+`` fragment whose target id is
+    on the page; no other tag carries an href (SVG included), no link leaves the file. Returns the count."""
+    hrefs = [(t, v) for t, k, v in parser.attrs if k in ("href", "xlink:href", "src", "action", "formaction")]
+    ids = {v for _, k, v in parser.attrs if k == "id"}
+    for tag, v in hrefs:
+        assert tag == "a" and v is not None and FRAGMENT.fullmatch(v), (tag, v)
+        assert v[1:] in ids, v
+    assert len(re.findall(r"\bhref=", text)) == len(hrefs)
+    return len(hrefs)
 
 
 def test_html_escapes_untrusted_strings(evil_report):
@@ -125,7 +140,10 @@ def test_html_escapes_untrusted_strings(evil_report):
     parser = Tags()
     parser.feed(text)
     assert set(parser.tags) <= ALLOWED_TAGS, set(parser.tags) - ALLOWED_TAGS
-    assert not [a for a in parser.attrs if a[1].startswith("on") or a[1] in ("src", "href", "xlink:href")]
+    assert not [a for a in parser.attrs if a[1].startswith("on") or a[1] in ("src", "xlink:href")]
+    assert fragment_links_only(text, parser) > 0
+    ids = [v for _, k, v in parser.attrs if k == "id" and v and v.startswith("model-")]
+    assert ids and all(FRAGMENT.fullmatch("#" + v) for v in ids) and len(ids) == len(set(ids))
     assert "<script" not in text and "<img" not in text and "<b>x</b>" not in text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text  # the model name, shown as text
     assert "pipe|model" in text
@@ -164,8 +182,11 @@ def test_html_has_four_inline_figures_and_no_network(demo_report):
         )
         assert m, n
     assert "Content-Security-Policy" in text and "default-src 'none'" in text
-    for bad in ("<script", "<link", "<img", "<iframe", "url(", "@import", "src=", "href="):
+    for bad in ("<script", "<link", "<img", "<iframe", "url(", "@import", "src="):
         assert bad not in text, bad
+    parser = Tags()
+    parser.feed(text)
+    assert fragment_links_only(text, parser) > 0  # the only hrefs: in-page model links
     # only the SVG namespace mentions a URL; nothing is fetched
     assert set(re.findall(r"https?://[^\s\"'<]+", text)) == {"http://www.w3.org/2000/svg"}
     assert text.count("<figure") == 4
@@ -309,3 +330,36 @@ def test_newcomer_marked_in_the_figures(demo_report):
         fig = re.search(rf'<figure id="fig-{n}".*?</figure>', text, re.S).group(0)
         assert 'class="newcomer"' in fig and "borealis-8b" in fig, n
     assert 'class="newcomer"' not in render_html({k: v for k, v in demo_report.items() if k != "submission_audit"})
+
+
+def test_model_rows_link_to_what_is_known(demo_report):
+    """Issue 22: a model's row links to what is known about it: its row in "What is known per model"
+    (band, robust, tier, identified above, configs won, both adjacent pairs), by an in-page id."""
+    from leaderboard_audit.reports.html import model_id
+    from leaderboard_audit.reports.leaderboard import rows_of
+
+    text = render_html(demo_report)
+    s = demo_report["scopes"]["pooled"]
+    facts = {r["model"]: r for r in rows_of(s)[0]}
+    section = text.split('<section id="models">', 1)[1].split("</section>", 1)[0]
+    board = text.split('<section class="scope" id="scope-0">', 1)[1].split("</table>", 1)[0]
+    for r in s["leaderboard"]:
+        m, mid = r["model"], model_id(r["model"])
+        row = re.search(rf'<tr id="{mid}">(.*?)</tr>', section, re.S)
+        assert row, m
+        f = facts[m]
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row.group(1))
+        assert cells[3:8] == [f[k] for k in ("band (min-max)", "robust", "tier", "identified above", "configs won")]
+        assert f'href="#{mid}"' in board, m  # Table 1's model cell links to it
+    first, second = s["pairs"][0]["higher"], s["pairs"][0]["lower"]
+    row = re.search(rf'<tr id="{model_id(second)}">(.*?)</tr>', section, re.S).group(1)
+    assert f'<a class="m" href="#{model_id(first)}">{first}</a>: ' in row  # its pair above, linked
+
+
+def test_model_ids_are_safe_and_distinct():
+    from leaderboard_audit.reports.html import model_id
+
+    names = ["a/b", "a-b", "A B", "<script>alert(1)</script>", '"><img src=x>', "", "模型", "x" * 300]
+    ids = [model_id(n) for n in names]
+    assert len(set(ids)) == len(ids)
+    assert all(re.fullmatch(r"model-[a-z0-9-]+", i) and len(i) <= 6 + 41 + 8 for i in ids), ids
