@@ -363,3 +363,55 @@ def test_model_ids_are_safe_and_distinct():
     ids = [model_id(n) for n in names]
     assert len(set(ids)) == len(ids)
     assert all(re.fullmatch(r"model-[a-z0-9-]+", i) and len(i) <= 6 + 41 + 8 for i in ids), ids
+
+
+# ---- Figure 5's colours: distinct for everyone (issue 22: "Figure 5 draws 8 similar hues")
+
+_DEUTAN = ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413), (-0.011820, 0.042940, 0.968881))
+_PROTAN = ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216), (-0.003882, -0.048116, 1.051998))
+
+
+def _lab(hex_colour: str, cvd=None) -> tuple[float, float, float]:
+    """CIELAB (D65) of an sRGB colour, as seen with full deuteranopia/protanopia (Machado 2009) if asked."""
+    h = hex_colour.lstrip("#")
+    lin = [
+        (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4)
+        for c in (int(h[i : i + 2], 16) / 255 for i in (0, 2, 4))
+    ]
+    if cvd:
+        lin = [min(1.0, max(0.0, sum(m * x for m, x in zip(row, lin)))) for row in cvd]
+    r, g, b = lin
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+    f = [t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in (x, y, z)]
+    return (116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2]))
+
+
+def min_delta_e(colours: list[str], cvd=None) -> float:
+    import itertools
+    import math
+
+    labs = [_lab(c, cvd) for c in colours]
+    return min(math.dist(a, b) for a, b in itertools.combinations(labs, 2))
+
+
+def test_figure5_curves_are_distinct_for_colour_blind_readers():
+    """Every curve of Figure 5 differs in colour or dash; the solid ones (the first 7 models and the
+    pooled curve) are at least 15 ΔE (CIE76) apart for normal vision, deuteranopia and protanopia.
+    The previous palette's first 8 colours were 1.7 ΔE apart under deuteranopia (green v red)."""
+    from leaderboard_audit.reports.svg import figure_roc
+
+    curve = {"auc": 0.7, "roc": {"fpr": [0.0, 0.5, 1.0], "tpr": [0.0, 0.7, 1.0]}}
+    s = {"flip": {"config": "ll|cloze_plain", "per_model": {f"m{j:02d}": curve for j in range(20)}, "pooled": curve}}
+    svg = figure_roc(s)
+    styles = re.findall(
+        r'<polyline class="roc" points="[^"]*" fill="none" stroke="([^"]+)"(?: stroke-dasharray="([^"]+)")?', svg
+    )
+    assert len(styles) == 21 and len(set(styles)) == 21
+    solid = [c for c, d in styles if not d]
+    assert len(solid) == 8
+    for cvd in (None, _DEUTAN, _PROTAN):
+        assert min_delta_e(solid, cvd) >= 15, cvd
+    old = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d", "#bab0ac"]
+    assert min_delta_e(old, _DEUTAN) < 5  # what the test guards against
