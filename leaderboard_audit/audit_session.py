@@ -115,6 +115,9 @@ class AuditSession:
         self._froze = False  # gc.freeze() done by this session (_freeze_heap)
         self.failed_tests = 0  # failed audit tests (controller), for the failure-details limit
         self.details_dropped = False
+        # audit tests by pytest outcome, and how many judged more than one verdict (the counts line)
+        self.test_outcomes: dict[str, int] = {}
+        self.multi_verdict_tests = 0
 
     # -- settings, records and scopes (once per process) ----------------------------------
     @property
@@ -448,6 +451,10 @@ class AuditSession:
             for v in vs:
                 self.verdicts[v["id"]] = v
             self.failed_tests += report.failed
+            warned = report.passed and any(v["status"] == "warn" for v in vs)
+            outcome = "warn" if warned else report.outcome
+            self.test_outcomes[outcome] = self.test_outcomes.get(outcome, 0) + 1
+            self.multi_verdict_tests += len(vs) > 1
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if _is_worker(self.config):
@@ -585,8 +592,14 @@ class AuditSession:
             terminalreporter.write_sep("=", "leaderboard audit")
             for line in text.splitlines():
                 terminalreporter.write_line(line)
+            if self.test_outcomes:
+                from .reports.terminal import counts_line, wrap_line
+
+                line = counts_line(report, self.test_outcomes, self.multi_verdict_tests, list(self.verdicts.values()))
+                for part in wrap_line(line, max(60, width)).splitlines():
+                    terminalreporter.write_line(part)
             folded = sorted({(a.scope, c.scope) for lst in self.tests().values() for c in lst for a in c.also})
-            for alias, target in folded:
+            for alias, target in folded if not self.test_outcomes else ():  # else the counts line says it
                 from .reports.terminal import wrap_line
 
                 note = (

@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from .html_script import PAGE, SCRIPT, SCRIPT_HASH
-from .next_steps import next_steps, twin_scopes
+from .next_steps import counts_note, next_steps, twin_scopes
 from .svg import FIGURES, esc as e
 from .submission_text import gate_tables
 from .svg_scale import figure_distribution, skipped_figures, trimmed
@@ -418,7 +418,8 @@ def _render(report: dict[str, Any]) -> str:
         f'warn</span>, <span class="fail">{counts["fail"]} fail</span>'
         + (f", {counts['skip']} skipped" if counts["skip"] else "")
         + (f" (scope {e(', '.join(twins))} repeats pooled: one benchmark, counted once)" if twins else "")
-        + ". Margin = signed distance from the value to the pass region (negative outside it).</p></header>",
+        + ". Margin = signed distance from the value to the pass region (negative outside it).</p>"
+        f'<p class="more" id="counts">{e(counts_note(report))}</p></header>',
         next_section(report),
     ]
     if "submission_audit" in report:

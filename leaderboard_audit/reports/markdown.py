@@ -16,7 +16,7 @@ from typing import Any
 
 from .submission_text import COMMENT_BYTES, MAX_ROWS, _cut, gate_tables
 from .sections import scope_parts
-from .next_steps import next_steps, twin_scopes
+from .next_steps import counts_note, next_steps, twin_scopes
 from .words import count
 from ..tables_model import (
     kind_of,
@@ -308,6 +308,8 @@ def _render(report: dict[str, Any], all_scopes: bool, max_rows: int | None = Non
             else ""
         )
         + ". (margin = signed distance from the value to the pass region: negative outside it).",
+        "",
+        md(counts_note(report)),
         "",
     ]
     out += next_md(report)

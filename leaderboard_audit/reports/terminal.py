@@ -247,6 +247,36 @@ def render_summary(
     return "\n".join(wrap_line(line, width) for line in lines)
 
 
+def counts_line(report: dict[str, Any], tests: dict[str, int], multi: int, judged: list[dict[str, Any]]) -> str:
+    """One line relating pytest's counts (tests by outcome), the audit line's (the verdicts those
+    tests judged) and the HTML/Markdown headers' (every verdict of the report, a one-benchmark
+    twin scope once)."""
+    twins = twin_scopes(report)
+    n_tests = sum(tests.values())
+    outcomes = ", ".join(f"{tests[k]:,} {k}" for k in ("failed", "passed", "warn", "skipped") if tests.get(k))
+    text = f"counts: pytest's {count(n_tests, 'audit test')} ({outcomes}"
+    text += "; warn = passed with a warning)" if tests.get("warn") else ")"
+    if multi:
+        pairs = "; ".join(f"each {b} test also judges {a}'s identical verdict" for b, a in twins.items())
+        text += f" judge the audit line's {count(len(judged), 'verdict')} ({count(multi, 'test')} judge two"
+        text += f": {pairs})" if pairs else ")"
+    else:
+        text += f" are the audit line's {count(len(judged), 'verdict')}, one each"
+    kept = [n for n in report.get("scopes", {}) if n not in twins]
+    every = [v for n in kept for v in report["scopes"][n].get("verdicts", [])]
+    text += (
+        f"; the HTML and Markdown headers count the report's {count(len(every), 'verdict')} over "
+        f"{count(len(kept), 'scope')}"
+    )
+    notes = [f"{', '.join(twins)} repeats pooled: counted once"] if twins else []
+    judged_ids = {v["id"] for v in judged}
+    not_run = sum(v["id"] not in judged_ids for v in every)
+    if not_run:
+        notes.append(f"{not_run:,} judged by no test run here (-k/-m)")
+    notes.append("each scope heading its own")
+    return text + f" ({'; '.join(notes)})."
+
+
 def wrap_line(line: str, width: int) -> str:
     """Prose lines wrap at ``width`` with a hanging indent; table rows are left alone."""
     if len(line) <= width or "  " in line.strip():
