@@ -38,7 +38,7 @@ TOML
 "$VENV/bin/leaderboard-audit" collect "$OUT/spec.toml" > "$OUT/collect.out" 2> "$OUT/collect.log" || { tail -20 "$OUT/collect.out"; tail -50 "$OUT/collect.log"; exit 1; }
 grep '^\[collect\]' "$OUT/collect.log" | tail -2
 # Issue 22: vLLM, torch, transformers and datasets stay quiet (collect/quiet.py): the collector's own
-# lines only (5 progress lines, records, answer classes; a progress bar's \r counts as a line break).
+# lines only (4 progress lines, done, records, answer classes; a progress bar's \r counts as a line break).
 # Before (c26bc43): 181 lines on this collection, after: 7 (vLLM's INFO/WARNING on stdout, bars, warnings).
 LINES=$(cat "$OUT/collect.out" "$OUT/collect.log" | tr '\r' '\n' | grep -c .)
 if [ "$LINES" -gt "${COLLECT_CHECK_MAX_LINES:-40}" ]; then
