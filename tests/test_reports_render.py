@@ -415,3 +415,14 @@ def test_figure5_curves_are_distinct_for_colour_blind_readers():
         assert min_delta_e(solid, cvd) >= 15, cvd
     old = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d", "#bab0ac"]
     assert min_delta_e(old, _DEUTAN) < 5  # what the test guards against
+
+
+def test_legend_values_keep_their_line_breaks():
+    """A structured legend value is one "key: value" a line: real line breaks in the pre-wrap cell,
+    not U+FFFD marks (the screenshot of fixtures/real showed them); other control characters still go."""
+    from leaderboard_audit.reports.html import legend_value
+
+    cell = legend_value({"labels": ["A", "B"], "line_format": "{label}) {text}", "evil": "a\x1bb<i>"})
+    assert "\ufffd" in cell.split("evil: ", 1)[1][:3]  # the ESC, marked
+    assert cell.count("\n") == 2 and "\ufffd" not in cell.replace("a\ufffdb", "")
+    assert "&lt;i&gt;" in cell and "<i>" not in cell

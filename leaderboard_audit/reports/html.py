@@ -50,7 +50,7 @@ ELSEWHERE = "the JSON report (--audit-report) holds every row"
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222;line-height:1.4}
 h1{margin-bottom:.2em} h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
-table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:13px}
+table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:13px;display:block;overflow-x:auto;max-width:100%}
 th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f4f4f4} td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .pass{color:#1a7f37} .warn{color:#9a6700;font-weight:bold} .fail{color:#cf222e;font-weight:bold}
@@ -117,11 +117,16 @@ def _table(
     return f"<table{f' class={chr(34)}{cls}{chr(34)}' if cls else ''}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
 
 
-def long_text(text: str, chars: int = MESSAGE_CHARS) -> str:
-    """Escaped text; past ``chars`` the rest sits in a collapsed ``<details>``."""
+def long_text(text: str, chars: int = MESSAGE_CHARS, lines: bool = False) -> str:
+    """Escaped text; past ``chars`` the rest sits in a collapsed ``<details>``. ``lines``: keep the
+    text's line breaks (a ``white-space: pre-wrap`` cell) instead of marking them as control characters."""
+    esc_ = (lambda t: "\n".join(e(x) for x in t.split("\n"))) if lines else e
     if len(text) <= chars:
-        return e(text)
-    return f"{e(text[:chars])}…<details><summary>the rest ({len(text) - chars:,} characters)</summary>{e(text[chars:])}</details>"
+        return esc_(text)
+    return (
+        f"{esc_(text[:chars])}…<details><summary>the rest ({len(text) - chars:,} characters)</summary>"
+        f"{esc_(text[chars:])}</details>"
+    )
 
 
 def cell_html(c: Any, digits: int = 3) -> str:
@@ -253,6 +258,8 @@ def models_section(s: dict[str, Any]) -> str:
     above_pair = {p["lower"]: p for p in s.get("pairs") or []}
     below_pair = {p["higher"]: p for p in s.get("pairs") or []}
     k = s.get("n_configs", 1)
+    # one configuration: no band, no robust accuracy, nothing to win (the leaderboard's own narrowing)
+    drop = {3, 4, 7} if k <= 1 else set()
     rows, ids = [], []
     for r in board:
         m = r["model"]
@@ -270,14 +277,14 @@ def models_section(s: dict[str, Any]) -> str:
             _td(f"{model_link(up['higher'])}: {e(pair_word(up, k))}" if up else "-"),
             _td(f"{model_link(down['lower'])}: {e(pair_word(down, k))}" if down else "-"),
         ]
-        rows.append("".join(cells))
+        rows.append("".join(c for j, c in enumerate(cells) if j not in drop))
         ids.append(model_id(m))
     return (
         '<section id="models"><h2>What is known per model</h2><p>One row per model of scope '
         "pooled, in the printed order; a model's name in the tables above links here. Tier, "
         "identified above and configs won as in the publishable leaderboard (--audit-leaderboard); "
         "each adjacent pair as What to do next counts it.</p>"
-        + _table(MODEL_HEADERS, rows, "models", row_ids=ids)
+        + _table([h for j, h in enumerate(MODEL_HEADERS) if j not in drop], rows, "models", row_ids=ids)
         + "</section>"
     )
 
@@ -337,7 +344,7 @@ def legend_value(v: Any) -> str:
         )
     else:
         txt = v if isinstance(v, str) else json.dumps(v, sort_keys=True, ensure_ascii=False)
-    return long_text(txt, 160)
+    return long_text(txt, 160, lines=True)
 
 
 def legend_section(legend: dict[str, Any]) -> str:
@@ -414,9 +421,9 @@ def _render(report: dict[str, Any]) -> str:
         f"benchmarks {', '.join(e(b) for b in rec.get('benchmarks', []))}; seed {e(report.get('seed'))}, "
         f"{e(report.get('bootstrap'))} bootstrap resamples.</p>",
         f'<p class="state">{"The whole leaderboard, every check (the gate is below): " if "submission_audit" in report else ""}'
-        f'<span class="pass">{counts["pass"]} pass</span>, <span class="warn">{counts["warn"]} '
-        f'warn</span>, <span class="fail">{counts["fail"]} fail</span>'
-        + (f", {counts['skip']} skipped" if counts["skip"] else "")
+        f'<span class="pass">{counts["pass"]:,} pass</span>, <span class="warn">{counts["warn"]:,} '
+        f'warn</span>, <span class="fail">{counts["fail"]:,} fail</span>'
+        + (f", {counts['skip']:,} skipped" if counts["skip"] else "")
         + (f" (scope {e(', '.join(twins))} repeats pooled: one benchmark, counted once)" if twins else "")
         + ". Margin = signed distance from the value to the pass region (negative outside it).</p>"
         f'<p class="more" id="counts">{e(counts_note(report))}</p></header>',

@@ -300,8 +300,8 @@ def _render(report: dict[str, Any], all_scopes: bool, max_rows: int | None = Non
         f"{report.get('bootstrap')} bootstrap resamples.",
         "",
         f"{'The whole leaderboard, every check (the gate is below): ' if 'submission_audit' in report else ''}"
-        f"**{counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail**"
-        + (f", {counts['skip']} skipped" if counts["skip"] else "")
+        f"**{counts['pass']:,} pass, {counts['warn']:,} warn, {counts['fail']:,} fail**"
+        + (f", {counts['skip']:,} skipped" if counts["skip"] else "")
         + (
             f"; scope {', '.join(md(n) for n in twins)} repeats pooled (one benchmark) and is counted once"
             if twins
