@@ -16,7 +16,7 @@ ORANGE = "#e66100"
 BLUE = "#1f5fbf"
 GREY = "#777777"
 LIGHT = "#c9d7ea"
-AXIS_COLORS = {"ordering": "#4c78a8", "format": "#f58518", "scoring": "#54a24b", "joint": "#444444"}
+AXIS_COLORS = {"ordering": "#0072B2", "format": "#E69F00", "scoring": "#009E73", "joint": "#444444"}  # Okabe-Ito
 AXES = ("ordering", "format", "scoring", "joint")
 EXTRA_AXIS_COLORS = ("#b279a2", "#e45756", "#72b7b2", "#9d755d", "#eeca3b", "#bab0ac", "#ff9da6", "#79706e")
 
@@ -414,7 +414,8 @@ FIGURES = (
         "Every leaderboard gap, decomposed. For each adjacent pair the orange bar is the reference-config accuracy "
         "gap (the order the leaderboard prints); the blue marker is the gap on the items both models answer "
         "stably (unchanged across all configurations), with its 95% bootstrap CI. The label gives the fragile share "
-        "of the gap; MANUF marks a manufactured order (the CI contains 0). With no disagreement in one direction a "
+        "of the gap (1 - (higher only - lower only) / gap items: below 0% the jointly robust items favour the "
+        "higher model by more than the printed gap, above 100% they favour the lower one); MANUF marks a manufactured order (the CI contains 0). With no disagreement in one direction a "
         "CI bound sits at 0 by construction: read the counts in the pairs table.",
     ),
     (
