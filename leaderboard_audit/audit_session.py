@@ -584,20 +584,18 @@ class AuditSession:
 
                 text = render_submission_text(report, width=width)
             else:
-                from .reports.terminal import render_summary
+                from .reports.terminal import counts_line, render_summary
 
-                text = render_summary(
-                    report, list(self.verdicts.values()), detail=self.settings["summary"], width=width
+                judged = list(self.verdicts.values())
+                trailer = (
+                    [counts_line(report, self.test_outcomes, self.multi_verdict_tests, judged)]
+                    if self.test_outcomes
+                    else []
                 )
+                text = render_summary(report, judged, detail=self.settings["summary"], width=width, trailer=trailer)
             terminalreporter.write_sep("=", "leaderboard audit")
             for line in text.splitlines():
                 terminalreporter.write_line(line)
-            if self.test_outcomes:
-                from .reports.terminal import counts_line, wrap_line
-
-                line = counts_line(report, self.test_outcomes, self.multi_verdict_tests, list(self.verdicts.values()))
-                for part in wrap_line(line, max(60, width)).splitlines():
-                    terminalreporter.write_line(part)
             folded = sorted({(a.scope, c.scope) for lst in self.tests().values() for c in lst for a in c.also})
             for alias, target in folded if not self.test_outcomes else ():  # else the counts line says it
                 from .reports.terminal import wrap_line
