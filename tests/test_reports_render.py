@@ -426,3 +426,12 @@ def test_legend_values_keep_their_line_breaks():
     assert "\ufffd" in cell.split("evil: ", 1)[1][:3]  # the ESC, marked
     assert cell.count("\n") == 2 and "\ufffd" not in cell.replace("a\ufffdb", "")
     assert "&lt;i&gt;" in cell and "<i>" not in cell
+
+
+def test_figure2_pair_labels_keep_the_ends_of_long_names():
+    """At 4,278 models both names of a pair were cut to their common start ("org0/model-04... &gt;
+    org32/model-..."): the end, where generated names differ, is kept."""
+    from leaderboard_audit.reports.svg import _cut_mid
+
+    assert _cut_mid("org0/model-04268", 14) == "org0/mo…-04268"
+    assert _cut_mid("short", 14) == "short" and len(_cut_mid("x" * 50, 14)) == 14

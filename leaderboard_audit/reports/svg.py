@@ -47,6 +47,14 @@ def _cut(s: str, n: int = LABEL_CHARS) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
+def _cut_mid(s: str, n: int) -> str:
+    """Cut in the middle, keeping the end (model names differ at the end: ``org0/mo…-04268``)."""
+    if len(s) <= n:
+        return s
+    tail = (n - 1) // 2
+    return s[: n - 1 - tail] + "…" + s[-tail:]
+
+
 def _f(x: float) -> str:
     return f"{x:.1f}"
 
@@ -204,7 +212,7 @@ def figure_pairs(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> 
                 y,
                 f"{p['higher']} > {p['lower']}",
                 new=bool({p["higher"], p["lower"]} & highlight),
-                shown=f"{_cut(p['higher'], 14)} > {_cut(p['lower'], 14)}",
+                shown=f"{_cut_mid(p['higher'], 14)} > {_cut_mid(p['lower'], 14)}",
             )
         )
         bold = ' font-weight="bold"' if p["manufactured"] else ""
