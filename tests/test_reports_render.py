@@ -429,7 +429,7 @@ def test_legend_values_keep_their_line_breaks():
 
 
 def test_figure2_pair_labels_keep_the_ends_of_long_names():
-    """At 4,278 models both names of a pair were cut to their common start ("org0/model-04... &gt;
+    """At 4,278 models both names of a pair were cut to their common start ("org0/model-04... >
     org32/model-..."): the end, where generated names differ, is kept."""
     from leaderboard_audit.reports.svg import _cut_mid
 
