@@ -315,4 +315,7 @@ def _collect_ray(
             )
     if progress:
         print(f"[collect] ray phase done ({time.monotonic() - t0:.1f}s); assembling files", file=sys.stderr, flush=True)
-    return collect(spec, progress=False, engine_factory=lambda m: _NoEngine())
+    from .quiet import MODE_ENV
+
+    verbose = os.environ.get(MODE_ENV) == "verbose"  # the outer collect_ray's choice
+    return collect(spec, progress=False, engine_factory=lambda m: _NoEngine(), verbose=verbose)

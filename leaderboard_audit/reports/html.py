@@ -249,7 +249,7 @@ def models_section(s: dict[str, Any]) -> str:
     """One row per model (in the printed order, the same rows as Table 1): what the audit knows about
     it: band, robust accuracy, tier, how many it is identified above, configs won, and its two
     adjacent pairs. Each row has an in-page id; the model names of the scope's tables link to it."""
-    from .leaderboard import rows_of
+    from .leaderboard_rows import rows_of
 
     board = s.get("leaderboard") or []
     if not board:
