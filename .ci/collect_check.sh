@@ -35,8 +35,17 @@ path = "gguf:smollm2-135m-instruct"
 dtype = "bfloat16"
 chat_template = false
 TOML
-"$VENV/bin/leaderboard-audit" collect "$OUT/spec.toml" 2> "$OUT/collect.log" || { tail -50 "$OUT/collect.log"; exit 1; }
+"$VENV/bin/leaderboard-audit" collect "$OUT/spec.toml" > "$OUT/collect.out" 2> "$OUT/collect.log" || { tail -20 "$OUT/collect.out"; tail -50 "$OUT/collect.log"; exit 1; }
 grep '^\[collect\]' "$OUT/collect.log" | tail -2
+# Issue 22: vLLM, torch, transformers and datasets stay quiet (collect/quiet.py): the collector's own
+# lines only (4 progress lines, done, records, answer classes; a progress bar's \r counts as a line break).
+# Before (c26bc43): 181 lines on this collection, after: 7 (vLLM's INFO/WARNING on stdout, bars, warnings).
+LINES=$(cat "$OUT/collect.out" "$OUT/collect.log" | tr '\r' '\n' | grep -c .)
+if [ "$LINES" -gt "${COLLECT_CHECK_MAX_LINES:-40}" ]; then
+  echo "collect_check: the 5-item collection printed $LINES lines (at most ${COLLECT_CHECK_MAX_LINES:-40}):"
+  cat "$OUT/collect.out" "$OUT/collect.log" | tr '\r' '\n' | grep -v '^\[collect\]' | head -30; exit 1
+fi
+echo "collect_check: the collection printed $LINES lines"
 T2=$(date +%s)
 echo "collect_check: collection $((T2 - T1))s"
 

@@ -139,6 +139,9 @@ class AuditSession:
         self._froze = False  # gc.freeze() done by this session (_freeze_heap)
         self.failed_tests = 0  # failed audit tests (controller), for the failure-details limit
         self.details_dropped = False
+        # audit tests by pytest outcome, and how many judged more than one verdict (the counts line)
+        self.test_outcomes: dict[str, int] = {}
+        self.multi_verdict_tests = 0
 
     # -- settings, records and scopes (once per process) ----------------------------------
     @property
@@ -477,6 +480,10 @@ class AuditSession:
             for v in vs:
                 self.verdicts[v["id"]] = v
             self.failed_tests += report.failed
+            warned = report.passed and any(v["status"] == "warn" for v in vs)
+            outcome = "warn" if warned else report.outcome
+            self.test_outcomes[outcome] = self.test_outcomes.get(outcome, 0) + 1
+            self.multi_verdict_tests += len(vs) > 1
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if _is_worker(self.config):
@@ -603,16 +610,20 @@ class AuditSession:
 
                 text = render_submission_text(report, width=width)
             else:
-                from .reports.terminal import render_summary
+                from .reports.terminal import counts_line, render_summary
 
-                text = render_summary(
-                    report, list(self.verdicts.values()), detail=self.settings["summary"], width=width
+                judged = list(self.verdicts.values())
+                trailer = (
+                    [counts_line(report, self.test_outcomes, self.multi_verdict_tests, judged)]
+                    if self.test_outcomes
+                    else []
                 )
+                text = render_summary(report, judged, detail=self.settings["summary"], width=width, trailer=trailer)
             terminalreporter.write_sep("=", "leaderboard audit")
             for line in text.splitlines():
                 terminalreporter.write_line(line)
             folded = sorted({(a.scope, c.scope) for lst in self.tests().values() for c in lst for a in c.also})
-            for alias, target in folded:
+            for alias, target in folded if not self.test_outcomes else ():  # else the counts line says it
                 from .reports.terminal import wrap_line
 
                 note = (

@@ -114,8 +114,8 @@ def status_counts(verdicts: Iterable[dict[str, Any]]) -> dict[str, int]:
 
 def counts_text(verdicts: Iterable[dict[str, Any]]) -> str:
     c = status_counts(verdicts)
-    text = f"{c['pass']} pass, {c['warn']} warn, {c['fail']} fail"
-    return text + (f", {c['skip']} skipped" if c["skip"] else "")
+    text = f"{c['pass']:,} pass, {c['warn']:,} warn, {c['fail']:,} fail"
+    return text + (f", {c['skip']:,} skipped" if c["skip"] else "")
 
 
 def verdicts_table(verdicts: list[dict[str, Any]], key: str = "verdicts", title: str = "Verdicts") -> Table:

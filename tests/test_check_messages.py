@@ -105,3 +105,20 @@ def test_the_ranking_table_says_tiers_are_a_partial_order():
     }
     table = next(t for t in RANKING.tables("s", s) if getattr(t, "model_kind", "") == "table")
     assert "Tiers are a partial order" in table.note
+
+
+def test_counted_words_agree_in_mix_and_compression():
+    """No "verdict(s)" / "item(s)" left in the checks' messages (issue 22: "(1 items)", "entr(ies)")."""
+    from leaderboard_audit.checks.compression import _undefined_reason
+    from leaderboard_audit.checks.mix import _changed
+
+    assert (_changed(1), _changed(3)) == ("1 pooled verdict changes", "3 pooled verdicts change")
+    assert _undefined_reason({"disc_defined": 1}) == "only 1 item has a defined discrimination"
+    assert _undefined_reason({"disc_defined": 2}) == "only 2 items have a defined discrimination"
+    import pathlib
+
+    import leaderboard_audit.checks as checks
+
+    for f in pathlib.Path(checks.__file__).parent.glob("*.py"):
+        for bad in ("verdict(s)", "item(s)", "(ies)", "config(s)"):
+            assert bad not in f.read_text(), (f.name, bad)

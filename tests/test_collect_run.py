@@ -206,3 +206,104 @@ def test_larger_n_reuses_finished_chunks_and_equals_a_fresh_run(tmp_path, capsys
     assert "from the previous file" in err
     fresh = collect(_spec(tmp_path / "fresh"), progress=False)
     assert _tree(root) == _tree(fresh)
+
+
+def _engine_spy(monkeypatch):
+    """make_engine wrapped: the environment and a vLLM-logger INFO line at each engine load."""
+    import logging
+
+    import leaderboard_audit.collect.engines as engines
+
+    seen: list[dict[str, str | None]] = []
+    real = engines.make_engine
+
+    def spy(name, path, **kw):
+        logging.getLogger("vllm").info("INFO 12-01 [core.py:1] vLLM chatter")
+        logging.getLogger("vllm").error("ERROR 12-01 [core.py:2] a real vLLM error")
+        seen.append({k: os.environ.get(k) for k in ("VLLM_LOGGING_LEVEL", "TORCH_CPP_LOG_LEVEL", "TQDM_DISABLE")})
+        seen[-1]["mode"] = os.environ.get("LEADERBOARD_AUDIT_LIBRARY_LOGS")
+        return real(name, path, **kw)
+
+    monkeypatch.setattr(engines, "make_engine", spy)
+    for k in ("VLLM_LOGGING_LEVEL", "TORCH_CPP_LOG_LEVEL", "TQDM_DISABLE", "LEADERBOARD_AUDIT_LIBRARY_LOGS"):
+        monkeypatch.delenv(k, raising=False)
+    return seen
+
+
+@pytest.fixture
+def vllm_logger():
+    """A vLLM-like logger with its own handler on a buffer (what vLLM configures at import)."""
+    import io
+    import logging
+
+    buf = io.StringIO()
+    lg = logging.getLogger("vllm")
+    h = logging.StreamHandler(buf)
+    old = lg.level
+    lg.addHandler(h)
+    lg.setLevel(logging.INFO)
+    yield buf
+    lg.removeHandler(h)
+    lg.setLevel(old)
+
+
+def test_collect_quiets_the_libraries_and_restores_the_environment(tmp_path, monkeypatch, capsys, vllm_logger):
+    """Issue 22: vLLM's INFO/WARNING lines, torch's C++ warnings and progress bars are off while the
+    collector runs (errors still show); the environment is as before once it returns."""
+    import logging
+
+    seen = _engine_spy(monkeypatch)
+    collect(_spec(tmp_path), progress=False)
+    assert seen and all(
+        s == {"VLLM_LOGGING_LEVEL": "ERROR", "TORCH_CPP_LOG_LEVEL": "ERROR", "TQDM_DISABLE": "1", "mode": "quiet"}
+        for s in seen
+    )
+    assert "chatter" not in vllm_logger.getvalue() and "a real vLLM error" in vllm_logger.getvalue()
+    for k in ("VLLM_LOGGING_LEVEL", "TORCH_CPP_LOG_LEVEL", "TQDM_DISABLE", "LEADERBOARD_AUDIT_LIBRARY_LOGS"):
+        assert k not in os.environ
+    assert logging.getLogger("vllm").level == logging.INFO  # restored
+
+
+def test_collect_keeps_what_the_user_set(tmp_path, monkeypatch, capsys):
+    seen = _engine_spy(monkeypatch)
+    monkeypatch.setenv("VLLM_LOGGING_LEVEL", "DEBUG")
+    collect(_spec(tmp_path), progress=False)
+    assert {s["VLLM_LOGGING_LEVEL"] for s in seen} == {"DEBUG"}
+    assert os.environ["VLLM_LOGGING_LEVEL"] == "DEBUG"
+
+
+def test_cli_verbose_lets_the_libraries_speak(tmp_path, monkeypatch, capsys, vllm_logger):
+    from leaderboard_audit.collect.cli import main
+
+    seen = _engine_spy(monkeypatch)
+    assert main([str(_spec(tmp_path)), "--verbose"]) == 0
+    assert seen and all(s["VLLM_LOGGING_LEVEL"] is None and s["mode"] == "verbose" for s in seen)
+    assert "chatter" in vllm_logger.getvalue()
+    seen.clear()
+    vllm_logger.truncate(0)
+    assert main([str(_spec(tmp_path, out="records2"))]) == 0
+    assert seen and all(s["mode"] == "quiet" for s in seen)
+    assert "chatter" not in vllm_logger.getvalue()
+
+
+def test_vllm_engine_in_a_quiet_collection_loads_without_the_progress_bar(monkeypatch):
+    """In a quiet collection the engine passes use_tqdm_on_load=False (vLLM's weight-loading bar)."""
+    import types
+
+    from leaderboard_audit.collect.engines import vllm_engine
+
+    made = []
+
+    class LLM:
+        def __init__(self, **kw):
+            made.append(kw)
+
+    mod = types.ModuleType("vllm")
+    mod.LLM, mod.SamplingParams = LLM, dict
+    monkeypatch.setitem(sys.modules, "vllm", mod)
+    monkeypatch.setattr(vllm_engine, "HFTokenizer", lambda p: None)
+    monkeypatch.setenv("LEADERBOARD_AUDIT_LIBRARY_LOGS", "quiet")
+    vllm_engine.VLLMEngine("/models/x", cuda=True)
+    monkeypatch.setenv("LEADERBOARD_AUDIT_LIBRARY_LOGS", "verbose")
+    vllm_engine.VLLMEngine("/models/x", cuda=True)
+    assert made[0]["use_tqdm_on_load"] is False and "use_tqdm_on_load" not in made[1]

@@ -325,3 +325,50 @@ def test_mapping_file_inside_src_is_used(tmp_path):
     (src / "audit_mapping.json").write_text(json.dumps(SMOL_LL))
     rec = load(src, "lm-eval")
     assert rec.grid.keys == ("ll|cloze_question", "ll|cloze_plain") and rec.models == (SMOL_NAME,)
+
+
+@pytest.mark.parametrize("root", SMOL_ROOTS, ids=lambda p: p.parents[1].name)
+def test_bundled_smollm2_runs_import_in_two_tries(root, tmp_path, capsys):
+    """Issue 22: the README-style first try on the bundled SmolLM2 runs used to stop on one decision
+    at a time (metric, then model, then benchmark, then --intersect: four tries). Now it names all
+    four at once, writes nothing, and the command it prints is the second and last try."""
+    import shlex
+
+    out = tmp_path / "records"
+    rc = import_main(["lm-eval", str(root), "-o", str(out), "--metric", "acc"])
+    err = capsys.readouterr().err
+    assert rc == 4 and not out.exists()
+    assert "needs 4 decisions" in err
+    for what in ("1. metric:", "2. model:", "3. benchmark:", "4. documents:"):
+        assert what in err, err
+    assert "the import works (checked, nothing written): 1 model(s)" in err
+    (cmd,) = [line.split("run: ", 1)[1] for line in err.splitlines() if line.lstrip().startswith("run: ")]
+    words = shlex.split(cmd)
+    assert words[:3] == ["leaderboard-audit", "import", "lm-eval"]
+    assert "--metric" not in words and "--intersect" in words
+    assert words[words.index("--model") + 1] == "SmolLM2-135M-Instruct"
+    assert import_main(words[2:]) == 0
+    rec = load_records(out)
+    assert rec.shape[0] == 1 and rec.shape[2] == 4 and len(rec.benchmarks) == 1
+
+
+def test_one_decision_is_named_with_its_command(tmp_path, capsys):
+    """A single missing decision gets the same treatment (its flag added to the user's command)."""
+    run = tmp_path / "src" / "ll"
+    shutil.copytree(SMOL / "arc_challenge_local", run)
+    for res in run.glob("results_*.json"):
+        res.unlink()
+    rc = import_main(["lm-eval", str(tmp_path / "src"), "-o", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert rc == 4 and "needs 1 decision " in err and "1. model:" in err
+    assert f"run: leaderboard-audit import lm-eval {tmp_path / 'src'} -o {tmp_path / 'out'} --model src" in err
+
+
+def test_an_unrecognised_problem_is_reported_as_before(tmp_path, capsys):
+    run = tmp_path / "src" / "ll"
+    shutil.copytree(SMOL / "arc_challenge_local", run)
+    rc = import_main(
+        ["lm-eval", str(tmp_path / "src"), "-o", str(tmp_path / "out"), "--match-by", "field:nope", "--model", "m"]
+    )
+    err = capsys.readouterr().err
+    assert rc == 4 and "decision" not in err and "samples without doc['nope']" in err

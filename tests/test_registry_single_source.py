@@ -51,6 +51,7 @@ def test_every_format_name_is_written_only_in_its_importer_module():
 ENGINE_WORDS_AS_PACKAGES = {
     "leaderboard_audit/collect/manifest.py",
     "leaderboard_audit/collect/models.py",
+    "leaderboard_audit/collect/quiet.py",  # the vllm package's logger, quieted while collecting
     "leaderboard_audit/importers/inspect_ai.py",  # Inspect's own provider prefixes ("vllm/<model>"), not our engines
 }
 

@@ -272,9 +272,8 @@ TABLE_PROBE = """(() => {
 })()"""
 
 
-def test_tables_search_and_page_at_scale(browser, tmp_path):
-    """A 150-model one-configuration board: the hashed script runs (no CSP violation), pages the
-    leaderboard 25 rows at a time and filters it by search."""
+def _board_page(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
+    """A 150-model one-configuration board's HTML report (and the report)."""
     import csv
     import io
 
@@ -291,8 +290,16 @@ def test_tables_search_and_page_at_scale(browser, tmp_path):
             w.writerow([f"org/model-{m:04d}", "mmlu", f"mmlu/{i:03d}", "gen|letter_plain|p0", int(rng.random() < 0.5)])
     (tmp_path / "t.csv").write_text(buf.getvalue())
     r = load_records(tmp_path / "t.csv")
+    report = audit(r, n_boot=200)
     page = tmp_path / "board.html"
-    page.write_text(render_html(audit(r, n_boot=200)), encoding="utf-8")
+    page.write_text(render_html(report), encoding="utf-8")
+    return page, report
+
+
+def test_tables_search_and_page_at_scale(browser, tmp_path):
+    """A 150-model one-configuration board: the hashed script runs (no CSP violation), pages the
+    leaderboard 25 rows at a time and filters it by search."""
+    page, _ = _board_page(tmp_path)
     session = browser.open(page.resolve().as_uri())
     probe = browser.evaluate(TABLE_PROBE, session)
     seen = browser.problems(session)
@@ -300,3 +307,42 @@ def test_tables_search_and_page_at_scale(browser, tmp_path):
     assert probe["rows"] == 150 and probe["before"] == 25 and probe["filtered"] == 1, probe
     assert probe["page2"].strip().startswith("rows 26-50 of 150"), probe
     assert probe["height"] < 30_000
+
+
+LINK_PROBE = """(() => {
+  const a = [...document.querySelectorAll('table.leaderboard a.m')].find(x => x.textContent === '__NAME__');
+  a.click();
+  return new Promise(done => setTimeout(() => {
+    const row = document.getElementById(a.getAttribute('href').slice(1));
+    const r = row.getBoundingClientRect();
+    const info = row.closest('table').previousElementSibling.querySelector('span').textContent;
+    done({hash: location.hash, hidden: row.hidden, top: r.top, vh: window.innerHeight, info,
+          text: row.cells[0].textContent});
+  }, 300));
+})()"""
+
+
+def test_model_link_turns_to_the_rows_page(browser, tmp_path):
+    """Issue 22: clicking a model's name in Table 1 goes to its row in "What is known per model",
+    also when that row sits on a later page of the paginated table (the script turns the page)."""
+    page, report = _board_page(tmp_path)
+    name = report["scopes"]["pooled"]["leaderboard"][100]["model"]  # on page 5 of the models table
+    session = browser.open(page.resolve().as_uri())
+    # Table 1 is paged too: show the row that holds the link first
+    browser.evaluate(
+        "(() => {const t = document.querySelector('table.leaderboard.dt'); const q = t.previousElementSibling"
+        f".querySelector('input'); q.value = {json.dumps(name)}; q.dispatchEvent(new Event('input'));}})()",
+        session,
+    )
+    res = browser.send(
+        "Runtime.evaluate",
+        {"expression": LINK_PROBE.replace("__NAME__", name), "returnByValue": True, "awaitPromise": True},
+        session=session,
+    )
+    assert "exceptionDetails" not in res, res
+    probe = res["result"]["value"]
+    seen = browser.problems(session)
+    assert seen["console"] == [] and seen["exceptions"] == [] and seen["log"] == [], seen
+    assert probe["text"] == name and probe["hidden"] is False, probe
+    assert probe["info"].strip().startswith("rows 101-125 of 150"), probe
+    assert -2 < probe["top"] < probe["vh"], probe  # scrolled into view

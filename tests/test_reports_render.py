@@ -118,7 +118,22 @@ ALLOWED_TAGS = {
     "line",
     "circle",
     "text",
+    "a",  # in-page links only: href="#model-..." to an id of the same page (fragment_links_only)
 }
+
+FRAGMENT = re.compile(r"#model-[a-z0-9-]+")
+
+
+def fragment_links_only(text: str, parser: Tags) -> int:
+    """The link policy: every href is an in-page ``#model-[a-z0-9-]+`` fragment whose target id is
+    on the page; no other tag carries an href (SVG included), no link leaves the file. Returns the count."""
+    hrefs = [(t, v) for t, k, v in parser.attrs if k in ("href", "xlink:href", "src", "action", "formaction")]
+    ids = {v for _, k, v in parser.attrs if k == "id"}
+    for tag, v in hrefs:
+        assert tag == "a" and v is not None and FRAGMENT.fullmatch(v), (tag, v)
+        assert v[1:] in ids, v
+    assert len(re.findall(r"\bhref=", text)) == len(hrefs)
+    return len(hrefs)
 
 
 def test_html_escapes_untrusted_strings(evil_report):
@@ -126,7 +141,10 @@ def test_html_escapes_untrusted_strings(evil_report):
     parser = Tags()
     parser.feed(text)
     assert set(parser.tags) <= ALLOWED_TAGS, set(parser.tags) - ALLOWED_TAGS
-    assert not [a for a in parser.attrs if a[1].startswith("on") or a[1] in ("src", "href", "xlink:href")]
+    assert not [a for a in parser.attrs if a[1].startswith("on") or a[1] in ("src", "xlink:href")]
+    assert fragment_links_only(text, parser) > 0
+    ids = [v for _, k, v in parser.attrs if k == "id" and v and v.startswith("model-")]
+    assert ids and all(FRAGMENT.fullmatch("#" + v) for v in ids) and len(ids) == len(set(ids))
     assert "<script" not in text and "<img" not in text and "<b>x</b>" not in text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text  # the model name, shown as text
     assert "pipe|model" in text
@@ -165,8 +183,11 @@ def test_html_has_four_inline_figures_and_no_network(demo_report):
         )
         assert m, n
     assert "Content-Security-Policy" in text and "default-src 'none'" in text
-    for bad in ("<script", "<link", "<img", "<iframe", "url(", "@import", "src=", "href="):
+    for bad in ("<script", "<link", "<img", "<iframe", "url(", "@import", "src="):
         assert bad not in text, bad
+    parser = Tags()
+    parser.feed(text)
+    assert fragment_links_only(text, parser) > 0  # the only hrefs: in-page model links
     # only the SVG namespace mentions a URL; nothing is fetched
     assert set(re.findall(r"https?://[^\s\"'<]+", text)) == {"http://www.w3.org/2000/svg"}
     assert text.count("<figure") == 4
@@ -330,3 +351,108 @@ def test_plain_pairs_equals_tabulate(rows):
     assert plain_pairs([("", "x"), ("", "yy")]) == tabulate(
         [("", "x"), ("", "yy")], tablefmt="plain", disable_numparse=True
     )
+
+
+def test_model_rows_link_to_what_is_known(demo_report):
+    """Issue 22: a model's row links to what is known about it: its row in "What is known per model"
+    (band, robust, tier, identified above, configs won, both adjacent pairs), by an in-page id."""
+    from leaderboard_audit.reports.html import model_id
+    from leaderboard_audit.reports.leaderboard import rows_of
+
+    text = render_html(demo_report)
+    s = demo_report["scopes"]["pooled"]
+    facts = {r["model"]: r for r in rows_of(s)[0]}
+    section = text.split('<section id="models">', 1)[1].split("</section>", 1)[0]
+    board = text.split('<section class="scope" id="scope-0">', 1)[1].split("</table>", 1)[0]
+    for r in s["leaderboard"]:
+        m, mid = r["model"], model_id(r["model"])
+        row = re.search(rf'<tr id="{mid}">(.*?)</tr>', section, re.S)
+        assert row, m
+        f = facts[m]
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row.group(1))
+        assert cells[3:8] == [f[k] for k in ("band (min-max)", "robust", "tier", "identified above", "configs won")]
+        assert f'href="#{mid}"' in board, m  # Table 1's model cell links to it
+    first, second = s["pairs"][0]["higher"], s["pairs"][0]["lower"]
+    row = re.search(rf'<tr id="{model_id(second)}">(.*?)</tr>', section, re.S).group(1)
+    assert f'<a class="m" href="#{model_id(first)}">{first}</a>: ' in row  # its pair above, linked
+
+
+def test_model_ids_are_safe_and_distinct():
+    from leaderboard_audit.reports.html import model_id
+
+    names = ["a/b", "a-b", "A B", "<script>alert(1)</script>", '"><img src=x>', "", "模型", "x" * 300]
+    ids = [model_id(n) for n in names]
+    assert len(set(ids)) == len(ids)
+    assert all(re.fullmatch(r"model-[a-z0-9-]+", i) and len(i) <= 6 + 41 + 8 for i in ids), ids
+
+
+# ---- Figure 5's colours: distinct for everyone (issue 22: "Figure 5 draws 8 similar hues")
+
+_DEUTAN = ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413), (-0.011820, 0.042940, 0.968881))
+_PROTAN = ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216), (-0.003882, -0.048116, 1.051998))
+
+
+def _lab(hex_colour: str, cvd=None) -> tuple[float, float, float]:
+    """CIELAB (D65) of an sRGB colour, as seen with full deuteranopia/protanopia (Machado 2009) if asked."""
+    h = hex_colour.lstrip("#")
+    lin = [
+        (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4)
+        for c in (int(h[i : i + 2], 16) / 255 for i in (0, 2, 4))
+    ]
+    if cvd:
+        lin = [min(1.0, max(0.0, sum(m * x for m, x in zip(row, lin)))) for row in cvd]
+    r, g, b = lin
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+    f = [t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in (x, y, z)]
+    return (116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2]))
+
+
+def min_delta_e(colours: list[str], cvd=None) -> float:
+    import itertools
+    import math
+
+    labs = [_lab(c, cvd) for c in colours]
+    return min(math.dist(a, b) for a, b in itertools.combinations(labs, 2))
+
+
+def test_figure5_curves_are_distinct_for_colour_blind_readers():
+    """Every curve of Figure 5 differs in colour or dash; the solid ones (the first 7 models and the
+    pooled curve) are at least 15 ΔE (CIE76) apart for normal vision, deuteranopia and protanopia.
+    The previous palette's first 8 colours were 1.7 ΔE apart under deuteranopia (green v red)."""
+    from leaderboard_audit.reports.svg import figure_roc
+
+    curve = {"auc": 0.7, "roc": {"fpr": [0.0, 0.5, 1.0], "tpr": [0.0, 0.7, 1.0]}}
+    s = {"flip": {"config": "ll|cloze_plain", "per_model": {f"m{j:02d}": curve for j in range(20)}, "pooled": curve}}
+    svg = figure_roc(s)
+    styles = re.findall(
+        r'<polyline class="roc" points="[^"]*" fill="none" stroke="([^"]+)"(?: stroke-dasharray="([^"]+)")?', svg
+    )
+    assert len(styles) == 21 and len(set(styles)) == 21
+    solid = [c for c, d in styles if not d]
+    assert len(solid) == 8
+    for cvd in (None, _DEUTAN, _PROTAN):
+        assert min_delta_e(solid, cvd) >= 15, cvd
+    old = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d", "#bab0ac"]
+    assert min_delta_e(old, _DEUTAN) < 5  # what the test guards against
+
+
+def test_legend_values_keep_their_line_breaks():
+    """A structured legend value is one "key: value" a line: real line breaks in the pre-wrap cell,
+    not U+FFFD marks (the screenshot of fixtures/real showed them); other control characters still go."""
+    from leaderboard_audit.reports.html import legend_value
+
+    cell = legend_value({"labels": ["A", "B"], "line_format": "{label}) {text}", "evil": "a\x1bb<i>"})
+    assert "\ufffd" in cell.split("evil: ", 1)[1][:3]  # the ESC, marked
+    assert cell.count("\n") == 2 and "\ufffd" not in cell.replace("a\ufffdb", "")
+    assert "&lt;i&gt;" in cell and "<i>" not in cell
+
+
+def test_figure2_pair_labels_keep_the_ends_of_long_names():
+    """At 4,278 models both names of a pair were cut to their common start ("org0/model-04... >
+    org32/model-..."): the end, where generated names differ, is kept."""
+    from leaderboard_audit.reports.svg import _cut_mid
+
+    assert _cut_mid("org0/model-04268", 14) == "org0/mo…-04268"
+    assert _cut_mid("short", 14) == "short" and len(_cut_mid("x" * 50, 14)) == 14

@@ -77,6 +77,19 @@ def test_short_summary_fits_sixty_lines_with_ids_whole(board, width):
         assert vid in ids, line  # the id is never cut (old code cut it at 50 characters)
 
 
+@pytest.mark.parametrize("width", [80, 120, 200])
+def test_short_summary_keeps_pytests_counts_line_inside_sixty_lines(board, width):
+    """pytest's counts line comes after the "audit:" line and inside the 60-line budget."""
+    from leaderboard_audit.reports.terminal import counts_line
+
+    vs = verdicts_of(board)
+    trailer = [counts_line(board, {"warn": len(vs) // 2, "skipped": 3}, len(vs) // 2 - 3, vs)]
+    lines = render_summary(board, vs, width=width, trailer=trailer).splitlines()
+    assert len(lines) <= 60, len(lines)
+    at = next(j for j, x in enumerate(lines) if x.startswith("audit: "))
+    assert lines[at + 1].startswith("counts: pytest's ") and all(x.startswith("    ") for x in lines[at + 2 :])
+
+
 def test_short_summary_starts_with_what_to_do_next(board):
     text = render_summary(board, verdicts_of(board), width=200)
     head = " ".join(x.strip() for x in text.split("checks (")[0].splitlines())  # wrapped lines joined

@@ -119,7 +119,7 @@ def _undefined_reason(c: dict[str, Any]) -> str:
     if c.get("mean_fragility_all") is not None and c["mean_fragility_all"] >= 1.0 - 1e-12:
         return "every item is config-fragile for every model (fragility is constant), the worst case for compression"
     if defined is not None and defined < 3:
-        return f"only {defined} item(s) have a defined discrimination"
+        return f"only {defined} item{' has' if defined == 1 else 's have'} a defined discrimination"
     return "discrimination or fragility is constant over the items"
 
 

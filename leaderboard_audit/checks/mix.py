@@ -40,6 +40,11 @@ from ..verdicts import FAIL, PASS, SEVERITY, WARN, exact, fmt, make_verdict, ski
 from .base import POOLED, Check, Scope
 
 
+def _changed(n: int) -> str:
+    """ "1 pooled verdict changes" or "3 pooled verdicts change", never the parenthesised plural."""
+    return "1 pooled verdict changes" if n == 1 else f"{n:,} pooled verdicts change"
+
+
 def headline_from_sections(
     sections: dict[str, Any], n_items: int, benchmarks: list[str], reference: str
 ) -> dict[str, Any]:
@@ -389,7 +394,7 @@ class Mix(Check):
                 status = FAIL
                 shown = "; ".join(f"{vid} {flip} (random drops: q = {_pct(q)})" for vid, _, flip, q in specific[:6])
                 msg = (
-                    f"{left} {len(specific)} pooled verdict(s) change status, and random drops of the same "
+                    f"{left} {_changed(len(specific))} status, and random drops of the same "
                     f"{scope.shape[1] - e['items']} items change them in fewer than {level:.2%} of {draws} "
                     f"draws: {shown}: the pooled conclusion rests on {b}"
                 )
@@ -401,7 +406,7 @@ class Mix(Check):
                     made = e.get("drops", draws)
                     stop = f", stopped after {made} of {draws} once none could be" if made < draws else ""
                     msg = (
-                        f"{left} {len(changes)} pooled verdict(s) change status, but random drops of the same "
+                        f"{left} {_changed(len(changes))} status, but random drops of the same "
                         f"{scope.shape[1] - e['items']} items change them as often (q >= {level:.2%} over "
                         f"seeded drops{stop}): {shown}: not specific to {b}"
                     )

@@ -26,6 +26,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(a spec written elsewhere, e.g. fixtures/real/spec.toml, points at ../shared)",
     )
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
+    ap.add_argument(
+        "--verbose",
+        action="store_true",
+        help="let vLLM, torch, transformers and datasets print their own logs and progress bars "
+        "(quiet by default: only their errors)",
+    )
     ap.add_argument("--no-validate", action="store_true", help="skip load_records() at the end")
     ap.add_argument(
         "--ray",
@@ -120,11 +126,12 @@ def _run(a: argparse.Namespace) -> int:
             progress=not a.quiet,
             max_actors=a.ray_actors,
             cpus_per_actor=a.ray_cpus_per_actor,
+            verbose=a.verbose,
         )
     else:
         from .run import collect
 
-        root = collect(spec, progress=not a.quiet, only_models=a.only_model)
+        root = collect(spec, progress=not a.quiet, only_models=a.only_model, verbose=a.verbose)
     if not a.no_validate:
         from ..records import load_records
 

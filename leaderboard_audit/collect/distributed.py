@@ -232,13 +232,39 @@ def collect_ray(
     cpus_per_actor: int = 1,
     init_kwargs: dict[str, Any] | None = None,
     actor_env: dict[str, str] | None = None,
+    verbose: bool = False,
 ) -> Path:
     """Collect ``spec`` with engine actors on a Ray cluster; returns the records directory.
 
     ``address``: an existing cluster ("auto", "ray://host:10001", "host:6379"); None starts a
     local one unless Ray is already initialised in this process. ``actor_env``: extra
-    environment variables for the engine processes (e.g. ``HF_HOME``).
+    environment variables for the engine processes (e.g. ``HF_HOME``). The libraries are
+    quiet unless ``verbose``, in the actors too (collect/quiet.py).
     """
+    from .quiet import libraries_quiet
+
+    with libraries_quiet(verbose) as quiet_env:
+        return _collect_ray(
+            spec,
+            address=address,
+            progress=progress,
+            max_actors=max_actors,
+            cpus_per_actor=cpus_per_actor,
+            init_kwargs=init_kwargs,
+            actor_env={**quiet_env, **(actor_env or {})},
+        )
+
+
+def _collect_ray(
+    spec: Spec,
+    *,
+    address: str | None,
+    progress: bool,
+    max_actors: int | None,
+    cpus_per_actor: int,
+    init_kwargs: dict[str, Any] | None,
+    actor_env: dict[str, str],
+) -> Path:
     ray = _ray()
     if not ray.is_initialized():
         kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
@@ -292,4 +318,7 @@ def collect_ray(
             )
     if progress:
         print(f"[collect] ray phase done ({time.monotonic() - t0:.1f}s); assembling files", file=sys.stderr, flush=True)
-    return collect(spec, progress=False, engine_factory=lambda m: _NoEngine())
+    from .quiet import MODE_ENV
+
+    verbose = os.environ.get(MODE_ENV) == "verbose"  # the outer collect_ray's choice
+    return collect(spec, progress=False, engine_factory=lambda m: _NoEngine(), verbose=verbose)

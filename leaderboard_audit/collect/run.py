@@ -421,6 +421,7 @@ def collect(
     progress: bool = True,
     engine_factory: Any = None,
     only_models: Sequence[str] | None = None,
+    verbose: bool = False,
 ) -> Path:
     """Collect the records a spec describes; returns the records directory.
 
@@ -430,7 +431,22 @@ def collect(
     benchmark to the spec computes only the new files; ``only_models`` limits
     the run to those models (the CI gate: docs/ci-gate.md).
     ``engine_factory(model_spec) -> engine`` replaces engine loading (tests).
+    vLLM, torch, transformers and datasets are quiet while it runs (errors still
+    print) unless ``verbose`` (collect/quiet.py).
     """
+    from .quiet import libraries_quiet
+
+    with libraries_quiet(verbose):
+        return _collect(spec_path_or_obj, progress=progress, engine_factory=engine_factory, only_models=only_models)
+
+
+def _collect(
+    spec_path_or_obj: str | os.PathLike[str] | dict[str, Any] | Spec,
+    *,
+    progress: bool,
+    engine_factory: Any,
+    only_models: Sequence[str] | None,
+) -> Path:
     from .errors import CollectError
 
     if isinstance(spec_path_or_obj, Spec):

@@ -19,6 +19,7 @@ from ..records.grid import DEFAULT_REFERENCE, Config, Grid
 from ..records.model import Records
 from ..records.reader import ModelFile, assemble, filename_for_model
 from ._values import json_safe
+from .decisions import FIX_COVERAGE, FIX_ONE_LEGEND
 
 
 @dataclass
@@ -134,11 +135,7 @@ def check_coverage(
     if len({tuple(v) for v in per_bench.values()}) > 1:
         for b, ks in per_bench.items():
             log.add(source, None, f"benchmark {b!r} has config(s) {_short(ks, 4)}")
-        log.fix = (
-            "a records set has one legend: every benchmark needs the same configurations; "
-            "name each run's benchmark and config in a mapping (docs/importers.md), or "
-            "import the benchmarks separately"
-        )
+        log.fix = FIX_ONE_LEGEND
         log.raise_if_any()
     for b in benchmarks:
         for m in models:
@@ -169,8 +166,7 @@ def report_missing(bunits: list[Unit], b: str, union: set[str], match_what: str,
                 f"benchmark {b!r}: this run (model {u.model!r}, "
                 f"config {u.config.key!r}) lacks {len(lacks)} {match_what}(s) that "
                 f"{other.source} has, e.g. {_short(lacks, 2)}",
-                fix="runs must cover the same documents; re-run the missing ones, "
-                "or pass intersect=True (--intersect) to import only the common ones",
+                fix=FIX_COVERAGE,
             )
 
 

@@ -103,8 +103,8 @@ def name_problem(args: argparse.Namespace) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    from . import load
     from ._output import OutputError, check_output, write_import
+    from .decisions import load_or_decide
 
     problem = name_problem(args)
     if problem:
@@ -121,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         return fail(f"{flags}: not an option of {spec.name} (its options: {', '.join(sorted(spec.options))})")
     opts = {o: v for o, v in given.items() if o in spec.options and v is not None}
     try:
-        rec = load(args.src, args.format, **opts)
+        # on a failure, every decision the runs need is named at once, with the command that works
+        rec = load_or_decide(args.src, args.format, opts, _command_words(argv))
     except (RecordsError, ValueError) as exc:
         return fail(str(exc))
     if args.axis_groups:
@@ -145,6 +146,16 @@ def main(argv: list[str] | None = None) -> int:
         f"{n_cfg} config(s) [{', '.join(rec.benchmarks)}] -> {args.output}"
     )
     return 0
+
+
+def _command_words(argv: list[str] | None) -> list[str]:
+    """The user's command line, shell-quoted, as ``leaderboard-audit import ...``."""
+    import shlex
+
+    words = list(sys.argv[1:] if argv is None else argv)
+    if argv is None and words[:1] == ["import"]:  # run as ``leaderboard-audit import ...``
+        words = words[1:]
+    return ["leaderboard-audit", "import", *(shlex.quote(w) for w in words)]
 
 
 def with_declared_axes(rec: Any, path: str) -> Any:

@@ -27,6 +27,7 @@ from ..records.errors import ProblemLog, RecordsError
 from ..records.grid import Config
 from ..records.model import Records
 from ._build import ItemMeta, Unit, build_records
+from .decisions import FIX_MODEL_HELM
 from ._files import obj, read_json_file
 from ._values import answer_index, show, to_bit
 
@@ -213,7 +214,7 @@ def run_settings(
     cands = (model, st.get("model"), mp.get("model"), adapter.get("model"), run.args.get("model"))
     mdl = next((c for c in cands if isinstance(c, str) and c), None)
     if not mdl:
-        log.add(str(run.dir), None, "cannot tell the model", fix="--model or 'model' in the mapping")
+        log.add(str(run.dir), None, "cannot tell the model", fix=FIX_MODEL_HELM)
         return None
     bench = benchmark or st.get("benchmark") or mp.get("benchmark") or run.scenario
     method = next(

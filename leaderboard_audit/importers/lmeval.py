@@ -32,6 +32,7 @@ from ..records.grid import PAPER_ORDERINGS, Config, config_from_key
 from ..records.lines import bounded_lines
 from ..records.model import Records
 from ._build import ItemMeta, Unit, build_records
+from .decisions import FIX_METRIC_MISSING, FIX_MODEL
 from ._files import JSON_ERRORS, file_problem, read_json_file
 from ._values import answer_index, deep_literal, letter_index, literal, sanitize_key, show, to_bit, to_number
 
@@ -478,7 +479,7 @@ def _sample_bit(s: dict[str, Any], n: int, metric: str, spath: str, log: Problem
             spath,
             n,
             f"doc {s['doc_id']}: no {metric!r} field (has {show(avail, 200)})",
-            fix="choose a metric every sample carries",
+            fix=FIX_METRIC_MISSING,
         )
         return None
     bit = to_bit(s[metric])
@@ -698,7 +699,7 @@ def stage_unit(t: TaskRead, model: str | None, benchmark: str | None, log: Probl
             where,
             None,
             "cannot tell the model (no results_*.json model name, run folder not named <org>__<model>)",
-            fix="name it: 'model' in the mapping, or --model",
+            fix=FIX_MODEL,
         )
         return None
     bench = benchmark or t.settings.get("benchmark") or t.task

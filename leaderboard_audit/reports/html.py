@@ -12,11 +12,13 @@ it fits; long messages show their start, the rest in a collapsed ``<details>``.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from typing import Any
 
 from .html_script import PAGE, SCRIPT, SCRIPT_HASH
-from .next_steps import next_steps, twin_scopes
+from .next_steps import counts_note, next_steps, twin_scopes
 from .svg import FIGURES, esc as e
 from .submission_text import gate_tables
 from .svg_scale import figure_distribution, skipped_figures, trimmed
@@ -48,7 +50,7 @@ ELSEWHERE = "the JSON report (--audit-report) holds every row"
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222;line-height:1.4}
 h1{margin-bottom:.2em} h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
-table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:13px}
+table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:13px;display:block;overflow-x:auto;max-width:100%}
 th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f4f4f4} td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .pass{color:#1a7f37} .warn{color:#9a6700;font-weight:bold} .fail{color:#cf222e;font-weight:bold}
@@ -62,6 +64,7 @@ details{margin:.8em 0} summary{cursor:pointer;font-weight:bold}
 .next{font-size:15px;padding:.4em 1em .4em 2em;border-left:4px solid #1f5fbf;background:#f3f7fd}
 .dt-bar{font-size:13px;margin:.4em 0} .dt-bar input{margin-right:.5em} .more{font-size:12px;color:#555}
 .skipped{font-size:13px;color:#555}
+a.m{color:inherit;text-decoration:underline dotted} tr:target{background:#fff3c4}
 """
 
 
@@ -78,27 +81,52 @@ def _td(html_cell: str, cls: str = "") -> str:
 
 
 _ROWS: list[int | None] = [None]  # the row cap of the render in progress (render_html sets it)
+#: the models with a row in "What is known per model" in the render in progress (their names link there)
+_LINKED: list[frozenset[str]] = [frozenset()]
 
 
-def _table(headers: list[str], rows: list[str], cls: str = "", left_out: int = 0) -> str:
+def model_id(name: str) -> str:
+    """The in-page id of a model's row: ``model-`` + a lowercase ``[a-z0-9-]`` slug + 8 hex digits of
+    the name's SHA-256 (names that slug alike stay apart; nothing of the name reaches the id unescaped)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40].strip("-")
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"model-{slug}-{digest}" if slug else f"model-{digest}"
+
+
+def model_link(name: str) -> str:
+    """The escaped name, a link to its row in "What is known per model" when it has one."""
+    if name not in _LINKED[0]:
+        return e(name)
+    return f'<a class="m" href="#{model_id(name)}">{e(name)}</a>'
+
+
+def _table(
+    headers: list[str], rows: list[str], cls: str = "", left_out: int = 0, row_ids: list[str] | None = None
+) -> str:
     cap = _ROWS[0]
     if cap is not None and len(rows) > cap:
         left_out += len(rows) - cap
         rows = rows[:cap]
     cls = " ".join(x for x in (cls, "dt" if len(rows) > PAGE else "") if x)
     head = "".join(f"<th>{e(h)}</th>" for h in headers)
-    body = "".join(f"<tr>{r}</tr>" for r in rows)
+    ids = row_ids or []
+    body = "".join(f'<tr id="{ids[j]}">{r}</tr>' if j < len(ids) else f"<tr>{r}</tr>" for j, r in enumerate(rows))
     more = (
         f'<p class="more">{left_out:,} more rows left out to fit the size budget: {ELSEWHERE}.</p>' if left_out else ""
     )
     return f"<table{f' class={chr(34)}{cls}{chr(34)}' if cls else ''}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
 
 
-def long_text(text: str, chars: int = MESSAGE_CHARS) -> str:
-    """Escaped text; past ``chars`` the rest sits in a collapsed ``<details>``."""
+def long_text(text: str, chars: int = MESSAGE_CHARS, lines: bool = False) -> str:
+    """Escaped text; past ``chars`` the rest sits in a collapsed ``<details>``. ``lines``: keep the
+    text's line breaks (a ``white-space: pre-wrap`` cell) instead of marking them as control characters."""
+    esc_ = (lambda t: "\n".join(e(x) for x in t.split("\n"))) if lines else e
     if len(text) <= chars:
-        return e(text)
-    return f"{e(text[:chars])}…<details><summary>the rest ({len(text) - chars:,} characters)</summary>{e(text[chars:])}</details>"
+        return esc_(text)
+    return (
+        f"{esc_(text[:chars])}…<details><summary>the rest ({len(text) - chars:,} characters)</summary>"
+        f"{esc_(text[chars:])}</details>"
+    )
 
 
 def cell_html(c: Any, digits: int = 3) -> str:
@@ -116,7 +144,14 @@ def cell_html(c: Any, digits: int = 3) -> str:
 def table_html(t: Table, level: int = 3) -> str:
     cap = _ROWS[0]
     shown = t.rows if cap is None else t.rows[:cap]
-    rows = ["".join(cell_html(c, t.digits.get(j, 3)) for j, c in enumerate(r)) for r in shown]
+    link = {j for j, h in enumerate(t.headers) if h == "model"} if _LINKED[0] else set()
+    rows = [
+        "".join(
+            _td(model_link(c)) if j in link and isinstance(c, str) else cell_html(c, t.digits.get(j, 3))
+            for j, c in enumerate(r)
+        )
+        for r in shown
+    ]
     left = len(t.rows) - len(shown)
     note = f"<p>{e(t.note)}</p>" if t.note else ""
     return f"<h{level}>{e(t.title)}</h{level}>{note}" + _table(list(t.headers), rows, e(t.key), left)
@@ -183,6 +218,77 @@ def scope_section(name: str, s: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+MODEL_HEADERS = [
+    "model",
+    "rank",
+    "score",
+    "band (min-max)",
+    "robust",
+    "tier",
+    "identified above",
+    "configs won",
+    "pair above",
+    "pair below",
+]
+
+
+def pair_word(p: dict[str, Any], n_configs: int) -> str:
+    """An adjacent pair's status in a few words (as "What to do next" counts them)."""
+    if p["gap_items"] == 0:
+        return "printed tie"
+    if not p["robust_tie"]:
+        return "identified"
+    if p["manufactured"] and p.get("cause") == "harness":
+        return f"manufactured by the harness ({p['reversing']}/{n_configs} configs reverse it)"
+    if p["manufactured"] and p.get("cause") == "sampling":
+        return "manufactured by sampling"
+    return "not identified"
+
+
+def models_section(s: dict[str, Any]) -> str:
+    """One row per model (in the printed order, the same rows as Table 1): what the audit knows about
+    it: band, robust accuracy, tier, how many it is identified above, configs won, and its two
+    adjacent pairs. Each row has an in-page id; the model names of the scope's tables link to it."""
+    from .leaderboard_rows import rows_of
+
+    board = s.get("leaderboard") or []
+    if not board:
+        return ""
+    facts = {r["model"]: r for r in rows_of(s)[0]}
+    above_pair = {p["lower"]: p for p in s.get("pairs") or []}
+    below_pair = {p["higher"]: p for p in s.get("pairs") or []}
+    k = s.get("n_configs", 1)
+    # one configuration: no band, no robust accuracy, nothing to win (the leaderboard's own narrowing)
+    drop = {3, 4, 7} if k <= 1 else set()
+    rows, ids = [], []
+    for r in board:
+        m = r["model"]
+        f = facts.get(m, {})
+        up, down = above_pair.get(m), below_pair.get(m)
+        cells = [
+            _td(f"<b>{e(m)}</b>"),
+            _td(e(str(r.get("rank", ""))), "n"),
+            _td(e(f.get("score", "")), "n"),
+            _td(e(f.get("band (min-max)", "-"))),
+            _td(e(f.get("robust", "-")), "n"),
+            _td(e(f.get("tier", "")), "n"),
+            _td(e(f.get("identified above", "")), "n"),
+            _td(e(f.get("configs won", "")), "n"),
+            _td(f"{model_link(up['higher'])}: {e(pair_word(up, k))}" if up else "-"),
+            _td(f"{model_link(down['lower'])}: {e(pair_word(down, k))}" if down else "-"),
+        ]
+        rows.append("".join(c for j, c in enumerate(cells) if j not in drop))
+        ids.append(model_id(m))
+    return (
+        '<section id="models"><h2>What is known per model</h2><p>One row per model of scope '
+        "pooled, in the printed order; a model's name in the tables above links here. Tier, "
+        "identified above and configs won as in the publishable leaderboard (--audit-leaderboard); "
+        "each adjacent pair as What to do next counts it.</p>"
+        + _table([h for j, h in enumerate(MODEL_HEADERS) if j not in drop], rows, "models", row_ids=ids)
+        + "</section>"
+    )
+
+
 def _by_importance(verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rank = {"fail": 0, "warn": 1, "skip": 2, "pass": 3}
     return sorted(
@@ -238,7 +344,7 @@ def legend_value(v: Any) -> str:
         )
     else:
         txt = v if isinstance(v, str) else json.dumps(v, sort_keys=True, ensure_ascii=False)
-    return long_text(txt, 160)
+    return long_text(txt, 160, lines=True)
 
 
 def legend_section(legend: dict[str, Any]) -> str:
@@ -279,6 +385,7 @@ def render_html(report: dict[str, Any], max_bytes: int = MAX_BYTES) -> str:
                 break
     finally:
         _ROWS[0] = None
+        _LINKED[0] = frozenset()
     return text
 
 
@@ -314,11 +421,12 @@ def _render(report: dict[str, Any]) -> str:
         f"benchmarks {', '.join(e(b) for b in rec.get('benchmarks', []))}; seed {e(report.get('seed'))}, "
         f"{e(report.get('bootstrap'))} bootstrap resamples.</p>",
         f'<p class="state">{"The whole leaderboard, every check (the gate is below): " if "submission_audit" in report else ""}'
-        f'<span class="pass">{counts["pass"]} pass</span>, <span class="warn">{counts["warn"]} '
-        f'warn</span>, <span class="fail">{counts["fail"]} fail</span>'
-        + (f", {counts['skip']} skipped" if counts["skip"] else "")
+        f'<span class="pass">{counts["pass"]:,} pass</span>, <span class="warn">{counts["warn"]:,} '
+        f'warn</span>, <span class="fail">{counts["fail"]:,} fail</span>'
+        + (f", {counts['skip']:,} skipped" if counts["skip"] else "")
         + (f" (scope {e(', '.join(twins))} repeats pooled: one benchmark, counted once)" if twins else "")
-        + ". Margin = signed distance from the value to the pass region (negative outside it).</p></header>",
+        + ". Margin = signed distance from the value to the pass region (negative outside it).</p>"
+        f'<p class="more" id="counts">{e(counts_note(report))}</p></header>',
         next_section(report),
     ]
     if "submission_audit" in report:
@@ -337,6 +445,9 @@ def _render(report: dict[str, Any]) -> str:
     ordered = ([first] if first is not None else []) + [n for n in scopes if n != first]
     for j, name in enumerate(ordered):
         s = scopes[name]
+        cap = _ROWS[0]
+        board = [r["model"] for r in s.get("leaderboard") or []]
+        _LINKED[0] = frozenset(board if cap is None else board[:cap]) if j == 0 else frozenset()
         head = f"Scope {e(name)}: {counts_text(s['verdicts'])}"
         if name in twins:
             out.append(
@@ -345,6 +456,7 @@ def _render(report: dict[str, Any]) -> str:
             )
         elif j == 0:
             out.append(f'<section class="scope" id="scope-{j}"><h2>{head}</h2>{scope_section(name, s)}</section>')
+            out.append(models_section(s))
         else:
             out.append(
                 f'<section class="scope" id="scope-{j}"><details><summary>{head}</summary>'

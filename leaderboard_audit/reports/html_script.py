@@ -3,7 +3,8 @@
 Allowed by the Content-Security-Policy through its SHA-256 hash (no 'unsafe-inline'),
 so the file stays self-contained and fetches nothing. Without the script every row is
 shown; with it a table over ``PAGE`` rows gets a search box, page buttons and
-clickable headers (numeric columns sort as numbers).
+clickable headers (numeric columns sort as numbers), and an in-page link to a row
+(``#model-...``, "What is known per model") turns to the row's page and scrolls to it.
 """
 
 from __future__ import annotations
@@ -41,7 +42,14 @@ th.addEventListener('click',function(){var d=dir[c]=-(dir[c]||-1);
 rows=rows.slice().sort(function(a,b){var x=a.cells[c]?a.cells[c].textContent:'',y=b.cells[c]?b.cells[c].textContent:'';
 var nx=num(x),ny=num(y);if(nx!==null&&ny!==null)return d*(nx-ny);return d*x.localeCompare(y);});
 rows.forEach(function(r){body.appendChild(r);});page=0;show();});});
+body.reveal=function(r){if(rows.indexOf(r)<0){q.value='';rows=all;}page=Math.floor(rows.indexOf(r)/PAGE);show();};
 show();});
+function go(){var h=location.hash.slice(1);if(!h)return;var r=document.getElementById(h);if(!r)return;
+var b=r.parentNode;if(b&&b.reveal&&r.hidden)b.reveal(r);r.scrollIntoView();}
+window.addEventListener('hashchange',go);
+document.addEventListener('click',function(ev){var a=ev.target.closest&&ev.target.closest('a[href^="#"]');
+if(a&&a.getAttribute('href')===location.hash)setTimeout(go,0);});
+go();
 })();
 """.replace("__PAGE__", str(PAGE))
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from .submission_text import COMMENT_BYTES, MAX_ROWS, _cut, gate_tables
 from .sections import scope_parts
-from .next_steps import next_steps, twin_scopes
+from .next_steps import counts_note, next_steps, twin_scopes
 from .words import count
 from ..tables_model import (
     kind_of,
@@ -300,14 +300,16 @@ def _render(report: dict[str, Any], all_scopes: bool, max_rows: int | None = Non
         f"{report.get('bootstrap')} bootstrap resamples.",
         "",
         f"{'The whole leaderboard, every check (the gate is below): ' if 'submission_audit' in report else ''}"
-        f"**{counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail**"
-        + (f", {counts['skip']} skipped" if counts["skip"] else "")
+        f"**{counts['pass']:,} pass, {counts['warn']:,} warn, {counts['fail']:,} fail**"
+        + (f", {counts['skip']:,} skipped" if counts["skip"] else "")
         + (
             f"; scope {', '.join(md(n) for n in twins)} repeats pooled (one benchmark) and is counted once"
             if twins
             else ""
         )
         + ". (margin = signed distance from the value to the pass region: negative outside it).",
+        "",
+        md(counts_note(report)),
         "",
     ]
     out += next_md(report)

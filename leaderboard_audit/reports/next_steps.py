@@ -48,6 +48,23 @@ def twin_scopes(report: dict[str, Any]) -> dict[str, str]:
     return {benches[0]: "pooled"} if "pooled" in scopes and len(benches) == 1 else {}
 
 
+def counts_note(report: dict[str, Any]) -> str:
+    """How the header's counts relate to pytest's (HTML and Markdown; plain text)."""
+    twins = twin_scopes(report)
+    kept = [n for n in report.get("scopes") or {} if n not in twins]
+    n = sum(len(report["scopes"][k].get("verdicts") or []) for k in kept)
+    text = (
+        f"These count the {count(n, 'verdict')} of the report over {count(len(kept), 'scope')}, one per check and "
+        "scope (and per model or pair where a check judges them); pytest --audit runs one test per verdict "
+        "(a warn is a test that passed with a warning"
+    )
+    if twins:
+        text += f"; each {', '.join(twins)} test also judges the identical pooled verdict"
+    return (
+        text + "), and the counts: line of its summary relates its numbers to these; each scope heading counts its own."
+    )
+
+
 def _range(values: list[int]) -> str:
     lo, hi = min(values), max(values)
     med = statistics.median(values)

@@ -16,7 +16,7 @@ ORANGE = "#e66100"
 BLUE = "#1f5fbf"
 GREY = "#777777"
 LIGHT = "#c9d7ea"
-AXIS_COLORS = {"ordering": "#4c78a8", "format": "#f58518", "scoring": "#54a24b", "joint": "#444444"}
+AXIS_COLORS = {"ordering": "#0072B2", "format": "#E69F00", "scoring": "#009E73", "joint": "#444444"}  # Okabe-Ito
 AXES = ("ordering", "format", "scoring", "joint")
 EXTRA_AXIS_COLORS = ("#b279a2", "#e45756", "#72b7b2", "#9d755d", "#eeca3b", "#bab0ac", "#ff9da6", "#79706e")
 
@@ -45,6 +45,14 @@ def esc(s: Any) -> str:
 
 def _cut(s: str, n: int = LABEL_CHARS) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def _cut_mid(s: str, n: int) -> str:
+    """Cut in the middle, keeping the end (model names differ at the end: ``org0/mo…-04268``)."""
+    if len(s) <= n:
+        return s
+    tail = (n - 1) // 2
+    return s[: n - 1 - tail] + "…" + s[-tail:]
 
 
 def _f(x: float) -> str:
@@ -204,7 +212,7 @@ def figure_pairs(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> 
                 y,
                 f"{p['higher']} > {p['lower']}",
                 new=bool({p["higher"], p["lower"]} & highlight),
-                shown=f"{_cut(p['higher'], 14)} > {_cut(p['lower'], 14)}",
+                shown=f"{_cut_mid(p['higher'], 14)} > {_cut_mid(p['lower'], 14)}",
             )
         )
         bold = ' font-weight="bold"' if p["manufactured"] else ""
@@ -301,20 +309,17 @@ def figure_axes(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> s
     return _svg("fig4", h, "Figure 4: axis-robust accuracy per model", body)
 
 
-ROC_COLORS = (
-    "#4c78a8",
-    "#f58518",
-    "#54a24b",
-    "#e45756",
-    "#72b7b2",
-    "#b279a2",
-    "#9d755d",
-    "#bab0ac",
-    "#eeca3b",
-    "#ff9da6",
-    "#1b9e77",
-    "#7570b3",
-)
+#: Figure 5's curves: the Okabe-Ito colour-blind-safe qualitative palette (its black is the pooled
+#: curve); past 7 models the colours repeat with a dash pattern, so every curve stays distinct.
+ROC_COLORS = ("#E69F00", "#56B4E9", "#009E73", "#D55E00", "#0072B2", "#CC79A7", "#F0E442")
+ROC_DASHES = ("", "7 3", "2 2", "9 3 2 3")
+POOLED_COLOR = "#000000"
+
+
+def roc_style(j: int) -> tuple[str, str]:
+    """The j-th model's (colour, dash pattern) in Figure 5."""
+    n = len(ROC_COLORS)
+    return ROC_COLORS[j % n], ROC_DASHES[(j // n) % len(ROC_DASHES)]
 
 
 def figure_roc(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> str:
@@ -354,21 +359,22 @@ def figure_roc(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> st
         f'<text x="{_f(px(0) - 44)}" y="{_f(py(0.5))}" text-anchor="middle" transform="rotate(-90 '
         f'{_f(px(0) - 44)} {_f(py(0.5))})">true positive rate (fragile items flagged)</text>'
     )
-    curves = [(m, st, ROC_COLORS[j % len(ROC_COLORS)], 1.6) for j, (m, st) in enumerate(f["per_model"].items())]
-    curves.append(("pooled", f["pooled"], "#000", 2.8))
+    curves = [(m, st, *roc_style(j), 1.8) for j, (m, st) in enumerate(f["per_model"].items())]
+    curves.append(("pooled", f["pooled"], POOLED_COLOR, "", 2.8))
     lx, ly = x0 + side + 40, y0 + 8
-    for m, st, color, width in curves:
+    for m, st, color, dash, width in curves:
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
         roc = st.get("roc")
         auc = "n/a" if st.get("auc") is None else f"{st['auc']:.2f}"
         if roc and st.get("auc") is not None:  # one class only: no curve to draw
             pts = " ".join(f"{_f(px(a))},{_f(py(b))}" for a, b in zip(roc["fpr"], roc["tpr"]))
             body.append(
-                f'<polyline class="roc" points="{pts}" fill="none" stroke="{color}" '
+                f'<polyline class="roc" points="{pts}" fill="none" stroke="{color}"{dashed} '
                 f'stroke-width="{width}"><title>{esc(m)}: AUC {auc}</title></polyline>'
             )
         bold = ' font-weight="bold"' if m == "pooled" or m in highlight else ""
         body.append(
-            f'<line x1="{_f(lx)}" y1="{_f(ly - 4)}" x2="{_f(lx + 18)}" y2="{_f(ly - 4)}" stroke="{color}" '
+            f'<line x1="{_f(lx)}" y1="{_f(ly - 4)}" x2="{_f(lx + 18)}" y2="{_f(ly - 4)}" stroke="{color}"{dashed} '
             f'stroke-width="{width}"/><text x="{_f(lx + 24)}" y="{_f(ly)}"{bold}><title>{esc(m)}</title>'
             f"{esc(_cut(m, 34))}: AUC {auc}</text>"
         )
@@ -416,7 +422,8 @@ FIGURES = (
         "Every leaderboard gap, decomposed. For each adjacent pair the orange bar is the reference-config accuracy "
         "gap (the order the leaderboard prints); the blue marker is the gap on the items both models answer "
         "stably (unchanged across all configurations), with its 95% bootstrap CI. The label gives the fragile share "
-        "of the gap; MANUF marks a manufactured order (the CI contains 0). With no disagreement in one direction a "
+        "of the gap (1 - (higher only - lower only) / gap items: below 0% the jointly robust items favour the "
+        "higher model by more than the printed gap, above 100% they favour the lower one); MANUF marks a manufactured order (the CI contains 0). With no disagreement in one direction a "
         "CI bound sits at 0 by construction: read the counts in the pairs table.",
     ),
     (

@@ -164,7 +164,11 @@ def _wrapped(lines: list[str], width: int) -> list[str]:
 
 
 def render_short(
-    report: dict[str, Any], verdicts: list[dict[str, Any]], width: int = WIDTH, hint: str | None = None
+    report: dict[str, Any],
+    verdicts: list[dict[str, Any]],
+    width: int = WIDTH,
+    hint: str | None = None,
+    reserve: int = 0,
 ) -> list[str]:
     """At most ``SHORT_LINES`` lines (after wrapping at ``width``): what to do next first, then the
     board's top rows, the counts per check and the worst offenders, each id whole."""
@@ -181,15 +185,18 @@ def render_short(
     checks += [f"  {clean(name):13} {counts_text(by_check[name])}" for name in order if name in by_check]
     bad_checks = [n for n in order if n in by_check and any(v["status"] in ("fail", "warn") for v in by_check[n])]
     tail = _wrapped([FULL_HINT if hint is None else hint], width)
-    fixed = len(head) + len(todo) + len(checks) + len(tail) + 1  # +1: the closing "audit:" line
+    # +1: the closing "audit:" line; reserve: lines the caller prints after it (pytest's counts line)
+    fixed = len(head) + len(todo) + len(checks) + len(tail) + 1 + reserve
     for board_rows, per in ((TOP_ROWS, OFFENDERS), (5, 3), (5, 1), (3, 1), (0, 1), (0, 0)):
         board = _wrapped(_board_lines(report, board_rows), width)  # rows 0: the summary lines alone
         offenders = _offenders(by_check, bad_checks, per, width) if per else []
         if fixed + len(board) + 1 + len(offenders) <= SHORT_LINES:
             break
     lines = head + todo + ([""] + board if board else []) + checks + offenders
-    if len(lines) + len(tail) + 1 > SHORT_LINES:  # very long names or notes: cut, never past the budget
-        lines = lines[: SHORT_LINES - len(tail) - 2] + ["... (cut to fit; the JSON/HTML report holds everything)"]
+    if len(lines) + len(tail) + 1 + reserve > SHORT_LINES:  # very long names or notes: cut, never past the budget
+        lines = lines[: SHORT_LINES - len(tail) - 2 - reserve] + [
+            "... (cut to fit; the JSON/HTML report holds everything)"
+        ]
     return lines + tail
 
 
@@ -233,9 +240,12 @@ def render_summary(
     detail: str = "short",
     width: int = WIDTH,
     hint: str | None = None,
+    trailer: list[str] | None = None,
 ) -> str:
-    """The summary; ``hint``: the closing line on where the rest is (default: pytest's options)."""
+    """The summary; ``hint``: the closing line on where the rest is (default: pytest's options);
+    ``trailer``: lines after the "audit:" line (pytest's counts line), inside the short budget."""
     width = max(60, width)
+    after = _wrapped(list(trailer or []), width)
     if detail == "full":
         lines = _header(report) + [""]
         for name, s in report["scopes"].items():
@@ -249,13 +259,43 @@ def render_summary(
                 lines.append(f"{v['status'].upper():4} {clean(v['id'])}  margin {signed(v['margin'])}")
                 lines.append("     " + clean(v["message"]))
     else:
-        lines = render_short(report, verdicts, width, hint)
+        lines = render_short(report, verdicts, width, hint, reserve=len(after))
     c = status_counts(verdicts)
     lines.append(
         "audit: "
         + ", ".join(f"{c[st]} {st if st != 'skip' else 'skipped'}" for st in STATUSES if st != "skip" or c[st])
     )
-    return "\n".join(wrap_line(line, width) for line in lines)
+    return "\n".join([*(wrap_line(line, width) for line in lines), *after])
+
+
+def counts_line(report: dict[str, Any], tests: dict[str, int], multi: int, judged: list[dict[str, Any]]) -> str:
+    """One line relating pytest's counts (tests by outcome), the audit line's (the verdicts those
+    tests judged) and the HTML/Markdown headers' (every verdict of the report, a one-benchmark
+    twin scope once)."""
+    twins = twin_scopes(report)
+    n_tests = sum(tests.values())
+    outcomes = ", ".join(f"{tests[k]:,} {k}" for k in ("failed", "passed", "warn", "skipped") if tests.get(k))
+    text = f"counts: pytest's {count(n_tests, 'audit test')} ({outcomes}"
+    text += "; warn = passed with a warning)" if tests.get("warn") else ")"
+    if multi:
+        pairs = "; ".join(f"each {b} test also judges {a}'s identical verdict" for b, a in twins.items())
+        text += f" judge the audit line's {count(len(judged), 'verdict')} ({count(multi, 'test')} judge two"
+        text += f": {pairs})" if pairs else ")"
+    else:
+        text += f" are the audit line's {count(len(judged), 'verdict')}, one each"
+    kept = [n for n in report.get("scopes", {}) if n not in twins]
+    every = [v for n in kept for v in report["scopes"][n].get("verdicts", [])]
+    text += (
+        f"; the HTML and Markdown headers count the report's {count(len(every), 'verdict')} over "
+        f"{count(len(kept), 'scope')}"
+    )
+    notes = [f"{', '.join(twins)} repeats pooled: counted once"] if twins else []
+    judged_ids = {v["id"] for v in judged}
+    not_run = sum(v["id"] not in judged_ids for v in every)
+    if not_run:
+        notes.append(f"{not_run:,} judged by no test run here (-k/-m)")
+    notes.append("each scope heading its own")
+    return text + f" ({'; '.join(notes)})."
 
 
 def wrap_line(line: str, width: int) -> str:

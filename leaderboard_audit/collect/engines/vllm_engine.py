@@ -113,7 +113,12 @@ class VLLMEngine:
         kw, on_cpu = llm_settings(self.cuda, dtype=dtype, **options)
         if on_cpu:
             cpu_env(options.get("cpu_threads"))
-        from vllm import LLM, SamplingParams
+        from ..quiet import is_quiet, quiet_imports
+
+        if is_quiet():  # a quiet collection (collect/quiet.py): no weight-loading bar either
+            kw.setdefault("use_tqdm_on_load", False)
+        with quiet_imports():
+            from vllm import LLM, SamplingParams
 
         self.SamplingParams = SamplingParams
         self.settings = kw
