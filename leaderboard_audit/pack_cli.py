@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-FORMATS = ("auto", "records", "table", "lm-eval", "helm")
+FORMATS = ("auto", "records", "table", "lm-eval", "helm", "lighteval")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -31,20 +31,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption(
         "--audit-format",
         default="auto",
-        choices=("auto", "records", "table", "lm-eval", "helm"),
+        choices=("auto", "records", "table", "lm-eval", "helm", "lighteval"),
         help="how to read --audit PATH (default: auto)",
     )
     g.addoption(
         "--audit-mapping",
         metavar="MAP.json",
         default=None,
-        help="lm-eval/helm: which run is which model, benchmark and config (default SRC/audit_mapping.json)",
+        help="lm-eval/helm/lighteval: which run is which model, benchmark and config (default SRC/audit_mapping.json)",
     )
     g.addoption(
         "--audit-metric",
         metavar="NAME",
         default=None,
-        help="lm-eval/helm: the per-sample metric that is the correctness bit (acc, acc_norm, exact_match)",
+        help="lm-eval/helm/lighteval: the per-sample metric that is the correctness bit (acc, acc_norm, exact_match)",
     )
     g.addoption("--audit-seed", default=None, help="global seed, a whole number >= 0 (default 1234)")
     g.addoption("--audit-boot", default=None, help="bootstrap resamples for pair CIs, 100..1,000,000 (default 10000)")

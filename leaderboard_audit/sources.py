@@ -1,4 +1,4 @@
-"""An ``--audit PATH`` (records-v1 directory, long table, lm-eval or HELM run) -> Records."""
+"""An ``--audit PATH`` (records-v1 directory, long table, lm-eval, HELM or lighteval run) -> Records."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def load_for_audit(
         raise RecordsError.one(
             path, None, "no such file or directory", fix="pass a records-v1 directory or a CSV/Parquet table to --audit"
         )
-    if fmt in ("lm-eval", "helm"):
+    if fmt in ("lm-eval", "helm", "lighteval"):
         from .importers import load
 
         opts = {k: v for k, v in (("mapping", mapping), ("metric", metric)) if v is not None}

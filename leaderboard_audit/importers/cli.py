@@ -1,4 +1,4 @@
-"""``leaderboard-audit import {lm-eval,helm} SRC -o records/`` (issue 6).
+"""``leaderboard-audit import {lm-eval,helm,lighteval} SRC -o records/`` (issue 6).
 
 Exit status: 0 written; 4 the input or the output was refused (one clear message on
 stderr, nothing written); 2 a usage error (argparse).
@@ -19,11 +19,11 @@ PROG = "leaderboard-audit import"
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
-        description="Turn lm-evaluation-harness --log_samples runs or a HELM "
-        "benchmark_output/runs/<suite> tree into a records-v1 directory.",
+        description="Turn lm-evaluation-harness --log_samples runs, a HELM "
+        "benchmark_output/runs/<suite> tree or lighteval --save-details runs into a records-v1 directory.",
     )
-    p.add_argument("format", choices=["lm-eval", "helm"])
-    p.add_argument("src", help="lm-eval: the folder of runs; helm: benchmark_output/runs/<suite>")
+    p.add_argument("format", choices=["lm-eval", "helm", "lighteval"])
+    p.add_argument("src", help="lm-eval, lighteval: the folder of runs; helm: benchmark_output/runs/<suite>")
     p.add_argument(
         "-o",
         "--output",
@@ -40,7 +40,8 @@ def parser() -> argparse.ArgumentParser:
         "--match-by",
         default="auto",
         help="lm-eval: how documents are matched across runs: auto (default), "
-        "doc_hash, doc_id or field:NAME (a field of the logged doc)",
+        "doc_hash, doc_id or field:NAME (a field of the logged doc); lighteval: auto, doc_id, "
+        "query or specific:KEY",
     )
     p.add_argument("--filter", help="lm-eval: the filter to import when a task logs several")
     p.add_argument(
@@ -105,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.format == "lm-eval":
         opts.update(match_by=args.match_by, filter=args.filter)
+    if args.format == "lighteval":
+        opts.update(match_by=args.match_by)
     try:
         rec = load(args.src, args.format, **opts)
     except (RecordsError, ValueError) as exc:

@@ -16,6 +16,7 @@ from pathlib import Path
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
 LMEVAL_PATTERNS = ("samples_*.jsonl", "results_*.json", "*.yaml", "*.yml")
 HELM_PATTERNS = ("run_spec.json", "scenario_state.json", "per_instance_stats.json")
+LIGHTEVAL_PATTERNS = ("details_*.parquet", "results_*.json")  # importers/lighteval.py FORMAT_INFO
 MAPPING_FILE = "audit_mapping.json"
 CHUNK = 1 << 20
 
@@ -105,7 +106,7 @@ def importer_files(root: Path, patterns: tuple[str, ...]) -> list[Path]:
 def source_files(path: str | os.PathLike[str], fmt: str = "auto") -> list[Path]:
     """The files that make up a records source, in hashing order.
 
-    ``fmt``: "auto", "records", "table", "lm-eval" or "helm" (as ``--audit-format``).
+    ``fmt``: "auto", "records", "table", "lm-eval", "helm" or "lighteval" (as ``--audit-format``).
     A file source is the file itself (plus the legend next to a table); "auto" on a
     directory is what the records reader reads, plus, when it has no legend, what an
     importer would read.
@@ -123,6 +124,8 @@ def source_files(path: str | os.PathLike[str], fmt: str = "auto") -> list[Path]:
         return importer_files(p, LMEVAL_PATTERNS + (MAPPING_FILE,))
     if f == "helm":
         return importer_files(p, HELM_PATTERNS + (MAPPING_FILE,))
+    if f in ("lighteval", "light-eval"):
+        return importer_files(p, LIGHTEVAL_PATTERNS + (MAPPING_FILE,))
     files = records_v1_files(p)
     if f == "auto" and not any(
         x.parent == p and x.suffix == ".json" for x in files
