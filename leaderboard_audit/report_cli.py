@@ -20,7 +20,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="leaderboard-audit audit", description="Audit records and print the tables and verdicts."
     )
-    p.add_argument("path", help="records-v1 directory, CSV/Parquet table, packed file, or lm-eval/helm/lighteval source")
+    p.add_argument(
+        "path", help="records-v1 directory, CSV/Parquet table, packed file, or lm-eval/helm/lighteval source"
+    )
     p.add_argument("--format", default="auto", choices=("auto", "records", "table", "lm-eval", "helm", "lighteval"))
     # values are checked by settings.resolve_settings, the plugin's own path (CLI > pyproject > defaults)
     p.add_argument("--seed", default=None, help=f"bootstrap seed (default {DEFAULT_SEED})")
