@@ -135,7 +135,8 @@ def discover(src: Path, log: ProblemLog, notes: list[str]) -> list[Details]:
         rel_parts = d.relative_to(src).parts
         # hidden folders are skipped, as the source fingerprint skips them (records/fingerprint.py)
         dirnames[:] = sorted(x for x in dirnames if not x.startswith("."))
-        for f in sorted(filenames):
+        # a folder named like a details file is reported (read_rows: "is a directory"), not skipped
+        for f in sorted(filenames + [x for x in dirnames if DETAILS_RE.match(x)]):
             if not (f.startswith("details_") and f.endswith(".parquet")):
                 continue
             if os.path.islink(d / f) and src_real not in (d / f).resolve().parents:
