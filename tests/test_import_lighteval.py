@@ -254,3 +254,30 @@ def test_pytest_audit_format_lighteval(pytester, tmp_path):
     assert rep["records"]["items"] == N and rep["records"]["benchmarks"] == ["arc"]
     ids = {v["id"] for v in rep["scopes"]["arc"]["verdicts"]}
     assert f"band[arc-{MODEL}]" in ids
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ({"doc": "not a struct", "metric": {"acc": 1}}, "row 0: doc.id is None, not a string or integer"),
+        ({"doc": {"id": 1.5}, "metric": {"acc": 1}}, "row 0: doc.id is 1.5"),
+        ({"doc": {"id": "7"}, "metric": {"acc": "yes"}}, "row 0 (doc '7'): metric 'acc' is 'yes', not 0/1"),
+        ({"doc": {"id": "7"}, "metric": {"f1": 0.5}}, "none of the default 0/1 metrics"),
+    ],
+)
+def test_rows_of_the_wrong_shape_are_named(tmp_path, row, message):
+    f = tmp_path / "run" / "details" / "m" / "2026-01-01T00-00-00.0" / "details_t|0_2026-01-01T00-00-00.0.parquet"
+    f.parent.mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist([row]), f)
+    with pytest.raises(RecordsError) as err:
+        load(tmp_path, "lighteval")
+    assert message in str(err.value) and str(f) in str(err.value)
+
+
+def test_hostile_logprobs_and_choices_give_no_prediction_not_a_crash(tmp_path):
+    r = rows(RUNS / "question")[0]
+    r["model_response"]["logprobs"] = [float("nan"), 1.0, 2.0, 3.0]
+    d = tmp_path / "run" / "details" / "m" / "2026-01-01T00-00-00.0"
+    _write_rows(d / "details_t|0_2026-01-01T00-00-00.0.parquet", [r], details_file(RUNS / "question"))
+    rec = load(tmp_path, "lighteval")
+    assert rec.shape == (1, 1, 1) and rec.models == ("m",)
