@@ -183,6 +183,14 @@ def test_details_link_out_of_src_is_refused(tmp_path):
     os.symlink(outside, f)
     with pytest.raises(RecordsError, match="outside the folder being imported"):
         load(src, "lighteval")
+    shutil.move(outside, f.with_suffix(".tmp"))
+    f.unlink()
+    f.with_suffix(".tmp").rename(f)
+    (res,) = (src / "question").glob("results/*/*/results_*.json")
+    shutil.move(res, tmp_path / "results.json")
+    os.symlink(tmp_path / "results.json", res)
+    with pytest.raises(RecordsError, match="results_.*is a link to .*outside the folder being imported"):
+        load(src, "lighteval")
 
 
 def test_one_output_dir_with_two_tasks_and_several_timestamps(tmp_path):

@@ -120,6 +120,26 @@ def _model_name(results: dict[str, Any], model_parts: list[str]) -> str | None:
     return None
 
 
+def _links_out(f: Path, src_real: Path, log: ProblemLog) -> bool:
+    """True (and a problem in ``log``) for a link leading out of the folder being imported:
+    the report's hash covers only that folder (records/fingerprint.py)."""
+    if not os.path.islink(f):
+        return False
+    try:
+        real = f.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False  # a broken link: reading it names it
+    if src_real in real.parents:
+        return False
+    log.add(
+        str(f),
+        None,
+        f"is a link to {real}, outside the folder being imported {src_real}",
+        fix="copy the file into the run folder instead of linking it",
+    )
+    return True
+
+
 def discover(src: Path, log: ProblemLog, notes: list[str]) -> list[Details]:
     if not src.is_dir():
         raise RecordsError.one(
@@ -139,13 +159,7 @@ def discover(src: Path, log: ProblemLog, notes: list[str]) -> list[Details]:
         for f in sorted(filenames + [x for x in dirnames if DETAILS_RE.match(x)]):
             if not (f.startswith("details_") and f.endswith(".parquet")):
                 continue
-            if os.path.islink(d / f) and src_real not in (d / f).resolve().parents:
-                log.add(
-                    str(d / f),
-                    None,
-                    f"is a link to {(d / f).resolve()}, outside the folder being imported {src_real}",
-                    fix="copy the file into the run folder instead of linking it",
-                )
+            if _links_out(d / f, src_real, log):
                 continue
             m = DETAILS_RE.match(f)
             task, ts = (m.group("task"), m.group("ts")) if m else (f[len("details_") : -len(".parquet")], "")
@@ -159,7 +173,7 @@ def discover(src: Path, log: ProblemLog, notes: list[str]) -> list[Details]:
             rf = out_dir.joinpath("results", *model_parts, f"results_{ts}.json")
             if ts and not rf.exists():
                 rf = d / f"results_{ts}.json"
-            if ts and rf.exists():
+            if ts and rf.exists() and not _links_out(rf, src_real, log):
                 got = read_json_file(rf, log, MAX_JSON_BYTES)
                 results = got if isinstance(got, dict) else {}
             det = Details(
