@@ -78,6 +78,12 @@ def _message_repr(item: pytest.Item) -> Any:
     return repr_failure
 
 
+def _new_cache() -> Any:
+    from .metrics.per_model import DerivedCache  # numpy: only once a run audits
+
+    return DerivedCache()
+
+
 def _same_but_id(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Two verdicts that differ only in their id (and the scope names inside the message)."""
     keys = ("check", "status", "value", "threshold", "margin")
@@ -125,6 +131,7 @@ class AuditSession:
         self._ids: dict[str, dict[tuple[str, int], str]] | None = None
         self._scopes: dict[str, dict[str, Any]] = {}  # computed here (JSON-ready)
         self._handles: dict[str, Any] = {}  # their in-process Scope objects (an alias scope reuses one)
+        self._derived = _new_cache()  # what this run's scopes derive from the records (per_model.sharing)
         self._without: dict[str, dict[str, Any] | None] = {}  # submission gate: the board without the newcomers
         self._old: tuple[Any, Any] | None = None  # (records without the newcomers, their case ids)
         self._gate_rows: dict[str, dict[str, dict[str, Any]]] = {}
@@ -248,6 +255,7 @@ class AuditSession:
             s, self._handles[name] = audit_scope_computed(
                 self.records,
                 name,
+                cache=self._derived,
                 seed=self.settings["seed"],
                 n_boot=self.settings["boot"],
                 thresholds=self.thresholds,
@@ -318,6 +326,7 @@ class AuditSession:
         # the records, scopes and report are done with: let them go before pytest's last collection
         self._records = self._cases = self._tests = self._report = None
         self._scopes, self._handles, self._index, self.verdicts, self.worker_scopes = {}, {}, {}, {}, {}
+        self._derived = _new_cache()
         self._without, self._gate_rows, self._old = {}, {}, None
 
     def fingerprint(self) -> str:
@@ -535,6 +544,12 @@ class AuditSession:
         return self._report
 
     def _build_report(self) -> dict[str, Any]:
+        from .metrics.per_model import sharing
+
+        with sharing(self._derived):  # the gate's scopes and the pair evidence reuse the run's masks
+            return self._build_report_shared()
+
+    def _build_report_shared(self) -> dict[str, Any]:
         from .auditor import build_report
         from .evidence import enrich_report
 

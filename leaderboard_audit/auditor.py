@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterable, Sequence
 from .check_guard import guarded_verdicts, is_bundled, json_safe, namespaced
 from .checks import POOLED, Check, Scope, registry
 from .records import Records
+from .metrics.per_model import DerivedCache, sharing
 from .scopes import alias_of, scope_records, scopes_of
 from .settings import DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_SEED
 from .checks import Thresholds
@@ -139,6 +140,7 @@ def audit_scope_computed(
     ids: dict[tuple[str, int], str] | None = None,
     shared: Scope | None = None,
     only: Collection[str] | None = None,
+    cache: DerivedCache | None = None,
 ) -> tuple[dict[str, Any], Scope]:
     """Every section and verdict of one scope, JSON-ready, and the in-process ``Scope`` that
     computed them (kept apart: an alias scope reuses its sections, nothing rides in the report).
@@ -146,7 +148,24 @@ def audit_scope_computed(
     ``ids`` maps (check, index) to the unambiguous verdict id (``cases``); ``shared``
     is an already computed scope with the same items (``alias_of``) whose sections
     are reused instead of computed again; ``only``: run just these checks (the
-    submission gate passes a prefix of the registry, so what they read is computed)."""
+    submission gate passes a prefix of the registry, so what they read is computed);
+    ``cache``: where derived quantities are shared (``per_model.sharing``; default the active
+    one, else one for this scope alone)."""
+    with sharing(cache):
+        return _audit_scope(records, scope, seed, n_boot, thresholds, alpha, ids, shared, only)
+
+
+def _audit_scope(
+    records: Records,
+    scope: str,
+    seed: int,
+    n_boot: int,
+    thresholds: Thresholds | None,
+    alpha: float,
+    ids: dict[tuple[str, int], str] | None,
+    shared: Scope | None,
+    only: Collection[str] | None,
+) -> tuple[dict[str, Any], Scope]:
     sc = make_scope(records, scope, seed=seed, n_boot=n_boot, thresholds=thresholds, alpha=alpha)
     M, N, K = sc.shape
     out: dict[str, Any] = {"n_items": N, "n_models": M, "n_configs": K, "reference": sc.keys[sc.ref]}
@@ -210,6 +229,11 @@ def case_ids_by_scope(
 
 def audit_scopes(records: Records, names: Sequence[str] | None = None, **kw: Any) -> dict[str, dict[str, Any]]:
     """Several scopes, each distinct item set computed once (``alias_of``)."""
+    with sharing():  # the scopes share what they derive from the same memory
+        return _audit_scopes(records, names, **kw)
+
+
+def _audit_scopes(records: Records, names: Sequence[str] | None, **kw: Any) -> dict[str, dict[str, Any]]:
     ids = case_ids_by_scope(records)
     done: dict[str, tuple[dict[str, Any], Scope]] = {}
     wanted = list(names) if names is not None else scopes_of(records)
@@ -275,11 +299,12 @@ def audit(
         from .records.fingerprint import sha256_of
 
         sha = sha256_of(path)
-    scopes = audit_scopes(records, seed=seed, n_boot=n_boot, thresholds=t, alpha=alpha)
-    report = build_report(records_summary(records, path, sha), scopes, seed=seed, n_boot=n_boot, thresholds=t)
     from .evidence import enrich_report  # legend and the items behind each pair's gap
 
-    return enrich_report(report, records, seed=seed, n_boot=n_boot, thresholds=t)
+    with sharing():  # one cache for every scope and the evidence, gone with the call
+        scopes = audit_scopes(records, seed=seed, n_boot=n_boot, thresholds=t, alpha=alpha)
+        report = build_report(records_summary(records, path, sha), scopes, seed=seed, n_boot=n_boot, thresholds=t)
+        return enrich_report(report, records, seed=seed, n_boot=n_boot, thresholds=t)
 
 
 def dumps_report(report: dict[str, Any]) -> str:

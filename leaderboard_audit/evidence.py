@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .metrics.per_model import robust_masks
+from .metrics.per_model import robust_masks, sharing
 from .records import Records
 from .scopes import scope_records
 
@@ -102,7 +102,8 @@ def enrich_report(
     submission gate adds its own part (``submission.with_gate``); ``seed``, ``n_boot`` and
     ``thresholds`` are accepted for the callers' signature and not needed here."""
     report["legend"] = legend(records)
-    add_pair_evidence(report, records)
+    with sharing():  # a scope's robust masks once for all of its pairs
+        add_pair_evidence(report, records)
     return report
 
 

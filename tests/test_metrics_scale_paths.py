@@ -103,6 +103,16 @@ def test_derived_is_computed_once_per_read_only_array():
         calls.append(1)
         return np.zeros(2)
 
+    per_model.derived(Records_view(C), "x", compute)  # outside an audit's sharing: nothing kept
+    per_model.derived(Records_view(C), "x", compute)
+    assert len(calls) == 2 and per_model._ACTIVE.get() is None
+    calls.clear()
+    with per_model.sharing() as cache:
+        _derived_once(C, compute, calls, cache)
+    assert per_model._ACTIVE.get() is None  # the cache goes with the audit
+
+
+def _derived_once(C, compute, calls, cache):
     ro = Records_view(C)
     first = per_model.derived(ro, "x", compute)
     assert per_model.derived(ro, "x", compute) is first and len(calls) == 1
@@ -114,10 +124,15 @@ def test_derived_is_computed_once_per_read_only_array():
     assert len(calls) == 4
     key = id(ro)
     del ro, first
-    assert key not in per_model._DERIVED  # the entry goes with its view
+    assert key not in cache.entries  # the entry goes with its view
 
 
 def test_derived_views_of_read_only_memory_share():
+    with per_model.sharing() as cache:
+        _views_share(cache)
+
+
+def _views_share(cache):
     C = np.random.default_rng(1).random((3, 20, 9)) < 0.5
     C.flags.writeable = False  # as the readers leave it (records.model.freeze)
     calls = []
@@ -132,7 +147,7 @@ def test_derived_views_of_read_only_memory_share():
     assert len(calls) == 2
     key = id(C)
     del C, first
-    assert key not in per_model._DERIVED  # the entries go with the memory's owner
+    assert key not in cache.entries  # the entries go with the memory's owner
 
 
 def test_loaded_records_are_read_only(fixtures_dir):
@@ -242,6 +257,11 @@ def test_pooled_pair_counts_are_the_sum_of_the_benchmarks_computed_once(monkeypa
     whole_ao = averaged.averaged_order(C.copy(), models=names)
     monkeypatch.setattr(averaged, "above_counts", above)
     monkeypatch.setattr(identified, "robust_only_counts", only)
+    with per_model.sharing():
+        _pooled_sums(C, parts, names, whole_io, whole_ao, calls, identified, averaged)
+
+
+def _pooled_sums(C, parts, names, whole_io, whole_ao, calls, identified, averaged):
     io = identified.identified_order(C, models=names, parts=parts)
     ao = averaged.averaged_order(C, models=names, parts=parts)
     for got, want in ((io, whole_io), (ao, whole_ao)):

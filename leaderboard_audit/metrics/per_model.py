@@ -4,26 +4,71 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 
-# Quantities several checks derive from the same read-only tensor: per array that owns the
-# memory, id -> (weak reference to it, {(where the view starts, shape, strides, dtype, name):
-# value}). Entries go when the owner does.
-_DERIVED: dict[int, tuple[weakref.ref, dict[tuple[Any, ...], Any]]] = {}
+
+class DerivedCache:
+    """Quantities several checks derive from the same read-only tensor, for the lifetime of one
+    audit (``sharing``): per array that owns the memory, id -> (weak reference to it,
+    {(where the view starts, shape, strides, dtype, name): value}). Entries go when the
+    owner does, and all of them with the cache."""
+
+    def __init__(self) -> None:
+        self.entries: dict[int, tuple[weakref.ref, dict[tuple[Any, ...], Any]]] = {}
+
+    def _forget(self, key: int, ref: weakref.ref) -> None:
+        entry = self.entries.get(key)
+        if entry is not None and entry[0] is ref:
+            del self.entries[key]
+
+    def get(self, C: np.ndarray, name: str, compute: Callable[[], Any]) -> Any:
+        owner = C
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        if owner.flags.writeable:
+            owner = C  # memory that can still change through another array: this view only
+        okey = id(owner)
+        entry = self.entries.get(okey)
+        if entry is None or entry[0]() is not owner:
+            entry = (weakref.ref(owner, functools.partial(self._forget, okey)), {})
+            self.entries[okey] = entry
+        key = (C.__array_interface__["data"][0], C.shape, C.strides, C.dtype.str, name)
+        values = entry[1]
+        if key not in values:
+            value = compute()
+            for a in value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else (value,):
+                if isinstance(a, np.ndarray):
+                    a.flags.writeable = False
+            values[key] = value
+        return values[key]
 
 
-def _forget(key: int, ref: weakref.ref) -> None:
-    entry = _DERIVED.get(key)
-    if entry is not None and entry[0] is ref:
-        del _DERIVED[key]
+#: the cache of the audit running in this context (None: nothing is shared, every call computes)
+_ACTIVE: ContextVar[DerivedCache | None] = ContextVar("leaderboard_audit_derived", default=None)
+
+
+@contextmanager
+def sharing(cache: DerivedCache | None = None) -> Iterator[DerivedCache]:
+    """Share derived quantities inside the ``with`` block: in ``cache``, else in the one already
+    active, else in a new one. The auditor enters it for one scope (``audit_scope_computed``),
+    the plugin's session and ``auditor.audit`` for all of a run's scopes (so the pooled scope
+    and its benchmarks share), the report for its pair evidence."""
+    use = cache or _ACTIVE.get() or DerivedCache()
+    token = _ACTIVE.set(use)
+    try:
+        yield use
+    finally:
+        _ACTIVE.reset(token)
 
 
 def derived(C: np.ndarray, name: str, compute: Callable[[], Any]) -> Any:
-    """``compute()``, once per read-only array ``C`` (a writeable one could change, so it is
-    computed every time).
+    """``compute()``, once per read-only array ``C`` while an audit shares (``sharing``); a
+    writeable array could change, so it is computed every time, as is anything outside one.
 
     The audit hands the checks read-only views (``scopes.scope_records``). The band,
     the pairs, compression, the robust subset, the identified order, the flip predictor
@@ -35,27 +80,10 @@ def derived(C: np.ndarray, name: str, compute: Callable[[], Any]) -> Any:
     otherwise (the owner could still be written through) only the same view object
     does. Cached arrays are made read-only, so a caller cannot alter them.
     """
-    if C.flags.writeable:
+    cache = _ACTIVE.get()
+    if cache is None or C.flags.writeable:
         return compute()
-    owner = C
-    while isinstance(owner.base, np.ndarray):
-        owner = owner.base
-    if owner.flags.writeable:
-        owner = C  # memory that can still change through another array: this view only
-    okey = id(owner)
-    entry = _DERIVED.get(okey)
-    if entry is None or entry[0]() is not owner:
-        entry = (weakref.ref(owner, functools.partial(_forget, okey)), {})
-        _DERIVED[okey] = entry
-    key = (C.__array_interface__["data"][0], C.shape, C.strides, C.dtype.str, name)
-    values = entry[1]
-    if key not in values:
-        value = compute()
-        for a in value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else (value,):
-            if isinstance(a, np.ndarray):
-                a.flags.writeable = False
-        values[key] = value
-    return values[key]
+    return cache.get(C, name, compute)
 
 
 def summed_over_items(
