@@ -15,8 +15,8 @@ a ``LoadScopeScheduling`` subclass. Tests that are not audit cases keep one unit
 
 ``-n auto``: ``auto_workers`` answers serial (0) below ``AUTO_MIN_SECONDS`` of predicted
 statistics: starting workers costs ~0.7-1 s on a 2-core machine (each imports pytest, numpy
-and the audit and loads the records), more than half of a small audit
-(docs/performance.md, "xdist").
+and the audit and loads the records), and below ~120 predicted seconds two workers did not
+beat one process (docs/performance.md, "xdist").
 """
 
 from __future__ import annotations
@@ -37,9 +37,13 @@ PAIR_S = 2.0e-7
 MIX_SHARE = 0.45
 SCOPE_S = 0.2  # fixed cost of one scope's (or one mix reduced set's) checks, whatever its size
 TEST_S = 4.0e-4  # pytest's per-test protocol, each side
-#: below this many predicted seconds of statistics ``-n auto`` stays serial (break-even:
-#: about twice a worker's start-up cost here; docs/performance.md)
-AUTO_MIN_SECONDS = 4.0
+#: below this many predicted seconds of statistics ``-n auto`` stays serial. Measured on this
+#: repository's 2-core machine (docs/performance.md, "xdist"): -n 2 / -n 0 was 1.12 on the
+#: paper-sized grid x4 items (predicted 9 s), 1.01 at 1,000 x 8,000 x 26 (predicted 72 s) and
+#: 0.95 at 1,000 x 30,000 x 26 (predicted 167 s): the pooled scope with mix's reruns is one
+#: unit holding ~3/4 of the statistics, and the serial run shares the pooled scope's pair
+#: counts with its benchmarks, which two workers cannot
+AUTO_MIN_SECONDS = 120.0
 
 
 def scope_cost(n_models: int, n_items: int, n_configs: int) -> float:
