@@ -292,3 +292,30 @@ def test_take_items_equals_fancy_indexing(shape, dtype, data):
     assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
     f = np.asfortranarray(a)  # not C-contiguous: numpy's own path
     assert np.array_equal(take_items(f, idx), f[:, idx])
+
+
+def test_reduced_sets_read_their_masks_from_the_parent(monkeypatch):
+    """A reduced set declared as parent[:, idx] (``per_model.items_of``, mix's leave-one-out
+    sets and random drops) gets the parent's item-by-item masks, equal to scanning its own
+    tensor, without the scan."""
+    rng = np.random.default_rng(3)
+    parent = rng.random((5, 40, 9)) < 0.6
+    parent[:, :10] = parent[:, :10, :1]
+    parent.flags.writeable = False
+    idx = np.sort(rng.permutation(40)[:25])
+    child = parent[:, idx]
+    child.flags.writeable = False
+    want = per_model.all_any_groups(child, [list(range(9))])[0]
+    scans = []
+    real = per_model.all_any_groups
+    monkeypatch.setattr(per_model, "all_any_groups", lambda *a, **k: scans.append(1) or real(*a, **k))
+    with per_model.sharing():
+        per_model.items_of(child, parent, idx)
+        got = per_model.all_any(child)
+        rc, rw, fr = per_model.robust_masks(child)
+    assert len(scans) == 1  # the parent's, once
+    assert all(np.array_equal(g, w) for g, w in zip(got, want))
+    assert np.array_equal(rc, want[0]) and np.array_equal(rw, ~want[1]) and np.array_equal(fr, want[1] & ~want[0])
+    with per_model.sharing():  # not declared: the child's own scan
+        per_model.all_any(child)
+    assert len(scans) == 2

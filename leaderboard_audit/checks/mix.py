@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics.leave_one_out import MIN_BENCHMARKS, moved, without_benchmark
+from ..metrics.per_model import items_of
 from ..metrics.rng import rng_for
 from ..tables_model import Cell, Line, Table, ci_cell
 from ..verdicts import FAIL, PASS, SEVERITY, WARN, exact, fmt, make_verdict, skipped
@@ -236,6 +237,7 @@ def _random_drop(full: Any, rng: np.random.Generator, n_drop: int, labels: np.nd
     order = np.argsort(dealt, kind="stable")  # items grouped by benchmark, as a Records keeps them
     keep, dealt = keep[order], dealt[order]
     red = full.select_items(keep)
+    items_of(red.correct, full.correct, keep)
     return replace(red, items=replace(red.items, benchmark=dealt))
 
 
@@ -323,6 +325,7 @@ class Mix(Check):
         }
         for b in scope.full.benchmarks:
             red = without_benchmark(scope.full, b)
+            items_of(red.correct, scope.C, np.flatnonzero(scope.full.items.benchmark != b))
             sc = Scope(
                 red,
                 POOLED,

@@ -20,6 +20,16 @@ class DerivedCache:
 
     def __init__(self) -> None:
         self.entries: dict[int, tuple[weakref.ref, dict[tuple[Any, ...], Any]]] = {}
+        #: id(child) -> (weak reference to it, parent, item index): child == parent[:, index]
+        self.sources: dict[int, tuple[weakref.ref, np.ndarray, np.ndarray]] = {}
+
+    def link(self, child: np.ndarray, parent: np.ndarray, idx: np.ndarray) -> None:
+        key = id(child)
+        self.sources[key] = (weakref.ref(child, lambda _r, k=key: self.sources.pop(k, None)), parent, idx)
+
+    def source_of(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        found = self.sources.get(id(C))
+        return None if found is None or found[0]() is not C else (found[1], found[2])
 
     def _forget(self, key: int, ref: weakref.ref) -> None:
         entry = self.entries.get(key)
@@ -64,6 +74,16 @@ def sharing(cache: DerivedCache | None = None) -> Iterator[DerivedCache]:
         yield use
     finally:
         _ACTIVE.reset(token)
+
+
+def items_of(child: np.ndarray, parent: np.ndarray, idx: np.ndarray) -> None:
+    """Declare ``child`` to be ``parent[:, idx]`` (a reduced set's tensor: ``mix``'s leave-one-out
+    sets and random drops), for the audit sharing now: what is computed item by item
+    (``all_any``, hence the robust masks) is then read from the parent's instead of scanning
+    the child's tensor again (~1 s a set at 1,000 x 30,000 x 26)."""
+    cache = _ACTIVE.get()
+    if cache is not None and not child.flags.writeable and not parent.flags.writeable:
+        cache.link(child, parent, np.asarray(idx))
 
 
 def derived(C: np.ndarray, name: str, compute: Callable[[], Any]) -> Any:
@@ -132,7 +152,17 @@ def all_any(C: np.ndarray, configs: list[int] | None = None) -> tuple[np.ndarray
     models x items (``all_any_groups`` for one group; the default one is computed once
     per read-only array)."""
     if configs is None:
-        return derived(C, "all_any", lambda: all_any_groups(C, [list(range(C.shape[2]))])[0])
+
+        def compute() -> tuple[np.ndarray, np.ndarray]:
+            cache = _ACTIVE.get()
+            src = cache.source_of(C) if cache is not None else None
+            if src is not None:  # a reduced set: its items' masks are the parent's
+                parent, idx = src
+                right, some = all_any(parent)
+                return right[:, idx], some[:, idx]
+            return all_any_groups(C, [list(range(C.shape[2]))])[0]
+
+        return derived(C, "all_any", compute)
     return all_any_groups(C, [list(configs)])[0]
 
 
