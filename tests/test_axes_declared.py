@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction as F
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +17,9 @@ from leaderboard_audit.records.errors import RecordsError
 from leaderboard_audit.records.grid import parse_grid
 from leaderboard_audit.reports.markdown import render_markdown
 from leaderboard_audit.reports.svg import figure_axes
+from helpers.paths import REPO
 
-TINY = Path(__file__).resolve().parents[1] / "fixtures" / "tiny"
+TINY = REPO / "fixtures" / "tiny"
 KEYS = ("ref", "p1", "judge=b", "judge=c")
 GROUPS = {"ordering": ["ref", "p1"], "judge": ["ref", "judge=b", "judge=c"]}
 # bits per item in KEYS order (models a, b, c; items i1..i4)

@@ -5,12 +5,11 @@ fixtures/real, their skips, and the terminal / Markdown / HTML renderings."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from builders import write
+from helpers.builders import write
 from leaderboard_audit.auditor import audit, audit_scope, cases, dumps_report
 from leaderboard_audit.checks import registry
 from leaderboard_audit.checks.mix import compare, headline_from_sections
@@ -21,9 +20,10 @@ from leaderboard_audit.reports.html import render_html
 from leaderboard_audit.reports.markdown import render_markdown
 from leaderboard_audit.reports.terminal import render_summary
 from leaderboard_audit.simulate import demo_spec, simulate
-from test_beyond_leave_one_out import carried_by_one_benchmark
+from helpers.boards import carried_by_one_benchmark
+from helpers.paths import REPO
 
-REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+REAL = REPO / "fixtures" / "real"
 ARGS = ("-p", "no:cacheprovider", "-q")
 
 
@@ -227,7 +227,7 @@ def test_release_style_records_with_unparsed_counts_only():
     render_markdown(rep)
 
 
-RELEASE = Path(__file__).resolve().parents[1] / "fixtures" / "release" / "records"
+RELEASE = REPO / "fixtures" / "release" / "records"
 
 
 @pytest.mark.skipif(not RELEASE.exists(), reason="fixtures/release missing")

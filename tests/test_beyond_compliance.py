@@ -3,7 +3,6 @@ the scoring-axis tau with unparseable answers set aside, answer classes, skips."
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,8 +11,9 @@ from leaderboard_audit.metrics.compliance import compliance, generation_configs,
 from leaderboard_audit.records import PRED_ABSENT, PRED_UNPARSEABLE, load_records
 from leaderboard_audit.records.grid import paper_grid
 from leaderboard_audit.simulate import SimModel, SimSpec, simulate
+from helpers.paths import REPO
 
-REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+REAL = REPO / "fixtures" / "real"
 
 
 def planted():

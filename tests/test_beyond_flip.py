@@ -3,7 +3,6 @@ identity, and planted truth (margins that predict flips vs margins that do not).
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,8 +20,9 @@ from leaderboard_audit.metrics.flip import (
 from leaderboard_audit.metrics.per_model import robust_masks
 from leaderboard_audit.records import load_records
 from leaderboard_audit.simulate import SimModel, SimSpec, simulate
+from helpers.paths import REPO
 
-REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+REAL = REPO / "fixtures" / "real"
 
 
 def brute_auc(margin: np.ndarray, fragile: np.ndarray) -> float:

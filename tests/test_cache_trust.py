@@ -15,10 +15,10 @@ import pytest
 from leaderboard_audit.records import load_records
 from leaderboard_audit.records.cache import clear_cache, default_max_bytes, load_cached, prune
 from leaderboard_audit.records.fingerprint import sha256_of, source_files
+from helpers.paths import REPO
 
 pytest.importorskip("pyarrow")
 
-REPO = Path(__file__).resolve().parent.parent
 RELEASE = REPO / "fixtures" / "release" / "records"
 TINY = REPO / "fixtures" / "tiny"
 

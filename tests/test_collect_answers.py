@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from test_collect_run import _spec
+from helpers.collect import _spec
 
 from leaderboard_audit.collect.answers import answer_class, leading_labels
 from leaderboard_audit.collect.engines.fake import FakeEngine
@@ -14,9 +13,10 @@ from leaderboard_audit.collect.harness import LABEL_STYLES, paper_harness
 from leaderboard_audit.collect.run import collect
 from leaderboard_audit.collect.summary import answer_classes, classes_line
 from leaderboard_audit.records import load_records
+from helpers.paths import REPO
 
 L, D = LABEL_STYLES["letter_dot"], LABEL_STYLES["digit_dot"]
-REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+REAL = REPO / "fixtures" / "real"
 
 
 @pytest.mark.parametrize(

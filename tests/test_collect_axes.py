@@ -17,7 +17,7 @@ from leaderboard_audit.collect.harness import LABEL_STYLES, paper_harness
 from leaderboard_audit.collect.prompts import cot_answer, extract_cot, gen_text, prompt_ids
 from leaderboard_audit.collect.run import collect
 from leaderboard_audit.records import load_records
-from test_collect_run import _spec
+from helpers.collect import _spec
 
 LETTER = LABEL_STYLES["letter_dot"]
 ITEM = Item("x/1", "Two plus two?", ("3", "4", "5", "6"), 1)
@@ -208,7 +208,7 @@ def test_pytest_audit_reports_every_axis(pytester, wide):
 
 
 def test_import_writes_declared_axis_groups(tmp_path, capsys):
-    from test_import_lmeval import SMOL, SMOL_LL
+    from helpers.lmeval import SMOL, SMOL_LL
 
     from leaderboard_audit.importers.cli import main as import_main
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -18,9 +17,10 @@ from leaderboard_audit.collect.benchmarks import (
     shuffle_order,
     truthfulqa_item,
 )
+from helpers import paths
 
-DATA = Path(__file__).resolve().parent / "data" / "benchmarks"
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks"
+DATA = paths.DATA / "benchmarks"
+SHARED = paths.SHARED / "benchmarks"
 # Four-option pool sizes and the first two selected ids, per folder. A slice is its own file:
 # its shuffle and its MMLU row indices differ from the full file's.
 EXPECTED = {

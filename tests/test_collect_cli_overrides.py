@@ -3,12 +3,12 @@ benchmarks_dir points at a folder that is not there) collects once the folder is
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from leaderboard_audit.collect.cli import main
 from leaderboard_audit.records import load_records
+from helpers import paths
 
-DATA = Path(__file__).resolve().parent / "data" / "benchmarks"
+DATA = paths.DATA / "benchmarks"
 
 SPEC = """
 output = "out"

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers.paths import DATA
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -22,7 +23,7 @@ pytest.importorskip("vllm")
 if os.environ.get("LEADERBOARD_AUDIT_REAL") != "1":
     pytest.skip("set LEADERBOARD_AUDIT_REAL=1 to run real models", allow_module_level=True)
 
-SHARED = Path(__file__).resolve().parent / "data" / "benchmarks"  # vendored slices (README there)
+SHARED = DATA / "benchmarks"  # vendored slices (README there)
 
 
 def test_vllm_and_transformers_bits_identical_float32(tmp_path):

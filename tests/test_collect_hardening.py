@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from test_collect_run import _spec, _tree
+from helpers.collect import _spec, _tree
 
 from leaderboard_audit.collect.cli import main as collect_main
 from leaderboard_audit.collect.engines.fake import FakeEngine
 from leaderboard_audit.collect.run import collect
 from leaderboard_audit.records import load_records
+from helpers.paths import REPO
 
 
 class _Boom(RuntimeError):
@@ -281,7 +282,7 @@ def test_fixtures_real_is_complete_for_its_spec(tmp_path):
 
     from leaderboard_audit.collect.spec import load_spec
 
-    real = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+    real = REPO / "fixtures" / "real"
     spec = load_spec(real / "spec.toml")
     if spec.benchmarks_dir is None or not spec.benchmarks_dir.is_dir():
         pytest.skip("the shared benchmarks are not next to this checkout")

@@ -21,7 +21,7 @@ import pytest
 from leaderboard_audit.collect.engines.fake import ByteTokenizer, FakeEngine
 from leaderboard_audit.collect.engines.openai_engine import APIError, OpenAIEngine, retry_after_seconds
 from leaderboard_audit.collect.run import collect
-from test_collect_run import arc_lines
+from helpers.collect import arc_lines
 
 KEY = "sk-test-0123456789abcdef"
 

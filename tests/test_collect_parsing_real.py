@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from leaderboard_audit.collect.harness import paper_harness, parse_answer
+from helpers.paths import REPO
 
-REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+REAL = REPO / "fixtures" / "real"
 RAW = sorted((REAL / "_raw").glob("*/*.jsonl")) if (REAL / "_raw").is_dir() else []
 CFG = {c.key: c for c in paper_harness().configs}
 

@@ -20,9 +20,10 @@ from leaderboard_audit.collect.errors import CollectError  # noqa: E402
 from leaderboard_audit.collect.run import collect  # noqa: E402
 from leaderboard_audit.collect.spec import spec_from_obj  # noqa: E402
 from leaderboard_audit.records import load_records  # noqa: E402
-from test_collect_run import arc_lines, mmlu_lines  # noqa: E402
+from helpers.collect import arc_lines, mmlu_lines  # noqa: E402
+from helpers import paths  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks"
+SHARED = paths.SHARED / "benchmarks"
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_collect_run import _spec
+from helpers.collect import _spec
 
 from leaderboard_audit.collect.engines.fake import ByteTokenizer
 from leaderboard_audit.collect.harness import harness_from_obj

@@ -14,8 +14,9 @@ import pytest
 
 from leaderboard_audit.collect.summary import markdown, summarize, classes_markdown
 from leaderboard_audit.records import PRED_UNPARSEABLE, load_records
+from helpers.paths import REPO
 
-REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+REAL = REPO / "fixtures" / "real"
 
 
 def line(model: str | None, correct: dict, pred: dict | None) -> str:

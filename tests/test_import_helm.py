@@ -13,8 +13,9 @@ from leaderboard_audit.importers import load
 from leaderboard_audit.importers.cli import main as import_main
 from leaderboard_audit.importers.helm import parse_run_name
 from leaderboard_audit.records import PRED_UNPARSEABLE, RecordsError, load_records
+from helpers.paths import DATA
 
-SUITE = Path(__file__).parent / "data" / "helm" / "benchmark_output" / "runs" / "v1"
+SUITE = DATA / "helm" / "benchmark_output" / "runs" / "v1"
 KEYS = ("original|t0", "typos|t0", "lowercase|t0", "original|t1", "typos|t1", "lowercase|t1")
 
 

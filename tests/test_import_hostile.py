@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 from leaderboard_audit.importers import load
 from leaderboard_audit.records import RecordsError, write_records
+from helpers.paths import DATA
 
-HELM = Path(__file__).resolve().parent / "data" / "helm" / "benchmark_output" / "runs" / "v1"
+HELM = DATA / "helm" / "benchmark_output" / "runs" / "v1"
 DEEP = 100_000
 SAMPLES = "samples_arc_2024-01-01T00-00-00.jsonl"
 
@@ -185,7 +186,7 @@ def test_fuzz_helm_json(tmp_path_factory, data, which):
     loads_or_refuses(suite, "helm", root / "out")
 
 
-INSPECT_JSON = Path(__file__).parent / "data" / "inspect" / "json"
+INSPECT_JSON = DATA / "inspect" / "json"
 
 
 @FUZZ

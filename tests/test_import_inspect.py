@@ -16,8 +16,9 @@ from leaderboard_audit.importers import load
 from leaderboard_audit.importers.cli import main as import_main
 from leaderboard_audit.importers.inspect_ai import FORMAT_INFO, load_inspect, score_bit
 from leaderboard_audit.records import RecordsError, load_records
+from helpers import paths
 
-DATA = Path(__file__).parent / "data" / "inspect"
+DATA = paths.DATA / "inspect"
 EVAL = DATA / "eval"
 JSON = DATA / "json"
 MODEL = "HuggingFaceTB/SmolLM2-135M-Instruct"

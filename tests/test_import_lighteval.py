@@ -17,8 +17,9 @@ from leaderboard_audit.importers.cli import main as import_main
 from leaderboard_audit.importers.lighteval import FORMAT_INFO, benchmark_of, fewshot_of
 from leaderboard_audit.records import RecordsError, load_records
 from leaderboard_audit.records.fingerprint import source_files
+from helpers import paths
 
-DATA = Path(__file__).resolve().parent / "data" / "lighteval"
+DATA = paths.DATA / "lighteval"
 RUNS = DATA / "runs"
 MODEL = "HuggingFaceTB/SmolLM2-135M-Instruct"
 VARIANTS = ("question", "bare")

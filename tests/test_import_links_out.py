@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from leaderboard_audit.importers import load
 from leaderboard_audit.records import RecordsError
+from helpers.paths import DATA
 
-S = Path(__file__).resolve().parent / "data" / "lm-eval-samples" / "SmolLM2-135M-Instruct"
+S = DATA / "lm-eval-samples" / "SmolLM2-135M-Instruct"
 
 
 def test_a_samples_file_linked_outside_is_refused(tmp_path):

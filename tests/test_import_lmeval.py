@@ -16,13 +16,14 @@ from leaderboard_audit.importers._values import deep_literal, literal, to_bit
 from leaderboard_audit.importers.cli import main as import_main
 from leaderboard_audit.records import PRED_UNPARSEABLE, RecordsError, load_records
 
-DATA = Path(__file__).resolve().parent / "data" / "lm-eval-samples"
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "lm-eval-samples"
-SMOL = DATA / "SmolLM2-135M-Instruct"
+from helpers.lmeval import SMOL, SMOL_LL, SMOL_NAME
+from helpers import paths
+
+DATA = paths.DATA / "lm-eval-samples"
+SHARED = paths.SHARED / "lm-eval-samples"
 # synthetic logs in metabench's layout (the real pythia-14m ones are CC BY-NC-SA: not vendored)
 PYTHIA = DATA / "synthetic__metabench-format"
 PYTHIA_MODEL = "synthetic/metabench-format"
-SMOL_NAME = "HuggingFaceTB/SmolLM2-135M-Instruct"
 # the full 200-document logs as extra coverage where this workspace has them
 SMOL_ROOTS = [SMOL] + ([SHARED / "SmolLM2-135M-Instruct"] if (SHARED / "SmolLM2-135M-Instruct").is_dir() else [])
 
@@ -43,17 +44,6 @@ N_GEN = n_docs(SMOL / "arc_challenge_local_gen")  # 20 vendored (100), a prefix 
 def bit_of(rec, item_id: str, key: str, model: int = 0) -> bool:
     (i,) = np.flatnonzero(rec.items.item_id == item_id)
     return bool(rec.correct[model, i, rec.grid.index(key)])
-
-
-SMOL_LL = {
-    "runs": {
-        "arc_challenge_local": {"config": {"scoring": "ll", "template": "cloze_question"}},
-        "arc_challenge_local_bare": {"config": {"scoring": "ll", "template": "cloze_plain"}},
-    },
-    "benchmark": "arc",
-    "model": SMOL_NAME,
-    "reference": "ll|cloze_question",
-}
 
 
 @pytest.mark.parametrize("root", SMOL_ROOTS, ids=lambda p: p.parents[1].name)

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from builders import stable_records
+from helpers.builders import stable_records
 from leaderboard_audit.records import Config, Grid, Items, Records
 from leaderboard_audit.auditor import audit, dumps_report
 

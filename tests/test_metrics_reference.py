@@ -1,4 +1,4 @@
-"""The vectorized metrics against the simple loop implementation in reference_impl.py,
+"""The vectorized metrics against the simple loop implementation in tests/helpers/reference_impl.py,
 on simulated grids (several seeds, shapes with ties and degenerate items)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import reference_impl as ref_impl
+import helpers.reference_impl as ref_impl
 from leaderboard_audit.metrics.axes import axis_groups
 from leaderboard_audit.records.grid import paper_grid
 from leaderboard_audit.auditor import audit_scope

@@ -4,14 +4,14 @@ fixtures/tiny/README.md (3 models x 8 items x 4 configs)."""
 from __future__ import annotations
 
 from fractions import Fraction as F
-from pathlib import Path
 
 import pytest
 
 from leaderboard_audit.records import load_records
 from leaderboard_audit.auditor import audit
+from helpers.paths import REPO
 
-TINY = Path(__file__).resolve().parents[1] / "fixtures" / "tiny"
+TINY = REPO / "fixtures" / "tiny"
 
 
 @pytest.fixture(scope="module")

@@ -12,11 +12,11 @@ import pytest
 
 from leaderboard_audit.records import RecordsError, load_records
 from leaderboard_audit.records.packed import META_KEY, read_packed, write_packed
+from helpers.paths import REPO
 
 pa = pytest.importorskip("pyarrow")
 pytest.importorskip("pyarrow.ipc")
 
-REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "fixtures" / "tiny"
 
 CHILD = """

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from builders import stable_records, write
+from helpers.builders import stable_records, write
 from leaderboard_audit.simulate import demo_spec, simulate
+from helpers.paths import DATA
 
 ARGS = ("-p", "no:cacheprovider", "-q")
 
@@ -254,7 +255,7 @@ def test_library_audit_equals_plugin_report(pytester, demo_dir, tmp_path):
 
 def test_audit_lm_eval_runs_directly(pytester, tmp_path):
     """pytest --audit SRC --audit-format lm-eval on the real SmolLM2 sample logs (vendored slice)."""
-    shared = Path(__file__).resolve().parent / "data" / "lm-eval-samples" / "SmolLM2-135M-Instruct"
+    shared = DATA / "lm-eval-samples" / "SmolLM2-135M-Instruct"
     n_items = sum(1 for _ in next((shared / "arc_challenge_local").glob("samples_*.jsonl")).open())
     mapping = {
         "runs": {

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from test_collect_run import _spec
+from helpers.collect import _spec
 
 
 def test_audit_collect_produces_then_audits(pytester, tmp_path):

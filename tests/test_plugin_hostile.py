@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builders import stable_records, write, disk_full_on
+from helpers.builders import stable_records, write, disk_full_on
 from leaderboard_audit.auditor import audit, dumps_report
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import paper_grid
+from helpers.paths import REPO
 
 Q = ("-p", "no:cacheprovider", "-q")
 
@@ -202,5 +203,5 @@ def test_large_seeds_do_not_alias_small_ones():
 def test_bundled_fixtures_are_data_only(name):
     from leaderboard_audit.guard import problems
 
-    root = Path(__file__).resolve().parents[1] / "fixtures" / name
+    root = REPO / "fixtures" / name
     assert root.is_dir() and problems(root) == []

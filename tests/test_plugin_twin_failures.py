@@ -5,9 +5,9 @@ in full beside its benchmark twin)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from helpers.paths import REPO
 
-TINY = Path(__file__).resolve().parents[1] / "fixtures" / "tiny"
+TINY = REPO / "fixtures" / "tiny"
 
 
 def test_a_pooled_twin_is_named_not_printed_again(pytester):
@@ -21,7 +21,7 @@ def test_a_pooled_twin_is_named_not_printed_again(pytester):
 # ---- issue 22: one line reconciles pytest's counts, the audit's and the HTML/Markdown headers'
 
 
-DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "demo"
+DEMO = REPO / "fixtures" / "demo"
 
 
 def _counts(text: str) -> str:

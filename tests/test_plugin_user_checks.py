@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from builders import stable_records, write
+from helpers.builders import stable_records, write
 
 USER_CHECK = '''
 def test_no_config_drops_us_below(audit_records, audit_verdict):

@@ -14,10 +14,10 @@ from leaderboard_audit.records import InferredLegendWarning, RecordsError, load_
 from leaderboard_audit.records import cache as cache_mod
 from leaderboard_audit.records.cache import cache_info, clear_cache, load_cached, load_cached_entry, prune
 from leaderboard_audit.records.fingerprint import sha256_of, source_files
+from helpers.paths import REPO
 
 pytest.importorskip("pyarrow")
 
-REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "fixtures" / "tiny"
 
 

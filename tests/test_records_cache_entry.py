@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,9 +12,8 @@ import pytest
 from leaderboard_audit.records import RecordsError
 from leaderboard_audit.records.cache_entry import MAGIC, entry_bytes, read_entry
 
-from test_records_packed import full_records
-
-REPO = Path(__file__).resolve().parent.parent
+from helpers.records import full_records
+from helpers.paths import REPO
 
 
 def with_answers(rec):

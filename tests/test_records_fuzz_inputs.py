@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_records_fuzz import HOSTILE, check_loads_or_records_error, corruption
-from test_records_roundtrip import make_records
+from helpers.fuzz import HOSTILE, check_loads_or_records_error, corruption
+from helpers.records import make_records
 
 from leaderboard_audit.records import RecordsError, load_records, write_records
 from leaderboard_audit.records.table import write_table

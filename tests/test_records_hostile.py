@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from test_records_roundtrip import make_records
+from helpers.records import make_records
 
 from leaderboard_audit.records import RecordsError, load_records, write_records
 from leaderboard_audit.records.table import table_frame, write_table

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_records_roundtrip import make_records
+from helpers.records import make_records
 
 from leaderboard_audit.records import (
     ANSWER_CLASS_ABSENT,

@@ -14,11 +14,7 @@ from hypothesis import strategies as st
 
 from leaderboard_audit.cli import main as cli_main
 from leaderboard_audit.records import (
-    PRED_ABSENT,
-    Config,
-    Grid,
     InferredLegendWarning,
-    Items,
     Records,
     RecordsError,
     load_records,
@@ -32,49 +28,13 @@ from leaderboard_audit.records.packed import (
     read_packed_meta,
     write_packed,
 )
+from helpers.records import full_records
+from helpers.paths import REPO
 
 pa = pytest.importorskip("pyarrow")
 
-REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "fixtures" / "tiny"
 DEMO = REPO / "fixtures" / "demo"
-
-GRID = Grid(
-    (
-        Config("gen|letter_plain|p0", "gen", "letter_plain", "p0", (0, 1, 2, 3), {"template_text": "Q: {q}"}),
-        Config("gen|letter_plain|p1", "gen", "letter_plain", "p1", (1, 3, 2, 0)),
-        Config("ll|cloze_plain", "ll", "cloze_plain", None, None),
-    ),
-    "gen|letter_plain|p0",
-    extra={"harness": "test"},
-)
-
-
-def full_records(
-    M: int = 3, per_bench: tuple[int, ...] = (5, 4), seed: int = 0, pred: bool = True, margin: bool = True
-) -> Records:
-    rng = np.random.default_rng(seed)
-    benches = [f"b{j}" for j in range(len(per_bench))]
-    bench = [b for b, n in zip(benches, per_bench) for _ in range(n)]
-    ids = [f"{b}/i{j}" for b, n in zip(benches, per_bench) for j in range(n)]
-    N, K = len(ids), len(GRID)
-    shape = (M, N, K)
-    return Records(
-        correct=rng.random(shape) < 0.5,
-        models=tuple(f"org/m{j}" for j in range(M)),
-        items=Items(
-            np.array(bench, dtype=object),
-            np.array(ids, dtype=object),
-            [None if j % 3 == 0 else ("B" if j % 3 == 1 else j % 4) for j in range(N)],
-            [None if j % 2 else f'Q{j} "naïve"\nline' for j in range(N)],
-            [None if j % 2 == 0 else ["w", "x", "y", "ü"] for j in range(N)],
-        ),
-        grid=GRID,
-        pred=rng.integers(PRED_ABSENT, 4, shape).astype(np.int16) if pred else None,
-        margin=np.where(rng.random(shape) < 0.3, np.nan, rng.normal(size=shape)) if margin else None,
-        notes=("a note", "another"),
-        dropped={"b0": 2, "b1": 0},
-    )
 
 
 def assert_same(a: Records, b: Records) -> None:
@@ -299,7 +259,7 @@ def test_packed_keeps_answer_class_unparsed_and_layout_notes(tmp_path):
     from leaderboard_audit.records import load_records as _load
     from leaderboard_audit.records.packed import write_packed as _write
 
-    r = _load(Path(__file__).resolve().parents[1] / "fixtures" / "release" / "records")
+    r = _load(REPO / "fixtures" / "release" / "records")
     M, N, K = r.shape
     rng = _np.random.default_rng(0)
     ac = rng.integers(-1, 5, (M, N, K)).astype(_np.int8)

@@ -18,8 +18,6 @@ from leaderboard_audit.records import (
     PRED_ABSENT,
     PRED_UNPARSEABLE,
     UNPARSED_ABSENT,
-    Config,
-    Grid,
     Items,
     Records,
     RecordsError,
@@ -28,49 +26,11 @@ from leaderboard_audit.records import (
 )
 from leaderboard_audit.records.grid import paper_grid
 from leaderboard_audit.simulate import demo_spec, simulate
+from helpers.records import SMALL_GRID, make_records
+from helpers.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "fixtures" / "tiny"
 DEMO = REPO / "fixtures" / "demo"
-
-SMALL_GRID = Grid(
-    (
-        Config("gen|letter_plain|p0", "gen", "letter_plain", "p0", (0, 1, 2, 3), {"template_text": "Q: {q}"}),
-        Config("gen|letter_plain|p1", "gen", "letter_plain", "p1", (1, 3, 2, 0)),
-        Config("gen|digit_labels|p0", "gen", "digit_labels", "p0", (0, 1, 2, 3)),
-        Config("ll|cloze_plain", "ll", "cloze_plain", None, None),
-    ),
-    "gen|letter_plain|p0",
-    extra={"harness": "test", "max_tokens": 5},
-)
-
-
-def make_records(
-    models=("m-a", "org/m-b", "m-c"), benches=(("arc", 5), ("mmlu", 4)), seed=0, pred=True, margin=True, text=True
-) -> Records:
-    rng = np.random.default_rng(seed)
-    K = len(SMALL_GRID)
-    bench = [b for b, n in benches for _ in range(n)]
-    ids = [f"{b}/item-{j}" for b, n in benches for j in range(n)]
-    N = len(ids)
-    gold = [None if j % 5 == 0 else ("C" if j % 5 == 1 else int(j % 4)) for j in range(N)]
-    q = (
-        [None if j % 3 == 0 else f'Question {j}: naïve "quotes", commas\nand lines' for j in range(N)]
-        if text
-        else [None] * N
-    )
-    opts = [None if j % 2 else ["w", "x", "y", "z"] for j in range(N)] if text else [None] * N
-    shape = (len(models), N, K)
-    P = rng.integers(PRED_ABSENT, 4, shape).astype(np.int16) if pred else None
-    A = np.where(rng.random(shape) < 0.3, np.nan, rng.normal(size=shape)) if margin else None
-    return Records(
-        correct=rng.random(shape) < 0.5,
-        models=tuple(sorted(models)),
-        items=Items(np.array(bench, dtype=object), np.array(ids, dtype=object), gold, q, opts),
-        grid=SMALL_GRID,
-        pred=P,
-        margin=A,
-    )
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_records_roundtrip import SMALL_GRID, TINY, make_records
+from helpers.paths import TINY
+from helpers.records import SMALL_GRID, make_records
 
 from leaderboard_audit.records import (
     PRED_ABSENT,
@@ -389,7 +390,7 @@ def test_tiny_as_csv_matches_readme_numbers(tmp_path):
 def records_with_extras():
     from dataclasses import replace
 
-    from test_records_roundtrip import make_records
+    from helpers.records import make_records
 
     from leaderboard_audit.records import ANSWER_CLASSES
 

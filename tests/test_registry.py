@@ -10,7 +10,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from builders import stable_records
+from helpers.builders import stable_records
 from leaderboard_audit.auditor import audit, cases, dumps_report
 from leaderboard_audit.checks import BUILTIN, default_thresholds, registry
 from leaderboard_audit.records import Items, Records
@@ -18,6 +18,7 @@ from leaderboard_audit.records.grid import paper_grid
 from leaderboard_audit.threshold_names import THRESHOLD_NAMES
 from leaderboard_audit.checks import Thresholds
 from leaderboard_audit.verdicts import FAIL, PASS, WARN, judge
+from helpers.paths import REPO
 
 
 def test_bundled_checks_in_report_order():
@@ -188,7 +189,7 @@ def test_import_graph_is_acyclic_and_layered():
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
-        cwd=str(__import__("pathlib").Path(__file__).resolve().parents[1]),
+        cwd=str(REPO),
     )
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stdout + out.stderr
 
@@ -198,7 +199,7 @@ def test_bundled_check_without_test_module_fails_closed(pytester, tmp_path, monk
     error at collection, not a run that says "0 fail" and exits 0."""
     import shutil
 
-    from builders import write
+    from helpers.builders import write
     from leaderboard_audit import plugin
     from leaderboard_audit.checks import untested_checks
 

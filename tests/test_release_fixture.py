@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import warnings
-from pathlib import Path
 
 import numpy as np
 
@@ -13,8 +12,9 @@ from leaderboard_audit import audit
 from leaderboard_audit.records import InferredLayoutWarning, load_records
 from leaderboard_audit.records.grid import PAPER_ORDERINGS
 from leaderboard_audit.auditor import dumps_report
+from helpers.paths import REPO
 
-RELEASE = Path(__file__).resolve().parent.parent / "fixtures" / "release"
+RELEASE = REPO / "fixtures" / "release"
 
 
 def load_release():

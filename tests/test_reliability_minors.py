@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from leaderboard_audit.records import RecordsError, load_records
+from helpers.paths import REPO
 
-TINY = Path(__file__).resolve().parent.parent / "fixtures" / "tiny"
+TINY = REPO / "fixtures" / "tiny"
 RELEASE = TINY.parent / "release" / "records"
 Q = ("-p", "no:cacheprovider")
 

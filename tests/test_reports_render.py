@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from builders import write
+from helpers.builders import write
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import Grid
 from leaderboard_audit.auditor import audit

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builders import write
+from helpers.builders import write
 from leaderboard_audit.auditor import audit
 from leaderboard_audit.submission import with_gate
 from leaderboard_audit.evidence import enrich_report
@@ -24,6 +24,7 @@ from leaderboard_audit.reports.markdown import render_markdown
 from leaderboard_audit.reports.next_steps import next_steps
 from leaderboard_audit.reports.terminal import evidence_block, render_summary
 from leaderboard_audit.simulate import demo_spec, simulate
+from helpers.paths import REPO
 
 LONG = "an-organisation-with-a-long-name/model"
 
@@ -324,7 +325,7 @@ def test_a_folder_with_one_records_table_is_accepted(pytester, tmp_path):
 def test_cli_summary_points_to_the_cli_flags(capsys):
     from leaderboard_audit.cli import main
 
-    demo = Path(__file__).resolve().parents[1] / "fixtures" / "demo"
+    demo = REPO / "fixtures" / "demo"
     main(["audit", str(demo), "--boot", "200"])
     out = capsys.readouterr().out
     assert "--audit-summary full" not in out  # the CLI has no such option

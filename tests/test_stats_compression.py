@@ -8,7 +8,7 @@ import itertools
 
 import numpy as np
 import pytest
-import reference_impl as ref_impl
+import helpers.reference_impl as ref_impl
 
 from leaderboard_audit.metrics.champions import champion_count
 from leaderboard_audit.metrics.compression import compression, discrimination, fragility, pearson_rows

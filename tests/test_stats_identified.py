@@ -1,7 +1,7 @@
 """The identified order (AUDITS.md v2): counts, exact sign tests, Holm, tiers, winner.
 
 Hand-built robust patterns with p-values worked out by hand, and random tensors
-against the loop implementation in reference_impl.py (scipy's binomtest, Holm's
+against the loop implementation in tests/helpers/reference_impl.py (scipy's binomtest, Holm's
 step-down as published, Kahn layering by sets)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
-import reference_impl as ref_impl
+import helpers.reference_impl as ref_impl
 
 from leaderboard_audit.metrics.identified import holm_adjust, identified_order, identified_report, sign_test_p
 

@@ -4,11 +4,10 @@ written (issue 25: B16 NaN verdict, B24 shadowing id, B33 raising compute, B34 s
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from helpers.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "fixtures" / "tiny"
 
 UC = """

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from builders import write
+from helpers.builders import write
 from leaderboard_audit.simulate import demo_spec, simulate
 from leaderboard_audit.xdist_scheduling import (
     AUTO_MIN_SECONDS,
@@ -18,6 +18,7 @@ from leaderboard_audit.xdist_scheduling import (
     predicted_seconds,
     scope_cost,
 )
+from helpers.paths import REPO
 
 ARGS = ("-p", "no:cacheprovider", "-q", "--tb=no")
 
@@ -109,7 +110,7 @@ def test_workers_get_a_share_of_the_cpus_for_blas(pytester, monkeypatch):
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("MKL_NUM_THREADS", "7")
-    records = shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "tiny", pytester.path / "rec")
+    records = shutil.copytree(REPO / "fixtures" / "tiny", pytester.path / "rec")
     pytester.makepyfile(
         test_env="""
         import os
