@@ -178,15 +178,15 @@ SURV = [
 ]
 MUTANTS = [m for m in MUTANTS_ALL if m[0] in SURV] if os.environ.get("SURVIVORS") else MUTANTS_ALL
 TESTS = [
-    "tests/test_verdicts.py",
-    "tests/test_verdicts_v3_planted.py",
+    "tests/checks/test_verdicts.py",
+    "tests/checks/test_verdicts_planted.py",
     "tests/test_verdicts_margins.py",
-    "tests/test_stats_pairs.py",
-    "tests/test_beyond_checks.py",
-    "tests/test_stats_verdicts.py",
-    "tests/test_beyond_flip.py",
-    "tests/test_metrics_planted.py",
-    "tests/test_reports_scale.py",
+    "tests/metrics/test_pairs.py",
+    "tests/checks/test_beyond_checks.py",
+    "tests/test_verdicts_regressions.py",
+    "tests/metrics/test_flip.py",
+    "tests/metrics/test_pairs_planted.py",
+    "tests/reports/test_scale.py",
 ]
 work = pathlib.Path(tempfile.mkdtemp(prefix="mutants-")) / "repo"
 survived = []

@@ -1,7 +1,7 @@
 """Threshold names for pytest's ini registration, without importing the checks (numpy).
 
 The checks declare their thresholds (``Check.thresholds``); this list must name the
-same set — ``tests/test_registry.py`` checks it — so ``pytest --help`` stays import-light.
+same set — ``tests/checks/test_check_registry.py`` checks it — so ``pytest --help`` stays import-light.
 Third-party checks' thresholds are set through ``[tool.leaderboard_audit]`` or
 ``--audit-threshold`` (ini names are registered for the bundled ones only)."""
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 from leaderboard_audit.cli import main
 from leaderboard_audit.records import load_records
 from leaderboard_audit.auditor import audit, dumps_report
+from helpers.paths import REPO
 
-TINY = Path(__file__).resolve().parents[1] / "fixtures" / "tiny"
+TINY = REPO / "fixtures" / "tiny"
 
 
 def test_audit_command_writes_the_library_report(tmp_path, capsys):

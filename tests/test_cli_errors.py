@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from leaderboard_audit.cli import main
 from leaderboard_audit.records import load_records
-from builders import disk_full_on
+from helpers.builders import disk_full_on
+from helpers.paths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 TINY = REPO / "fixtures" / "tiny"
 HELM = REPO / "tests" / "data" / "helm" / "benchmark_output" / "runs" / "v1"
 

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from builders import write
-from gate_boards import done_when_board
+from helpers.builders import write
+from helpers.gate_boards import done_when_board
+from helpers.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 WORKFLOW = ROOT / ".github" / "workflows" / "audit-gate.yml"
 INI = ROOT / ".github" / "leaderboard-gate.ini"
 NEW = "org/newbie"  # its file: records/bench/org__newbie.jsonl

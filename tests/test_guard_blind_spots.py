@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
 from leaderboard_audit.records import load_records
 from leaderboard_audit.records.packed import write_packed
+from helpers.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "fixtures" / "tiny"
 Q = ("-p", "no:cacheprovider", "-q")
 LOOSE = "[pytest]\naudit_band_pass = 1\naudit_band_warn = 1\n"

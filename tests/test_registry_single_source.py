@@ -16,8 +16,9 @@ import pytest
 from leaderboard_audit.collect.engines import ENGINES, EngineSpec
 from leaderboard_audit.formats import IMPORTERS, formats_markdown, read_declaration, source_patterns
 from leaderboard_audit.registry import Registry, RegistryError, UnknownNameError, name_key
+from helpers.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 PACKAGE = ROOT / "leaderboard_audit"
 
 
@@ -193,7 +194,7 @@ def load_toy(src, *, intersect=False, scale=None):
 
 @pytest.fixture
 def toy_site(tmp_path, monkeypatch):
-    from builders import stable_records
+    from helpers.builders import stable_records
     from leaderboard_audit.records.table import write_table
 
     site = tmp_path / "site"
@@ -215,7 +216,7 @@ def _run(*code_or_args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def test_third_party_importer_through_an_entry_point(toy_site, tmp_path):
-    from builders import stable_records
+    from helpers.builders import stable_records
 
     site, src = toy_site
     probe = textwrap.dedent("""

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from leaderboard_audit.settings import SettingsError, pyproject_table
 from leaderboard_audit.checks import Thresholds
 from leaderboard_audit.verdicts import COUNT_MAXIMA
-
-REPO = Path(__file__).resolve().parent.parent
+from helpers.paths import REPO
 
 
 @pytest.mark.parametrize("value", [1_000_000_000, "1e300", 100_001])

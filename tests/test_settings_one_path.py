@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 
 from leaderboard_audit.cli import main
+from helpers.paths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 REAL = REPO / "fixtures" / "real"
 
 TABLE = """[tool.leaderboard_audit]
@@ -54,9 +54,8 @@ def test_session_settings_are_frozen_once_resolved(pytester):
     """The run's settings cannot change after they are resolved: what it learns later (the
     records' fingerprint) is its own fact, sent to xdist workers beside the settings."""
     import shutil
-    from pathlib import Path
 
-    records = shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "tiny", pytester.path / "rec")
+    records = shutil.copytree(REPO / "fixtures" / "tiny", pytester.path / "rec")
     pytester.makepyfile(
         test_frozen="""
         import pytest

@@ -12,8 +12,8 @@ import pytest
 
 import html as html_mod
 
-from builders import write
-from gate_boards import big_board, done_when_board
+from helpers.builders import write
+from helpers.gate_boards import big_board, done_when_board
 from leaderboard_audit.auditor import audit, cases as all_cases, make_scope
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import paper_grid
@@ -27,6 +27,7 @@ from leaderboard_audit.reports.submission_text import (
 )
 from leaderboard_audit.simulate import demo_spec, simulate
 from leaderboard_audit.submission import GateError, gating_checks, submission_audit, submission_cases
+from helpers.paths import REPO
 
 ARGS = ("-p", "no:cacheprovider", "-q")
 
@@ -319,7 +320,7 @@ def test_committed_fixture_plus_one_extra_model(pytester, tmp_path):
 
     from leaderboard_audit.records import load_records
 
-    root = Path(__file__).resolve().parents[1] / "fixtures" / "demo"
+    root = REPO / "fixtures" / "demo"
     if not (root / "grid.json").is_file():
         pytest.skip("fixtures/demo is not in this checkout")
     base = load_records(root)

@@ -6,7 +6,6 @@ of generated grids (one to three benchmarks, one configuration up to the paper's
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +17,9 @@ from leaderboard_audit.auditor import audit
 from leaderboard_audit.records import Grid, Items, Records
 from leaderboard_audit.records.grid import paper_grid
 from leaderboard_audit.checks import Thresholds
+from helpers.paths import REPO
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = REPO / "fixtures"
 
 
 def assert_margins_agree(report: dict) -> int:

@@ -15,7 +15,7 @@ from typing import Any
 from .axes import AXIS_NAMES, COT_RULE, EXEMPLAR_SEPARATOR, AxesSpec, axis_groups, key_suffix
 
 # Harness and HarnessConfig (collect/harness.py) are typed Any here: harness.to_grid imports
-# this module, and the import graph stays acyclic (tests/test_registry.py).
+# this module, and the import graph stays acyclic (tests/checks/test_check_registry.py).
 Harness = HarnessConfig = Any
 
 

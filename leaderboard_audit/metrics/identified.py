@@ -15,7 +15,7 @@ there are at most ``(N+1)^2`` cells: a 4,278-model leaderboard on 102 items has 
 pairs but about a thousand distinct cells. So each distinct cell is tested once, Holm
 runs on the distinct p-values with their multiplicities, and the M x M results are
 read back from per-cell tables (``tested_by_cell``); the values are the ones the
-per-pair computation (``tested_by_pair``) gives, bit for bit (tests/test_stats_identified.py).
+per-pair computation (``tested_by_pair``) gives, bit for bit (tests/metrics/test_identified.py).
 """
 
 from __future__ import annotations

@@ -1,0 +1,238 @@
+"""The check registry: one module per check, ids in one place, thresholds from the checks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from helpers.builders import stable_records
+from leaderboard_audit.auditor import audit, cases, dumps_report
+from leaderboard_audit.checks import BUILTIN, default_thresholds, registry
+from leaderboard_audit.records import Items, Records
+from leaderboard_audit.records.grid import paper_grid
+from leaderboard_audit.threshold_names import THRESHOLD_NAMES
+from leaderboard_audit.checks import Thresholds
+from leaderboard_audit.verdicts import FAIL, PASS, WARN, judge
+from helpers.paths import REPO
+
+
+def test_bundled_checks_in_report_order():
+    assert tuple(registry())[: len(BUILTIN)] == BUILTIN
+    for name, check in registry().items():
+        assert check.name == name and check.title
+
+
+def test_ini_threshold_names_equal_the_checks_declarations():
+    # plugin.py registers ini names without importing the checks (import-light): same set
+    assert set(THRESHOLD_NAMES) == set(default_thresholds())
+
+
+def test_every_verdict_id_is_a_case_and_aligned():
+    r = stable_records()
+    rep = audit(r, n_boot=200)
+    by_check = cases(r)
+    for check, lst in by_check.items():
+        for c in lst:
+            ids = [v["id"] for v in rep["scopes"][c.scope]["verdicts"] if v["check"] == check]
+            assert ids[c.index] == c.vid
+
+
+def _records(benchmarks: list[str], models: list[str]) -> Records:
+    grid = paper_grid()
+    n = 10
+    items = Items(
+        np.array([b for b in benchmarks for _ in range(n)], dtype=object),
+        np.array([f"{b}/q{i}" for b in benchmarks for i in range(n)], dtype=object),
+        [0] * (n * len(benchmarks)),
+        [None] * (n * len(benchmarks)),
+        [None] * (n * len(benchmarks)),
+    )
+    rng = np.random.default_rng(0)
+    C = rng.random((len(models), n * len(benchmarks), len(grid))) < 0.5
+    return Records(C, tuple(sorted(models)), items, grid)
+
+
+def test_colliding_ids_are_made_unambiguous():
+    # benchmark "a" / model "b-c" and benchmark "a-b" / model "c" both read "a-b-c"
+    r = _records(["a", "a-b"], ["b-c", "c"])
+    band = cases(r)["band"]
+    tids = [c.test_id for c in band]
+    assert len(tids) == len(set(tids)), tids
+    vids = [c.vid for c in band]
+    assert len(vids) == len(set(vids))
+    rep = audit(r, n_boot=200)
+    all_ids = [v["id"] for s in rep["scopes"].values() for v in s["verdicts"]]
+    assert len(all_ids) == len(set(all_ids))
+
+
+def test_thresholds_reject_unknown_nonfinite_and_bad_k():
+    with pytest.raises(ValueError, match="unknown audit threshold"):
+        Thresholds({"band_pas": 0.1})
+    for bad in ("nan", "inf", float("nan"), "-inf"):
+        with pytest.raises(ValueError, match="finite"):
+            Thresholds({"band_pass": bad})
+    for bad in (2.7, -5, 0, "x"):
+        with pytest.raises(ValueError, match="compression_k"):
+            Thresholds({"compression_k": bad})
+    assert Thresholds({"compression_k": "50"}).compression_k == 50
+
+
+def test_judge_is_exact_at_the_boundary():
+    # 2 items out of 100 is exactly 0.02 (the float difference 0.02000000000000002 is not)
+    assert judge(0.52 - 0.50, pass_at=0.02, higher_is_better=False)[0] == PASS
+    assert judge(0.6, pass_at=0.6, warn_at=0.5)[0] == PASS
+    assert judge(0.55, pass_at=0.6, warn_at=0.5) == (WARN, -0.05)
+    assert judge(0.4, pass_at=0.6, warn_at=0.5)[0] == FAIL
+    with pytest.raises(ValueError, match="value nan is not a finite number"):
+        judge(float("nan"), pass_at=0.5)
+
+
+def test_report_is_deterministic_across_calls():
+    r = stable_records()
+    assert dumps_report(audit(r, n_boot=200)) == dumps_report(audit(r, n_boot=200))
+
+
+def test_import_graph_is_acyclic_and_layered():
+    """Computation never imports renderers or pytest glue; checks import nothing from
+    ``reports`` (the table model lives below both); no cycles, imports inside functions,
+    ``importlib.import_module("...")`` calls and lazy ``"module:attr"`` targets included
+    (issue 21)."""
+    code = textwrap.dedent("""
+        import ast, pathlib, sys
+        root = pathlib.Path("leaderboard_audit")
+        mods = {}
+        for p in root.rglob("*.py"):
+            name = ".".join(p.with_suffix("").parts)
+            if name.endswith(".__init__"):
+                name = name[: -len(".__init__")]
+            mods[name] = p
+        def resolve(mod, node):
+            base = mod.split(".")
+            if mods[mod].name != "__init__.py":
+                base = base[:-1]
+            if node.level:
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            return target
+        edges = {m: set() for m in mods}
+        for m, p in mods.items():
+            for node in ast.walk(ast.parse(p.read_text())):
+                if isinstance(node, ast.ImportFrom):
+                    t = resolve(m, node)
+                    names = [t] + [f"{t}.{a.name}" for a in node.names]
+                    edges[m] |= {n for n in names if n in mods and n != m}
+                elif isinstance(node, ast.Import):
+                    edges[m] |= {a.name for a in node.names if a.name in mods}
+                elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", ""))
+                      == "import_module" and node.args and isinstance(node.args[0], ast.Constant)):
+                    edges[m] |= {node.args[0].value} & set(mods)  # importlib.import_module("pkg.mod")
+                elif isinstance(node, ast.Constant) and isinstance(node.value, str) and ":" in node.value:
+                    # a lazy "pkg.module:attr" target (the registries, the CLI dispatcher, the lazy API)
+                    target = node.value.partition(":")[0]
+                    if target in mods and target != m:
+                        edges[m].add(target)
+        # package __init__ edges to their own submodules are re-exports, not layering
+        for m in list(edges):
+            edges[m] = {t for t in edges[m] if not t.startswith(m + ".") and not m.startswith(t + ".")}
+        color = {}
+        def visit(m, stack):
+            color[m] = 1
+            for t in edges[m]:
+                if color.get(t) == 1:
+                    print("CYCLE", " -> ".join(stack + [m, t])); sys.exit(1)
+                if not color.get(t):
+                    visit(t, stack + [m])
+            color[m] = 2
+        for m in sorted(mods):
+            if not color.get(m):
+                visit(m, [])
+        # and at package level (records, importers, checks, ... and the top-level modules)
+        pkg = lambda m: ".".join(m.split(".")[:2])
+        module_edges, edges = edges, {}
+        for m, ts in module_edges.items():
+            edges.setdefault(pkg(m), set()).update(pkg(t) for t in ts if pkg(t) != pkg(m))
+        color = {}
+        for m in sorted(edges):
+            if not color.get(m):
+                visit(m, [])
+        edges = module_edges
+        low = ("leaderboard_audit.metrics", "leaderboard_audit.records", "leaderboard_audit.verdicts",
+               "leaderboard_audit.auditor", "leaderboard_audit.evidence", "leaderboard_audit.submission")
+        high = ("leaderboard_audit.reports.html", "leaderboard_audit.reports.markdown",
+                "leaderboard_audit.reports.terminal", "leaderboard_audit.reports.submission_text",
+                "leaderboard_audit.plugin", "leaderboard_audit.audit_session", "leaderboard_audit.collect")
+        # ast.walk sees imports inside functions too (lazy ones, e.g.
+        # pytest_addoption: plugin -> formats), and lazy "module:attr" targets (cli -> report_cli)
+        assert "leaderboard_audit.formats" in edges["leaderboard_audit.plugin"], "lazy imports not seen"
+        assert "leaderboard_audit.report_cli" in edges["leaderboard_audit.cli"], "lazy targets not seen"
+        # the thresholds' defaults are the checks' declarations: verdicts (below the checks) imports none
+        assert not any(t.startswith("leaderboard_audit.checks") for t in edges["leaderboard_audit.verdicts"])
+        for m, ts in edges.items():
+            if m.startswith("leaderboard_audit.checks"):
+                bad = [t for t in ts if t.startswith("leaderboard_audit.reports")]
+                if bad:
+                    print("CHECK IMPORTS REPORTS", m, bad); sys.exit(1)
+            if m.startswith(low):
+                bad = [t for t in ts if t.startswith(high)]
+                if bad:
+                    print("UPWARD", m, bad); sys.exit(1)
+        print("ok")
+    """)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=str(REPO),
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stdout + out.stderr
+
+
+def test_bundled_check_without_test_module_fails_closed(pytester, tmp_path, monkeypatch):
+    """Issue 21: a bundled check with cases and no ``audits/test_<name>.py`` is a usage
+    error at collection, not a run that says "0 fail" and exits 0."""
+    import shutil
+
+    from helpers.builders import write
+    from leaderboard_audit import plugin
+    from leaderboard_audit.checks import untested_checks
+
+    real = plugin.audits_dir()
+    assert untested_checks(real) == []  # every bundled check with cases has its module
+    gutted = tmp_path / "audits"
+    shutil.copytree(real, gutted, ignore=shutil.ignore_patterns("__pycache__", "test_band.py"))
+    assert untested_checks(gutted) == ["band"]  # report-only checks (flip, averaged, power) need none
+    monkeypatch.setattr(plugin, "audits_dir", lambda: gutted.resolve())
+    recs = write(stable_records(), tmp_path / "recs")
+    result = pytester.runpytest("--audit", str(recs), "-p", "no:cacheprovider", "-q")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*bundled check(s) with no test module*band (needs test_band.py*"])
+
+
+def test_report_only_checks_have_no_cases():
+    r = stable_records()
+    by_check = cases(r)
+    for name, check in registry().items():
+        if check.report_only:
+            assert by_check[name] == [], name
+
+
+def test_scope_results_carry_no_in_process_objects():
+    """A scope's result is JSON-ready as it is (no ``Scope`` handle riding in it): the plugin
+    keeps the handle apart (``audit_scope_computed``)."""
+    from leaderboard_audit.audit_session import json_normal
+    from leaderboard_audit.auditor import audit_scope, audit_scope_computed
+    from leaderboard_audit.checks import Scope
+    from leaderboard_audit.simulate import demo_spec, simulate
+
+    rec = simulate(demo_spec(items_per_benchmark=30))
+    s = audit_scope(rec, "pooled", n_boot=200)
+    assert json_normal(json.loads(json.dumps(s))) and all(not k.startswith("_") for k in s)
+    report, handle = audit_scope_computed(rec, "arc", n_boot=200)
+    assert isinstance(handle, Scope) and json.loads(json.dumps(report)) == report

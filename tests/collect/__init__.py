@@ -1,0 +1,1 @@
+"""Tests of leaderboard_audit/collect."""

@@ -1,0 +1,85 @@
+"""Records built in memory: a small grid with every optional array, and a packed-form twin."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from leaderboard_audit.records import PRED_ABSENT, Config, Grid, Items, Records
+
+
+SMALL_GRID = Grid(
+    (
+        Config("gen|letter_plain|p0", "gen", "letter_plain", "p0", (0, 1, 2, 3), {"template_text": "Q: {q}"}),
+        Config("gen|letter_plain|p1", "gen", "letter_plain", "p1", (1, 3, 2, 0)),
+        Config("gen|digit_labels|p0", "gen", "digit_labels", "p0", (0, 1, 2, 3)),
+        Config("ll|cloze_plain", "ll", "cloze_plain", None, None),
+    ),
+    "gen|letter_plain|p0",
+    extra={"harness": "test", "max_tokens": 5},
+)
+
+
+def make_records(
+    models=("m-a", "org/m-b", "m-c"), benches=(("arc", 5), ("mmlu", 4)), seed=0, pred=True, margin=True, text=True
+) -> Records:
+    rng = np.random.default_rng(seed)
+    K = len(SMALL_GRID)
+    bench = [b for b, n in benches for _ in range(n)]
+    ids = [f"{b}/item-{j}" for b, n in benches for j in range(n)]
+    N = len(ids)
+    gold = [None if j % 5 == 0 else ("C" if j % 5 == 1 else int(j % 4)) for j in range(N)]
+    q = (
+        [None if j % 3 == 0 else f'Question {j}: naïve "quotes", commas\nand lines' for j in range(N)]
+        if text
+        else [None] * N
+    )
+    opts = [None if j % 2 else ["w", "x", "y", "z"] for j in range(N)] if text else [None] * N
+    shape = (len(models), N, K)
+    P = rng.integers(PRED_ABSENT, 4, shape).astype(np.int16) if pred else None
+    A = np.where(rng.random(shape) < 0.3, np.nan, rng.normal(size=shape)) if margin else None
+    return Records(
+        correct=rng.random(shape) < 0.5,
+        models=tuple(sorted(models)),
+        items=Items(np.array(bench, dtype=object), np.array(ids, dtype=object), gold, q, opts),
+        grid=SMALL_GRID,
+        pred=P,
+        margin=A,
+    )
+
+
+PACKED_GRID = Grid(
+    (
+        Config("gen|letter_plain|p0", "gen", "letter_plain", "p0", (0, 1, 2, 3), {"template_text": "Q: {q}"}),
+        Config("gen|letter_plain|p1", "gen", "letter_plain", "p1", (1, 3, 2, 0)),
+        Config("ll|cloze_plain", "ll", "cloze_plain", None, None),
+    ),
+    "gen|letter_plain|p0",
+    extra={"harness": "test"},
+)
+
+
+def full_records(
+    M: int = 3, per_bench: tuple[int, ...] = (5, 4), seed: int = 0, pred: bool = True, margin: bool = True
+) -> Records:
+    rng = np.random.default_rng(seed)
+    benches = [f"b{j}" for j in range(len(per_bench))]
+    bench = [b for b, n in zip(benches, per_bench) for _ in range(n)]
+    ids = [f"{b}/i{j}" for b, n in zip(benches, per_bench) for j in range(n)]
+    N, K = len(ids), len(PACKED_GRID)
+    shape = (M, N, K)
+    return Records(
+        correct=rng.random(shape) < 0.5,
+        models=tuple(f"org/m{j}" for j in range(M)),
+        items=Items(
+            np.array(bench, dtype=object),
+            np.array(ids, dtype=object),
+            [None if j % 3 == 0 else ("B" if j % 3 == 1 else j % 4) for j in range(N)],
+            [None if j % 2 else f'Q{j} "naïve"\nline' for j in range(N)],
+            [None if j % 2 == 0 else ["w", "x", "y", "ü"] for j in range(N)],
+        ),
+        grid=PACKED_GRID,
+        pred=rng.integers(PRED_ABSENT, 4, shape).astype(np.int16) if pred else None,
+        margin=np.where(rng.random(shape) < 0.3, np.nan, rng.normal(size=shape)) if margin else None,
+        notes=("a note", "another"),
+        dropped={"b0": 2, "b1": 0},
+    )

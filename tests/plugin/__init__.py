@@ -1,0 +1,1 @@
+"""Plugin-level tests: pytest --audit driven through pytester (leaderboard_audit/plugin.py)."""

@@ -1,0 +1,127 @@
+"""xdist work units: the cost model, LPT placement, ``-n auto``'s break-even, and reports
+byte-identical across ``-n 0/2/4`` and reruns (issue 24)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers.builders import write
+from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.xdist_scheduling import (
+    AUTO_MIN_SECONDS,
+    audit_cost,
+    auto_workers,
+    case_of,
+    lpt,
+    predicted_seconds,
+    scope_cost,
+)
+from helpers.paths import REPO
+
+ARGS = ("-p", "no:cacheprovider", "-q", "--tb=no")
+
+
+def test_lpt_places_largest_first_on_the_least_loaded_worker():
+    costs = {"pooled": 45.0, "arc": 9.0, "hellaswag": 12.0, "mmlu": 8.0, "truthfulqa": 12.0}
+    plan = lpt(costs, 2)
+    assert plan == [["pooled"], ["hellaswag", "truthfulqa", "arc", "mmlu"]]
+    assert lpt(costs, 1) == [["pooled", "hellaswag", "truthfulqa", "arc", "mmlu"]]
+    four = lpt(costs, 4)
+    assert sorted(u for p in four for u in p) == sorted(costs) and four[0] == ["pooled"]
+    assert lpt({"a": 1.0}, 3) == [["a"], [], []]  # more workers than units: the rest get none
+    assert lpt(costs, 2) == lpt(dict(reversed(costs.items())), 2)  # deterministic, order-free
+
+
+def test_cost_model_grows_with_the_shape_and_pooled_carries_mix():
+    assert scope_cost(1000, 8000, 26) > scope_cost(1000, 2000, 26) > scope_cost(100, 2000, 26)
+    four = audit_cost(1000, {"a": 2000, "b": 2000, "c": 2000, "d": 2000}, 26)
+    two = audit_cost(1000, {"a": 2000, "b": 2000}, 26)
+    assert four["pooled"] > scope_cost(1000, 8000, 26)  # mix's four reruns
+    assert two["pooled"] == scope_cost(1000, 4000, 26)  # no mix below 3 benchmarks
+    assert "pooled" not in audit_cost(10, {"a": 5}, 26)  # one benchmark: pooled is its alias
+
+
+def test_case_of():
+    assert case_of("a/test_band.py::test_band[arc-m1>m2]") == ("test_band", "arc-m1>m2")
+    assert case_of("a/test_x.py::test_plain") is None
+
+
+def test_auto_is_serial_below_the_break_even(tmp_path):
+    small = write(simulate(demo_spec(items_per_benchmark=20)), tmp_path / "demo")
+    assert predicted_seconds(str(small)) < AUTO_MIN_SECONDS
+    assert auto_workers(str(small), 8) == 0
+    assert auto_workers(None, 8) is None
+    assert predicted_seconds(str(tmp_path / "missing")) is None
+    assert auto_workers(str(tmp_path / "missing"), 8) is None  # unknown: xdist decides
+
+
+def test_auto_reads_the_packed_shape(tmp_path):
+    from leaderboard_audit.records import load_records
+    from leaderboard_audit.records.packed import write_packed
+
+    rec = load_records(write(simulate(demo_spec(items_per_benchmark=20)), tmp_path / "demo"))
+    p = write_packed(rec, tmp_path / "demo.packed")
+    M, _, K = rec.shape
+    counts = {b: int((rec.items.benchmark == b).sum()) for b in rec.benchmarks}
+    assert predicted_seconds(str(p)) == pytest.approx(sum(audit_cost(M, counts, K).values()))
+
+
+@pytest.fixture(scope="module")
+def demo_dir(tmp_path_factory) -> Path:
+    return write(simulate(demo_spec(items_per_benchmark=40)), tmp_path_factory.mktemp("demo"))
+
+
+def test_reports_byte_identical_across_workers_and_reruns(pytester, demo_dir, tmp_path):
+    """Four benchmarks (so mix runs): JSON, Markdown and HTML the same bytes under -n 0, 2, 4,
+    and on a rerun of -n 2 (a different worker finishing first)."""
+    runs = {}
+    for tag, n in (("n0", "0"), ("n2", "2"), ("n4", "4"), ("n2b", "2"), ("auto", "auto")):
+        out = {ext: tmp_path / f"{tag}.{ext}" for ext in ("json", "md", "html")}
+        r = pytester.runpytest_subprocess(
+            "--audit",
+            str(demo_dir),
+            "--audit-report",
+            str(out["json"]),
+            "--audit-markdown",
+            str(out["md"]),
+            "--audit-html",
+            str(out["html"]),
+            *ARGS,
+            "-n",
+            n,
+        )
+        assert r.ret in (0, 1), r.stdout.str()
+        runs[tag] = {ext: p.read_bytes() for ext, p in out.items()}
+        if tag == "auto":  # the demo is far below the break-even: no workers
+            assert not any("bringing up nodes" in line for line in r.stdout.lines)
+    for tag in ("n2", "n4", "n2b", "auto"):
+        for ext in ("json", "md", "html"):
+            assert runs[tag][ext] == runs["n0"][ext], (tag, ext)
+
+
+def test_workers_get_a_share_of_the_cpus_for_blas(pytester, monkeypatch):
+    """Under -n 2 each worker's BLAS is sized to cpus // 2 (N workers x every CPU's threads
+    lost to serial); a value the user set is kept; the controller's environment is restored."""
+    import os
+    import shutil
+
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "7")
+    records = shutil.copytree(REPO / "fixtures" / "tiny", pytester.path / "rec")
+    pytester.makepyfile(
+        test_env="""
+        import os
+        def test_env():
+            got = {v: os.environ.get(v) for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+            assert os.environ.get("PYTEST_XDIST_WORKER"), "not on a worker"
+            expected = str(max(1, (os.cpu_count() or 1) // 2))
+            assert got == {"OPENBLAS_NUM_THREADS": expected, "OMP_NUM_THREADS": expected, "MKL_NUM_THREADS": "7"}, got
+        """
+    )
+    r = pytester.runpytest("-p", "no:cacheprovider", "-rA", "-n", "2", "--audit", str(records), "test_env.py")
+    assert "PASSED test_env.py::test_env" in r.stdout.str(), r.stdout.str()[-3000:]
+    assert "OPENBLAS_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in os.environ
+    assert os.environ["MKL_NUM_THREADS"] == "7"
