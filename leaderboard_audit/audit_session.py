@@ -490,7 +490,8 @@ class AuditSession:
                 self.verdicts[v["id"]] = v
             self.failed_tests += report.failed
             warned = report.passed and any(v["status"] == "warn" for v in vs)
-            outcome = "warn" if warned else report.outcome
+            # an xfail is the gate's "context": a fail this newcomer's arrival did not create
+            outcome = "warn" if warned else "xfailed" if hasattr(report, "wasxfail") else report.outcome
             self.test_outcomes[outcome] = self.test_outcomes.get(outcome, 0) + 1
             self.multi_verdict_tests += len(vs) > 1
 
@@ -620,19 +621,24 @@ class AuditSession:
         width = config.get_terminal_writer().fullwidth
         if self.settings["summary"] != "none":
             report = self.report()
+            from .reports.terminal import counts_line
+
+            judged = list(self.verdicts.values())
+            why = "--audit-submission: only the verdicts about the newcomer" if self.settings["submission"] else "-k/-m"
+            trailer = (
+                [counts_line(report, self.test_outcomes, self.multi_verdict_tests, judged, why)]
+                if self.test_outcomes
+                else []
+            )
             if "submission_audit" in report:  # only the newcomer's checks, and one line on the state
                 from .reports.submission_text import render_submission_text
+                from .reports.terminal import wrap_line
 
                 text = render_submission_text(report, width=width)
+                text += "".join("\n" + wrap_line(t, max(60, width)) for t in trailer)
             else:
-                from .reports.terminal import counts_line, render_summary
+                from .reports.terminal import render_summary
 
-                judged = list(self.verdicts.values())
-                trailer = (
-                    [counts_line(report, self.test_outcomes, self.multi_verdict_tests, judged)]
-                    if self.test_outcomes
-                    else []
-                )
                 text = render_summary(report, judged, detail=self.settings["summary"], width=width, trailer=trailer)
             terminalreporter.write_sep("=", "leaderboard audit")
             for line in text.splitlines():

@@ -67,6 +67,10 @@ def gates_line(sub: dict[str, Any]) -> str:
     )
 
 
+#: configs a newcomer wins named in its row (the rest counted; all of them in the JSON)
+WINS_SHOWN = 3
+
+
 def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Table | Line]:
     """The gate as renderer-neutral tables: the newcomers' place, the verdicts that concern
     them (with the verdict the board had without them), and the orderings they split.
@@ -78,7 +82,11 @@ def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Ta
                 f"{w['config']} (+{w['margin_items']} items over the rest"
                 + (f", +{w['lead_items']} over the reference winner" if w.get("lead_items") is not None else "")
                 + ")"
-                for w in n["wins"]
+                for w in n["wins"][:WINS_SHOWN]
+            ) + (
+                f"; +{len(n['wins']) - WINS_SHOWN} more configs (report: submission_audit)"
+                if len(n["wins"]) > WINS_SHOWN
+                else ""
             )
             place.append(
                 [

@@ -268,15 +268,22 @@ def render_summary(
     return "\n".join([*(wrap_line(line, width) for line in lines), *after])
 
 
-def counts_line(report: dict[str, Any], tests: dict[str, int], multi: int, judged: list[dict[str, Any]]) -> str:
+def counts_line(
+    report: dict[str, Any], tests: dict[str, int], multi: int, judged: list[dict[str, Any]], unjudged: str = "-k/-m"
+) -> str:
     """One line relating pytest's counts (tests by outcome), the audit line's (the verdicts those
     tests judged) and the HTML/Markdown headers' (every verdict of the report, a one-benchmark
     twin scope once)."""
     twins = twin_scopes(report)
     n_tests = sum(tests.values())
-    outcomes = ", ".join(f"{tests[k]:,} {k}" for k in ("failed", "passed", "warn", "skipped") if tests.get(k))
+    outcomes = ", ".join(
+        f"{tests[k]:,} {k}" for k in ("failed", "passed", "warn", "xfailed", "skipped") if tests.get(k)
+    )
     text = f"counts: pytest's {count(n_tests, 'audit test')} ({outcomes}"
-    text += "; warn = passed with a warning)" if tests.get("warn") else ")"
+    glossary = ["warn = passed with a warning"] if tests.get("warn") else []
+    if tests.get("xfailed"):
+        glossary.append("xfailed = a fail the newcomer did not create (gate context)")
+    text += f"; {'; '.join(glossary)})" if glossary else ")"
     if multi:
         pairs = "; ".join(f"each {b} test also judges {a}'s identical verdict" for b, a in twins.items())
         text += f" judge the audit line's {count(len(judged), 'verdict')} ({count(multi, 'test')} judge two"
@@ -293,7 +300,7 @@ def counts_line(report: dict[str, Any], tests: dict[str, int], multi: int, judge
     judged_ids = {v["id"] for v in judged}
     not_run = sum(v["id"] not in judged_ids for v in every)
     if not_run:
-        notes.append(f"{not_run:,} judged by no test run here (-k/-m)")
+        notes.append(f"{not_run:,} judged by no test run here ({unjudged})")
     notes.append("each scope heading its own")
     return text + f" ({'; '.join(notes)})."
 

@@ -110,3 +110,22 @@ def test_counts_line_with_a_twin_scope_and_a_selection(pytester, tmp_path):
     assert f"count the report's {n_report} verdicts over 1 scope (tiny repeats pooled: counted once; " in line
     assert f"{n_report - n_tests} judged by no test run here (-k/-m)" in line
     assert "pooled = tiny (one benchmark)" not in out  # the older note, now part of the line
+
+
+def test_counts_line_under_the_submission_gate(pytester):
+    """The gate's summary ends with the counts line too: its xfails are the gate's context (fails the
+    newcomer did not create), the verdicts left out are the ones not about the newcomer; the
+    newcomer's row names at most three configs it wins and counts the rest."""
+    res = pytester.runpytest(
+        f"--audit={DEMO}", "-p", "no:cacheprovider", "--tb=no", "-q", "--audit-boot", "200",
+        "--audit-submission", "atlas-70b-instruct",
+    )  # fmt: skip
+    out = res.stdout.str()
+    xfailed = res.parseoutcomes().get("xfailed", 0)
+    assert xfailed > 0
+    line = _counts(out)
+    assert f"{xfailed} xfailed" in line and "xfailed = a fail the newcomer did not create (gate context)" in line
+    assert "judged by no test run here (--audit-submission: only the verdicts about the newcomer)" in line
+    assert "skipped" not in line.split(")")[0]
+    rows = [ln for ln in out.splitlines() if ln.startswith("pooled ") and "atlas-70b-instruct  1/" in ln]
+    assert rows and rows[0].count(" items over the rest)") == 3 and "more configs (report: submission_audit)" in rows[0]
