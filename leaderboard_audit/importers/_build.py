@@ -287,3 +287,13 @@ def build_records(
     )
     rec = replace(rec, items=replace(rec.items, item_id=ids))
     return replace(rec, dropped=dropped) if intersect else rec
+
+
+def none_mapped(root: Any, skipped: list[str], what: str = "runs") -> RecordsError:
+    """The error of a mapping that names none of the runs an importer found."""
+    return RecordsError.one(
+        str(root),
+        None,
+        f"the mapping names none of the {what} found ({', '.join(skipped[:5])})",
+        fix=f"match the mapping's {'run/task' if what == 'runs' else 'log'} names",
+    )

@@ -595,7 +595,7 @@ def load_inspect(
 
     ``epoch``: an int, or its text as the CLI's ``--epoch`` gives it."""
     from ..records.errors import ProblemLog, RecordsError
-    from ._build import Unit, build_records
+    from ._build import Unit, build_records, none_mapped
     from .lmeval import load_mapping, make_config
 
     root = Path(src)
@@ -624,7 +624,7 @@ def load_inspect(
     if skipped:
         notes.append(f"not in the mapping, so not imported: {', '.join(skipped)}")
     if not staged:
-        raise RecordsError.one(str(root), None, "the mapping names none of the logs found", fix="match the log names")
+        raise none_mapped(root, skipped, "logs")
     scorer = choose_scorer([(s.run, s.samples) for s in staged], metric or mp.get("metric"), notes)
     by_task: dict[str, list[int]] = {}
     for i, s in enumerate(staged):

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..records.errors import ProblemLog, RecordsError
 from ..records.model import Records
-from ._build import ItemMeta, Unit, build_records
+from ._build import ItemMeta, Unit, build_records, none_mapped
 from ._files import file_problem, obj, read_json_file
 from ._values import answer_index, sanitize_key, show, to_bit, to_number
 from .lmeval import load_mapping, make_config, resolve
@@ -504,12 +504,7 @@ def load_lighteval(
     if skipped:
         notes.append(f"not in the mapping, not imported: {', '.join(skipped)}")
     if not staged:
-        raise RecordsError.one(
-            str(root),
-            None,
-            f"the mapping names none of the runs found ({', '.join(skipped[:5])})",
-            fix="match the mapping's run/task names",
-        )
+        raise none_mapped(root, skipped)
     if inconsistent:
         notes.append(
             f"{inconsistent} document(s) where the metric disagrees with argmax(logprobs) in gold "

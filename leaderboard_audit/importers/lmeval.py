@@ -31,7 +31,7 @@ from ..records.errors import ProblemLog, RecordsError
 from ..records.grid import PAPER_ORDERINGS, Config, config_from_key
 from ..records.lines import bounded_lines
 from ..records.model import Records
-from ._build import ItemMeta, Unit, build_records
+from ._build import ItemMeta, Unit, build_records, none_mapped
 from .decisions import FIX_METRIC_MISSING, FIX_MODEL
 from ._files import JSON_ERRORS, file_problem, read_json_file
 from ._values import answer_index, deep_literal, letter_index, literal, sanitize_key, show, to_bit, to_number
@@ -814,12 +814,7 @@ def load_lmeval(
     tasks, skipped = read_tasks(runs, mp, metric, filter, log, notes)
     log.raise_if_any()
     if not tasks:
-        raise RecordsError.one(
-            str(root),
-            None,
-            f"the mapping names none of the runs found ({', '.join(skipped[:5])})",
-            fix="match the mapping's run/task names",
-        )
+        raise none_mapped(root, skipped)
     staged = [(u, t.docs) for t in tasks if (u := stage_unit(t, model, benchmark, log)) is not None]
     log.raise_if_any()
     # the reference picks the option order that gold/pred are expressed in
