@@ -132,6 +132,7 @@ class AuditSession:
         self._scopes: dict[str, dict[str, Any]] = {}  # computed here (JSON-ready)
         self._handles: dict[str, Any] = {}  # their in-process Scope objects (an alias scope reuses one)
         self._derived = _new_cache()  # what this run's scopes derive from the records (per_model.sharing)
+        self._sharing: Any = None  # the ContextVar token while the run's cache is active
         self._without: dict[str, dict[str, Any] | None] = {}  # submission gate: the board without the newcomers
         self._old: tuple[Any, Any] | None = None  # (records without the newcomers, their case ids)
         self._gate_rows: dict[str, dict[str, dict[str, Any]]] = {}
@@ -318,6 +319,11 @@ class AuditSession:
             self._froze = True
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        token, self._sharing = getattr(self, "_sharing", None), None
+        if token is not None:
+            from .metrics.per_model import _ACTIVE
+
+            _ACTIVE.reset(token)
         if self._froze:
             import gc
 
@@ -346,6 +352,11 @@ class AuditSession:
 
     # -- session start: validate once, hand settings to workers --------------------------------
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        from .metrics.per_model import _ACTIVE
+
+        # the run's cache is active from here to unconfigure: the cases, the scopes and the report
+        # share what they derive from the records (collection computes each scope's order too)
+        self._sharing = _ACTIVE.set(self._derived)
         # Load (and validate) up front: bad records are one usage error naming file and
         # line, not a collection error per worker. The controller hashes once.
         from .checks import untested_checks
