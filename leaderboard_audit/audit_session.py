@@ -256,7 +256,6 @@ class AuditSession:
             s, self._handles[name] = audit_scope_computed(
                 self.records,
                 name,
-                cache=self._derived,
                 seed=self.settings["seed"],
                 n_boot=self.settings["boot"],
                 thresholds=self.thresholds,
@@ -319,7 +318,7 @@ class AuditSession:
             self._froze = True
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        token, self._sharing = getattr(self, "_sharing", None), None
+        token, self._sharing = self._sharing, None
         if token is not None:
             from .metrics.per_model import _ACTIVE
 
@@ -556,12 +555,6 @@ class AuditSession:
         return self._report
 
     def _build_report(self) -> dict[str, Any]:
-        from .metrics.per_model import sharing
-
-        with sharing(self._derived):  # the gate's scopes and the pair evidence reuse the run's masks
-            return self._build_report_shared()
-
-    def _build_report_shared(self) -> dict[str, Any]:
         from .auditor import build_report
         from .evidence import enrich_report
 

@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable, Sequence
 from .check_guard import guarded_verdicts, is_bundled, json_safe, namespaced
 from .checks import POOLED, Check, Scope, registry
 from .records import Records
-from .metrics.per_model import DerivedCache, sharing
+from .metrics.per_model import sharing
 from .scopes import alias_of, scope_records, scopes_of
 from .settings import DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_SEED
 from .checks import Thresholds
@@ -140,7 +140,6 @@ def audit_scope_computed(
     ids: dict[tuple[str, int], str] | None = None,
     shared: Scope | None = None,
     only: Collection[str] | None = None,
-    cache: DerivedCache | None = None,
 ) -> tuple[dict[str, Any], Scope]:
     """Every section and verdict of one scope, JSON-ready, and the in-process ``Scope`` that
     computed them (kept apart: an alias scope reuses its sections, nothing rides in the report).
@@ -148,60 +147,46 @@ def audit_scope_computed(
     ``ids`` maps (check, index) to the unambiguous verdict id (``cases``); ``shared``
     is an already computed scope with the same items (``alias_of``) whose sections
     are reused instead of computed again; ``only``: run just these checks (the
-    submission gate passes a prefix of the registry, so what they read is computed);
-    ``cache``: where derived quantities are shared (``per_model.sharing``; default the active
-    one, else one for this scope alone)."""
-    with sharing(cache):
-        return _audit_scope(records, scope, seed, n_boot, thresholds, alpha, ids, shared, only)
+    submission gate passes a prefix of the registry, so what they read is computed).
+    Derived quantities are shared in the active ``per_model.sharing`` cache (the run's), else
+    in one for this scope alone."""
+    with sharing():
+        sc = make_scope(records, scope, seed=seed, n_boot=n_boot, thresholds=thresholds, alpha=alpha)
+        M, N, K = sc.shape
+        out: dict[str, Any] = {"n_items": N, "n_models": M, "n_configs": K, "reference": sc.keys[sc.ref]}
+        verdicts: list[dict[str, Any]] = []
+        for check in registry().values():
+            if (only is not None and check.name not in only) or not check.applies_to(scope, records):
+                continue
 
+            def run(check: Check = check) -> list[dict[str, Any]]:
+                reason = check.skip_reason(sc)
+                if check.section is not None and (reason is None or check.section_when_skipped):
+                    reuse = (
+                        shared is not None
+                        and check.section in shared.sections
+                        and not getattr(check, "scope_dependent", False)
+                    )
+                    section = _alias_copy(shared.sections[check.section]) if reuse else check.compute(sc)
+                    sc.sections[check.section] = section
+                    out[check.section] = section
+                else:
+                    section = None
+                return [skipped(check.name, f"{check.name}[{scope}]", reason)] if reason else check.judge(sc, section)
 
-def _audit_scope(
-    records: Records,
-    scope: str,
-    seed: int,
-    n_boot: int,
-    thresholds: Thresholds | None,
-    alpha: float,
-    ids: dict[tuple[str, int], str] | None,
-    shared: Scope | None,
-    only: Collection[str] | None,
-) -> tuple[dict[str, Any], Scope]:
-    sc = make_scope(records, scope, seed=seed, n_boot=n_boot, thresholds=thresholds, alpha=alpha)
-    M, N, K = sc.shape
-    out: dict[str, Any] = {"n_items": N, "n_models": M, "n_configs": K, "reference": sc.keys[sc.ref]}
-    verdicts: list[dict[str, Any]] = []
-    for check in registry().values():
-        if (only is not None and check.name not in only) or not check.applies_to(scope, records):
-            continue
-
-        def run(check: Check = check) -> list[dict[str, Any]]:
-            reason = check.skip_reason(sc)
-            if check.section is not None and (reason is None or check.section_when_skipped):
-                reuse = (
-                    shared is not None
-                    and check.section in shared.sections
-                    and not getattr(check, "scope_dependent", False)
-                )
-                section = _alias_copy(shared.sections[check.section]) if reuse else check.compute(sc)
-                sc.sections[check.section] = section
-                out[check.section] = section
-            else:
-                section = None
-            return [skipped(check.name, f"{check.name}[{scope}]", reason)] if reason else check.judge(sc, section)
-
-        if is_bundled(check):
-            found = run()
-        else:  # a registered check fails only its own verdicts (check_guard.py)
-            mine = sorted((j, vid) for (name, j), vid in (ids or {}).items() if name == check.name)
-            found = guarded_verdicts(check, [vid for _, vid in mine], run)
-            if check.section in out:
-                out[check.section] = json_safe(out[check.section])
-        for j, v in enumerate(found):
-            if ids is not None and (check.name, j) in ids:
-                v["id"] = ids[(check.name, j)]
-        verdicts += found
-    out["verdicts"] = verdicts
-    return out, sc
+            if is_bundled(check):
+                found = run()
+            else:  # a registered check fails only its own verdicts (check_guard.py)
+                mine = sorted((j, vid) for (name, j), vid in (ids or {}).items() if name == check.name)
+                found = guarded_verdicts(check, [vid for _, vid in mine], run)
+                if check.section in out:
+                    out[check.section] = json_safe(out[check.section])
+            for j, v in enumerate(found):
+                if ids is not None and (check.name, j) in ids:
+                    v["id"] = ids[(check.name, j)]
+            verdicts += found
+        out["verdicts"] = verdicts
+        return out, sc
 
 
 def _alias_copy(section: Any) -> Any:
@@ -230,21 +215,17 @@ def case_ids_by_scope(
 def audit_scopes(records: Records, names: Sequence[str] | None = None, **kw: Any) -> dict[str, dict[str, Any]]:
     """Several scopes, each distinct item set computed once (``alias_of``)."""
     with sharing():  # the scopes share what they derive from the same memory
-        return _audit_scopes(records, names, **kw)
-
-
-def _audit_scopes(records: Records, names: Sequence[str] | None, **kw: Any) -> dict[str, dict[str, Any]]:
-    ids = case_ids_by_scope(records)
-    done: dict[str, tuple[dict[str, Any], Scope]] = {}
-    wanted = list(names) if names is not None else scopes_of(records)
-    # compute aliases' targets first so ``pooled`` can reuse its single benchmark
-    for s in sorted(wanted, key=lambda s: alias_of(records, s) != s):
-        target = alias_of(records, s)
-        if target != s and target not in done:
-            done[target] = audit_scope_computed(records, target, ids=ids.get(target), **kw)
-        shared = done[target][1] if target != s else None
-        done[s] = audit_scope_computed(records, s, ids=ids.get(s), shared=shared, **kw)
-    return {s: done[s][0] for s in wanted}
+        ids = case_ids_by_scope(records)
+        done: dict[str, tuple[dict[str, Any], Scope]] = {}
+        wanted = list(names) if names is not None else scopes_of(records)
+        # compute aliases' targets first so ``pooled`` can reuse its single benchmark
+        for s in sorted(wanted, key=lambda s: alias_of(records, s) != s):
+            target = alias_of(records, s)
+            if target != s and target not in done:
+                done[target] = audit_scope_computed(records, target, ids=ids.get(target), **kw)
+            shared = done[target][1] if target != s else None
+            done[s] = audit_scope_computed(records, s, ids=ids.get(s), shared=shared, **kw)
+        return {s: done[s][0] for s in wanted}
 
 
 def records_summary(records: Records, path: str | None = None, sha256: str | None = None) -> dict[str, Any]:

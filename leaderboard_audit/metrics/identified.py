@@ -58,7 +58,12 @@ def robust_only_counts(rc: np.ndarray, rw: np.ndarray) -> np.ndarray:
     N = rc.shape[1]
     dtype = np.float32 if N < 2**24 else np.float64
     prod = rc.astype(dtype) @ rw.astype(dtype).T
-    return prod.astype(np.int16 if N < 2**15 else np.int32 if N < 2**31 else np.int64)
+    return prod.astype(count_dtype(N))
+
+
+def count_dtype(n_items: int) -> type:
+    """The smallest integer type that holds a count of up to ``n_items`` items."""
+    return np.int16 if n_items < 2**15 else np.int32 if n_items < 2**31 else np.int64
 
 
 #: a sign-test p-value whose Hoeffding bound is below this is written as 0: it sits far
@@ -411,8 +416,7 @@ def identified_order(
     pooled scope's counts as the sum of its benchmarks'. ``only[b, a]`` is ``only[a, b]``
     with the roles swapped, so one product gives both directions."""
     N = C.shape[1]
-    dtype = np.int16 if N < 2**15 else np.int32 if N < 2**31 else np.int64
-    only = summed_over_items(C, "robust_only", robust_only_of, parts, dtype)
+    only = summed_over_items(C, "robust_only", robust_only_of, parts, count_dtype(N))
     return order_from_counts(only, np.ascontiguousarray(only.T), N, models=models, alpha=alpha, display=display)
 
 
