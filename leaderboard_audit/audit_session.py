@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from .plugin_names import PLUGIN_NAME, WORKER_KEY
+from .plugin_names import PLUGIN_NAME, STORE_KEY, WORKER_KEY
 
+POOLED = "pooled"
 VERDICT_KEY = pytest.StashKey[list]()
 VERDICT_FIELDS = ("check", "id", "status", "value", "threshold", "margin", "message", "evidence", "scope", "user")
 
@@ -76,6 +77,47 @@ def _message_repr(item: pytest.Item) -> Any:
         return original(excinfo, *args, **kwargs)
 
     return repr_failure
+
+
+def _buffer_piped_stdout(config: pytest.Config) -> Any:
+    """Stop writing through the terminal's stream if it is a written-through pipe (or file);
+    returns what restores it (``AuditSession.pytest_runtestloop``)."""
+    import io
+    import sys
+
+    out = sys.__stdout__
+    tw = config.get_terminal_writer() if config.pluginmanager.has_plugin("terminalreporter") else None
+    if (
+        tw is None
+        or getattr(tw, "_file", None) is not out
+        or not isinstance(out, io.TextIOWrapper)
+        or not out.write_through
+        or out.isatty()
+    ):
+        return lambda: None
+    out.reconfigure(write_through=False)
+
+    def restore() -> None:
+        out.flush()
+        out.reconfigure(write_through=True)
+
+    return restore
+
+
+def _loads_without_gc(raw: str) -> Any:
+    """``json.loads`` with the cyclic garbage collector paused: a worker's scopes are ~10^5
+    new dicts and lists, and the controller already holds every test's report, so each
+    collection the allocations set off walks all of them (0.7 s for 12 MB at 1,000 models
+    under ``-n 2``; JSON holds no cycles to collect)."""
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return json.loads(raw)
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _new_cache() -> Any:
@@ -150,6 +192,24 @@ class AuditSession:
         # audit tests by pytest outcome, and how many judged more than one verdict (the counts line)
         self.test_outcomes: dict[str, int] = {}
         self.multi_verdict_tests = 0
+        # xdist, mix split into units (mix_units): the run's shared results (a worker), the
+        # directory they live in (the controller), the pooled scope without mix and mix's basis,
+        # and each leave-one-out set's entry and verdict (benchmark -> (entry, verdict))
+        store = json.loads(getattr(config, "workerinput", {}).get(STORE_KEY) or "null")
+        self._store: Any = None
+        self._mix_units = False  # this worker computes mix's sets as units (controller: split_mix)
+        if store:
+            from .xdist_store import SharedResults
+
+            self._store = SharedResults(store["dir"])
+            self._mix_units = bool(store["split_mix"])
+        self._store_dir: str | None = None
+        self._split: bool | None = None
+        self._core: dict[str, Any] | None = None
+        self._core_here = False  # this worker computed the pooled core (else it read it)
+        self._mix: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+        self.worker_mix: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+        self.worker_basis: dict[str, Any] | None = None
 
     # -- settings, records and scopes (once per process) ----------------------------------
     @property
@@ -245,6 +305,10 @@ class AuditSession:
         return self._tests
 
     def scope(self, name: str) -> dict[str, Any]:
+        if name not in self._scopes and name == POOLED and self._mix_units:
+            self._scopes[name] = self.pooled_core()["scope"]  # mix's units compute mix
+            self._index[name] = {v["id"]: v for v in self._scopes[name]["verdicts"]}
+            self._freeze_heap()
         if name not in self._scopes:
             from .auditor import alias_of, audit_scope_computed
 
@@ -267,6 +331,98 @@ class AuditSession:
             self._index[name] = {v["id"]: v for v in s["verdicts"]}
             self._freeze_heap()
         return self._scopes[name]
+
+    # -- xdist: mix's leave-one-out sets as units of their own (mix_units) -------------------
+    def shares_results(self) -> bool:
+        """Controller: whether workers hand each other results (``xdist_store``): under ``-n 2``
+        or more with xdist's default ``load`` (the audit's own units), where files can be locked."""
+        from .xdist_store import available
+
+        n = self.config.getoption("numprocesses", None)
+        return isinstance(n, int) and n >= 2 and self.config.getoption("dist", None) == "load" and available()
+
+    def split_mix(self) -> bool:
+        """Controller: whether mix's leave-one-out sets are work units of their own: where
+        workers share results, without the submission gate, and when ``mix_units.eligible``."""
+        if self._split is None:
+            from .mix_units import eligible
+
+            self._split = bool(self.shares_results() and not self.settings["submission"] and eligible(self.records))
+        return self._split
+
+    def pooled_core(self) -> dict[str, Any]:
+        """A worker: the pooled scope without mix, and mix's basis, computed once per run by the
+        first worker that needs either (the others read it: ``xdist_store``)."""
+        if self._core is None:
+            from .mix_units import MIX, POOLED_KEY
+
+            def compute() -> dict[str, Any]:
+                from .auditor import audit_scope_computed
+                from .checks import registry
+
+                self.cases()
+                s, handle = audit_scope_computed(
+                    self.records,
+                    POOLED,
+                    seed=self.settings["seed"],
+                    n_boot=self.settings["boot"],
+                    thresholds=self.thresholds,
+                    alpha=self.settings["alpha"],
+                    ids=(self._ids or {}).get(POOLED),
+                    only=[n for n in registry() if n != MIX],
+                )
+                return {"scope": s, "basis": registry()[MIX].basis(handle)}
+
+            self._core, self._core_here = self._store.once(POOLED_KEY, compute)
+        return self._core
+
+    def mix_verdict(self, vid: str) -> dict[str, Any] | None:
+        """A worker: the verdict ``vid`` of a leave-one-out set, computed here (None: ``vid`` is
+        not one of mix's)."""
+        from .mix_units import MIX
+
+        self.cases()
+        ids = (self._ids or {}).get(POOLED, {})
+        j = next((j for (check, j), v in ids.items() if check == MIX and v == vid), None)
+        if j is None:
+            return None
+        b = self.records.benchmarks[j]
+        if b not in self._mix:
+            from .auditor import make_scope
+            from .checks import registry
+
+            check = registry()[MIX]
+            sc = make_scope(
+                self.records,
+                POOLED,
+                seed=self.settings["seed"],
+                n_boot=self.settings["boot"],
+                thresholds=self.thresholds,
+                alpha=self.settings["alpha"],
+            )
+            entry = check.without_one(sc, b, lambda: self.pooled_core()["basis"])
+            basis = self.pooled_core()["basis"]
+            v = check.judge_one(sc, check.section_of(sc, basis, {b: entry}), b)
+            v["id"] = vid
+            self._mix[b] = (entry, v)
+        return self._mix[b][1]
+
+    def _assembled_pooled(self, merged: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+        """Controller, split run: the pooled scope with mix put back (``mix_units.assemble``);
+        None when a leave-one-out set did not run (``-k``): then it is computed here, serially."""
+        from .auditor import make_scope
+        from .mix_units import POOLED_KEY, assemble
+
+        pooled = merged.get(POOLED)
+        if pooled is None and self.worker_mix and self._store_dir:  # -k mix: read the workers' pooled scope
+            path = Path(self._store_dir) / f"{POOLED_KEY}.json"
+            if path.is_file():
+                pooled = json.loads(path.read_bytes())["scope"]
+        if pooled is None or self.worker_basis is None:
+            return None
+        entries = {b: e for b, (e, _) in self.worker_mix.items()}
+        verdicts = {b: v for b, (_, v) in self.worker_mix.items()}
+        return assemble(pooled, self.worker_basis, entries, verdicts, make_scope(self.records, POOLED))
 
     def scope_without(self, name: str) -> dict[str, Any] | None:
         """The gate's checks on the board without the newcomers (``submission.audit_without``)."""
@@ -318,6 +474,12 @@ class AuditSession:
             self._froze = True
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._store_dir is not None:
+            import shutil
+
+            shutil.rmtree(self._store_dir, ignore_errors=True)
+            self._store_dir = None
+        self._core, self._mix, self.worker_mix = None, {}, {}
         token, self._sharing = self._sharing, None
         if token is not None:
             from .metrics.per_model import _ACTIVE
@@ -369,6 +531,11 @@ class AuditSession:
         _ = self.records
         if not _is_worker(self.config):
             self.fingerprint()
+        elif self._store is not None and self.sha256:
+            from .xdist_store import SharedArrays
+
+            # the benchmarks' summed counts, computed by one worker, read by the others
+            self._derived.shared = SharedArrays(self._store, self.records.correct, self.sha256)
         if self.settings.get("gate") and not self.settings["submission"]:
             raise pytest.UsageError("--audit-gate needs --audit-submission MODEL (it names checks that gate)")
         if self.settings["submission"]:
@@ -390,6 +557,12 @@ class AuditSession:
         node.workerinput[WORKER_KEY] = json.dumps(
             {**self.settings, "path": self.path, "sha256": self.sha256}, sort_keys=True
         )
+        if self.shares_results():
+            if self._store_dir is None:
+                import tempfile
+
+                self._store_dir = tempfile.mkdtemp(prefix="leaderboard-audit-xdist-")
+            node.workerinput[STORE_KEY] = json.dumps({"dir": self._store_dir, "split_mix": self.split_mix()})
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
@@ -400,21 +573,28 @@ class AuditSession:
         from .auditor import alias_of
         from .xdist_scheduling import ScopeScheduling
 
-        groups = {
-            (f"test_{c.check}", c.test_id): alias_of(self.records, c.scope)
-            for lst in self.tests().values()
-            for c in lst
-        }
-        return ScopeScheduling(config, log, groups, self.scope_costs())
+        from .mix_units import MIX, unit_name
 
-    def scope_costs(self) -> dict[str, float]:
-        """Predicted seconds per scope (``xdist_scheduling.audit_cost``), for the LPT placement."""
+        split = self.split_mix()
+        tests = [c for lst in self.tests().values() for c in lst]
+        alias = {s: alias_of(self.records, s) for s in {c.scope for c in tests}}
+        benchmarks = self.records.benchmarks
+        groups = {
+            (f"test_{c.check}", c.test_id): (
+                unit_name(benchmarks[c.index]) if split and c.check == MIX and c.scope == POOLED else alias[c.scope]
+            )
+            for c in tests
+        }
+        return ScopeScheduling(config, log, groups, self.scope_costs(split), last=f"{MIX}:", tail=POOLED)
+
+    def scope_costs(self, split_mix: bool = False) -> dict[str, float]:
+        """Predicted seconds per unit (``xdist_scheduling.audit_cost``), for the LPT placement."""
         from .xdist_scheduling import audit_cost
 
         r = self.records
         M, _, K = r.shape
         counts = {b: int((r.items.benchmark == b).sum()) for b in r.benchmarks}
-        return audit_cost(M, counts, K)
+        return audit_cost(M, counts, K, split_mix=split_mix)
 
     # -- collection -------------------------------------------------------------------------
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
@@ -467,6 +647,10 @@ class AuditSession:
     @pytest.fixture
     def audit_check(self, request: pytest.FixtureRequest) -> AuditCheck:
         scope, vid, also = request.param
+        if self._mix_units and scope == POOLED and not also:
+            v = self.mix_verdict(vid)
+            if v is not None:
+                return AuditCheck(request.node, v)
         for s in (scope, *(a[0] for a in also)):
             self.scope(s)
         context = None
@@ -475,6 +659,22 @@ class AuditSession:
             for s in (scope, *(a[0] for a in also)):
                 context.update(self.gate_context(s))
         return AuditCheck(request.node, self._index[scope][vid], tuple(self._index[s][v] for s, v, _ in also), context)
+
+    # -- the run ---------------------------------------------------------------------------
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session):
+        """The progress letters are written whole lines at a time where stdout is a pipe
+        written through (``PYTHONUNBUFFERED``, set in many CI images): pytest writes one
+        letter per test and flushes at each line's end, so a written-through stream made one
+        system call per test (10,000 at 1,000 models: ~1 s serially, ~5 s under ``-n 2``,
+        where the controller's calls take the workers' cores). The stream is as it was after."""
+        if _is_worker(self.config):
+            return (yield)
+        restore = _buffer_piped_stdout(self.config)
+        try:
+            return (yield)
+        finally:
+            restore()
 
     # -- reports ----------------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)
@@ -509,7 +709,13 @@ class AuditSession:
         if _is_worker(self.config):
             # insertion order kept (no sort_keys): a section's key order is what the Markdown and
             # HTML tables iterate, and must be the order the serial run has
-            payload = {"scopes": self._scopes}
+            # the pooled core goes to the controller from the worker that computed it only
+            scopes = {k: v for k, v in self._scopes.items() if k != POOLED or not self._mix_units or self._core_here}
+            payload: dict[str, Any] = {"scopes": scopes}
+            if self._mix:
+                basis = self.pooled_core()["basis"]
+                payload["mix"] = {b: list(ev) for b, ev in self._mix.items()}
+                payload["basis"] = {k: v for k, v in basis.items() if k != "verdicts"}
             self.config.workeroutput[WORKER_KEY] = json.dumps(payload)
             return
         if self._records is None:
@@ -541,10 +747,19 @@ class AuditSession:
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         raw = getattr(node, "workeroutput", {}).get(WORKER_KEY)
         if raw:
-            self.worker_scopes.update(json.loads(raw)["scopes"])
+            got = _loads_without_gc(raw)
+            self.worker_scopes.update(got["scopes"])
+            self.worker_mix.update({b: (e, v) for b, (e, v) in got.get("mix", {}).items()})
+            self.worker_basis = got.get("basis", self.worker_basis)
 
     def all_scopes(self) -> dict[str, dict[str, Any]]:
         merged = dict(self.worker_scopes)
+        if self._store_dir is not None and self.split_mix() and (POOLED in merged or self.worker_mix):
+            pooled = self._assembled_pooled(merged)
+            if pooled is not None:
+                merged[POOLED] = pooled
+            else:  # a -k that ran part of it: the pooled scope computed here, as a serial run does
+                self.scope(POOLED)
         merged.update(self._scopes)
         return merged
 

@@ -2,3 +2,4 @@
 
 PLUGIN_NAME = "leaderboard-audit-session"
 WORKER_KEY = "leaderboard_audit"
+STORE_KEY = "leaderboard_audit_store"  # workerinput: the run's shared-results directory (xdist_store)

@@ -125,3 +125,111 @@ def test_workers_get_a_share_of_the_cpus_for_blas(pytester, monkeypatch):
     assert "PASSED test_env.py::test_env" in r.stdout.str(), r.stdout.str()[-3000:]
     assert "OPENBLAS_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in os.environ
     assert os.environ["MKL_NUM_THREADS"] == "7"
+
+
+class FakeNode:
+    """An xdist worker as the scheduler sees it: it runs a test only once it knows the next
+    one or has been told to stop (xdist's ``WorkerInteractor``)."""
+
+    def __init__(self, name: str):
+        from types import SimpleNamespace
+
+        self.name = name
+        self.gateway = SimpleNamespace(id=name)
+        self.queue: list[int] = []
+        self.ran: list[int] = []
+        self.shutting_down = False
+
+    def send_runtest_some(self, indices):
+        assert not self.shutting_down, f"{self.name}: work sent after shutdown"
+        self.queue += list(indices)
+
+    def shutdown(self):
+        self.shutting_down = True
+
+    def runnable(self) -> bool:
+        return len(self.queue) >= 2 or (self.shutting_down and bool(self.queue))
+
+
+class FakeConfig:
+    def __init__(self, workers: int):
+        self.workers = workers
+
+    def getvalue(self, name):
+        assert name == "tx"
+        return [f"{self.workers}*popen"]
+
+
+def _scheduled(groups, costs, collection, workers):
+    from leaderboard_audit.xdist_scheduling import ScopeScheduling
+
+    nodes = [FakeNode(f"gw{i}") for i in range(workers)]
+    sched = ScopeScheduling(FakeConfig(workers), None, groups, costs, last="mix:", tail="pooled")
+    for n in nodes:
+        sched.add_node(n)
+    for n in nodes:
+        sched.add_node_collection(n, collection)
+    sched.schedule()
+    return sched, nodes
+
+
+def _drive(sched, nodes, first):
+    """Run the workers to the end, ``first`` (a worker's name) always stepping when it can."""
+    while True:
+        ready = [n for n in nodes if n.runnable()]
+        if not ready:
+            return
+        node = next((n for n in ready if n.name == first), ready[0])
+        i = node.queue.pop(0)
+        node.ran.append(i)
+        sched.mark_test_complete(node, i)
+
+
+def _audit_collection():
+    ids = {
+        "pooled": [f"pooled-m{i}" for i in range(6)],
+        "arc": [f"arc-m{i}" for i in range(4)],
+        "mix:arc": ["arc"],
+        "mix:mmlu": ["mmlu"],
+        "mix:hellaswag": ["hellaswag"],
+    }
+    groups, collection = {}, []
+    for unit, params in ids.items():
+        func = "test_mix" if unit.startswith("mix:") else "test_band"
+        for p in params:
+            groups[(func, p)] = unit
+            collection.append(f"audits/{func}.py::{func}[{p}]")
+    collection.append("tests/test_other.py::test_plain")  # not an audit case: a unit of its own
+    costs = {"pooled": 10.0, "arc": 4.0, "mix:arc": 3.0, "mix:mmlu": 3.0, "mix:hellaswag": 2.0}
+    return groups, costs, collection
+
+
+@pytest.mark.parametrize("first", ["gw0", "gw1"])
+def test_late_units_go_to_the_worker_that_runs_out_of_work(first):
+    """mix's leave-one-out sets are sent, largest predicted first, to whichever worker is
+    idle, each followed by one of the pooled scope's tests (so a worker runs the set's test at
+    once instead of holding it): every test runs exactly once, and the run ends."""
+    groups, costs, collection = _audit_collection()
+    sched, nodes = _scheduled(groups, costs, collection, 2)
+    late_idx = [i for i, nodeid in enumerate(collection) if "test_mix[" in nodeid]
+    assert not any(i in n.queue for n in nodes for i in late_idx)  # none placed up front
+    _drive(sched, nodes, first)
+    ran = sorted(i for n in nodes for i in n.ran)
+    assert ran == list(range(len(collection)))
+    assert sched.tests_finished and all(n.shutting_down for n in nodes)
+    fast = next(n for n in nodes if n.name == first)
+    mine = [collection[i] for i in fast.ran]
+    assert "audits/test_mix.py::test_mix[mmlu]" in mine or "audits/test_mix.py::test_mix[arc]" in mine
+    for n in nodes:  # a set's test is never the last a worker was sent while sets remained
+        names = [collection[i] for i in n.ran]
+        for j, name in enumerate(names[:-1]):
+            if "test_mix[" in name:
+                assert "test_band[pooled-" in names[j + 1], names
+
+
+def test_more_workers_than_units_stop_and_late_units_still_run():
+    groups, costs, collection = _audit_collection()
+    sched, nodes = _scheduled(groups, costs, collection, 6)
+    _drive(sched, nodes, "gw5")
+    assert sorted(i for n in nodes for i in n.ran) == list(range(len(collection)))
+    assert sched.tests_finished and all(n.shutting_down for n in nodes)

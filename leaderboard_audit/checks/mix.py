@@ -28,6 +28,7 @@ fail, minus the number of changes and moved facts on a warn, 0 on a pass
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -309,132 +310,159 @@ class Mix(Check):
             if c.name != self.name and c.applies_to(POOLED, scope.records) and c.cases(scope)
         ]
 
+    def basis(self, scope: Scope) -> dict[str, Any]:
+        """What every leave-one-out set is compared with, read from the pooled scope's computed
+        sections (JSON): the rerun checks, their pooled verdicts and Table 9's headline. Under
+        xdist a worker that computes some benchmarks' sets receives it from the one that computed
+        the pooled scope (``xdist_store``) instead of computing that scope again."""
+        checks = self.rerun(scope)
+        return {
+            "checks": [c.name for c in checks],
+            "verdicts": [v for c in checks for v in _verdicts(c, scope)],
+            "full": headline_from_sections(
+                scope.sections, scope.shape[1], list(scope.records.benchmarks), scope.keys[scope.ref]
+            ),
+        }
+
+    def section_of(self, scope: Scope, basis: dict[str, Any], without: dict[str, Any]) -> dict[str, Any]:
+        """The ``mix`` section from the basis and each benchmark's entry (``without_one``; a
+        worker judging one benchmark's set has that entry only)."""
+        return {
+            "checks": list(basis["checks"]),
+            "full": basis["full"],
+            "without": {b: without[b] for b in scope.full.benchmarks if b in without},
+            "draws": int(scope.thresholds.mix_draws),
+            "specific_level": specific_level(len(scope.full.benchmarks)),
+        }
+
     def compute(self, scope: Scope) -> dict[str, Any]:
+        basis = self.basis(scope)
+        without = {b: self.without_one(scope, b, lambda: basis) for b in scope.full.benchmarks}
+        return self.section_of(scope, basis, without)
+
+    def without_one(self, scope: Scope, b: str, basis: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """One benchmark's entry of the section: the pooled checks on the records without ``b``,
+        compared with the pooled verdicts, and the random drops for what changes. Depends only
+        on the records and the basis, asked for (``basis()``) once the reduced set's verdicts
+        are computed: each benchmark's entry can be an xdist work unit of its own, which
+        computes its set while another worker computes the pooled scope."""
         checks = self.rerun(scope)
         ref_key = scope.keys[scope.ref]
-        full_v = [v for c in checks for v in _verdicts(c, scope)]
-        full_h = headline_from_sections(scope.sections, scope.shape[1], list(scope.records.benchmarks), ref_key)
         draws = int(scope.thresholds.mix_draws)
         level = specific_level(len(scope.full.benchmarks))
-        out: dict[str, Any] = {
-            "checks": [c.name for c in checks],
-            "full": full_h,
-            "without": {},
-            "draws": draws,
-            "specific_level": level,
-        }
-        for b in scope.full.benchmarks:
-            red = without_benchmark(scope.full, b)
-            items_of(red.correct, scope.C, np.flatnonzero(scope.full.items.benchmark != b))
-            sc = Scope(
-                red,
-                POOLED,
-                seed=scope.seed,
-                n_boot=scope.n_boot,
-                thresholds=scope.thresholds,
-                alpha=scope.alpha,
-                full=red,
+        red = without_benchmark(scope.full, b)
+        items_of(red.correct, scope.C, np.flatnonzero(scope.full.items.benchmark != b))
+        sc = Scope(
+            red,
+            POOLED,
+            seed=scope.seed,
+            n_boot=scope.n_boot,
+            thresholds=scope.thresholds,
+            alpha=scope.alpha,
+            full=red,
+        )
+        sc.verdicts_only = True  # its sections are only compared, never reported
+        # the remaining benchmarks' items, as views of the pooled tensor: the pair counts
+        # summed over items are theirs, already computed for the pooled scope
+        sc.parts = [scope.records.scope(x).correct for x in scope.full.benchmarks if x != b]
+        red_v = []
+        for c in checks:
+            if not c.applies_to(POOLED, red):
+                continue
+            red_v += _run(c, sc)
+        h = headline_from_sections(sc.sections, red.shape[1], list(red.benchmarks), ref_key)
+        got = basis()
+        full_v, full_h = got["verdicts"], got["full"]
+        entry = compare(full_v, red_v)
+        entry.update(items=int(red.shape[1]), headline=h, moved=moved(full_h, h))
+        # only verdicts' status changes are judged against random drops; a check's overall
+        # status that changes with no matched verdict changing (a verdict appeared or
+        # disappeared) is a moved fact (v3)
+        if entry["status_changes"]:
+            qv, made = random_drop_shares(
+                scope,
+                checks,
+                full_v,
+                entry["status_changes"],
+                n_drop=scope.shape[1] - red.shape[1],
+                draws=draws,
+                key=b,
+                level=level,
             )
-            sc.verdicts_only = True  # its sections are only compared, never reported
-            # the remaining benchmarks' items, as views of the pooled tensor: the pair counts
-            # summed over items are theirs, already computed for the pooled scope
-            sc.parts = [scope.records.scope(x).correct for x in scope.full.benchmarks if x != b]
-            red_v = []
-            for c in checks:
-                if not c.applies_to(POOLED, red):
-                    continue
-                red_v += _run(c, sc)
-            h = headline_from_sections(sc.sections, red.shape[1], list(red.benchmarks), ref_key)
-            entry = compare(full_v, red_v)
-            entry.update(items=int(red.shape[1]), headline=h, moved=moved(full_h, h))
-            # only verdicts' status changes are judged against random drops; a check's overall
-            # status that changes with no matched verdict changing (a verdict appeared or
-            # disappeared) is a moved fact (v3)
-            if entry["status_changes"]:
-                qv, made = random_drop_shares(
-                    scope,
-                    checks,
-                    full_v,
-                    entry["status_changes"],
-                    n_drop=scope.shape[1] - red.shape[1],
-                    draws=draws,
-                    key=b,
-                    level=level,
-                )
-                entry["drops"] = made
-                for ch, q in zip(entry["status_changes"], qv):
-                    ch["q"] = q
-            out["without"][b] = entry
-        return out
+            entry["drops"] = made
+            for ch, q in zip(entry["status_changes"], qv):
+                ch["q"] = q
+        return entry
 
     def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:
-        out = []
+        return [self.judge_one(scope, section, b) for b in scope.full.benchmarks]
+
+    def judge_one(self, scope: Scope, section: dict[str, Any], b: str) -> dict[str, Any]:
+        """The verdict ``mix[b]`` from the section's entry for ``b`` (the other entries unread)."""
         draws = section.get("draws", 0)
         level = section.get("specific_level", SPECIFIC_Q)
-        for b in scope.full.benchmarks:
-            e = section["without"][b]
-            facts = [_moved_text(k, section["full"].get(k), e["headline"].get(k)) for k in e["moved"]]
-            facts += [
-                f"{c['id']} value {_signless(c['value_before'])} -> {_signless(c['value_after'])} crosses its "
-                f"threshold {fmt(c['threshold'])}"
-                for c in e["crossings"]
-            ]
-            facts += [
-                f"{c} overall {st['before']} -> {st['after']} (verdicts appear or disappear)"
-                for c, st in e["check_status"].items()
-                if not any(x["check"] == c for x in e["status_changes"])
-            ]
-            if e["only_full"] or e["only_reduced"]:
-                facts.append(
-                    f"verdicts that exist only with it: {', '.join(e['only_full'][:4]) or '-'}; only "
-                    f"without it: {', '.join(e['only_reduced'][:4]) or '-'}"
-                )
-            changes = [(c["id"], c["check"], f"{c['before']} -> {c['after']}", c.get("q")) for c in e["status_changes"]]
-            specific = [x for x in changes if x[3] is not None and x[3] < level]
-            changed = sorted({x[1] for x in specific})
-            left = f"without {b} ({e['items']} items left)"
-            if specific:
-                status = FAIL
-                shown = "; ".join(f"{vid} {flip} (random drops: q = {_pct(q)})" for vid, _, flip, q in specific[:6])
+        e = section["without"][b]
+        facts = [_moved_text(k, section["full"].get(k), e["headline"].get(k)) for k in e["moved"]]
+        facts += [
+            f"{c['id']} value {_signless(c['value_before'])} -> {_signless(c['value_after'])} crosses its "
+            f"threshold {fmt(c['threshold'])}"
+            for c in e["crossings"]
+        ]
+        facts += [
+            f"{c} overall {st['before']} -> {st['after']} (verdicts appear or disappear)"
+            for c, st in e["check_status"].items()
+            if not any(x["check"] == c for x in e["status_changes"])
+        ]
+        if e["only_full"] or e["only_reduced"]:
+            facts.append(
+                f"verdicts that exist only with it: {', '.join(e['only_full'][:4]) or '-'}; only "
+                f"without it: {', '.join(e['only_reduced'][:4]) or '-'}"
+            )
+        changes = [(c["id"], c["check"], f"{c['before']} -> {c['after']}", c.get("q")) for c in e["status_changes"]]
+        specific = [x for x in changes if x[3] is not None and x[3] < level]
+        changed = sorted({x[1] for x in specific})
+        left = f"without {b} ({e['items']} items left)"
+        if specific:
+            status = FAIL
+            shown = "; ".join(f"{vid} {flip} (random drops: q = {_pct(q)})" for vid, _, flip, q in specific[:6])
+            msg = (
+                f"{left} {_changed(len(specific))} status, and random drops of the same "
+                f"{scope.shape[1] - e['items']} items change them in fewer than {level:.2%} of {draws} "
+                f"draws: {shown}: the pooled conclusion rests on {b}"
+            )
+            margin = exact(min(x[3] for x in specific) - level)
+        elif changes or facts:
+            status = WARN
+            if changes:
+                shown = "; ".join(f"{vid} {flip} (q = {_pct(q)})" for vid, _, flip, q in changes[:6])
+                made = e.get("drops", draws)
+                stop = f", stopped after {made} of {draws} once none could be" if made < draws else ""
                 msg = (
-                    f"{left} {_changed(len(specific))} status, and random drops of the same "
-                    f"{scope.shape[1] - e['items']} items change them in fewer than {level:.2%} of {draws} "
-                    f"draws: {shown}: the pooled conclusion rests on {b}"
+                    f"{left} {_changed(len(changes))} status, but random drops of the same "
+                    f"{scope.shape[1] - e['items']} items change them as often (q >= {level:.2%} over "
+                    f"seeded drops{stop}): {shown}: not specific to {b}"
                 )
-                margin = exact(min(x[3] for x in specific) - level)
-            elif changes or facts:
-                status = WARN
-                if changes:
-                    shown = "; ".join(f"{vid} {flip} (q = {_pct(q)})" for vid, _, flip, q in changes[:6])
-                    made = e.get("drops", draws)
-                    stop = f", stopped after {made} of {draws} once none could be" if made < draws else ""
-                    msg = (
-                        f"{left} {_changed(len(changes))} status, but random drops of the same "
-                        f"{scope.shape[1] - e['items']} items change them as often (q >= {level:.2%} over "
-                        f"seeded drops{stop}): {shown}: not specific to {b}"
-                    )
-                else:
-                    msg = f"{left} no pooled verdict changes status, but: "
-                margin = -float(len(changes) + len(facts))
             else:
-                status = PASS
-                msg = f"{left} every pooled verdict keeps its status and no headline number crosses a threshold"
-                margin = 0.0
-            if facts:
-                msg += ("; also: " if changes else "") + "; ".join(facts)
-            ev = {
-                "benchmark": b,
-                "items_left": e["items"],
-                "changed_checks": changed,
-                "status_changes": e["status_changes"][:20],
-                "specific": [x[0] for x in specific][:20],
-                "q": {x[0]: x[3] for x in changes[:20]},
-                "moved": e["moved"],
-                "crossings": [c["id"] for c in e["crossings"]][:20],
-            }
-            value = len(specific)
-            out.append(make_verdict(self.name, f"mix[{b}]", status, value, 0, margin, msg[:1500], ev))
-        return out
+                msg = f"{left} no pooled verdict changes status, but: "
+            margin = -float(len(changes) + len(facts))
+        else:
+            status = PASS
+            msg = f"{left} every pooled verdict keeps its status and no headline number crosses a threshold"
+            margin = 0.0
+        if facts:
+            msg += ("; also: " if changes else "") + "; ".join(facts)
+        ev = {
+            "benchmark": b,
+            "items_left": e["items"],
+            "changed_checks": changed,
+            "status_changes": e["status_changes"][:20],
+            "specific": [x[0] for x in specific][:20],
+            "q": {x[0]: x[3] for x in changes[:20]},
+            "moved": e["moved"],
+            "crossings": [c["id"] for c in e["crossings"]][:20],
+        }
+        value = len(specific)
+        return make_verdict(self.name, f"mix[{b}]", status, value, 0, margin, msg[:1500], ev)
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:
         m = s.get("mix")

@@ -11,6 +11,14 @@ from typing import Any
 
 import numpy as np
 
+#: what ``DerivedCache.get(..., wait=False)`` answers for a quantity another process is
+#: computing right now (``DerivedCache.shared``)
+BUSY = object()
+#: derived quantities worth handing between processes (``DerivedCache.shared``): models x
+#: models counts summed over items, a second or more each at 1,000 models, which the pooled
+#: scope and mix's reduced sets sum from the benchmarks' (``summed_over_items``)
+SHAREABLE = frozenset({"above", "robust_only"})
+
 
 class DerivedCache:
     """Quantities several checks derive from the same read-only tensor, for the lifetime of one
@@ -22,6 +30,11 @@ class DerivedCache:
         self.entries: dict[int, tuple[weakref.ref, dict[tuple[Any, ...], Any]]] = {}
         #: id(child) -> (weak reference to it, parent, item index): child == parent[:, index]
         self.sources: dict[int, tuple[weakref.ref, np.ndarray, np.ndarray]] = {}
+        #: where the ``SHAREABLE`` quantities of the records' own tensor come from when other
+        #: processes audit the same records (xdist workers: ``xdist_store.SharedArrays``,
+        #: whose ``get(C, name, compute, wait)`` computes, or reads what another process
+        #: computed); None: this process computes what it needs
+        self.shared: Any = None
 
     def link(self, child: np.ndarray, parent: np.ndarray, idx: np.ndarray) -> None:
         key = id(child)
@@ -36,7 +49,9 @@ class DerivedCache:
         if entry is not None and entry[0] is ref:
             del self.entries[key]
 
-    def get(self, C: np.ndarray, name: str, compute: Callable[[], Any]) -> Any:
+    def get(self, C: np.ndarray, name: str, compute: Callable[[], Any], *, wait: bool = True) -> Any:
+        """``compute()`` once per (memory, view, name); ``wait=False``: ``BUSY`` instead of
+        waiting for a shared quantity another process is computing."""
         owner = C
         while isinstance(owner.base, np.ndarray):
             owner = owner.base
@@ -50,7 +65,12 @@ class DerivedCache:
         key = (C.__array_interface__["data"][0], C.shape, C.strides, C.dtype.str, name)
         values = entry[1]
         if key not in values:
-            value = compute()
+            if self.shared is not None and name in SHAREABLE:
+                value = self.shared.get(C, name, compute, wait=wait)
+                if value is BUSY:
+                    return BUSY
+            else:
+                value = compute()
             for a in value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else (value,):
                 if isinstance(a, np.ndarray):
                     a.flags.writeable = False
@@ -124,7 +144,15 @@ def summed_over_items(
     ``dtype`` (what ``compute(C)`` would give; default the first part's)."""
     if not parts or len(parts) < 2 or sum(P.shape[1] for P in parts) != C.shape[1]:
         return derived(C, name, lambda: compute(C))
-    values = [derived(P, name, lambda P=P: compute(P)) for P in parts]
+    values: list[Any] = [None] * len(parts)
+    cache = _ACTIVE.get()
+    if cache is not None and cache.shared is not None:
+        # parts other processes are computing now are taken last: by then they are written
+        for i, P in enumerate(parts):
+            if not P.flags.writeable:
+                got = cache.get(P, name, lambda P=P: compute(P), wait=False)
+                values[i] = None if got is BUSY else got
+    values = [derived(P, name, lambda P=P: compute(P)) if v is None else v for v, P in zip(values, parts)]
     total = np.sum([v.astype(np.int64) for v in values], axis=0)
     out = total.astype(dtype or values[0].dtype)
     out.flags.writeable = False

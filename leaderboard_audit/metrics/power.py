@@ -18,6 +18,7 @@ from statistics import NormalDist
 import numpy as np
 
 from .identified import sign_test_p
+from .per_model import _ACTIVE
 
 #: items_needed searches up to this many jointly robust items (v3: above it "> 10,000,000")
 ITEMS_NEEDED_CAP = 10_000_000
@@ -76,6 +77,18 @@ class _CriticalTable:
             nmax = nmax_asked
         return self.c[: nmax + 1]
 
+    def state(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the values so far, where the recurrence stands: k, cdf, pmf): what ``restore`` takes."""
+        return self.c, np.array([self.k, self.cdf, self.pmf], dtype=np.float64)
+
+    def restore(self, c: np.ndarray, at: np.ndarray) -> None:
+        """Continue from a longer table another process grew (``state``): the recurrence's
+        steps are the same whoever takes them, so the values are the same bits."""
+        if c.size > self.c.size:
+            self.c = np.array(c, dtype=np.int64)
+            self.c.setflags(write=False)
+            self.k, self.cdf, self.pmf = int(at[0]), float(at[1]), float(at[2])
+
 
 @functools.lru_cache(maxsize=8)
 def _table(alpha: float) -> _CriticalTable:
@@ -83,8 +96,19 @@ def _table(alpha: float) -> _CriticalTable:
 
 
 def critical_values(alpha: float, nmax: int) -> np.ndarray:
-    """``critical_values(alpha, nmax)[n]`` for ``n <= nmax``."""
-    return _table(float(alpha)).upto(int(nmax))
+    """``critical_values(alpha, nmax)[n]`` for ``n <= nmax``.
+
+    Growing the table is one Python step per ``n`` (~1 s to the millions near-tied pairs
+    ask for); where processes share an audit's results (``DerivedCache.shared``, xdist
+    workers) one of them grows it and the others continue from its table."""
+    table = _table(float(alpha))
+    nmax = int(nmax)
+    if nmax >= table.c.size:
+        cache = _ACTIVE.get()
+        shared = cache.shared if cache is not None else None
+        if shared is not None:
+            shared.grow(f"critical-{float(alpha)!r}", table, nmax)
+    return table.upto(nmax)
 
 
 def _half_up(num: np.ndarray, den: int) -> np.ndarray:

@@ -1,0 +1,171 @@
+"""What xdist workers hand each other: a result computed once, by whichever worker needs it first.
+
+pytest-xdist's documented pattern for a session-scoped result computed once across workers
+("Making session-scoped fixtures execute only once"): a file lock in a directory every worker
+sees; the first worker to take the lock computes and writes the result, the others wait on
+the lock and read it. Here the directory is made by the controller for one run and named to
+the workers in ``workerinput`` (``AuditSession.pytest_configure_node``); results are JSON,
+written to a temporary file and renamed, so a reader never sees half of one.
+
+A worker that dies while computing releases its lock with its process (``flock``): the next
+one finds no result and computes it itself, so a crash costs time, never a hang. No lock is
+taken while another is held (one key at a time), so no two workers can wait on each other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; the audit then keeps its one-process-per-scope units
+    fcntl = None  # type: ignore[assignment]
+
+_KEY = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+def available() -> bool:
+    """Whether workers can share results on this platform (POSIX ``flock``)."""
+    return fcntl is not None
+
+
+class SharedResults:
+    """Results keyed by name in one run's directory, each computed by one worker: JSON
+    (``once``) or one numpy array (``array_once``)."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def once(self, key: str, compute: Callable[[], Any]) -> tuple[Any, bool]:
+        """(the result for ``key``, whether this process computed it): ``compute()`` under the
+        key's lock unless a result is already there, in which case it is read."""
+        got = self._once(key, ".json", compute, lambda p: json.loads(p.read_bytes()), _write_json, wait=True)
+        return got  # type: ignore[return-value]
+
+    def array_once(self, key: str, compute: Callable[[], np.ndarray], *, wait: bool = True) -> Any:
+        """The array for ``key``, computed here (under the key's lock) or read (read-only);
+        ``wait=False``: ``None`` while another process holds the lock (is computing it)."""
+        got = self._once(key, ".npy", compute, _read_array, _write_array, wait=wait)
+        return None if got is None else got[0]
+
+    def _once(
+        self,
+        key: str,
+        suffix: str,
+        compute: Callable[[], Any],
+        read: Callable[[Path], Any],
+        write: Callable[[Path, Any], None],
+        *,
+        wait: bool,
+    ) -> tuple[Any, bool] | None:
+        if not _KEY.match(key):
+            raise ValueError(f"result key {key!r}: letters, digits, '_', '-', '.' only")
+        path = self.root / f"{key}{suffix}"
+        if path.exists():  # written whole (renamed into place): no lock needed to read it
+            return read(path), False
+        with open(self.root / f"{key}.lock", "a") as lock:
+            try:  # waits (or, not waiting, gives up) while another worker computes it
+                fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return None
+            try:
+                if path.exists():
+                    return read(path), False
+                value = compute()
+                tmp = path.with_name(f".{key}.{os.getpid()}.tmp")
+                write(tmp, value)
+                os.replace(tmp, path)
+                return value, True
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def grow(self, key: str, table: Any, nmax: int) -> None:
+        """A table grown on demand (``state()`` / ``restore(values, at)`` / ``upto(n)``), up to
+        ``nmax``, from the longest one any worker has written, under the key's lock: what
+        one worker computed, the next continues from."""
+        if not _KEY.match(key):
+            raise ValueError(f"result key {key!r}: letters, digits, '_', '-', '.' only")
+        path = self.root / f"{key}.npz"
+        with open(self.root / f"{key}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                if path.exists():
+                    with np.load(path, allow_pickle=False) as got:
+                        table.restore(got["values"], got["at"])
+                if table.state()[0].size <= nmax:  # longer than any worker has written: grow, write
+                    table.upto(nmax)
+                    values, at = table.state()
+                    tmp = path.with_name(f".{key}.{os.getpid()}.tmp")
+                    with open(tmp, "wb") as f:
+                        np.savez(f, values=values, at=at)
+                    os.replace(tmp, path)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _write_json(path: Path, value: Any) -> None:
+    path.write_text(json.dumps(value))
+
+
+def _write_array(path: Path, value: np.ndarray) -> None:
+    with open(path, "wb") as f:
+        np.save(f, np.asarray(value), allow_pickle=False)
+
+
+def _read_array(path: Path) -> np.ndarray:
+    a = np.load(path, allow_pickle=False)
+    a.flags.writeable = False
+    return a
+
+
+class SharedArrays:
+    """The ``DerivedCache.shared`` of an xdist worker: the shareable quantities
+    (``per_model.SHAREABLE``) of views of the records' own tensor, computed by whichever
+    worker needs one first and read by the others (``SharedResults.array_once``).
+
+    A view is named by where it starts in the tensor, its shape, strides and dtype, and the
+    records' fingerprint: every worker loads the same records into the same layout, so the
+    same benchmark's items are the same name in every process. Arrays that are not views of
+    that tensor (mix's reduced copies) are computed here and not shared."""
+
+    def __init__(self, results: SharedResults, tensor: np.ndarray, fingerprint: str):
+        self.results = results
+        self.owner = _owner(tensor)
+        self.tag = fingerprint
+
+    def key(self, C: np.ndarray, name: str) -> str | None:
+        if _owner(C) is not self.owner:
+            return None
+        start = C.__array_interface__["data"][0] - self.owner.__array_interface__["data"][0]
+        raw = repr((self.tag, start, C.shape, C.strides, C.dtype.str, name))
+        return f"{name}-{hashlib.sha256(raw.encode()).hexdigest()[:24]}"
+
+    def get(self, C: np.ndarray, name: str, compute: Callable[[], Any], *, wait: bool = True) -> Any:
+        from .metrics.per_model import BUSY
+
+        key = self.key(C, name)
+        if key is None:
+            return compute()
+        got = self.results.array_once(key, compute, wait=wait)
+        return BUSY if got is None else got
+
+    def grow(self, key: str, table: Any, nmax: int) -> None:
+        """``SharedResults.grow``: a process-wide table (``power.critical_values``)."""
+        self.results.grow(key, table, nmax)
+
+
+def _owner(a: np.ndarray) -> np.ndarray:
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+__all__ = ["SharedArrays", "SharedResults", "available"]

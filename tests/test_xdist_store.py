@@ -1,0 +1,134 @@
+"""What xdist workers hand each other (``xdist_store``): a result computed by one process and
+read by the others, a busy key skipped instead of waited on, a grown table continued from, and
+the benchmarks' summed counts named alike in every process that loads the same records."""
+
+from __future__ import annotations
+
+import fcntl
+import multiprocessing as mp
+
+import numpy as np
+import pytest
+
+from helpers.builders import write
+from leaderboard_audit.metrics import per_model
+from leaderboard_audit.metrics.averaged import above_of
+from leaderboard_audit.metrics.identified import count_dtype, robust_only_of
+from leaderboard_audit.metrics.power import _CriticalTable
+from leaderboard_audit.records import load_records
+from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.xdist_store import SharedArrays, SharedResults
+
+
+def test_array_once_computes_once_and_hands_the_others_a_read_only_copy(tmp_path):
+    store = SharedResults(tmp_path)
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return np.arange(12, dtype=np.int32).reshape(3, 4)
+
+    first = store.array_once("above-x", compute)
+    second = store.array_once("above-x", compute)
+    assert calls == [1]
+    assert np.array_equal(first, second) and second.dtype == np.int32
+    assert not second.flags.writeable
+    assert not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())  # written whole, renamed
+
+
+def test_a_key_another_process_holds_is_busy_without_waiting(tmp_path):
+    store = SharedResults(tmp_path)
+    with open(tmp_path / "k.lock", "a") as held:  # another open file: flock conflicts as across processes
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert store.array_once("k", lambda: pytest.fail("computed while another holds the key"), wait=False) is None
+        fcntl.flock(held, fcntl.LOCK_UN)
+    assert store.array_once("k", lambda: np.ones(2), wait=False).tolist() == [1.0, 1.0]
+
+
+def test_once_returns_whether_this_process_computed_it(tmp_path):
+    store = SharedResults(tmp_path)
+    assert store.once("pooled-core", lambda: {"a": [1, 2]}) == ({"a": [1, 2]}, True)
+    assert store.once("pooled-core", lambda: pytest.fail("computed twice")) == ({"a": [1, 2]}, False)
+    with pytest.raises(ValueError, match="letters, digits"):
+        store.once("../escape", dict)
+
+
+def _grow_in_child(root: str, nmax: int) -> None:
+    SharedResults(root).grow("critical-0.05", _CriticalTable(0.05), nmax)
+
+
+def test_a_grown_table_is_continued_from_with_the_same_bits(tmp_path):
+    """One process grows the sign test's critical values and writes them; another continues
+    from its table instead of starting at n = 0: every value equals a table grown alone."""
+    ctx = mp.get_context("fork")
+    child = ctx.Process(target=_grow_in_child, args=(str(tmp_path), 5_000))
+    child.start()
+    child.join(30)
+    assert child.exitcode == 0
+    here = _CriticalTable(0.05)
+    SharedResults(tmp_path).grow("critical-0.05", here, 1_000)
+    assert here.c.size > 5_000  # read, not computed up to 1,000 only
+    SharedResults(tmp_path).grow("critical-0.05", here, 20_000)  # and grown on from there
+    alone = _CriticalTable(0.05)
+    assert np.array_equal(here.upto(20_000), alone.upto(20_000))
+
+
+@pytest.fixture(scope="module")
+def packed(tmp_path_factory):
+    from leaderboard_audit.records.packed import write_packed
+
+    d = tmp_path_factory.mktemp("rec")
+    rec = load_records(write(simulate(demo_spec(items_per_benchmark=30)), d / "demo"))
+    return write_packed(rec, d / "demo.packed")
+
+
+def test_a_benchmarks_view_has_one_name_in_every_process_and_a_copy_none(tmp_path, packed):
+    a, b = load_records(packed), load_records(packed)  # two processes' loads of the same file
+    sa = SharedArrays(SharedResults(tmp_path), a.correct, "sha")
+    sb = SharedArrays(SharedResults(tmp_path), b.correct, "sha")
+    arc_a, arc_b = a.scope("arc").correct, b.scope("arc").correct
+    assert sa.key(arc_a, "above") == sb.key(arc_b, "above") is not None
+    assert sa.key(arc_a, "above") != sa.key(a.scope("mmlu").correct, "above")
+    assert sa.key(arc_a, "above") != sa.key(arc_a, "robust_only")
+    assert sa.key(np.array(arc_a), "above") is None  # a copy (mix's reduced sets): not shared
+    assert sb.key(arc_a, "above") is None  # another process's tensor
+
+
+def test_summed_counts_shared_between_workers_equal_their_own(tmp_path, packed):
+    """Two "workers" (two caches over one store): the second reads every benchmark's counts
+    the first wrote, and the pooled sums equal those computed with nothing shared."""
+    records = [load_records(packed) for _ in range(3)]
+    parts = [[r.scope(b).correct for b in r.benchmarks] for r in records]
+    pooled = [r.read_only().correct for r in records]
+    N = records[0].shape[1]
+    with per_model.sharing(per_model.DerivedCache()):
+        alone = (
+            per_model.summed_over_items(pooled[0], "above", above_of, parts[0]),
+            per_model.summed_over_items(pooled[0], "robust_only", robust_only_of, parts[0], count_dtype(N)),
+        )
+    got = []
+    computed = []
+    for r, P, C in zip(records[1:], parts[1:], pooled[1:]):
+        cache = per_model.DerivedCache()
+        cache.shared = SharedArrays(SharedResults(tmp_path), r.correct, "sha")
+
+        def counted(fn, calls=computed):
+            def compute(X):
+                calls.append(fn.__name__)
+                return fn(X)
+
+            return compute
+
+        with per_model.sharing(cache):
+            got.append(
+                (
+                    per_model.summed_over_items(C, "above", counted(above_of), P),
+                    per_model.summed_over_items(C, "robust_only", counted(robust_only_of), P, count_dtype(N)),
+                )
+            )
+    n_benchmarks = len(parts[0])
+    assert computed.count("above_of") == n_benchmarks  # by the first worker only
+    assert computed.count("robust_only_of") == n_benchmarks
+    for above, only in got:
+        assert np.array_equal(above, alone[0]) and above.dtype == alone[0].dtype
+        assert np.array_equal(only, alone[1]) and only.dtype == alone[1].dtype
