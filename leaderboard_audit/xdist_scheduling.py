@@ -9,14 +9,19 @@ placed once, statically and deterministically, largest first on the least loaded
 ``loadscope`` sends two units to each worker before it knows how long any takes, which on the
 audit put the pooled scope and a benchmark on one worker and left the other idle.
 
+Where workers share results (``xdist_store``), each of ``mix``'s leave-one-out sets is a unit
+of its own (``mix_units``), not placed up front but sent, largest predicted first, to
+whichever worker runs out of work first: a set's cost is not known until it runs (its random
+drops run only where a verdict changes: 0.2 s or 1.4 s on the paper-sized grid x4 items).
+
 xdist's own ``--dist loadgroup`` would group from ``xdist_group`` marks, but with pytest >= 9
 its nodeid suffix no longer takes effect (pytest-xdist issue 1386), so the plugin hands xdist
 a ``LoadScopeScheduling`` subclass. Tests that are not audit cases keep one unit each.
 
 ``-n auto``: ``auto_workers`` answers serial (0) below ``AUTO_MIN_SECONDS`` of predicted
-statistics: starting workers costs ~0.7-1 s on a 2-core machine (each imports pytest, numpy
-and the audit and loads the records), and below ~120 predicted seconds two workers did not
-beat one process (docs/performance.md, "xdist").
+statistics: starting workers costs ~1 s on a 2-core machine (each imports pytest, numpy and
+the audit and loads the records), each test's report crosses to the controller, and below
+~20 predicted seconds two workers did not beat one process (docs/performance.md, "xdist").
 """
 
 from __future__ import annotations
@@ -38,12 +43,12 @@ MIX_SHARE = 0.45
 SCOPE_S = 0.2  # fixed cost of one scope's (or one mix reduced set's) checks, whatever its size
 TEST_S = 4.0e-4  # pytest's per-test protocol, each side
 #: below this many predicted seconds of statistics ``-n auto`` stays serial. Measured on this
-#: repository's 2-core machine (docs/performance.md, "xdist"): -n 2 / -n 0 was 1.12 on the
-#: paper-sized grid x4 items (predicted 9 s), 1.01 at 1,000 x 8,000 x 26 (predicted 72 s) and
-#: 0.95 at 1,000 x 30,000 x 26 (predicted 167 s): the pooled scope with mix's reruns is one
-#: unit holding ~3/4 of the statistics, and the serial run shares the pooled scope's pair
-#: counts with its benchmarks, which two workers cannot
-AUTO_MIN_SECONDS = 120.0
+#: repository's 2-core machine (docs/performance.md, "xdist"; medians of 3 alternating pairs
+#: of -n 2 / -n 0): 1.19 on the paper-sized grid x4 items (predicted 2 s), 1.07 at 250 x 8,000
+#: x 26 (12 s), 0.93 at 500 x 8,000 x 26 (28 s) and 0.93 at 1,000 x 8,000 x 26 (72 s). Workers
+#: start in ~1 s and each of the audit's tests costs ~3x its serial cost under xdist (reports
+#: cross to the controller), which the shared statistics repay from about here
+AUTO_MIN_SECONDS = 20.0
 
 
 def scope_cost(n_models: int, n_items: int, n_configs: int) -> float:

@@ -41,3 +41,49 @@ def test_the_bundled_checks_give_json_normal_scopes():
 
     scopes = audit_scopes(simulate(demo_spec(items_per_benchmark=60)), n_boot=200)
     assert len(scopes) == 5 and all(json_normal(s) for s in scopes.values())
+
+
+def test_progress_is_written_a_line_at_a_time_on_a_written_through_pipe(pytester):
+    """With PYTHONUNBUFFERED (many CI images) pytest's one-letter-per-test writes were one
+    system call each; during the run the stream keeps them until pytest flushes a line, and
+    afterwards it writes through again. The output is the same."""
+    import os
+    import re
+    import shutil
+    import subprocess
+    import sys
+
+    from helpers.paths import REPO
+
+    records = shutil.copytree(REPO / "fixtures" / "tiny", pytester.path / "rec")
+    pytester.makeconftest(
+        """
+        import sys
+        def pytest_unconfigure(config):
+            sys.__stdout__.write(f"after the run: write_through={sys.__stdout__.write_through}\\n")
+        """
+    )
+    pytester.makepyfile(
+        test_stream="""
+        import sys
+        def test_during_the_run():
+            assert not sys.__stdout__.write_through
+        """
+    )
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-rA",
+        "--audit",
+        str(records),
+        "test_stream.py",
+    ]
+    out = subprocess.run(cmd, cwd=pytester.path, env=env, capture_output=True, text=True, timeout=300).stdout
+    assert "PASSED test_stream.py::test_during_the_run" in out, out[-3000:]
+    assert "after the run: write_through=True" in out, out[-3000:]
+    assert re.search(r"^[.FWsx]+ +\[ *\d+%\]$", out, re.M), out[-3000:]  # progress lines as pytest writes them
