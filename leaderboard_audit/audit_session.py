@@ -287,6 +287,15 @@ class AuditSession:
             self._records = records
         return self._records
 
+    def audit_kw(self) -> dict[str, Any]:
+        """The settings every scope is computed under (``auditor.audit_scope_computed``)."""
+        return {
+            "seed": self.settings["seed"],
+            "n_boot": self.settings["boot"],
+            "thresholds": self.thresholds,
+            "alpha": self.settings["alpha"],
+        }
+
     def cases(self) -> dict[str, list[Any]]:
         """check -> its cases (identical on every worker: from the records only)."""
         if self._cases is None:
@@ -320,10 +329,7 @@ class AuditSession:
             s, self._handles[name] = audit_scope_computed(
                 self.records,
                 name,
-                seed=self.settings["seed"],
-                n_boot=self.settings["boot"],
-                thresholds=self.thresholds,
-                alpha=self.settings["alpha"],
+                **self.audit_kw(),
                 ids=(self._ids or {}).get(name),
                 shared=shared,
             )
@@ -364,10 +370,7 @@ class AuditSession:
                 s, handle = audit_scope_computed(
                     self.records,
                     POOLED,
-                    seed=self.settings["seed"],
-                    n_boot=self.settings["boot"],
-                    thresholds=self.thresholds,
-                    alpha=self.settings["alpha"],
+                    **self.audit_kw(),
                     ids=(self._ids or {}).get(POOLED),
                     only=[n for n in registry() if n != MIX],
                 )
@@ -395,10 +398,7 @@ class AuditSession:
             sc = make_scope(
                 self.records,
                 POOLED,
-                seed=self.settings["seed"],
-                n_boot=self.settings["boot"],
-                thresholds=self.thresholds,
-                alpha=self.settings["alpha"],
+                **self.audit_kw(),
             )
             entry = check.without_one(sc, b, lambda: self.pooled_core()["basis"])
             basis = self.pooled_core()["basis"]
@@ -437,10 +437,7 @@ class AuditSession:
                 self._old[0],
                 name,
                 self._old[1],
-                seed=self.settings["seed"],
-                n_boot=self.settings["boot"],
-                thresholds=self.thresholds,
-                alpha=self.settings["alpha"],
+                **self.audit_kw(),
             )
         return self._without[name]
 
