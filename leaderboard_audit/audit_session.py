@@ -204,6 +204,7 @@ class AuditSession:
             self._store = SharedResults(store["dir"])
             self._mix_units = bool(store["split_mix"])
         self._store_dir: str | None = None
+        self._shares: bool | None = None  # controller: workers share results (shares_results)
         self._split: bool | None = None
         self._core: dict[str, Any] | None = None
         self._core_here = False  # this worker computed the pooled core (else it read it)
@@ -341,11 +342,27 @@ class AuditSession:
     # -- xdist: mix's leave-one-out sets as units of their own (mix_units) -------------------
     def shares_results(self) -> bool:
         """Controller: whether workers hand each other results (``xdist_store``): under ``-n 2``
-        or more with xdist's default ``load`` (the audit's own units), where files can be locked."""
-        from .xdist_store import available
+        or more with xdist's default ``load`` (the audit's own units), where files can be locked
+        and the run's directory could be made (it is made here, once)."""
+        if self._shares is None:
+            from .xdist_store import available
 
-        n = self.config.getoption("numprocesses", None)
-        return isinstance(n, int) and n >= 2 and self.config.getoption("dist", None) == "load" and available()
+            n = self.config.getoption("numprocesses", None)
+            self._shares = bool(
+                not _is_worker(self.config)
+                and isinstance(n, int)
+                and n >= 2
+                and self.config.getoption("dist", None) == "load"
+                and available()
+            )
+            if self._shares:
+                import tempfile
+
+                try:
+                    self._store_dir = tempfile.mkdtemp(prefix="leaderboard-audit-xdist-")
+                except OSError:  # no writable temporary directory: each worker computes its own
+                    self._shares = False
+        return self._shares
 
     def split_mix(self) -> bool:
         """Controller: whether mix's leave-one-out sets are work units of their own: where
@@ -476,6 +493,7 @@ class AuditSession:
 
             shutil.rmtree(self._store_dir, ignore_errors=True)
             self._store_dir = None
+        self._shares = None
         self._core, self._mix, self.worker_mix = None, {}, {}
         token, self._sharing = self._sharing, None
         if token is not None:
@@ -555,10 +573,6 @@ class AuditSession:
             {**self.settings, "path": self.path, "sha256": self.sha256}, sort_keys=True
         )
         if self.shares_results():
-            if self._store_dir is None:
-                import tempfile
-
-                self._store_dir = tempfile.mkdtemp(prefix="leaderboard-audit-xdist-")
             node.workerinput[STORE_KEY] = json.dumps({"dir": self._store_dir, "split_mix": self.split_mix()})
 
     @pytest.hookimpl(optionalhook=True)

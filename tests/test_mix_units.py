@@ -48,3 +48,20 @@ def test_the_pooled_scope_carries_mix_as_a_serial_run_does(pytester, demo_dir, t
     mix = [v["id"] for v in pooled["verdicts"] if v["check"] == "mix"]
     assert mix == [f"mix[{b}]" for b in ("arc", "hellaswag", "mmlu", "truthfulqa")]
     assert [v["check"] for v in pooled["verdicts"]][-len(mix) :] == ["mix"] * len(mix)
+
+
+def test_without_a_temporary_directory_each_worker_computes_its_own(pytester, demo_dir, tmp_path, monkeypatch):
+    """The run's shared directory cannot be made: no sharing and no mix units, the same report."""
+    import tempfile
+
+    serial, _ = _report(pytester, demo_dir, tmp_path / "n0.json", "-n", "0")
+
+    def refuse(*args, **kwargs):
+        raise OSError("no temporary directory here")
+
+    monkeypatch.setattr(tempfile, "mkdtemp", refuse)  # the controller runs in this process
+    r = pytester.runpytest_inprocess(
+        "--audit", str(demo_dir), "--audit-report", str(tmp_path / "n2.json"), *ARGS, "-n", "2"
+    )
+    assert r.ret in (0, 1), r.stdout.str()[-3000:]
+    assert (tmp_path / "n2.json").read_bytes() == serial
