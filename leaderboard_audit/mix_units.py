@@ -8,7 +8,7 @@ which needs only the records and the pooled verdicts and headline (``Mix.basis``
 worker that computes the pooled scope publishes both (``xdist_store``), a worker computing a
 leave-one-out set reads them (waiting while the pooled scope is computed), and the controller
 puts the ``mix`` section and verdicts back into the pooled scope, in the serial run's order:
-the reports are the same bytes (tests/plugin/test_xdist_mix_units.py).
+the reports are the same bytes (tests/test_mix_units.py).
 """
 
 from __future__ import annotations

@@ -103,7 +103,8 @@ UNIT_PREFIX = "leaderboard-audit::"
 
 
 class ScopeScheduling(LoadScopeScheduling):
-    """One unit per scope, placed by ``lpt`` on the predicted costs when collection is done."""
+    """One unit per scope, placed by ``lpt`` on the predicted costs when collection is done;
+    late units (``last``) sent one at a time to the worker that runs out of work."""
 
     def __init__(
         self,
@@ -117,8 +118,8 @@ class ScopeScheduling(LoadScopeScheduling):
         super().__init__(config, log)
         self.groups = dict(groups)
         self.costs = dict(costs or {})
-        #: units whose name starts with this run after a worker's other units: mix's leave-one-out
-        #: sets wait for the pooled scope another worker computes (mix_units), so they go last
+        #: units whose name starts with this are late: not placed up front but sent to whichever
+        #: worker runs out of work (mix's leave-one-out sets: ``schedule``)
         self.last = f"{UNIT_PREFIX}{last}" if last else None
         #: the unit whose last tests follow the late units' (one each), so that a worker runs
         #: a late unit's test as soon as it is sent (``schedule``)
