@@ -80,9 +80,7 @@ class SharedResults:
                 if path.exists():
                     return read(path), False
                 value = compute()
-                tmp = path.with_name(f".{key}.{os.getpid()}.tmp")
-                write(tmp, value)
-                os.replace(tmp, path)
+                _publish(path, lambda tmp: write(tmp, value))
                 return value, True
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
@@ -103,12 +101,25 @@ class SharedResults:
                 if table.state()[0].size <= nmax:  # longer than any worker has written: grow, write
                     table.upto(nmax)
                     values, at = table.state()
-                    tmp = path.with_name(f".{key}.{os.getpid()}.tmp")
-                    with open(tmp, "wb") as f:
-                        np.savez(f, values=values, at=at)
-                    os.replace(tmp, path)
+                    _publish(path, lambda tmp: _write_npz(tmp, values=values, at=at))
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _publish(path: Path, write: Callable[[Path], None]) -> None:
+    """Written to a temporary name, then renamed into place: a reader never sees half of it.
+    A write that fails (a full disk) leaves nothing behind: the others compute it themselves."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def _write_npz(path: Path, **arrays: np.ndarray) -> None:
+    with open(path, "wb") as f:  # a file, not a name: savez would append ".npz" to a name
+        np.savez(f, **arrays)
 
 
 def _write_json(path: Path, value: Any) -> None:

@@ -132,3 +132,20 @@ def test_summed_counts_shared_between_workers_equal_their_own(tmp_path, packed):
     for above, only in got:
         assert np.array_equal(above, alone[0]) and above.dtype == alone[0].dtype
         assert np.array_equal(only, alone[1]) and only.dtype == alone[1].dtype
+
+
+def test_a_write_that_fails_leaves_nothing_and_the_value_still_returns(tmp_path, monkeypatch):
+    """A full disk: the computing worker keeps its result, nothing half-written is left, and
+    the next worker computes it itself."""
+    import leaderboard_audit.xdist_store as store_mod
+
+    def full(path, value):
+        path.write_bytes(b"partial")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(store_mod, "_write_array", full)
+    store = SharedResults(tmp_path)
+    assert store.array_once("k", lambda: np.arange(3)).tolist() == [0, 1, 2]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.lock"]
+    monkeypatch.undo()
+    assert store.array_once("k", lambda: np.arange(4)).tolist() == [0, 1, 2, 3]  # computed again
