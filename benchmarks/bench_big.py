@@ -83,10 +83,12 @@ def pytest_run(path: Path, *extra: str) -> tuple[float, float, int, str]:
     return wall, rss, res.returncode, last
 
 
-def tree_rss_peak(cmd: list[str], interval: float = 0.1) -> tuple[float, float, float]:
+def tree_rss_peak(cmd: list[str], interval: float = 0.1) -> tuple[float, float, float, float]:
     """(wall s, peak of the summed RSS of the process and its descendants in GiB, peak RSS of
-    the largest single process in GiB) of ``cmd``, sampled from /proc every ``interval`` s
-    (issue 24: summed over xdist's workers and controller)."""
+    the largest single process in GiB, peak of the summed PSS in GiB) of ``cmd``, sampled from
+    /proc every ``interval`` s (issue 24: summed over xdist's workers and controller). RSS
+    counts a page shared by several processes (the libraries' code, a mapped file) in each of
+    them; PSS divides it among them, so its sum is the memory the run holds."""
 
     def children(pid: int) -> list[int]:
         try:
@@ -103,9 +105,16 @@ def tree_rss_peak(cmd: list[str], interval: float = 0.1) -> tuple[float, float, 
         except (OSError, IndexError, ValueError):
             return 0
 
+    def pss(pid: int) -> int:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                return next(int(line.split()[1]) * 1024 for line in f if line.startswith("Pss:"))
+        except (OSError, StopIteration, ValueError):
+            return 0
+
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    peak_sum = peak_one = 0
+    peak_sum = peak_one = peak_pss = 0
     per: dict[int, int] = {}
     while proc.poll() is None:
         pids = (proc.pid, *children(proc.pid))
@@ -113,22 +122,27 @@ def tree_rss_peak(cmd: list[str], interval: float = 0.1) -> tuple[float, float, 
         for p, size in zip(pids, sizes):
             per[p] = max(per.get(p, 0), size)
         peak_sum, peak_one = max(peak_sum, sum(sizes)), max(peak_one, max(sizes))
+        peak_pss = max(peak_pss, sum(pss(p) for p in pids))
         time.sleep(interval)
     if os.environ.get("BENCH_RSS_EACH"):
         print("  peak RSS per process (GiB):", ", ".join(f"{v / 2**30:.2f}" for v in per.values()))
-    return time.perf_counter() - t, peak_sum / 2**30, peak_one / 2**30
+    return time.perf_counter() - t, peak_sum / 2**30, peak_one / 2**30, peak_pss / 2**30
 
 
 def rss_compare(path: Path) -> None:
     """Summed peak RSS at -n 0 and -n 2 (target: -n 2 <= 1.5x of -n 0)."""
     base = [sys.executable, "-m", "pytest", "-q", "--tb=no", "-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
     base += ["--audit", str(path), "--audit-cache", "off"]
-    got = {}
+    got, got_pss = {}, {}
     for n in ("0", "2"):
-        wall, total, one = tree_rss_peak([*base, "-n", n])
-        got[n] = total
-        print(f"-n {n}: {wall:.1f} s, summed peak RSS {total:.2f} GiB (largest process {one:.2f} GiB)", flush=True)
-    print(f"summed RSS -n 2 / -n 0: {got['2'] / got['0']:.2f} (target <= 1.5)")
+        wall, total, one, pss = tree_rss_peak([*base, "-n", n])
+        got[n], got_pss[n] = total, pss
+        print(
+            f"-n {n}: {wall:.1f} s, summed peak RSS {total:.2f} GiB (largest process {one:.2f} GiB), "
+            f"summed peak PSS {pss:.2f} GiB (load {os.getloadavg()[0]:.1f})",
+            flush=True,
+        )
+    print(f"summed RSS -n 2 / -n 0: {got['2'] / got['0']:.2f} (target <= 1.5); PSS: {got_pss['2'] / got_pss['0']:.2f}")
 
 
 def main() -> None:
