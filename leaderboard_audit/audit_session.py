@@ -429,12 +429,12 @@ class AuditSession:
         None when a leave-one-out set did not run (``-k``): then it is computed here, serially."""
         from .auditor import make_scope
         from .mix_units import POOLED_KEY, assemble
+        from .xdist_store import SharedResults
 
         pooled = merged.get(POOLED)
         if pooled is None and self.worker_mix and self._store_dir:  # -k mix: read the workers' pooled scope
-            path = Path(self._store_dir) / f"{POOLED_KEY}.json"
-            if path.is_file():
-                pooled = json.loads(path.read_bytes())["scope"]
+            core = SharedResults(self._store_dir).read(POOLED_KEY)
+            pooled = core["scope"] if core is not None else None
         if pooled is None or self.worker_basis is None:
             return None
         entries = {b: e for b, (e, _) in self.worker_mix.items()}

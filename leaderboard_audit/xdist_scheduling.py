@@ -32,6 +32,8 @@ from collections.abc import Mapping, Sequence
 
 from xdist.scheduler import LoadScopeScheduling
 
+from .mix_units import unit_name
+
 #: seconds per (model x item x config) cell of one scope's checks, and per
 #: (model x model x config) term (pairs, bands, identified order): calibrated on this repository's
 #: 2-core machine (1,000 x 8,000 x 26: a benchmark of 2,000 items ~10 s, pooled without mix ~18 s)
@@ -71,7 +73,7 @@ def audit_cost(
             for b, n in n_items.items():
                 cost = MIX_SHARE * scope_cost(n_models, total - n, n_configs)
                 if split_mix:
-                    out[f"mix:{b}"] = cost
+                    out[unit_name(b)] = cost
                 else:
                     out["pooled"] += cost
     return out
@@ -214,7 +216,7 @@ class ScopeScheduling(LoadScopeScheduling):
         unit = self._sent_in.get(nodeid) or self.assigned_work[node][self._split_scope(nodeid)]
         if node in self._pending and not unit[nodeid]:
             self._pending[node] -= 1
-        unit[nodeid] = True  # nothing to reschedule: every node was sent all of its tests
+        unit[nodeid] = True  # nothing to reschedule: placed units are sent whole, late ones below
         if self._late:
             self._refill(node)
             self._shutdown_if_done()

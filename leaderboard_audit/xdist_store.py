@@ -50,6 +50,11 @@ class SharedResults:
         got = self._once(key, ".json", compute, lambda p: json.loads(p.read_bytes()), _write_json, wait=True)
         return got  # type: ignore[return-value]
 
+    def read(self, key: str) -> Any:
+        """The JSON result for ``key`` some worker wrote (``once``), or None if none did."""
+        path = self.root / f"{key}.json"
+        return json.loads(path.read_bytes()) if path.is_file() else None
+
     def array_once(self, key: str, compute: Callable[[], np.ndarray], *, wait: bool = True) -> Any:
         """The array for ``key``, computed here (under the key's lock) or read (read-only);
         ``wait=False``: ``None`` while another process holds the lock (is computing it)."""

@@ -49,6 +49,8 @@ def test_once_returns_whether_this_process_computed_it(tmp_path):
     store = SharedResults(tmp_path)
     assert store.once("pooled-core", lambda: {"a": [1, 2]}) == ({"a": [1, 2]}, True)
     assert store.once("pooled-core", lambda: pytest.fail("computed twice")) == ({"a": [1, 2]}, False)
+    assert store.read("pooled-core") == {"a": [1, 2]}  # the controller's read of what a worker wrote
+    assert store.read("never-written") is None
     with pytest.raises(ValueError, match="letters, digits"):
         store.once("../escape", dict)
 
