@@ -211,6 +211,7 @@ class AuditSession:
         self._mix: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
         self.worker_mix: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
         self.worker_basis: dict[str, Any] | None = None
+        self._batcher: Any = None  # a worker's per-test events, sent in batches (xdist_batching)
 
     # -- settings, records and scopes (once per process) ----------------------------------
     @property
@@ -546,7 +547,11 @@ class AuditSession:
         _ = self.records
         if not _is_worker(self.config):
             self.fingerprint()
-        elif self._store is not None and self.sha256:
+        else:
+            from .xdist_batching import EventBatcher
+
+            self._batcher = EventBatcher.install(self.config)
+        if _is_worker(self.config) and self._store is not None and self.sha256:
             from .xdist_store import SharedArrays
 
             # the benchmarks' summed counts, computed by one worker, read by the others
@@ -574,6 +579,9 @@ class AuditSession:
         )
         if self.shares_results():
             node.workerinput[STORE_KEY] = json.dumps({"dir": self._store_dir, "split_mix": self.split_mix()})
+        from .xdist_batching import unbatch_on
+
+        unbatch_on(node)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
@@ -658,6 +666,8 @@ class AuditSession:
     @pytest.fixture
     def audit_check(self, request: pytest.FixtureRequest) -> AuditCheck:
         scope, vid, also = request.param
+        if self._batcher is not None and self._computes(request.node.originalname, scope, also):
+            self._batcher.flush()  # finished tests reported before a computation that could crash
         if self._mix_units and scope == POOLED and not also:
             v = self.mix_verdict(vid)
             if v is not None:
@@ -670,6 +680,17 @@ class AuditSession:
             for s in (scope, *(a[0] for a in also)):
                 context.update(self.gate_context(s))
         return AuditCheck(request.node, self._index[scope][vid], tuple(self._index[s][v] for s, v, _ in also), context)
+
+    def _computes(self, test: str, scope: str, also: tuple[Any, ...]) -> bool:
+        """Whether the test ``audit_check`` sets up computes something (else it looks a verdict up)."""
+        from .mix_units import MIX
+
+        if self._mix_units and scope == POOLED and test == f"test_{MIX}":
+            return True  # a leave-one-out set (a handful of tests a run)
+        scopes = (scope, *(a[0] for a in also))
+        if self.settings["submission"] and any(s not in self._gate_rows for s in scopes):
+            return True
+        return any(s not in self._scopes for s in scopes)
 
     # -- the run ---------------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)

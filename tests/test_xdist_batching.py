@@ -1,0 +1,215 @@
+"""A worker's per-test events sent to the controller in batches (``xdist_batching``): the
+controller sees every event once, in the order sent; a batch goes out before any other event,
+when full or old, when the worker has nothing queued, and before a computation; a worker that
+dies inside a computation is reported against the test that was running."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections import deque
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from helpers.builders import write
+from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.xdist_batching import BATCH_EVENT, BATCH_KEY, MAX_AGE_S, MAX_EVENTS, EventBatcher, unbatch_on
+
+
+class FakeQueue:
+    def __init__(self, *items: int):
+        self._items = deque(items)
+
+    @contextlib.contextmanager
+    def lock(self):
+        yield self._items
+
+
+class FakeInteractor:
+    """xdist's WorkerInteractor as the batcher sees it: ``sendevent`` and ``torun``."""
+
+    def __init__(self, *queued: int):
+        self.sent: list[tuple[str, dict]] = []
+        self.torun = FakeQueue(*queued)
+
+    def sendevent(self, name, **kwargs):
+        self.sent.append((name, kwargs))
+
+
+def one_test(send, i: int) -> list[tuple[str, dict]]:
+    events = [("logstart", {"nodeid": f"t{i}"})]
+    events += [("testreport", {"data": {"when": w, "i": i}}) for w in ("setup", "call", "teardown")]
+    events += [("logfinish", {"nodeid": f"t{i}"}), ("runtest_protocol_complete", {"item_index": i})]
+    for name, kw in events:
+        send(name, **kw)
+    return events
+
+
+def unbatched(sent: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    out = []
+    for name, kw in sent:
+        out.extend(kw["events"] if name == BATCH_EVENT else [(name, kw)])
+    return out
+
+
+def test_events_arrive_once_in_order_and_batched():
+    inter = FakeInteractor(*range(100))  # plenty queued: only the size bound sends
+    b = EventBatcher(inter, clock=lambda: 0.0)
+    expected = []
+    for i in range(30):
+        expected += one_test(b.sendevent, i)
+    assert all(name == BATCH_EVENT and len(kw["events"]) == MAX_EVENTS for name, kw in inter.sent)
+    assert len(inter.sent) == 30 * 6 // MAX_EVENTS
+    b.sendevent("workerfinished", workeroutput={})  # any other event: the buffer first
+    assert inter.sent[-1] == ("workerfinished", {"workeroutput": {}})
+    assert unbatched(inter.sent) == expected + [("workerfinished", {"workeroutput": {}})]
+
+
+def test_a_worker_with_nothing_queued_sends_what_it_holds():
+    """xdist's worker waits for its next test before it runs the current one: the test that
+    just finished must reach the scheduler before that wait, or neither side moves."""
+    inter = FakeInteractor()
+    b = EventBatcher(inter, clock=lambda: 0.0)
+    events = one_test(b.sendevent, 0)
+    assert unbatched(inter.sent) == events
+    inter.torun._items.append(1)
+    one_test(b.sendevent, 1)
+    assert unbatched(inter.sent) == events  # test 2 is queued: test 1's events wait
+
+
+def test_an_old_buffer_is_sent_with_the_next_event():
+    now = [0.0]
+    inter = FakeInteractor(*range(10))
+    b = EventBatcher(inter, clock=lambda: now[0])
+    b.sendevent("logstart", nodeid="t0")
+    now[0] = MAX_AGE_S / 2
+    b.sendevent("logfinish", nodeid="t0")
+    assert inter.sent == []
+    now[0] = MAX_AGE_S
+    b.sendevent("logstart", nodeid="t1")
+    assert [name for name, _ in unbatched(inter.sent)] == ["logstart", "logfinish", "logstart"]
+
+
+def test_flush_sends_the_buffer_and_nothing_when_empty():
+    inter = FakeInteractor(1)
+    b = EventBatcher(inter, clock=lambda: 0.0)
+    b.flush()
+    assert inter.sent == []
+    b.sendevent("logstart", nodeid="t0")
+    b.flush()
+    assert inter.sent == [(BATCH_EVENT, {"events": [("logstart", {"nodeid": "t0"})]})]
+
+
+def test_a_steal_from_the_receiver_thread_keeps_the_order():
+    """xdist sends "unscheduled" from its receiver thread: it goes after what was buffered."""
+    inter = FakeInteractor(*range(10))
+    b = EventBatcher(inter, clock=lambda: 0.0)
+    b.sendevent("logstart", nodeid="t0")
+    t = threading.Thread(target=b.sendevent, args=("unscheduled",), kwargs={"indices": [3]})
+    t.start()
+    t.join()
+    assert unbatched(inter.sent) == [("logstart", {"nodeid": "t0"}), ("unscheduled", {"indices": [3]})]
+
+
+def test_the_controller_unpacks_batches_and_passes_the_rest():
+    got = []
+    node = SimpleNamespace(process_from_remote=got.append, workerinput={})
+    assert unbatch_on(node)
+    assert node.workerinput[BATCH_KEY] is True
+    node.process_from_remote((BATCH_EVENT, {"events": [("logstart", {"n": 1}), ("logfinish", {"n": 1})]}))
+    node.process_from_remote(("workerready", {}))
+    end = object()
+    node.process_from_remote(end)
+    assert got == [("logstart", {"n": 1}), ("logfinish", {"n": 1}), ("workerready", {}), end]
+
+
+def test_a_node_whose_channel_is_already_listening_is_left_alone():
+    node = SimpleNamespace(process_from_remote=print, workerinput={}, channel=object())
+    assert not unbatch_on(node)
+    assert node.process_from_remote is print and node.workerinput == {}
+
+
+def test_a_worker_batches_only_when_asked():
+    class WorkerInteractor(FakeInteractor):  # found by xdist's class name
+        pass
+
+    inter = WorkerInteractor()
+    plugins = SimpleNamespace(get_plugins=lambda: [object(), inter])
+    assert EventBatcher.install(SimpleNamespace(workerinput={}, pluginmanager=plugins)) is None
+    assert EventBatcher.install(SimpleNamespace(pluginmanager=plugins)) is None  # not a worker
+    no_interactor = SimpleNamespace(get_plugins=lambda: [object()])
+    assert EventBatcher.install(SimpleNamespace(workerinput={BATCH_KEY: True}, pluginmanager=no_interactor)) is None
+    b = EventBatcher.install(SimpleNamespace(workerinput={BATCH_KEY: True}, pluginmanager=plugins))
+    assert b is not None and inter.sendevent == b.sendevent
+    inter.sendevent("logstart", nodeid="t0")
+    assert inter.sent == []
+    inter.sendevent("runtest_protocol_complete", item_index=0)  # and nothing queued
+    assert unbatched(inter.sent) == [("logstart", {"nodeid": "t0"}), ("runtest_protocol_complete", {"item_index": 0})]
+
+
+# -- a real -n 2 run --------------------------------------------------------------------------
+
+CRASH_CONFTEST = """
+import os
+import leaderboard_audit.auditor as auditor
+
+real = auditor.audit_scope_computed
+computed = []
+WORKER = []  # this process's xdist worker id (the variable PYTEST_XDIST_WORKER may be an outer run's)
+
+def crash_on_the_second(records, name, **kw):
+    computed.append(name)
+    if len(computed) == 2 and WORKER == ["gw0"]:
+        os._exit(3)  # the worker dies inside its second computation
+    return real(records, name, **kw)
+
+auditor.audit_scope_computed = crash_on_the_second
+
+
+# what each worker finished, written as it finishes (a plugin: a conftest's own hooks see
+# only the tests below it, and the audit's live in the package)
+class FinishedLog:
+    def pytest_runtest_logfinish(self, nodeid):
+        with open(os.environ["FINISHED_LOG"], "a") as f:
+            f.write(WORKER[0] + " " + nodeid + "\\n")
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):  # the controller replays its workers' logfinish
+        WORKER.append(config.workerinput["workerid"])
+        config.pluginmanager.register(FinishedLog())
+"""
+
+
+@pytest.fixture(scope="module")
+def demo_dir(tmp_path_factory) -> Path:
+    return write(simulate(demo_spec(items_per_benchmark=30)), tmp_path_factory.mktemp("demo"))
+
+
+def test_a_worker_dying_in_a_computation_is_reported_against_the_running_test(pytester, demo_dir, monkeypatch):
+    """Every test the worker finished before the computation is reported as it ran; the test
+    that computes is the one xdist reports as the crash."""
+    pytester.makeconftest(CRASH_CONFTEST)
+    log = pytester.path / "finished.log"
+    monkeypatch.setenv("FINISHED_LOG", str(log))
+    r = pytester.runpytest_subprocess(
+        "--audit", str(demo_dir), "-p", "no:cacheprovider", "-v", "-n", "2", "--max-worker-restart", "0"
+    )
+    out = r.stdout.str()
+    assert "INTERNALERROR" not in out
+    crashed = [ln for ln in r.stdout.lines if ln.startswith("worker '") and "crashed while running" in ln]
+    assert len(crashed) == 1, out[-3000:]
+    worker, test = crashed[0].split("'")[1], crashed[0].split("'")[3]
+    assert worker == "gw0" and test.startswith("test_")
+    # "[gw0] [ 10%] PASSED test_band.py::test_band[...]": what the controller heard, per worker
+    # (shown relative to the working directory: "../test_band.py::...")
+    heard = {
+        (ln.split()[3], ln.split()[4].rsplit("/", 1)[-1]) for ln in r.stdout.lines if ln.startswith(f"[{worker}] [")
+    }
+    finished = [ln.split(" ", 1)[1] for ln in log.read_text().splitlines() if ln.startswith(worker + " ")]
+    assert finished, out[-3000:]  # the crashed worker finished its first unit's tests
+    assert test not in finished
+    assert {t for _, t in heard} >= set(finished)
+    assert {o for o, t in heard if t in finished} <= {"PASSED", "FAILED", "WARN"}
