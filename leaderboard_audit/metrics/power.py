@@ -26,6 +26,8 @@ ITEMS_NEEDED_OVER = "> 10,000,000"
 #: below this normal-approximation estimate the search starts at 1 item; above it at half
 #: the estimate, where |h' - l'| / sqrt(n') is z / sqrt(2) and the exact p is ~3x alpha
 _SCAN_FROM_ONE = 4096
+#: the widest window of sizes ``items_needed`` passes over at once
+_WINDOW_MAX = 1 << 22
 
 
 def min_disagreements(alpha: float) -> int:
@@ -135,18 +137,32 @@ def items_needed(higher_only: int, lower_only: int, robust_items: int, alpha: fl
     if estimate > 4 * ITEMS_NEEDED_CAP:
         return ITEMS_NEEDED_OVER
     start = 1 if estimate < _SCAN_FROM_ONE else max(1, int(estimate // 2))
-    batch = max(_SCAN_FROM_ONE, int(estimate))
+    # The sizes in increasing order, a window at a time; the first confirmed size ends the
+    # scan. hp, lp and n only grow with the size and the critical value only with n, so a
+    # window whose smallest min(hp, lp) is above the critical value of its largest n holds
+    # no candidate: it is passed over whole (and the next one tried twice as wide), and a
+    # window that might hold one is halved down to _SCAN_FROM_ONE sizes before any array
+    # is built. What is built is the few windows around the answer.
+    window = _SCAN_FROM_ONE
     while start <= ITEMS_NEEDED_CAP:
-        stop = min(start + batch, ITEMS_NEEDED_CAP + 1)
+        stop = min(start + window, ITEMS_NEEDED_CAP + 1)
+        last = stop - 1
+        n_last = _half_up(h * last, J) + _half_up(lo * last, J)
+        crit = critical_values(alpha, n_last)
+        if min(_half_up(h * start, J), _half_up(lo * start, J)) > crit[n_last]:
+            start, window = stop, min(window * 2, _WINDOW_MAX)
+            continue
+        if window > _SCAN_FROM_ONE:
+            window //= 2
+            continue
         Jp = np.arange(start, stop, dtype=np.int64)
         hp, lp = _half_up(h * Jp, J), _half_up(lo * Jp, J)
         n = hp + lp
-        crit = critical_values(alpha, int(n.max()))
         hit = np.flatnonzero(np.minimum(hp, lp) <= crit[n])
         for j in hit.tolist():
             if sign_test_p(np.array([hp[j]]), np.array([lp[j]]))[0] <= alpha + 1e-12:
                 return int(Jp[j])
-        start, batch = stop, batch * 2
+        start = stop
     return ITEMS_NEEDED_OVER
 
 
