@@ -144,11 +144,17 @@ def items_needed(higher_only: int, lower_only: int, robust_items: int, alpha: fl
     # window that might hold one is halved down to _SCAN_FROM_ONE sizes before any array
     # is built. What is built is the few windows around the answer.
     window = _SCAN_FROM_ONE
+    # the critical values up to where the answer usually is (the estimate's 1.5x) at once,
+    # then further only if the scan goes on: each growth of the table shared by xdist
+    # workers is a locked file read and write
+    upto = min(start + max(_SCAN_FROM_ONE, int(estimate)) - 1, ITEMS_NEEDED_CAP)
+    crit = critical_values(alpha, _half_up(h * upto, J) + _half_up(lo * upto, J))
     while start <= ITEMS_NEEDED_CAP:
         stop = min(start + window, ITEMS_NEEDED_CAP + 1)
         last = stop - 1
         n_last = _half_up(h * last, J) + _half_up(lo * last, J)
-        crit = critical_values(alpha, n_last)
+        if n_last >= crit.size:
+            crit = critical_values(alpha, max(n_last, crit.size + crit.size // 2))
         if min(_half_up(h * start, J), _half_up(lo * start, J)) > crit[n_last]:
             start, window = stop, min(window * 2, _WINDOW_MAX)
             continue
