@@ -21,7 +21,7 @@ a ``LoadScopeScheduling`` subclass. Tests that are not audit cases keep one unit
 ``-n auto``: ``auto_workers`` answers serial (0) below ``AUTO_MIN_SECONDS`` of predicted
 statistics: starting workers costs ~1 s on a 2-core machine (each imports pytest, numpy and
 the audit and loads the records), each test's report crosses to the controller, and below
-~20 predicted seconds two workers did not beat one process (docs/performance.md, "xdist").
+~10 predicted seconds two workers did not beat one process (docs/performance.md, "xdist").
 """
 
 from __future__ import annotations
@@ -46,11 +46,12 @@ SCOPE_S = 0.2  # fixed cost of one scope's (or one mix reduced set's) checks, wh
 TEST_S = 4.0e-4  # pytest's per-test protocol, each side
 #: below this many predicted seconds of statistics ``-n auto`` stays serial. Measured on this
 #: repository's 2-core machine (docs/performance.md, "xdist"; medians of 3 alternating pairs
-#: of -n 2 / -n 0): 1.19 on the paper-sized grid x4 items (predicted 2 s), 1.07 at 250 x 8,000
-#: x 26 (12 s), 0.93 at 500 x 8,000 x 26 (28 s) and 0.93 at 1,000 x 8,000 x 26 (72 s). Workers
-#: start in ~1 s and each of the audit's tests costs ~3x its serial cost under xdist (reports
-#: cross to the controller), which the shared statistics repay from about here
-AUTO_MIN_SECONDS = 20.0
+#: of -n 2 / -n 0, stop 33): 0.98 on the paper-sized grid x4 items (predicted 2 s; one mix
+#: set is most of it), 1.11 at 100 x 8,000 x 26 (5 s), 0.92 at 250 x 8,000 (12 s), 0.89 at
+#: 500 x 8,000 (28 s) and 0.80 at 1,000 x 8,000 (72 s). Workers start in ~0.5-1 s and each
+#: test's reports still cross to the controller (in batches), which the shared statistics
+#: repay from between 5 and 12 predicted seconds
+AUTO_MIN_SECONDS = 10.0
 
 
 def scope_cost(n_models: int, n_items: int, n_configs: int) -> float:
