@@ -681,6 +681,11 @@ class AuditSession:
                 context.update(self.gate_context(s))
         return AuditCheck(request.node, self._index[scope][vid], tuple(self._index[s][v] for s, v, _ in also), context)
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        if self._batcher is not None and "audit_check" not in getattr(item, "fixturenames", ()):
+            self._batcher.flush()  # not an audit test: it may run long or crash, reported as xdist does
+
     def _computes(self, test: str, scope: str, also: tuple[Any, ...]) -> bool:
         """Whether the test ``audit_check`` sets up computes something (else it looks a verdict up)."""
         from .mix_units import MIX

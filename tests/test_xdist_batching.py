@@ -182,27 +182,55 @@ def pytest_configure(config):
         config.pluginmanager.register(FinishedLog())
 """
 
+# the killing test between others: the worker has tests queued after it, so nothing but the
+# flush before a project's own test sends the events of the tests finished before it
+USER_TESTS = """
+import os
+import pytest
+
+@pytest.mark.parametrize("i", range(20))
+def test_before(i):
+    pass
+
+def test_a_users_own_test_that_kills_its_worker():
+    os._exit(3)
+
+@pytest.mark.parametrize("i", range(20))
+def test_after(i):
+    pass
+"""
+
 
 @pytest.fixture(scope="module")
 def demo_dir(tmp_path_factory) -> Path:
     return write(simulate(demo_spec(items_per_benchmark=30)), tmp_path_factory.mktemp("demo"))
 
 
-def test_a_worker_dying_in_a_computation_is_reported_against_the_running_test(pytester, demo_dir, monkeypatch):
-    """Every test the worker finished before the computation is reported as it ran; the test
-    that computes is the one xdist reports as the crash."""
-    pytester.makeconftest(CRASH_CONFTEST)
+@pytest.mark.parametrize("where", ["computation", "users_test"])
+def test_a_worker_dying_is_reported_against_the_running_test(pytester, demo_dir, monkeypatch, where):
+    """Every test the worker finished before it died is reported as it ran; the test that was
+    running is the one xdist reports as the crash: an audit test computing a scope, or a
+    project's own test run beside the audit."""
+    conftest = CRASH_CONFTEST
+    if where == "users_test":
+        conftest = conftest.replace('WORKER == ["gw0"]', "False")
+        pytester.makepyfile(test_user=USER_TESTS)
+    pytester.makeconftest(conftest)
     log = pytester.path / "finished.log"
     monkeypatch.setenv("FINISHED_LOG", str(log))
+    paths = ["test_user.py"] if where == "users_test" else []  # explicit paths: run beside the audit
     r = pytester.runpytest_subprocess(
-        "--audit", str(demo_dir), "-p", "no:cacheprovider", "-v", "-n", "2", "--max-worker-restart", "0"
+        *paths, "--audit", str(demo_dir), "-p", "no:cacheprovider", "-v", "-n", "2", "--max-worker-restart", "0"
     )
     out = r.stdout.str()
     assert "INTERNALERROR" not in out
     crashed = [ln for ln in r.stdout.lines if ln.startswith("worker '") and "crashed while running" in ln]
     assert len(crashed) == 1, out[-3000:]
     worker, test = crashed[0].split("'")[1], crashed[0].split("'")[3]
-    assert worker == "gw0" and test.startswith("test_")
+    if where == "computation":
+        assert worker == "gw0" and test.startswith("test_")
+    else:
+        assert test.endswith("test_user.py::test_a_users_own_test_that_kills_its_worker")
     # "[gw0] [ 10%] PASSED test_band.py::test_band[...]": what the controller heard, per worker
     # (shown relative to the working directory: "../test_band.py::...")
     heard = {
