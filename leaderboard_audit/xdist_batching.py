@@ -15,9 +15,10 @@ order sent. The buffer is sent:
 - after a test's protocol-complete event when the worker has no further test queued: xdist's
   worker waits for the next test before it runs the current one, and the scheduler sends more
   only once it hears a test finished;
-- before a test computes (``flush``, called by the audit when a scope is not computed yet):
-  if that computation crashes the worker, xdist names the test that was running, since every
-  finished test before it has been reported.
+- before a test computes (``flush``, called by the audit when a scope is not computed yet)
+  and before any test that is not an audit test (a project's own, run beside the audit): if
+  it crashes the worker, xdist names the test that was running, since every finished test
+  before it has been reported.
 
 The controller asks for batching in ``workerinput`` only where it has put its unpacking
 handler in place; a worker without that key sends as xdist does.
