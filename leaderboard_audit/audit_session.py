@@ -551,11 +551,11 @@ class AuditSession:
             from .xdist_batching import EventBatcher
 
             self._batcher = EventBatcher.install(self.config)
-        if _is_worker(self.config) and self._store is not None and self.sha256:
-            from .xdist_store import SharedArrays
+            if self._store is not None and self.sha256:
+                from .xdist_store import SharedArrays
 
-            # the benchmarks' summed counts, computed by one worker, read by the others
-            self._derived.shared = SharedArrays(self._store, self.records.correct, self.sha256)
+                # the benchmarks' summed counts, computed by one worker, read by the others
+                self._derived.shared = SharedArrays(self._store, self.records.correct, self.sha256)
         if self.settings.get("gate") and not self.settings["submission"]:
             raise pytest.UsageError("--audit-gate needs --audit-submission MODEL (it names checks that gate)")
         if self.settings["submission"]:

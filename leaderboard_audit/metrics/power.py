@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import math
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 
@@ -144,25 +145,28 @@ def items_needed(higher_only: int, lower_only: int, robust_items: int, alpha: fl
     # window that might hold one is halved down to _SCAN_FROM_ONE sizes before any array
     # is built. What is built is the few windows around the answer.
     window = _SCAN_FROM_ONE
+
+    def split(size: int | np.ndarray) -> tuple[Any, Any]:  # (h', l') at a size, or at an array of sizes
+        return _half_up(h * size, J), _half_up(lo * size, J)
+
     # the critical values up to where the answer usually is (the estimate's 1.5x) at once,
     # then further only if the scan goes on: each growth of the table shared by xdist
     # workers is a locked file read and write
     upto = min(start + max(_SCAN_FROM_ONE, int(estimate)) - 1, ITEMS_NEEDED_CAP)
-    crit = critical_values(alpha, _half_up(h * upto, J) + _half_up(lo * upto, J))
+    crit = critical_values(alpha, sum(split(upto)))
     while start <= ITEMS_NEEDED_CAP:
         stop = min(start + window, ITEMS_NEEDED_CAP + 1)
-        last = stop - 1
-        n_last = _half_up(h * last, J) + _half_up(lo * last, J)
+        n_last = sum(split(stop - 1))
         if n_last >= crit.size:
             crit = critical_values(alpha, max(n_last, crit.size + crit.size // 2))
-        if min(_half_up(h * start, J), _half_up(lo * start, J)) > crit[n_last]:
+        if min(split(start)) > crit[n_last]:
             start, window = stop, min(window * 2, _WINDOW_MAX)
             continue
         if window > _SCAN_FROM_ONE:
             window //= 2
             continue
         Jp = np.arange(start, stop, dtype=np.int64)
-        hp, lp = _half_up(h * Jp, J), _half_up(lo * Jp, J)
+        hp, lp = split(Jp)
         n = hp + lp
         hit = np.flatnonzero(np.minimum(hp, lp) <= crit[n])
         for j in hit.tolist():
