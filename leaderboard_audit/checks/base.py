@@ -117,6 +117,12 @@ class Scope:
     def acc(self) -> np.ndarray:
         return self.counts / self.shape[1]
 
+    def pair_counts(self, hs: np.ndarray, ls: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(|J|, higher_only, lower_only) of the model pairs (hs[j], ls[j]) (``pairs.robust_pair_counts``)."""
+        from ..metrics.pairs import robust_pair_counts
+
+        return robust_pair_counts(self.C, hs, ls)
+
     @cached_property
     def parts(self) -> list[np.ndarray] | None:
         """Each benchmark's items of a pooled scope of two or more benchmarks (views of its

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..metrics.pairs import PairStats, adjacent_pairs
+from ..metrics.pairs import PairStats, pairs_from_counts
 from ..metrics.power import log10_p, min_disagreements
 from ..tables_model import Cell, Table, ci_cell, pair_label
 from ..verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
@@ -50,13 +50,14 @@ class Manufactured(Check):
     def compute(self, scope: Scope) -> list[dict[str, Any]]:
         names = scope.names
         out = []
-        for p in adjacent_pairs(
-            scope.C,
+        for p in pairs_from_counts(
+            scope.pair_counts,
+            scope.counts,
+            scope.shape[1],
             scope.ref,
             scope.order,
             seed=scope.seed,
             scope=scope.name,
-            models=names,
             n_boot=scope.n_boot,
             fragile_threshold=scope.thresholds.fragile_share,
             alpha=scope.alpha,

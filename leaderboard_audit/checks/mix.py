@@ -29,7 +29,6 @@ fail, minus the number of changes and moved facts on a warn, 0 on a pass
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -40,6 +39,7 @@ from ..metrics.rng import rng_for
 from ..tables_model import Cell, Line, Table, ci_cell
 from ..verdicts import FAIL, PASS, SEVERITY, WARN, exact, fmt, make_verdict, skipped
 from .base import POOLED, Check, Scope
+from .drop_scope import DropScope
 
 
 def _changed(n: int) -> str:
@@ -204,11 +204,7 @@ def random_drop_shares(
     enough = max(1, -(-int(round(level * draws * 1e6)) // 1_000_000))  # ceil(level * draws) in integers
     done = 0
     while done < draws and np.any(hits < enough):
-        red = _random_drop(full, rng, n_drop, kept_labels)
-        sc = Scope(
-            red, POOLED, seed=scope.seed, n_boot=scope.n_boot, thresholds=scope.thresholds, alpha=scope.alpha, full=red
-        )
-        sc.verdicts_only = True
+        sc = _random_drop(scope, rng, n_drop, kept_labels)
         # a check whose changes have all reached ``enough`` is not rerun: its q is decided
         live = {ch["check"] for ch, h in zip(changes, hits) if h < enough}
         got: list[dict[str, Any]] = []
@@ -224,22 +220,31 @@ def random_drop_shares(
     return (hits / np.maximum(seen, 1)).tolist(), done
 
 
-def _random_drop(full: Any, rng: np.random.Generator, n_drop: int, labels: np.ndarray) -> Any:
+def _random_drop(scope: Scope, rng: np.random.Generator, n_drop: int, labels: np.ndarray) -> DropScope:
     """``n_drop`` pooled items dropped at random, the rest dealt at random to the remaining
     benchmarks' labels (``labels``: the labels left without the benchmark, as many as the
     items kept), so the reduced set has the leave-one-out set's structure: the same
     benchmarks with the same sizes. A check that reads benchmark labels (pooled
     brittleness: Brittlebench's aggregate over benchmarks) then meets the same structure
     under a random drop as without the benchmark; under exchangeable benchmarks the two
-    reduced sets have one distribution."""
+    reduced sets have one distribution. Its tensor is copied only if a check reads it
+    (``drop_scope``)."""
+    full = scope.records
     N = full.shape[1]
-    keep = rng.permutation(N)[: N - n_drop]
+    perm = rng.permutation(N)
+    keep = perm[: N - n_drop]
     dealt = labels[rng.permutation(labels.size)]
     order = np.argsort(dealt, kind="stable")  # items grouped by benchmark, as a Records keeps them
-    keep, dealt = keep[order], dealt[order]
-    red = full.select_items(keep)
-    items_of(red.correct, full.correct, keep)
-    return replace(red, items=replace(red.items, benchmark=dealt))
+    return DropScope(
+        full,
+        keep[order],
+        perm[N - n_drop :],
+        dealt[order],
+        seed=scope.seed,
+        n_boot=scope.n_boot,
+        thresholds=scope.thresholds,
+        alpha=scope.alpha,
+    )
 
 
 def _verdicts(check: Check, scope: Scope) -> list[dict[str, Any]]:

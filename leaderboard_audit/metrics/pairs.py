@@ -4,6 +4,7 @@ items decides ``identified`` and ``items_needed`` (docs/spec/AUDITS.md v3, docs/
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,7 +12,7 @@ import numpy as np
 from .bootstrap import paired_sign_bootstrap_ci
 from .exact import gt, le
 from .identified import sign_test_p
-from .per_model import correct_counts, robust_masks
+from .per_model import correct_counts, derived, robust_masks
 from .power import items_needed_many
 from .rng import rng_for
 
@@ -106,16 +107,88 @@ def adjacent_pairs(
     ``models`` names the models (kept for the callers' signature; the generator key is
     the scope, so a pair's CI is a function of the records, the seed and the scope's order).
     """
-    N = C.shape[1]
-    rc, rw, _ = robust_masks(C)
-    robust_any = rc | rw
-    counts = correct_counts(C)
-    acc = counts / N
+    return pairs_from_counts(
+        lambda hs, ls: robust_pair_counts(C, hs, ls),
+        correct_counts(C),
+        C.shape[1],
+        ref,
+        order,
+        seed=seed,
+        scope=scope,
+        n_boot=n_boot,
+        fragile_threshold=fragile_threshold,
+        alpha=alpha,
+        report=report,
+    )
+
+
+PairCounter = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def as_words(mask: np.ndarray) -> np.ndarray:
+    """A boolean models x items mask as bits, one row per model in uint64 words (items
+    rounded up to 64, the padding bits 0): the pair counts below are then a few word-wise
+    ANDs and popcounts, 1/64 of the element operations (~40x faster at 1,000 x 30,000)."""
+    b = np.packbits(mask, axis=1)
+    pad = (-b.shape[1]) % 8
+    if pad or b.shape[1] == 0:
+        b = np.concatenate([b, np.zeros((b.shape[0], pad or 8), dtype=np.uint8)], axis=1)
+    return np.ascontiguousarray(b).view(np.uint64)
+
+
+def robust_words(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(robust-correct, robust either way) masks of ``C`` as words (``as_words``), once per
+    read-only array (``per_model.derived``)."""
+
+    def compute() -> tuple[np.ndarray, np.ndarray]:
+        rc, rw, _ = robust_masks(C)
+        return as_words(rc), as_words(rc | rw)
+
+    return derived(C, "robust_words", compute)
+
+
+def robust_pair_counts(
+    C: np.ndarray, hs: np.ndarray, ls: np.ndarray, within: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(|J|, higher_only, lower_only) of the pairs (hs[j], ls[j]) over ``C``'s items, or over
+    the items the boolean ``within`` marks (a random drop's kept items: ``checks.drop_scope``).
+
+    ``J`` = items robust (right under every config or under none) for both models;
+    ``higher_only`` = items of J the higher model gets right under every config and the
+    lower under none, ``lower_only`` the reverse. Sums over items, so the items' order is
+    irrelevant."""
+    rc, ra = robust_words(C)
+    J = ra[hs] & ra[ls]
+    if within is not None:
+        J &= as_words(within[None, :])[0]
+    return (
+        np.bitwise_count(J).sum(axis=1, dtype=np.int64),
+        np.bitwise_count(J & rc[hs] & ~rc[ls]).sum(axis=1, dtype=np.int64),
+        np.bitwise_count(J & rc[ls] & ~rc[hs]).sum(axis=1, dtype=np.int64),
+    )
+
+
+def pairs_from_counts(
+    pair_counts: PairCounter,
+    counts: np.ndarray,
+    N: int,
+    ref: int,
+    order: np.ndarray,
+    *,
+    seed: int,
+    scope: str,
+    n_boot: int = 10_000,
+    fragile_threshold: float = 0.5,
+    alpha: float = 0.05,
+    report: bool = True,
+) -> list[PairStats]:
+    """``adjacent_pairs`` from what it reads of the tensor: ``pair_counts(hs, ls)`` (what
+    ``robust_pair_counts`` gives), the correct counts (models x configs) and the number of
+    items. A random drop of ``mix`` (``checks.drop_scope``) has them from its parent's
+    without copying the tensor."""
     hs, ls = np.asarray(order[:-1], dtype=np.intp), np.asarray(order[1:], dtype=np.intp)
-    J = robust_any[hs] & robust_any[ls]  # pairs x items
-    nJ = J.sum(axis=1)
-    ho = (J & rc[hs] & ~rc[ls]).sum(axis=1)
-    lo = (J & rc[ls] & ~rc[hs]).sum(axis=1)
+    nJ, ho, lo = pair_counts(hs, ls)
+    acc = counts / N
     cis = pair_cis(ho, lo, nJ, seed=seed, scope=scope, n_boot=n_boot) if report else None
     pvals = sign_test_p(ho, lo)
     needed = items_needed_many(ho, lo, nJ, alpha) if report else [None] * len(hs)

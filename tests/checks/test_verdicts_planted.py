@@ -274,16 +274,56 @@ def test_mix_a_defined_to_undefined_change_is_not_a_sign_change():
     assert moved({"kendall_tau": {"min": 0.2}}, {"kendall_tau": {"min": None}}) == []
 
 
+def _pooled_scope(rec):
+    from leaderboard_audit.checks.base import POOLED, Scope
+
+    return Scope(rec.read_only(), POOLED, seed=7, n_boot=200, thresholds=Thresholds())
+
+
 def test_mix_random_drops_keep_the_remaining_benchmarks_and_their_sizes():
     from leaderboard_audit.checks.mix import _random_drop
 
     rec = simulate(exchangeable(3))
     labels = np.asarray(rec.items.benchmark[rec.items.benchmark != "b2"], dtype=object)
-    red = _random_drop(rec, np.random.default_rng(0), 60, labels)
+    drop = _random_drop(_pooled_scope(rec), np.random.default_rng(0), 60, labels)
+    assert drop.shape == (rec.shape[0], 180, rec.shape[2])
+    red = drop.records
     assert red.shape[1] == 180 and red.benchmarks == ("b0", "b1", "b3")
     assert sorted(red.items.benchmark.tolist()) == sorted(labels.tolist())
     kept = set(red.items.item_id.tolist())
     assert len(kept) == 180 and {i.split("/")[0] for i in kept} == {"b0", "b1", "b2", "b3"}  # items from all four
+    assert sorted(np.concatenate([drop.keep, drop.dropped]).tolist()) == list(range(240))
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_mix_random_drop_pairs_come_from_the_parent_without_copying_the_tensor(shared):
+    """A drop's counts and pair counts come from the parent's (counts minus the dropped
+    items', pair counts within the kept items' bits): the adjacent pairs equal those of the
+    copied reduced set, and the tensor is not copied for them."""
+    from contextlib import nullcontext
+
+    from leaderboard_audit.checks.base import POOLED, Scope
+    from leaderboard_audit.checks.manufactured import Manufactured
+    from leaderboard_audit.checks.mix import _random_drop
+    from leaderboard_audit.metrics.per_model import sharing
+
+    rec = simulate(exchangeable(3))
+    labels = np.asarray(rec.items.benchmark[rec.items.benchmark != "b1"], dtype=object)
+    with sharing() if shared else nullcontext():
+        pooled = _pooled_scope(rec)
+        rng = np.random.default_rng(3)
+        for _ in range(3):
+            drop = _random_drop(pooled, rng, 60, labels)
+            got = Manufactured().compute(drop)
+            assert "records" not in drop.__dict__  # nothing copied
+            copied = Scope(rec.read_only().select_items(drop.keep), POOLED, seed=7, n_boot=200, thresholds=Thresholds())
+            copied.verdicts_only = drop.verdicts_only
+            assert np.array_equal(drop.counts, copied.counts)
+            hs, ls = copied.order[:-1], copied.order[1:]
+            for a, b in zip(drop.pair_counts(hs, ls), copied.pair_counts(hs, ls)):
+                assert np.array_equal(a, b)
+            assert got == Manufactured().compute(copied)
+            assert drop.counts.sum() < pooled.counts.sum()  # the dropped items are gone
 
 
 def test_a_pass_on_the_boundary_has_margin_plus_zero():

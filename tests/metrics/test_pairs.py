@@ -254,3 +254,26 @@ def test_items_needed_many_equals_one_by_one():
         assert items_needed_many(h[:200], lo[:200], J[:200], alpha) == [
             items_needed(int(a), int(b), int(c), alpha) for a, b, c in zip(h[:200], lo[:200], J[:200])
         ]
+
+
+@pytest.mark.parametrize("n_items", [0, 1, 7, 63, 64, 65, 130])
+def test_robust_pair_counts_in_bits_equal_the_boolean_sums(n_items):
+    """The word-wise popcounts (padding bits included) against the plain boolean sums, over
+    all items and within a subset (a random drop's kept items)."""
+    from leaderboard_audit.metrics.pairs import robust_pair_counts
+    from leaderboard_audit.metrics.per_model import robust_masks
+
+    rng = np.random.default_rng(n_items)
+    C = rng.random((6, n_items, 3)) < 0.6
+    C[:, : n_items // 3] = rng.random((6, 1, 1)) < 0.5  # some items robust for every model
+    rc, rw, _ = robust_masks(C)
+    ra = rc | rw
+    hs, ls = np.array([0, 1, 2, 5, 4]), np.array([1, 2, 3, 0, 4])
+    within = rng.random(n_items) < 0.7
+    for w in (None, within):
+        sel = np.ones(n_items, dtype=bool) if w is None else w
+        J = ra[hs] & ra[ls] & sel
+        want = (J.sum(1), (J & rc[hs] & ~rc[ls]).sum(1), (J & rc[ls] & ~rc[hs]).sum(1))
+        got = robust_pair_counts(C, hs, ls, within=w)
+        for a, b in zip(got, want):
+            assert a.tolist() == b.tolist()
