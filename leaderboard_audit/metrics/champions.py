@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..records.model import take_items
 from .kendall import kendall_tau_b
 from .per_model import competition_rank, correct_counts
 
@@ -79,11 +80,20 @@ def champion_counts_many(C: np.ndarray, subsets: np.ndarray, always: np.ndarray 
     (items x models x configs), so each gathered item is one contiguous row, its indices
     sorted (memory order), summed in the narrowest integer type that holds k; in blocks of
     models, so the gathered bytes stay under ~32 MiB (1,000 models: 0.18 s a call instead
-    of 0.35 s).
+    of 0.35 s). When the draws use at most half the items, only those are laid out (the
+    top-k draws of compression and the robust subset: ~0.5 s a pooled call at 1,000 x
+    30,000 x 26 before).
     """
-    M, N, K = C.shape
     D, k = subsets.shape
     n_always = 0 if always is None else len(always)
+    used = np.unique(subsets if always is None else np.concatenate([subsets.ravel(), np.asarray(always).ravel()]))
+    if 2 * used.size <= C.shape[1]:
+        # the items the draws use, alone (top-k draws: the k items above the cutoff and its
+        # ties): the layout below then copies those instead of the whole tensor each call
+        C = take_items(C, used)
+        subsets = np.searchsorted(used, subsets)
+        always = None if always is None else np.searchsorted(used, np.asarray(always))
+    M, N, K = C.shape
     total = k + n_always
     dtype = np.uint8 if total <= 0xFF else np.uint16 if total <= 0xFFFF else np.int64
     rows = np.sort(subsets, axis=1)
