@@ -111,7 +111,7 @@ class Scope:
         metrics that count the same array (``per_model.correct_counts``)."""
         from ..metrics.per_model import correct_counts
 
-        return correct_counts(self.C)
+        return correct_counts(self.C, self.parts)
 
     @cached_property
     def acc(self) -> np.ndarray:
