@@ -39,8 +39,12 @@ def above_counts(R: np.ndarray, levels: int) -> np.ndarray:
     below = R < 1  # [R < v], grown level by level
     for v in range(1, levels + 1):
         at = R == v
-        if at.any() and below.any():
-            out += at.astype(dtype) @ below.T.astype(dtype)
+        used = at.any(axis=0)  # items some model has at level v: the others add nothing
+        if used.any() and below.any():
+            if 4 * int(used.sum()) < 3 * N:  # items robust for every model drop out of levels 1..K-1
+                out += at[:, used].astype(dtype) @ below[:, used].T.astype(dtype)
+            else:
+                out += at.astype(dtype) @ below.T.astype(dtype)
         below |= at
     return out.astype(np.int32 if N < 2**31 else np.int64)
 

@@ -319,3 +319,18 @@ def test_reduced_sets_read_their_masks_from_the_parent(monkeypatch):
     with per_model.sharing():  # not declared: the child's own scan
         per_model.all_any(child)
     assert len(scans) == 2
+
+
+@pytest.mark.parametrize("robust_share", [0.0, 0.5, 0.9])
+def test_above_counts_equal_the_definition_when_robust_items_drop_out(robust_share):
+    """``above[a, b] = #{i: R[a, i] > R[b, i]}``; the items no model has at a level are left
+    out of that level's product (most items, where every model is robust): the same counts."""
+    from leaderboard_audit.metrics.averaged import above_counts
+
+    rng = np.random.default_rng(int(robust_share * 10))
+    K, M, N = 6, 9, 400
+    R = rng.integers(0, K + 1, (M, N))
+    robust = rng.random(N) < robust_share
+    R[:, robust] = np.where(rng.random((M, int(robust.sum()))) < 0.5, 0, K)
+    want = (R[:, None, :] > R[None, :, :]).sum(axis=2)
+    assert above_counts(R.astype(np.uint8), K).tolist() == want.tolist()
