@@ -86,8 +86,6 @@ class DropScope(Scope):
     @cached_property
     def counts(self) -> np.ndarray:
         """The parent's counts minus the dropped items' (integers: exact)."""
-        if "records" in self.__dict__:  # made already: count it as any scope does
-            return super().counts
         gone = take_items(self.parent.correct, np.sort(self.dropped))  # a writeable copy: not cached
         out = correct_counts(self.parent.correct) - correct_counts(gone)
         out.flags.writeable = False
