@@ -15,7 +15,16 @@ import pytest
 
 from helpers.builders import write
 from leaderboard_audit.simulate import demo_spec, simulate
-from leaderboard_audit.xdist_batching import BATCH_EVENT, BATCH_KEY, MAX_AGE_S, MAX_EVENTS, EventBatcher, unbatch_on
+from leaderboard_audit.xdist_batching import (
+    BATCH_EVENT,
+    BATCH_KEY,
+    MAX_AGE_S,
+    MAX_EVENTS,
+    EventBatcher,
+    decode_events,
+    encode_events,
+    unbatch_on,
+)
 
 
 class FakeQueue:
@@ -50,7 +59,7 @@ def one_test(send, i: int) -> list[tuple[str, dict]]:
 def unbatched(sent: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
     out = []
     for name, kw in sent:
-        out.extend(kw["events"] if name == BATCH_EVENT else [(name, kw)])
+        out.extend(decode_events(kw) if name == BATCH_EVENT else [(name, kw)])
     return out
 
 
@@ -60,7 +69,7 @@ def test_events_arrive_once_in_order_and_batched():
     expected = []
     for i in range(30):
         expected += one_test(b.sendevent, i)
-    assert all(name == BATCH_EVENT and len(kw["events"]) == MAX_EVENTS for name, kw in inter.sent)
+    assert all(name == BATCH_EVENT and len(decode_events(kw)) == MAX_EVENTS for name, kw in inter.sent)
     assert len(inter.sent) == 30 * 6 // MAX_EVENTS
     b.sendevent("workerfinished", workeroutput={})  # any other event: the buffer first
     assert inter.sent[-1] == ("workerfinished", {"workeroutput": {}})
@@ -99,7 +108,7 @@ def test_flush_sends_the_buffer_and_nothing_when_empty():
     assert inter.sent == []
     b.sendevent("logstart", nodeid="t0")
     b.flush()
-    assert inter.sent == [(BATCH_EVENT, {"events": [("logstart", {"nodeid": "t0"})]})]
+    assert unbatched(inter.sent) == [("logstart", {"nodeid": "t0"})] and len(inter.sent) == 1
 
 
 def test_a_steal_from_the_receiver_thread_keeps_the_order():
@@ -118,11 +127,36 @@ def test_the_controller_unpacks_batches_and_passes_the_rest():
     node = SimpleNamespace(process_from_remote=got.append, workerinput={})
     assert unbatch_on(node)
     assert node.workerinput[BATCH_KEY] is True
-    node.process_from_remote((BATCH_EVENT, {"events": [("logstart", {"n": 1}), ("logfinish", {"n": 1})]}))
+    node.process_from_remote((BATCH_EVENT, encode_events([("logstart", {"n": 1}), ("logfinish", {"n": 1})])))
+    node.process_from_remote((BATCH_EVENT, {"events": [("logstart", {"n": 2})]}))  # as execnet's events
     node.process_from_remote(("workerready", {}))
     end = object()
     node.process_from_remote(end)
-    assert got == [("logstart", {"n": 1}), ("logfinish", {"n": 1}), ("workerready", {}), end]
+    assert got == [("logstart", {"n": 1}), ("logfinish", {"n": 1}), ("logstart", {"n": 2}), ("workerready", {}), end]
+
+
+def test_a_batch_crosses_as_one_blob_keeping_every_type():
+    """What execnet would carry comes back equal and of the same types (a location stays a
+    tuple, bytes stay bytes); what marshal cannot write crosses as the events themselves."""
+    report = {
+        "nodeid": "a.py::t[x]",
+        "location": ("a.py", 3, "t[x]"),
+        "user_properties": [("verdict", {"status": "fail", "margin": -0.25, "ids": ("a", "b")})],
+        "sections": [],
+        "longrepr": None,
+        "duration": 1e-3,
+        "raw": b"\x00\xff",
+        "flags": {"ok": True, "none": None, "big": 2**70},
+    }
+    events = [("logstart", {"nodeid": "a.py::t[x]", "location": ("a.py", 3, "t[x]")}), ("testreport", {"data": report})]
+    body = encode_events(events)
+    assert set(body) == {"blob"} and isinstance(body["blob"], bytes)
+    back = decode_events(body)
+    assert back == events
+    assert type(back[0]) is tuple and type(back[0][1]["location"]) is tuple
+    assert type(back[1][1]["data"]["user_properties"][0]) is tuple
+    odd = [("testreport", {"data": {"obj": object()}})]
+    assert encode_events(odd) == {"events": odd} and decode_events(encode_events(odd)) == odd
 
 
 def test_a_node_whose_channel_is_already_listening_is_left_alone():
