@@ -198,7 +198,7 @@ def random_drop_shares(
     before = {v["id"]: v["status"] for v in full_v}
     rerun = [c for c in checks if c.name in {ch["check"] for ch in changes}]
     rng = rng_for(scope.seed, "mix", "drops", key)
-    kept_labels = np.asarray(full.items.benchmark[full.items.benchmark != key], dtype=object)
+    kept_labels = label_codes(np.asarray(full.items.benchmark[full.items.benchmark != key], dtype=object))
     hits = np.zeros(len(changes), dtype=np.int64)
     seen = np.zeros(len(changes), dtype=np.int64)  # drops each change was judged under
     enough = max(1, -(-int(round(level * draws * 1e6)) // 1_000_000))  # ceil(level * draws) in integers
@@ -220,10 +220,21 @@ def random_drop_shares(
     return (hits / np.maximum(seen, 1)).tolist(), done
 
 
-def _random_drop(scope: Scope, rng: np.random.Generator, n_drop: int, labels: np.ndarray) -> DropScope:
+def label_codes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(names, codes): ``labels`` as small integers whose order is the names' order, so a
+    stable sort of the codes is the stable sort of the labels (an object array sorts by
+    Python comparisons: ~45% of a random drop's time on the paper-sized grid x4 items)."""
+    names, codes = np.unique(labels, return_inverse=True)
+    dtype = np.uint8 if names.size <= 1 << 8 else np.uint16 if names.size <= 1 << 16 else np.intp
+    return names, codes.astype(dtype, copy=False)
+
+
+def _random_drop(
+    scope: Scope, rng: np.random.Generator, n_drop: int, labels: tuple[np.ndarray, np.ndarray]
+) -> DropScope:
     """``n_drop`` pooled items dropped at random, the rest dealt at random to the remaining
     benchmarks' labels (``labels``: the labels left without the benchmark, as many as the
-    items kept), so the reduced set has the leave-one-out set's structure: the same
+    items kept, as ``label_codes``), so the reduced set has the leave-one-out set's structure: the same
     benchmarks with the same sizes. A check that reads benchmark labels (pooled
     brittleness: Brittlebench's aggregate over benchmarks) then meets the same structure
     under a random drop as without the benchmark; under exchangeable benchmarks the two
@@ -233,13 +244,14 @@ def _random_drop(scope: Scope, rng: np.random.Generator, n_drop: int, labels: np
     N = full.shape[1]
     perm = rng.permutation(N)
     keep = perm[: N - n_drop]
-    dealt = labels[rng.permutation(labels.size)]
+    names, codes = labels
+    dealt = codes[rng.permutation(codes.size)]
     order = np.argsort(dealt, kind="stable")  # items grouped by benchmark, as a Records keeps them
     return DropScope(
         full,
         keep[order],
         perm[N - n_drop :],
-        dealt[order],
+        names[dealt[order]],
         seed=scope.seed,
         n_boot=scope.n_boot,
         thresholds=scope.thresholds,

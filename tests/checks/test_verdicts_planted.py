@@ -281,11 +281,11 @@ def _pooled_scope(rec):
 
 
 def test_mix_random_drops_keep_the_remaining_benchmarks_and_their_sizes():
-    from leaderboard_audit.checks.mix import _random_drop
+    from leaderboard_audit.checks.mix import _random_drop, label_codes
 
     rec = simulate(exchangeable(3))
     labels = np.asarray(rec.items.benchmark[rec.items.benchmark != "b2"], dtype=object)
-    drop = _random_drop(_pooled_scope(rec), np.random.default_rng(0), 60, labels)
+    drop = _random_drop(_pooled_scope(rec), np.random.default_rng(0), 60, label_codes(labels))
     assert drop.shape == (rec.shape[0], 180, rec.shape[2])
     red = drop.records
     assert red.shape[1] == 180 and red.benchmarks == ("b0", "b1", "b3")
@@ -293,6 +293,32 @@ def test_mix_random_drops_keep_the_remaining_benchmarks_and_their_sizes():
     kept = set(red.items.item_id.tolist())
     assert len(kept) == 180 and {i.split("/")[0] for i in kept} == {"b0", "b1", "b2", "b3"}  # items from all four
     assert sorted(np.concatenate([drop.keep, drop.dropped]).tolist()) == list(range(240))
+
+
+@pytest.mark.parametrize("n_names", [3, 300])
+def test_mix_random_drop_deals_labels_as_sorting_the_labels_themselves_would(n_names):
+    """The labels travel as integer codes (``label_codes``); the drop keeps the items and
+    deals the labels exactly as a stable sort of the label strings did, from the same draws
+    (names whose first appearance is not their sorted order; over 256 names: wider codes)."""
+    from leaderboard_audit.checks.mix import _random_drop, label_codes
+
+    rec = simulate(exchangeable(3))
+    N = rec.shape[1]
+    rng = np.random.default_rng(5)
+    names = np.array([f"bench-{x}" for x in rng.permutation(n_names * 7)[:n_names]], dtype=object)
+    labels = names[rng.integers(0, n_names, N - 60)]
+    codes = label_codes(labels)
+    assert codes[1].dtype == np.uint8 and label_codes(names)[1].dtype == (np.uint8 if n_names <= 256 else np.uint16)
+    pooled = _pooled_scope(rec)
+    a, b = np.random.default_rng(11), np.random.default_rng(11)
+    for _ in range(3):
+        drop = _random_drop(pooled, a, 60, codes)
+        perm = b.permutation(N)  # the former computation, on the label strings
+        dealt = labels[b.permutation(labels.size)]
+        order = np.argsort(dealt, kind="stable")
+        assert np.array_equal(drop.keep, perm[: N - 60][order])
+        assert np.array_equal(drop.dropped, perm[N - 60 :])
+        assert drop.labels.tolist() == dealt[order].tolist()
 
 
 @pytest.mark.parametrize("shared", [False, True])
@@ -304,11 +330,11 @@ def test_mix_random_drop_pairs_come_from_the_parent_without_copying_the_tensor(s
 
     from leaderboard_audit.checks.base import POOLED, Scope
     from leaderboard_audit.checks.manufactured import Manufactured
-    from leaderboard_audit.checks.mix import _random_drop
+    from leaderboard_audit.checks.mix import _random_drop, label_codes
     from leaderboard_audit.metrics.per_model import sharing
 
     rec = simulate(exchangeable(3))
-    labels = np.asarray(rec.items.benchmark[rec.items.benchmark != "b1"], dtype=object)
+    labels = label_codes(np.asarray(rec.items.benchmark[rec.items.benchmark != "b1"], dtype=object))
     with sharing() if shared else nullcontext():
         pooled = _pooled_scope(rec)
         rng = np.random.default_rng(3)
