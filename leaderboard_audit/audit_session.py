@@ -212,6 +212,10 @@ class AuditSession:
         self.worker_mix: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
         self.worker_basis: dict[str, Any] | None = None
         self._batcher: Any = None  # a worker's per-test events, sent in batches (xdist_batching)
+        # controller under xdist: the records load in this thread while the workers start
+        # (``_load_beside_workers``); its error, raised where the records are first needed
+        self._loader: Any = None
+        self._loader_error: BaseException | None = None
 
     # -- settings, records and scopes (once per process) ----------------------------------
     @property
@@ -238,6 +242,8 @@ class AuditSession:
 
     @property
     def records(self):
+        if self._loader is not None:
+            self._join_loader()
         if self._records is None:
             import warnings
             from .records import RecordsError
@@ -288,6 +294,45 @@ class AuditSession:
                 )
             self._records = records
         return self._records
+
+    def _load_beside_workers(self) -> bool:
+        """Controller under ``-n N``: load (and validate) the records in a thread, so that xdist
+        starts the workers meanwhile; they load the records themselves, and the controller
+        needs them only once they have collected (the scheduler's units) and for the report.
+        Loading first kept the workers from starting for as long as it took (1.5 s of
+        1,000 x 8,000 x 26 packed; a records-v1 folder's first parse, seconds). Not when the
+        records come from a collection run (``--audit-collect``: it runs once, here) or with
+        the submission gate (its checks of the named models stay before any worker)."""
+        n = self.config.getoption("numprocesses", None)
+        if _is_worker(self.config) or not isinstance(n, int) or n < 1:
+            return False
+        if not self.path or self.settings["collect"] or self.settings["submission"]:
+            return False
+        import threading
+
+        def load() -> None:
+            try:
+                _ = self.records
+            except BaseException as exc:  # re-raised on the main thread (_join_loader)
+                self._loader_error = exc
+
+        self._loader = threading.Thread(target=load, name="leaderboard-audit-records", daemon=True)
+        self._loader.start()
+        return True
+
+    def _join_loader(self) -> None:
+        """Wait for the records' thread (``_load_beside_workers``), unless this is it, and raise
+        its error (one usage error naming file and line, as a serial run gives it)."""
+        import threading
+
+        loader = self._loader
+        if loader is None or threading.current_thread() is loader:
+            return
+        loader.join()
+        self._loader = None
+        err, self._loader_error = self._loader_error, None
+        if err is not None:
+            raise err
 
     def audit_kw(self) -> dict[str, Any]:
         """The settings every scope is computed under (``auditor.audit_scope_computed``)."""
@@ -513,8 +558,9 @@ class AuditSession:
         self._without, self._gate_rows, self._old = {}, {}, None
 
     def fingerprint(self) -> str:
-        """The records' SHA-256, computed once (by the load cache when it loads, else here) and
-        sent to xdist workers with the settings, so no worker hashes the folder again."""
+        """The records' SHA-256, computed once per process (by the load cache when it loads,
+        else here); sent to xdist workers with the settings when the controller loaded the
+        records before starting them (else each worker hashes them: ``_load_beside_workers``)."""
         _ = self.records
         if self.sha256 is None:
             from .records.fingerprint import sha256_of
@@ -544,14 +590,21 @@ class AuditSession:
                 f"bundled check(s) with no test module in {self.audits_dir}: "
                 + ", ".join(f"{n} (needs test_{n}.py, or report_only = True if it has no cases)" for n in untested)
             )
-        _ = self.records
         if not _is_worker(self.config):
-            self.fingerprint()
+            if not self._load_beside_workers():
+                self.fingerprint()
         else:
+            _ = self.records
+            if self._store is not None:
+                from .mix_units import eligible
+
+                # the controller asked for split units if they apply; both sides decide from
+                # the same records and settings, so they agree (AuditSession.split_mix)
+                self._mix_units = self._mix_units and eligible(self.records)
             from .xdist_batching import EventBatcher
 
             self._batcher = EventBatcher.install(self.config)
-            if self._store is not None and self.sha256:
+            if self._store is not None and self.fingerprint():
                 from .xdist_store import SharedArrays
 
                 # the benchmarks' summed counts, computed by one worker, read by the others
@@ -572,13 +625,18 @@ class AuditSession:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        """xdist controller -> worker: the resolved settings (pytest-randomly's pattern)."""
-        self.fingerprint()  # path resolved (collection done), cache entry built, before workers start
+        """xdist controller -> worker: the resolved settings (pytest-randomly's pattern). The
+        records' fingerprint goes too when the controller has it (it loaded them first); else
+        each worker hashes them as a serial run would (``_load_beside_workers``)."""
+        if self._loader is None:
+            self.fingerprint()  # path resolved (collection done), cache entry built, before workers start
         node.workerinput[WORKER_KEY] = json.dumps(
             {**self.settings, "path": self.path, "sha256": self.sha256}, sort_keys=True
         )
         if self.shares_results():
-            node.workerinput[STORE_KEY] = json.dumps({"dir": self._store_dir, "split_mix": self.split_mix()})
+            # whether mix's sets may be units; a worker checks ``eligible`` on its records itself
+            may_split = not self.settings["submission"]
+            node.workerinput[STORE_KEY] = json.dumps({"dir": self._store_dir, "split_mix": may_split})
         from .xdist_batching import unbatch_on
 
         unbatch_on(node)

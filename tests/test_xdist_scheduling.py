@@ -233,3 +233,58 @@ def test_more_workers_than_units_stop_and_late_units_still_run():
     _drive(sched, nodes, "gw5")
     assert sorted(i for n in nodes for i in n.ran) == list(range(len(collection)))
     assert sched.tests_finished and all(n.shutting_down for n in nodes)
+
+
+OBSERVER = """
+import json, os, pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure_node(node):
+    s = node.config.pluginmanager.get_plugin("leaderboard-audit-session")
+    with open(os.environ["OBSERVED"], "a") as f:
+        f.write(json.dumps({"loading": s._loader is not None, "sha": node.workerinput.get("leaderboard_audit")}) + "\\n")
+"""
+
+
+def test_workers_start_while_the_controller_loads_the_records(pytester, tmp_path, monkeypatch):
+    """Under -n 2 the controller loads its records in a thread while xdist configures and
+    starts the workers (it needs them only for the scheduler and the report); the report is
+    the serial run's, bytes and fingerprint alike."""
+    import json
+    import shutil
+
+    records = shutil.copytree(REPO / "fixtures" / "real", pytester.path / "rec")
+    pytester.makepyfile(observer=OBSERVER)
+    monkeypatch.syspath_prepend(str(pytester.path))
+    seen = tmp_path / "seen.jsonl"
+    monkeypatch.setenv("OBSERVED", str(seen))
+    out = {}
+    for n in ("0", "2"):
+        out[n] = tmp_path / f"n{n}.json"
+        r = pytester.runpytest_subprocess(
+            "-p", "observer", *ARGS, "--audit", str(records), "--audit-report", str(out[n]), "-n", n
+        )
+        assert r.ret in (0, 1), r.stdout.str()[-2000:]
+    nodes = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert len(nodes) == 2 and all(x["loading"] for x in nodes)  # configured before the load was joined
+    assert out["0"].read_bytes() == out["2"].read_bytes()
+    assert json.loads(out["2"].read_text())["records"]["sha256"]
+
+
+def test_bad_records_under_xdist_are_one_usage_error(pytester, tmp_path):
+    """The controller's load runs beside the workers' start; bad records still end the run
+    with one usage error naming file, line and fix, as a serial run does, and no worker's
+    traceback."""
+    import shutil
+
+    records = shutil.copytree(REPO / "fixtures" / "tiny", pytester.path / "rec")
+    bad = sorted(records.rglob("*.jsonl"))[0]
+    lines = bad.read_text().splitlines()
+    lines[2] = '{"item_id": broken'
+    bad.write_text("\n".join(lines) + "\n")
+    for n in ("0", "2"):
+        r = pytester.runpytest_subprocess(*ARGS, "--audit", str(records), "-n", n)
+        err = r.stderr.str()
+        assert r.ret == pytest.ExitCode.USAGE_ERROR, (n, r.stdout.str()[-2000:], err[-2000:])
+        assert err.count(f"{bad.name}:3: unreadable JSON") == 1 and "fix: each line must be one JSON object" in err
+        assert "Traceback" not in err + r.stdout.str() and "INTERNALERROR" not in err + r.stdout.str()
