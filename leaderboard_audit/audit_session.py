@@ -23,6 +23,19 @@ def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
+def _process_ends_with(config: pytest.Config) -> bool:
+    """Whether this pytest run is the last thing its process does: an xdist worker, or the run
+    of the process's own command line (not ``pytest.main`` called by a program, nor pytester's
+    in-process runs, which go on after it). Such a run leaves the heap it froze
+    (``AuditSession._freeze_heap``) frozen: pytest's closing ``gc.collect()`` passes and the
+    interpreter's exit then skip it instead of walking millions of objects that the exit frees
+    anyway (1,000 x 8,000 x 26: ~1 s in each process, and the controller waits for its
+    workers' exits)."""
+    import sys
+
+    return _is_worker(config) or list(config.invocation_params.args) == sys.argv[1:]
+
+
 def record_verdict(
     item: pytest.Item, v: dict[str, Any], *also: dict[str, Any], context: dict[str, str] | None = None
 ) -> None:
@@ -212,10 +225,7 @@ class AuditSession:
         self.worker_mix: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
         self.worker_basis: dict[str, Any] | None = None
         self._batcher: Any = None  # a worker's per-test events, sent in batches (xdist_batching)
-        # controller under xdist: the records load in this thread while the workers start
-        # (``_load_beside_workers``); its error, raised where the records are first needed
-        self._loader: Any = None
-        self._loader_error: BaseException | None = None
+        self._deferred = False  # controller under xdist: records loaded once workers start
 
     # -- settings, records and scopes (once per process) ----------------------------------
     @property
@@ -242,8 +252,6 @@ class AuditSession:
 
     @property
     def records(self):
-        if self._loader is not None:
-            self._join_loader()
         if self._records is None:
             import warnings
             from .records import RecordsError
@@ -295,44 +303,21 @@ class AuditSession:
             self._records = records
         return self._records
 
-    def _load_beside_workers(self) -> bool:
-        """Controller under ``-n N``: load (and validate) the records in a thread, so that xdist
-        starts the workers meanwhile; they load the records themselves, and the controller
-        needs them only once they have collected (the scheduler's units) and for the report.
-        Loading first kept the workers from starting for as long as it took (1.5 s of
-        1,000 x 8,000 x 26 packed; a records-v1 folder's first parse, seconds). Not when the
-        records come from a collection run (``--audit-collect``: it runs once, here) or with
-        the submission gate (its checks of the named models stay before any worker)."""
+    def _load_after_workers_start(self) -> bool:
+        """Controller under ``-n N``: whether the records load (and are validated) only when
+        first needed, once xdist has started the workers (the scheduler's units, then the
+        report), instead of before: the workers load the records themselves, and loading
+        first kept them from starting for as long as it took (1.5 s of 1,000 x 8,000 x 26
+        packed; a records-v1 folder's first parse, seconds). Bad records are then the same
+        one usage error, raised as the run begins. Not when the records come from a
+        collection run (``--audit-collect``: it runs once, here) or with the submission gate
+        (its checks of the named models stay before any worker). The load stays on the main
+        thread: Python 3.11's compiler is not safe against two threads importing (pytest
+        rewrites this plugin's modules as they import), and the workers are processes."""
         n = self.config.getoption("numprocesses", None)
         if _is_worker(self.config) or not isinstance(n, int) or n < 1:
             return False
-        if not self.path or self.settings["collect"] or self.settings["submission"]:
-            return False
-        import threading
-
-        def load() -> None:
-            try:
-                _ = self.records
-            except BaseException as exc:  # re-raised on the main thread (_join_loader)
-                self._loader_error = exc
-
-        self._loader = threading.Thread(target=load, name="leaderboard-audit-records", daemon=True)
-        self._loader.start()
-        return True
-
-    def _join_loader(self) -> None:
-        """Wait for the records' thread (``_load_beside_workers``), unless this is it, and raise
-        its error (one usage error naming file and line, as a serial run gives it)."""
-        import threading
-
-        loader = self._loader
-        if loader is None or threading.current_thread() is loader:
-            return
-        loader.join()
-        self._loader = None
-        err, self._loader_error = self._loader_error, None
-        if err is not None:
-            raise err
+        return bool(self.path) and not self.settings["collect"] and not self.settings["submission"]
 
     def audit_kw(self) -> dict[str, Any]:
         """The settings every scope is computed under (``auditor.audit_scope_computed``)."""
@@ -525,8 +510,9 @@ class AuditSession:
     def _freeze_heap(self) -> None:
         """Once a scope is computed the heap is mostly long-lived (pytest's items, the records,
         the scopes): ``gc.freeze()`` keeps the cyclic GC's later full collections from walking
-        it again and again (0.2 s of a 4,278-model audit); ``pytest_unconfigure`` undoes it.
-        Left alone when the process runs without GC or froze objects of its own."""
+        it again and again (0.2 s of a 4,278-model audit); ``pytest_unconfigure`` undoes it
+        unless the process ends with this run (``_process_ends_with``). Left alone when the
+        process runs without GC or froze objects of its own."""
         import gc
 
         if gc.isenabled() and (self._froze or gc.get_freeze_count() == 0):
@@ -549,7 +535,8 @@ class AuditSession:
         if self._froze:
             import gc
 
-            gc.unfreeze()
+            if not _process_ends_with(config):
+                gc.unfreeze()
             self._froze = False
         # the records, scopes and report are done with: let them go before pytest's last collection
         self._records = self._cases = self._tests = self._report = None
@@ -560,7 +547,7 @@ class AuditSession:
     def fingerprint(self) -> str:
         """The records' SHA-256, computed once per process (by the load cache when it loads,
         else here); sent to xdist workers with the settings when the controller loaded the
-        records before starting them (else each worker hashes them: ``_load_beside_workers``)."""
+        records before starting them (else each worker hashes them: ``_load_after_workers_start``)."""
         _ = self.records
         if self.sha256 is None:
             from .records.fingerprint import sha256_of
@@ -591,7 +578,8 @@ class AuditSession:
                 + ", ".join(f"{n} (needs test_{n}.py, or report_only = True if it has no cases)" for n in untested)
             )
         if not _is_worker(self.config):
-            if not self._load_beside_workers():
+            self._deferred = self._load_after_workers_start()
+            if not self._deferred:
                 self.fingerprint()
         else:
             _ = self.records
@@ -627,8 +615,8 @@ class AuditSession:
     def pytest_configure_node(self, node: Any) -> None:
         """xdist controller -> worker: the resolved settings (pytest-randomly's pattern). The
         records' fingerprint goes too when the controller has it (it loaded them first); else
-        each worker hashes them as a serial run would (``_load_beside_workers``)."""
-        if self._loader is None:
+        each worker hashes them as a serial run would (``_load_after_workers_start``)."""
+        if not self._deferred:
             self.fingerprint()  # path resolved (collection done), cache entry built, before workers start
         node.workerinput[WORKER_KEY] = json.dumps(
             {**self.settings, "path": self.path, "sha256": self.sha256}, sort_keys=True
@@ -644,7 +632,11 @@ class AuditSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
         """Under ``-n N`` (xdist's default ``load``), one scope's tests go to one worker, the
-        scopes placed largest predicted cost first (``xdist_scheduling``)."""
+        scopes placed largest predicted cost first (``xdist_scheduling``). Called as the run
+        begins, the workers started, under every ``--dist``: where the controller has not
+        loaded its records yet (``_load_after_workers_start``) they load, and bad records
+        end the run here, before any worker's event is processed."""
+        _ = self.records
         if config.getvalue("dist") != "load":
             return None  # the user chose a distribution mode: keep it
         from .auditor import alias_of
@@ -800,6 +792,10 @@ class AuditSession:
             self.test_outcomes[outcome] = self.test_outcomes.get(outcome, 0) + 1
             self.multi_verdict_tests += len(vs) > 1
 
+    # tryfirst: on the controller, before xdist's own, which waits for the workers' processes
+    # to exit (~1 s at 1,000 models: each frees its records and scopes); the report is built
+    # from what they sent, meanwhile
+    @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if _is_worker(self.config):
             # insertion order kept (no sort_keys): a section's key order is what the Markdown and

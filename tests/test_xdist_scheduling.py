@@ -242,14 +242,14 @@ import json, os, pytest
 def pytest_configure_node(node):
     s = node.config.pluginmanager.get_plugin("leaderboard-audit-session")
     with open(os.environ["OBSERVED"], "a") as f:
-        f.write(json.dumps({"loading": s._loader is not None, "sha": node.workerinput.get("leaderboard_audit")}) + "\\n")
+        f.write(json.dumps({"loaded": s._records is not None}) + "\\n")
 """
 
 
 def test_workers_start_while_the_controller_loads_the_records(pytester, tmp_path, monkeypatch):
-    """Under -n 2 the controller loads its records in a thread while xdist configures and
-    starts the workers (it needs them only for the scheduler and the report); the report is
-    the serial run's, bytes and fingerprint alike."""
+    """Under -n 2 the controller loads its records once xdist has configured and started the
+    workers (it needs them only for the scheduler and the report), with every --dist; the
+    report is the serial run's, bytes and fingerprint alike."""
     import json
     import shutil
 
@@ -266,15 +266,15 @@ def test_workers_start_while_the_controller_loads_the_records(pytester, tmp_path
         )
         assert r.ret in (0, 1), r.stdout.str()[-2000:]
     nodes = [json.loads(line) for line in seen.read_text().splitlines()]
-    assert len(nodes) == 2 and all(x["loading"] for x in nodes)  # configured before the load was joined
+    assert len(nodes) == 2 and not any(x["loaded"] for x in nodes)  # configured before the controller loads
     assert out["0"].read_bytes() == out["2"].read_bytes()
     assert json.loads(out["2"].read_text())["records"]["sha256"]
 
 
 def test_bad_records_under_xdist_are_one_usage_error(pytester, tmp_path):
-    """The controller's load runs beside the workers' start; bad records still end the run
+    """The controller loads once the workers have started; bad records still end the run
     with one usage error naming file, line and fix, as a serial run does, and no worker's
-    traceback."""
+    traceback, under --dist load and loadfile."""
     import shutil
 
     records = shutil.copytree(REPO / "fixtures" / "tiny", pytester.path / "rec")
@@ -282,8 +282,8 @@ def test_bad_records_under_xdist_are_one_usage_error(pytester, tmp_path):
     lines = bad.read_text().splitlines()
     lines[2] = '{"item_id": broken'
     bad.write_text("\n".join(lines) + "\n")
-    for n in ("0", "2"):
-        r = pytester.runpytest_subprocess(*ARGS, "--audit", str(records), "-n", n)
+    for n in ("0", "2", "2 --dist loadfile"):
+        r = pytester.runpytest_subprocess(*ARGS, "--audit", str(records), "-n", *n.split())
         err = r.stderr.str()
         assert r.ret == pytest.ExitCode.USAGE_ERROR, (n, r.stdout.str()[-2000:], err[-2000:])
         assert err.count(f"{bad.name}:3: unreadable JSON") == 1 and "fix: each line must be one JSON object" in err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import json
 from pathlib import Path
 
@@ -187,6 +189,43 @@ def test_gc_freeze_is_undone_and_a_freeze_of_the_process_left_alone(pytester, st
         assert mine >= Probe.counts[-1] >= gc.get_freeze_count() > mine // 2
     finally:
         gc.unfreeze()
+
+
+FREEZE_PROBE = """
+import gc, os, pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    with open(os.environ["FROZEN_AT_END"], "a") as f:
+        f.write(f"{'worker' if hasattr(config, 'workerinput') else 'main'} {gc.get_freeze_count()}\\n")
+"""
+
+
+def test_a_process_that_ends_with_its_run_leaves_the_heap_frozen(pytester, stable_dir, tmp_path, monkeypatch):
+    """The run of the process's own command line (and each xdist worker) keeps its frozen heap
+    to the end: pytest's closing gc passes and the interpreter's exit skip it. A program that
+    calls pytest.main goes on after the run: the freeze is undone."""
+    pytester.makepyfile(freeze_probe=FREEZE_PROBE)
+    monkeypatch.syspath_prepend(str(pytester.path))
+    seen = tmp_path / "frozen.txt"
+    monkeypatch.setenv("FROZEN_AT_END", str(seen))
+    r = pytester.runpytest_subprocess("-p", "freeze_probe", "--audit", str(stable_dir), *ARGS)
+    assert r.ret in (0, 1), r.stdout.str()[-2000:]
+    r = pytester.runpytest_subprocess("-p", "freeze_probe", "--audit", str(stable_dir), *ARGS, "-n", "2")
+    assert r.ret in (0, 1), r.stdout.str()[-2000:]
+    script = pytester.makepyfile(
+        main_script=f"import pytest, sys; sys.exit(pytest.main(['-p', 'freeze_probe', '--audit', {str(stable_dir)!r}]))"
+    )
+    r = pytester.run(sys.executable, str(script))
+    assert r.ret in (0, 1), r.stdout.str()[-2000:]
+    runs = [line.split() for line in seen.read_text().splitlines()]
+    assert len(runs) == 5 and runs[0][0] == "main"
+    cli, workers, ctl, program = int(runs[0][1]), [int(c) for w, c in runs[1:3]], int(runs[3][1]), int(runs[4][1])
+    assert runs[1][0] == runs[2][0] == "worker" and runs[3][0] == runs[4][0] == "main"
+    assert cli > 0 and max(workers) > 0  # left frozen where the process ends with the run (one
+    # scope here: one worker computes it, the other freezes nothing)
+    assert ctl == 0  # the xdist controller computes nothing: it froze nothing
+    assert program == 0  # undone where a program goes on after pytest.main
 
 
 def test_junit_xml_carries_verdicts(pytester, demo_dir, tmp_path):
