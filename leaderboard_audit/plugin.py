@@ -329,7 +329,7 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)  # before xdist's own (one per CPU)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """``-n auto`` on an audit: serial below the break-even (~20 s of predicted statistics), else xdist's count
+    """``-n auto`` on an audit: serial below the break-even (10 s of predicted statistics), else xdist's count
     (``xdist_scheduling.auto_workers``; docs/performance.md, "xdist")."""
     path = config.getoption("audit", None)
     if not path or config.getoption("audit_collect", None):

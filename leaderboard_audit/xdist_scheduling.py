@@ -22,6 +22,10 @@ a ``LoadScopeScheduling`` subclass. Tests that are not audit cases keep one unit
 statistics: starting workers costs ~1 s on a 2-core machine (each imports pytest, numpy and
 the audit and loads the records), each test's report crosses to the controller, and below
 ~10 predicted seconds two workers did not beat one process (docs/performance.md, "xdist").
+The predicted seconds keep the calibration of stop 28: the statistics have since become
+2-4x faster at 1,000 models (71.6 predicted seconds for ~18 s of statistics at 1,000 x
+8,000 x 26), less on small grids, so they rank units and mark the break-even (measured
+again at stop 35, below) rather than tell the wall time.
 """
 
 from __future__ import annotations
@@ -46,11 +50,11 @@ SCOPE_S = 0.2  # fixed cost of one scope's (or one mix reduced set's) checks, wh
 TEST_S = 4.0e-4  # pytest's per-test protocol, each side
 #: below this many predicted seconds of statistics ``-n auto`` stays serial. Measured on this
 #: repository's 2-core machine (docs/performance.md, "xdist"; medians of 3 alternating pairs
-#: of -n 2 / -n 0, stop 33): 0.98 on the paper-sized grid x4 items (predicted 2 s; one mix
-#: set is most of it), 1.11 at 100 x 8,000 x 26 (5 s), 0.92 at 250 x 8,000 (12 s), 0.89 at
-#: 500 x 8,000 (28 s) and 0.80 at 1,000 x 8,000 (72 s). Workers start in ~0.5-1 s and each
-#: test's reports still cross to the controller (in batches), which the shared statistics
-#: repay from between 5 and 12 predicted seconds
+#: of -n 2 / -n 0, stop 35): 1.02 at 100 x 8,000 x 26 (predicted 5.2 s), 0.95 at 250 x
+#: 8,000 (12.3 s), 0.86 at 500 x 8,000 (27.6 s) and 0.86 at 1,000 x 8,000 (71.6 s); the
+#: paper-sized grid x4 items (2 s) about 1.0. Workers start in ~0.5-1 s and each test's
+#: reports still cross to the controller (in batches), which the shared statistics repay
+#: from between 5 and 12 predicted seconds (stop 33: the same bracket, 1.11 and 0.92)
 AUTO_MIN_SECONDS = 10.0
 
 
