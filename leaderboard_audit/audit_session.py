@@ -225,7 +225,6 @@ class AuditSession:
         self.worker_mix: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
         self.worker_basis: dict[str, Any] | None = None
         self._batcher: Any = None  # a worker's per-test events, sent in batches (xdist_batching)
-        self._deferred = False  # controller under xdist: records loaded once workers start
 
     # -- settings, records and scopes (once per process) ----------------------------------
     @property
@@ -578,25 +577,22 @@ class AuditSession:
                 + ", ".join(f"{n} (needs test_{n}.py, or report_only = True if it has no cases)" for n in untested)
             )
         if not _is_worker(self.config):
-            self._deferred = self._load_after_workers_start()
-            if not self._deferred:
-                self.fingerprint()
+            if not self._load_after_workers_start():
+                self.fingerprint()  # path resolved, cache entry built, before workers start
         else:
             _ = self.records
+            from .xdist_batching import EventBatcher
+
+            self._batcher = EventBatcher.install(self.config)
             if self._store is not None:
                 from .mix_units import eligible
+                from .xdist_store import SharedArrays
 
                 # the controller asked for split units if they apply; both sides decide from
                 # the same records and settings, so they agree (AuditSession.split_mix)
                 self._mix_units = self._mix_units and eligible(self.records)
-            from .xdist_batching import EventBatcher
-
-            self._batcher = EventBatcher.install(self.config)
-            if self._store is not None and self.fingerprint():
-                from .xdist_store import SharedArrays
-
                 # the benchmarks' summed counts, computed by one worker, read by the others
-                self._derived.shared = SharedArrays(self._store, self.records.correct, self.sha256)
+                self._derived.shared = SharedArrays(self._store, self.records.correct, self.fingerprint())
         if self.settings.get("gate") and not self.settings["submission"]:
             raise pytest.UsageError("--audit-gate needs --audit-submission MODEL (it names checks that gate)")
         if self.settings["submission"]:
@@ -614,10 +610,9 @@ class AuditSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         """xdist controller -> worker: the resolved settings (pytest-randomly's pattern). The
-        records' fingerprint goes too when the controller has it (it loaded them first); else
-        each worker hashes them as a serial run would (``_load_after_workers_start``)."""
-        if not self._deferred:
-            self.fingerprint()  # path resolved (collection done), cache entry built, before workers start
+        records' fingerprint goes too when the controller has it (it loaded them first, in
+        ``pytest_sessionstart``); else each worker hashes them as a serial run would
+        (``_load_after_workers_start``)."""
         node.workerinput[WORKER_KEY] = json.dumps(
             {**self.settings, "path": self.path, "sha256": self.sha256}, sort_keys=True
         )
