@@ -194,7 +194,11 @@ def _list_values(col, K: int, dtype: str, path: str, name: str, n_rows: int) -> 
     return out
 
 
-UNPACK_BLOCK = 1 << 23  # bytes per step: bounds the temporary to 64 Mi bits
+UNPACK_BLOCK = 1 << 16  # bytes per step: each step's gather stays in the CPU cache
+
+#: byte value -> its 8 bits as 8 bool bytes (little bit order), one uint64 each: unpacking
+#: is then one gather of 8-byte words, ~10x faster than np.unpackbits plus a copy
+_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").view(np.uint64)[:, 0]
 
 
 def _unpack_into(dest: np.ndarray, raw: np.ndarray, start: int) -> None:
@@ -204,10 +208,15 @@ def _unpack_into(dest: np.ndarray, raw: np.ndarray, start: int) -> None:
         dest[:] = np.unpackbits(raw, count=start + n, bitorder="little")[start:].view(bool)
         return
     first = start // 8
-    for lo in range(0, n, UNPACK_BLOCK * 8):
-        hi = min(n, lo + UNPACK_BLOCK * 8)
-        chunk = raw[first + lo // 8 : first + (hi + 7) // 8]
-        dest[lo:hi] = np.unpackbits(chunk, count=hi - lo, bitorder="little").view(bool)
+    whole = n // 8  # whole bytes, gathered as words; the last byte's bits (if any) unpacked
+    words = dest[: whole * 8].view(np.uint8).view(np.uint64) if whole else None
+    for lo in range(0, whole, UNPACK_BLOCK):
+        hi = min(whole, lo + UNPACK_BLOCK)
+        np.take(_BYTE_BITS, raw[first + lo : first + hi], out=words[lo:hi], mode="clip")  # "raise" buffers out
+    if n % 8:
+        dest[whole * 8 :] = np.unpackbits(raw[first + whole : first + whole + 1], count=n % 8, bitorder="little").view(
+            bool
+        )
 
 
 def _unpack_bits(col, K: int, path: str, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -311,7 +320,7 @@ def _open_table(spath: str):
 
     def check_schema(schema) -> int:
         M, N, K = _header(_read_meta(schema, spath), spath)["shape"]
-        _columns(schema.empty_table(), K, spath)
+        _column_names(schema, K, spath)  # not schema.empty_table(): it imports pandas (~0.25 s)
         return M * N
 
     try:
@@ -352,20 +361,17 @@ def _header(meta: dict[str, Any], spath: str) -> dict[str, Any]:
     }
 
 
-def _columns(table, K: int, spath: str) -> dict[str, Any]:
-    """The file's columns by name, each checked to be fixed_size_list<type>[K]."""
+def _column_names(schema, K: int, spath: str) -> list[str]:
+    """The schema's column names, each checked to be fixed_size_list<type>[K] (unparsed: int16)."""
     pa = _pyarrow()
-    cols = set(table.column_names)
+    cols = set(schema.names)
     if "correct" not in cols or not cols <= {"correct", "pred", "margin", "answer_class", "unparsed"}:
         raise _bad(
             spath,
             f"columns {sorted(cols)}; expected 'correct' and optionally 'pred', 'margin', 'answer_class', 'unparsed'",
         )
-    out: dict[str, Any] = {}
-    if "unparsed" in cols:
-        if table.schema.field("unparsed").type != pa.int16():
-            raise _bad(spath, f"column 'unparsed' is {table.schema.field('unparsed').type}, expected int16")
-        out["unparsed"] = table.column("unparsed")
+    if "unparsed" in cols and schema.field("unparsed").type != pa.int16():
+        raise _bad(spath, f"column 'unparsed' is {schema.field('unparsed').type}, expected int16")
     for name, value_type in (
         ("correct", pa.bool_()),
         ("pred", pa.int16()),
@@ -374,11 +380,15 @@ def _columns(table, K: int, spath: str) -> dict[str, Any]:
     ):
         if name not in cols:
             continue
-        typ = table.schema.field(name).type
+        typ = schema.field(name).type
         if not (pa.types.is_fixed_size_list(typ) and typ.list_size == K and typ.value_type == value_type):
             raise _bad(spath, f"column {name!r} is {typ}, expected fixed_size_list<{value_type}>[{K}]")
-        out[name] = table.column(name)
-    return out
+    return [n for n in ("unparsed", "correct", "pred", "margin", "answer_class") if n in cols]
+
+
+def _columns(table, K: int, spath: str) -> dict[str, Any]:
+    """The file's columns by name, each checked to be fixed_size_list<type>[K]."""
+    return {name: table.column(name) for name in _column_names(table.schema, K, spath)}
 
 
 def check_values(
