@@ -273,3 +273,30 @@ def test_packed_keeps_answer_class_unparsed_and_layout_notes(tmp_path):
     assert back.layout_notes == r.layout_notes
     assert _np.array_equal(back.correct, r.correct)
     assert _np.array_equal(_np.nan_to_num(back.margin, nan=-9), _np.nan_to_num(r.margin, nan=-9))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    n=st.integers(0, 300),
+    start=st.integers(0, 40),
+    offset=st.integers(0, 9),
+    block=st.sampled_from([1, 3, 1 << 16]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_unpack_into_matches_numpy_unpackbits(n, start, offset, block, seed):
+    """The table-driven unpacking writes exactly bits start .. start + n (little bit order),
+    whatever the destination's byte offset, the block size and a partial last byte; nothing
+    around the destination is touched."""
+    from leaderboard_audit.records import packed
+
+    raw = np.random.default_rng(seed).integers(0, 256, (start + n) // 8 + 2, dtype=np.uint8)
+    buf = np.zeros(offset + n + 5, dtype=bool)
+    old = packed.UNPACK_BLOCK
+    packed.UNPACK_BLOCK = block
+    try:
+        packed._unpack_into(buf[offset : offset + n], raw, start)
+    finally:
+        packed.UNPACK_BLOCK = old
+    want = np.unpackbits(raw, bitorder="little")[start : start + n].view(bool)
+    assert np.array_equal(buf[offset : offset + n], want)
+    assert not buf[:offset].any() and not buf[offset + n :].any()
