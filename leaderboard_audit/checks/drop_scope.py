@@ -5,9 +5,9 @@ A drop keeps a random three quarters of the pooled items (at 4 benchmarks), and 
 ``mix_draws`` drops are made per benchmark. Copying the kept items' tensor for each one
 was 20 of the ~100 s of a 1,000 x 30,000 x 26 audit, yet the check most often rerun
 under drops (``manufactured``: the adjacent pairs) reads only the correct counts and
-the pairs' robust-item counts. Both come from the parent's: the counts as the parent's
-minus the dropped items' (a quarter as many cells to copy, exact integers), the pair
-counts from the parent's robust masks as bits, ANDed with the kept items' bits. Any
+the pairs' robust-item counts. Both come from the parent's bits, ANDed with the kept
+items' bits and popcounted (exact integers): the counts from the parent's per-config bits
+(``per_model.config_words``), the pair counts from its robust masks as bits. Any
 other read (``C``, ``records``, ``full``, ``parts``) makes the reduced set as
 ``select_items`` always did, once, with its link to the parent's tensor
 (``per_model.items_of``).
@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from ..metrics.pairs import robust_pair_counts
-from ..metrics.per_model import correct_counts, items_of
-from ..records.model import Records, take_items
+from ..metrics.per_model import counts_within, items_of
+from ..records.model import Records
 from .base import POOLED, Scope
 
 
@@ -85,9 +85,8 @@ class DropScope(Scope):
 
     @cached_property
     def counts(self) -> np.ndarray:
-        """The parent's counts minus the dropped items' (integers: exact)."""
-        gone = take_items(self.parent.correct, np.sort(self.dropped))  # a writeable copy: not cached
-        out = correct_counts(self.parent.correct) - correct_counts(gone)
+        """The kept items' counts from the parent's per-config bits (integers: exact)."""
+        out = counts_within(self.parent.correct, self._kept)
         out.flags.writeable = False
         return out
 

@@ -181,6 +181,44 @@ def correct_counts(C: np.ndarray, parts: Sequence[np.ndarray] | None = None) -> 
 BLOCK_CELLS = 1 << 20  # (model, item) cells per block of the config scans
 
 
+def config_words(C: np.ndarray) -> np.ndarray:
+    """``C``'s bits per (model, config) over its items, in uint64 words (models x configs x
+    words; items rounded up to 64, padding bits 0), once per read-only array (``derived``):
+    a count over any subset of items is then a popcount of ANDed words (``counts_within``)."""
+
+    def compute() -> np.ndarray:
+        M, N, K = C.shape
+        out = np.zeros((M, K, -(-N // 64) * 8), dtype=np.uint8)
+        step = max(1, BLOCK_CELLS // max(1, N))
+        for lo in range(0, M, step):
+            hi = min(M, lo + step)
+            # packbits along a contiguous axis: along the strided item axis it is ~5x slower
+            out[lo:hi, :, : -(-N // 8)] = np.packbits(np.ascontiguousarray(C[lo:hi].transpose(0, 2, 1)), axis=2)
+        return out.view(np.uint64)
+
+    return derived(C, "config_words", compute)
+
+
+def counts_within(C: np.ndarray, within: np.ndarray) -> np.ndarray:
+    """``correct_counts`` over the items the boolean ``within`` marks (a random drop's kept
+    items, ``checks.drop_scope``), from ``config_words``: exact integers without copying the
+    marked items' cells (~0.25 s a drop at 1,000 x 30,000 x 26 copied and summed; ~0.03 s
+    as words, once the words are made, ~0.5 s)."""
+    if C.dtype != bool or C.size == 0:
+        return C[:, within].sum(axis=1, dtype=np.int64)
+    words = config_words(C)
+    mask = np.zeros(words.shape[2] * 64, dtype=bool)
+    mask[: within.size] = within
+    bits = np.packbits(mask).view(np.uint64)
+    M, K = C.shape[0], C.shape[2]
+    out = np.empty((M, K), dtype=np.int64)
+    step = max(1, BLOCK_CELLS // max(1, 8 * words.shape[2]))  # the ANDed words stay cache-sized
+    for lo in range(0, M, step):
+        hi = min(M, lo + step)
+        out[lo:hi] = np.bitwise_count(words[lo:hi] & bits).sum(axis=2, dtype=np.int64)
+    return out
+
+
 def all_any(C: np.ndarray, configs: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(right under every config, right under some config) of ``configs`` (default all),
     models x items (``all_any_groups`` for one group; the default one is computed once

@@ -162,8 +162,14 @@ class Records:
         return self._take_items(where)
 
     def select_items(self, idx: Sequence[int] | np.ndarray) -> Records:
-        """A subset of items (fancy indexing copies only the selected slice)."""
-        return self._take_items(np.asarray(idx, dtype=np.intp))
+        """A subset of items: a view when ``idx`` is a run of consecutive items (leaving out
+        the first or last benchmark), else a copy of the selected cells only."""
+        idx = np.asarray(idx, dtype=np.intp)
+        if idx.size and idx[-1] - idx[0] == idx.size - 1 and (idx.size == 1 or bool(np.all(np.diff(idx) == 1))):
+            lo = int(idx[0])
+            if 0 <= lo and lo + idx.size <= self.correct.shape[1]:
+                return self._take_items(slice(lo, lo + idx.size))
+        return self._take_items(idx)
 
     def select_models(self, names: Sequence[str]) -> Records:
         """A subset of models, in the given order."""

@@ -334,3 +334,33 @@ def test_above_counts_equal_the_definition_when_robust_items_drop_out(robust_sha
     R[:, robust] = np.where(rng.random((M, int(robust.sum()))) < 0.5, 0, K)
     want = (R[:, None, :] > R[None, :, :]).sum(axis=2)
     assert above_counts(R.astype(np.uint8), K).tolist() == want.tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    M=st.integers(1, 7),
+    N=st.integers(1, 200),
+    K=st.integers(1, 30),
+    seed=st.integers(0, 2**32 - 1),
+    block=st.sampled_from([1, 64, 1 << 20]),
+    read_only=st.booleans(),
+)
+def test_counts_within_equals_the_sum_over_the_marked_items(M, N, K, seed, block, read_only):
+    """A random drop's counts from per-config bits equal summing the kept items' cells,
+    for item counts that are not multiples of 64 or 8, any block of models, and arrays the
+    derived cache does or does not keep."""
+    rng = np.random.default_rng(seed)
+    C = rng.random((M, N, K)) < rng.random()
+    C.flags.writeable = not read_only
+    within = rng.random(N) < rng.random()
+    old = per_model.BLOCK_CELLS
+    per_model.BLOCK_CELLS = block
+    try:
+        with per_model.sharing():
+            got = per_model.counts_within(C, within)
+            again = per_model.counts_within(C, ~within)  # the words reused (read-only) or remade
+    finally:
+        per_model.BLOCK_CELLS = old
+    assert got.dtype == np.int64
+    assert np.array_equal(got, C[:, within].sum(axis=1))
+    assert np.array_equal(again, C[:, ~within].sum(axis=1))
