@@ -87,3 +87,48 @@ def test_progress_is_written_a_line_at_a_time_on_a_written_through_pipe(pytester
     assert "PASSED test_stream.py::test_during_the_run" in out, out[-3000:]
     assert "after the run: write_through=True" in out, out[-3000:]
     assert re.search(r"^[.FWsx]+ +\[ *\d+%\]$", out, re.M), out[-3000:]  # progress lines as pytest writes them
+
+
+def test_progress_on_a_pipe_is_flushed_a_line_at_a_time(pytester):
+    """pytest flushes its terminal after every test; on a pipe the audit flushes it when a
+    progress line is complete (or FLUSH_EVERY_S has passed), so a run makes far fewer
+    flushes than tests, and the output is what pytest writes."""
+    import re
+    import shutil
+    import subprocess
+    import sys
+
+    from helpers.paths import REPO
+
+    records = shutil.copytree(REPO / "fixtures" / "tiny", pytester.path / "rec")
+    pytester.makeconftest(
+        """
+        import pytest
+
+        class Counting:
+            def __init__(self, f):
+                self.f, self.flushes = f, 0
+            def flush(self):
+                self.flushes += 1
+                self.f.flush()
+            def __getattr__(self, name):
+                return getattr(self.f, name)
+
+        @pytest.hookimpl(trylast=True)
+        def pytest_configure(config):
+            tw = config.get_terminal_writer()
+            tw._file = config._counting = Counting(tw._file)
+
+        def pytest_unconfigure(config):
+            config._counting.f.write(f"flushes={config._counting.flushes}\\n")
+        """
+    )
+    pytester.makepyfile(
+        test_many="import pytest\n@pytest.mark.parametrize('i', range(400))\ndef test_n(i):\n    pass\n"
+    )
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--audit", str(records), "test_many.py"]
+    out = subprocess.run(cmd, cwd=pytester.path, capture_output=True, text=True, timeout=300).stdout
+    tests = int(re.search(r"(\d+) passed", out).group(1)) + int((re.search(r"(\d+) failed", out) or [0, 0])[1])
+    flushes = int(re.search(r"flushes=(\d+)", out).group(1))
+    assert tests >= 400 and flushes < tests / 10, out[-3000:]
+    assert re.search(r"^[.FWsx]+ +\[ *\d+%\]$", out, re.M), out[-3000:]
