@@ -240,6 +240,8 @@ class AuditSession:
         self.written: list[str] = []  # "--audit-html: wrote PATH (N bytes)", for the summary
         self.verdicts: dict[str, dict[str, Any]] = {}  # id -> verdict, from reports (controller)
         self.worker_scopes: dict[str, dict[str, Any]] = {}
+        #: scope -> its manufactured pairs' evidence, computed by the worker that computed it
+        self.worker_evidence: dict[str, dict[str, Any]] = {}
         self.worker_summary: dict[str, Any] | None = None
         self._froze = False  # gc.freeze() done by this session (_freeze_heap)
         self.failed_tests = 0  # failed audit tests (controller), for the failure-details limit
@@ -582,6 +584,7 @@ class AuditSession:
         # the records, scopes and report are done with: let them go before pytest's last collection
         self._records = self._cases = self._tests = self._report = None
         self._scopes, self._handles, self._index, self.verdicts, self.worker_scopes = {}, {}, {}, {}, {}
+        self.worker_evidence = {}
         self._derived = _new_cache()
         self._without, self._gate_rows, self._old = {}, {}, None
 
@@ -847,6 +850,16 @@ class AuditSession:
                 basis = self.pooled_core()["basis"]
                 payload["mix"] = {b: list(ev) for b, ev in self._mix.items()}
                 payload["basis"] = {k: v for k, v in basis.items() if k != "verdicts"}
+            if scopes:
+                from .evidence import scope_pair_evidence
+
+                # the pairs' evidence from this worker's cached robust masks: the controller would
+                # derive the masks again from its own tensor (~0.6 s at 1,000 x 8,000, at the end)
+                payload["evidence"] = {
+                    k: scope_pair_evidence(self.records, k, v["pairs"])
+                    for k, v in scopes.items()
+                    if isinstance(v.get("pairs"), list)
+                }
             self.config.workeroutput[WORKER_KEY] = json.dumps(payload)
             return
         if self._records is None:
@@ -882,6 +895,7 @@ class AuditSession:
             self.worker_scopes.update(got["scopes"])
             self.worker_mix.update({b: (e, v) for b, (e, v) in got.get("mix", {}).items()})
             self.worker_basis = got.get("basis", self.worker_basis)
+            self.worker_evidence.update(got.get("evidence", {}))
 
     def all_scopes(self) -> dict[str, dict[str, Any]]:
         merged = dict(self.worker_scopes)
@@ -912,7 +926,7 @@ class AuditSession:
         add_user_verdicts(rep, self.verdicts.values())
         if self.settings["submission"]:
             rep["submission"] = list(self.settings["submission"])
-        enrich_report(rep, self.records)
+        enrich_report(rep, self.records, known_evidence=self.worker_evidence)
         if self.settings["submission"]:
             from .submission import submission_audit
 

@@ -79,15 +79,40 @@ def _pair_evidence(r: Records, higher: str, lower: str, cap: int) -> dict[str, A
     }
 
 
-def add_pair_evidence(report: dict[str, Any], records: Records, cap: int = EVIDENCE_CAP) -> None:
+def scope_pair_evidence(
+    records: Records, scope: str, pairs: list[dict[str, Any]], cap: int = EVIDENCE_CAP
+) -> dict[str, dict[str, Any]]:
+    """``"<higher>><lower>"`` -> the evidence ``add_pair_evidence`` attaches to that pair of
+    ``scope``'s ``pairs`` section (only the pairs it attaches to). Under xdist the worker
+    that computed the scope sends it, so the controller reads no tensor for it."""
+    out: dict[str, dict[str, Any]] = {}
+    r = None
+    for p in pairs:
+        if p.get("manufactured"):
+            r = scope_records(records, scope) if r is None else r
+            ev = _pair_evidence(r, p["higher"], p["lower"], cap)
+            if ev["higher_right"] + ev["lower_right"] or p.get("cause") != "sampling":
+                out[f"{p['higher']}>{p['lower']}"] = ev  # a sampling pair without fragile items has nothing to show
+    return out
+
+
+def add_pair_evidence(
+    report: dict[str, Any],
+    records: Records,
+    cap: int = EVIDENCE_CAP,
+    known: dict[str, dict[str, dict[str, Any]]] | None = None,
+) -> None:
+    """Each manufactured pair's ``fragile_evidence`` (``scope_pair_evidence``); ``known``:
+    scope -> that scope's evidence, computed already (by an xdist worker), used as it is."""
     for scope, s in report.get("scopes", {}).items():
-        r = None
-        for p in s.get("pairs", []):
-            if p.get("manufactured"):
-                r = scope_records(records, scope) if r is None else r
-                ev = _pair_evidence(r, p["higher"], p["lower"], cap)
-                if ev["higher_right"] + ev["lower_right"] or p.get("cause") != "sampling":
-                    p["fragile_evidence"] = ev  # a sampling pair without fragile items has nothing to show
+        pairs = s.get("pairs", [])
+        got = known.get(scope) if known else None
+        if got is None:
+            got = scope_pair_evidence(records, scope, pairs, cap) if pairs else {}
+        for p in pairs:
+            ev = got.get(f"{p['higher']}>{p['lower']}") if p.get("manufactured") else None
+            if ev is not None:
+                p["fragile_evidence"] = ev
 
 
 def enrich_report(
@@ -97,14 +122,16 @@ def enrich_report(
     seed: int | None = None,
     n_boot: int | None = None,
     thresholds: Any = None,
+    known_evidence: dict[str, dict[str, dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
     """Add what needs the Records to a built report (in place; also returned). The
     submission gate adds its own part (``submission.with_gate``); ``seed``, ``n_boot`` and
-    ``thresholds`` are accepted for the callers' signature and not needed here."""
+    ``thresholds`` are accepted for the callers' signature and not needed here;
+    ``known_evidence``: pair evidence already computed, by scope (``add_pair_evidence``)."""
     report["legend"] = legend(records)
     with sharing():  # a scope's robust masks once for all of its pairs
-        add_pair_evidence(report, records)
+        add_pair_evidence(report, records, known=known_evidence)
     return report
 
 
-__all__ = ["EVIDENCE_CAP", "add_pair_evidence", "enrich_report", "legend", "pair_evidence"]
+__all__ = ["EVIDENCE_CAP", "add_pair_evidence", "enrich_report", "legend", "pair_evidence", "scope_pair_evidence"]

@@ -301,6 +301,24 @@ def test_reports_without_optional_keys_and_deterministic():
     assert h == render_html(_without_optional_keys(again)) and m == render_markdown(_without_optional_keys(again))
 
 
+def test_known_pair_evidence_is_used_as_it_is():
+    """Evidence an xdist worker sent (``scope_pair_evidence`` of the scopes it computed) is
+    attached without reading the records again, and equals what the records give."""
+    import numpy as np
+
+    from leaderboard_audit.evidence import scope_pair_evidence
+
+    r = simulate(demo_spec(items_per_benchmark=30))
+    rep = audit(r, n_boot=200)
+    direct = enrich_report(copy.deepcopy(rep), r)
+    known = {name: scope_pair_evidence(r, name, s["pairs"]) for name, s in rep["scopes"].items()}
+    assert any(known.values())
+    # records whose tensor says nothing about these pairs: only the known evidence can be right
+    blank = dataclasses.replace(r, correct=np.zeros_like(r.correct))
+    assert enrich_report(copy.deepcopy(rep), blank, known_evidence=known) == direct
+    assert enrich_report(copy.deepcopy(rep), blank) != direct  # (the blank records do differ)
+
+
 def test_plugin_writes_markdown_and_html(pytester, tmp_path):
     d = write(evil_records(), tmp_path / "evil")
     mdp, hp = tmp_path / "summary.md", tmp_path / "report.html"
