@@ -34,7 +34,7 @@ class Band(Check):
         return [(m,) for m in scope.ordered_names]
 
     def compute(self, scope: Scope) -> list[dict[str, Any]]:
-        b = band_m(scope.C, scope.ref)
+        b = band_m(scope.C, scope.ref, scope.counts)  # the scope's counts: a sum of its parts'
         ref_counts = scope.counts[:, scope.ref]
         rows = []
         for m in scope.order.tolist():

@@ -21,7 +21,7 @@ from ..metrics.brittleness import (
     variance_parts,
     variance_parts_from_right,
 )
-from ..metrics.per_model import derived
+from ..metrics.per_model import derived, right_counts
 from ..tables_model import Line
 from ..verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
 from .base import POOLED, Check, Scope
@@ -48,18 +48,19 @@ def variance_parts_split(
     C: np.ndarray, item_sets: Sequence[slice | np.ndarray] = ()
 ) -> tuple[dict[str, np.ndarray], list[dict[str, np.ndarray]]]:
     """``variance_parts`` of C and of each subset of its items (the pooled scope needs
-    every benchmark's), bit for bit: one integer sum over configs per (model, item), then
+    every benchmark's), bit for bit: one integer sum over configs per (model, item)
+    (``per_model.right_counts``, shared with the harness-averaged order), then
     ``variance_parts_from_right`` on each item set, in blocks of models (its reductions run
     along one model's items)."""
     M, N, K = C.shape
-    right = C.sum(axis=2, dtype=np.int32)
+    right = right_counts(C) if C.dtype == bool else C.sum(axis=2, dtype=np.int32)
     sets = [slice(None), *item_sets]
     acc = [{k: np.empty(M) for k in ("v_item", "v_prompt", "brittleness")} for _ in sets]
     step = max(1, BLOCK_CELLS // max(N, 1))
     for lo in range(0, M, step):
         block = right[lo : lo + step]
         for out, items in zip(acc, sets):
-            for k, v in variance_parts_from_right(block[:, items], K).items():
+            for k, v in variance_parts_from_right(block[:, items].astype(np.int32), K).items():
                 out[k][lo : lo + step] = v
     return acc[0], acc[1:]
 

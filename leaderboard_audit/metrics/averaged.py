@@ -17,14 +17,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from .identified import IdentifiedOrder, order_from_counts
-from .per_model import correct_counts, summed_over_items
+from .per_model import correct_counts, right_counts, summed_over_items
 
 METHOD = "holm-sign-test-averaged"
-
-
-def right_counts(C: np.ndarray) -> np.ndarray:
-    """``R[m, i]`` = configurations under which model ``m`` gets item ``i`` right."""
-    return C.sum(axis=2, dtype=np.int32 if C.shape[2] > 255 else np.uint8)
 
 
 def above_counts(R: np.ndarray, levels: int) -> np.ndarray:

@@ -181,6 +181,23 @@ def correct_counts(C: np.ndarray, parts: Sequence[np.ndarray] | None = None) -> 
 BLOCK_CELLS = 1 << 20  # (model, item) cells per block of the config scans
 
 
+def right_counts(C: np.ndarray) -> np.ndarray:
+    """``R[m, i]`` = configurations under which model ``m`` gets item ``i`` right (uint8 up
+    to 255 configs), once per read-only array (``derived``); a reduced set's (``items_of``)
+    are its parent's columns, not a new sum over its tensor (the harness-averaged order and
+    the variance parts both start from them)."""
+
+    def compute() -> np.ndarray:
+        cache = _ACTIVE.get()
+        src = cache.source_of(C) if cache is not None else None
+        if src is not None:
+            parent, idx = src
+            return right_counts(parent)[:, idx]
+        return C.sum(axis=2, dtype=np.int32 if C.shape[2] > 255 else np.uint8)
+
+    return derived(C, "right_counts", compute)
+
+
 def config_words(C: np.ndarray) -> np.ndarray:
     """``C``'s bits per (model, config) over its items, in uint64 words (models x configs x
     words; items rounded up to 64, padding bits 0), once per read-only array (``derived``):
@@ -319,13 +336,14 @@ def robust_masks(C: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return derived(C, "robust_masks", masks)
 
 
-def band(C: np.ndarray, ref: int) -> dict[str, np.ndarray]:
+def band(C: np.ndarray, ref: int, counts: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Table 1 / Figure 1: reference, min, max, spread, robust, optimistic, config-lucky.
 
     ``config_lucky = #{i: C[m,i,r]=1 and i fragile for m} / #{i: C[m,i,r]=1}``
-    (NaN where the model gets no item right under the reference).
+    (NaN where the model gets no item right under the reference). ``counts``: C's
+    ``correct_counts`` where the caller has them (a scope sums its benchmarks' parts).
     """
-    acc = accuracy(C)
+    acc = accuracy(C) if counts is None else counts / C.shape[1]
     rc, _, fragile = robust_masks(C)
     any_right = all_any(C)[1]
     ref_right = C[:, :, ref]
