@@ -204,8 +204,8 @@ _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bito
 def _unpack_into(dest: np.ndarray, raw: np.ndarray, start: int) -> None:
     """``dest[:] = bits start .. start + len(dest)`` of ``raw`` (little bit order), block by block."""
     n = dest.size
-    if start % 8:  # not byte-aligned (a sliced array): one pass
-        dest[:] = np.unpackbits(raw, count=start + n, bitorder="little")[start:].view(bool)
+    if start % 8 or dest.ndim != 1 or not dest.flags.c_contiguous:  # a sliced array: one pass
+        dest[...] = np.unpackbits(raw, count=start + n, bitorder="little")[start:].view(bool).reshape(dest.shape)
         return
     first = start // 8
     whole = n // 8  # whole bytes, gathered as words; the last byte's bits (if any) unpacked

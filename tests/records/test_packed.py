@@ -300,3 +300,18 @@ def test_unpack_into_matches_numpy_unpackbits(n, start, offset, block, seed):
     want = np.unpackbits(raw, bitorder="little")[start : start + n].view(bool)
     assert np.array_equal(buf[offset : offset + n], want)
     assert not buf[:offset].any() and not buf[offset + n :].any()
+
+
+def test_unpack_into_a_shaped_or_strided_destination():
+    """A destination that is not one contiguous run of bools (a 3-D tensor, every other
+    element) gets the same bits in its own element order."""
+    from leaderboard_audit.records import packed
+
+    raw = np.random.default_rng(7).integers(0, 256, 100, dtype=np.uint8)
+    bits = np.unpackbits(raw, bitorder="little").view(bool)
+    cube = np.zeros((3, 5, 7), dtype=bool)
+    packed._unpack_into(cube, raw, 0)
+    assert np.array_equal(cube.ravel(), bits[:105])
+    buf = np.zeros(300, dtype=bool)
+    packed._unpack_into(buf[::2], raw, 8)
+    assert np.array_equal(buf[::2], bits[8:158]) and not buf[1::2].any()
