@@ -240,6 +240,7 @@ class AuditSession:
         self.written: list[str] = []  # "--audit-html: wrote PATH (N bytes)", for the summary
         self.verdicts: dict[str, dict[str, Any]] = {}  # id -> verdict, from reports (controller)
         self.worker_scopes: dict[str, dict[str, Any]] = {}
+        self._restore_stdout: Any = None  # makes the terminal's stream write through again (unconfigure)
         #: scope -> its manufactured pairs' evidence, computed by the worker that computed it
         self.worker_evidence: dict[str, dict[str, Any]] = {}
         self.worker_summary: dict[str, Any] | None = None
@@ -563,6 +564,9 @@ class AuditSession:
             self._froze = True
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        restore, self._restore_stdout = self._restore_stdout, None
+        if restore is not None:
+            restore()
         if self._store_dir is not None:
             import shutil
 
@@ -795,16 +799,23 @@ class AuditSession:
         written through (``PYTHONUNBUFFERED``, set in many CI images) made a system call per
         write (10,000 tests at 1,000 models: ~1 s serially, ~5 s under ``-n 2``, where the
         controller's calls take the workers' cores); the flushes are throttled too
-        (``_throttle_terminal_flush``). Both are as they were after the run."""
-        if _is_worker(self.config):
-            return (yield)
-        restore = _buffer_piped_stdout(self.config)
+        (``_throttle_terminal_flush``). The flushes are as they were after the loop, the
+        stream at unconfigure, after pytest's closing summary."""
+        # an xdist worker's terminal is /dev/null (execnet's), yet pytest flushed it after every
+        # test: one system call each, ~0.3 s of a worker's CPU at 1,000 models
         unthrottle = _throttle_terminal_flush(self.config)
+        if _is_worker(self.config):
+            try:
+                return (yield)
+            finally:
+                unthrottle()
+        # written through again at unconfigure: pytest's closing summary (a FAILED line per
+        # failed test, 7,400 at 1,000 models: two system calls each) is written buffered too
+        self._restore_stdout = _buffer_piped_stdout(self.config)
         try:
             return (yield)
         finally:
             unthrottle()
-            restore()
 
     # -- reports ----------------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)

@@ -45,8 +45,8 @@ def test_the_bundled_checks_give_json_normal_scopes():
 
 def test_progress_is_written_a_line_at_a_time_on_a_written_through_pipe(pytester):
     """With PYTHONUNBUFFERED (many CI images) pytest's one-letter-per-test writes were one
-    system call each; during the run the stream keeps them until pytest flushes a line, and
-    afterwards it writes through again. The output is the same."""
+    system call each; during the run and pytest's closing summary the stream keeps them
+    until pytest flushes, and at unconfigure it writes through again. The output is the same."""
     import os
     import re
     import shutil
@@ -59,6 +59,8 @@ def test_progress_is_written_a_line_at_a_time_on_a_written_through_pipe(pytester
     pytester.makeconftest(
         """
         import sys
+        def pytest_terminal_summary(terminalreporter):
+            sys.__stdout__.write(f"during the summary: write_through={sys.__stdout__.write_through}\\n")
         def pytest_unconfigure(config):
             sys.__stdout__.write(f"after the run: write_through={sys.__stdout__.write_through}\\n")
         """
@@ -86,6 +88,8 @@ def test_progress_is_written_a_line_at_a_time_on_a_written_through_pipe(pytester
     out = subprocess.run(cmd, cwd=pytester.path, env=env, capture_output=True, text=True, timeout=300).stdout
     assert "PASSED test_stream.py::test_during_the_run" in out, out[-3000:]
     assert "after the run: write_through=True" in out, out[-3000:]
+    # pytest's closing summary (a FAILED line per failed test) is written buffered too
+    assert "during the summary: write_through=False" in out, out[-3000:]
     assert re.search(r"^[.FWsx]+ +\[ *\d+%\]$", out, re.M), out[-3000:]  # progress lines as pytest writes them
 
 
