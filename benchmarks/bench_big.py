@@ -51,11 +51,18 @@ def build(path: Path, n_models: int, n_items: int, seed: int = 0) -> Path:
     return path
 
 
+#: CPU seconds (user + system, the run's whole process tree) of the last ``pytest_run``: on a
+#: shared host the same run's wall time moves by +-20%, and its CPU seconds show when the
+#: host, not the code, was slow (the serial run's CPU is its wall time, give or take)
+LAST_CPU = 0.0
+
+
 def pytest_run(path: Path, *extra: str) -> tuple[float, float, int, str]:
     """(wall s, peak RSS GiB of the largest child process, exit code, last line) of one
     ``pytest --audit`` run. Under -n N the figure is the largest single process (the
     controller or a worker), not the sum: ``ru_maxrss`` of children is a maximum."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before, cpu_before = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
     t = time.perf_counter()
     res = subprocess.run(
         [
@@ -78,8 +85,11 @@ def pytest_run(path: Path, *extra: str) -> tuple[float, float, int, str]:
         text=True,
     )
     wall = time.perf_counter() - t
-    rss = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 2**20
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rss = max(before, usage.ru_maxrss) / 2**20
     last = (res.stdout.strip().splitlines() or [""])[-1]
+    global LAST_CPU
+    LAST_CPU = usage.ru_utime + usage.ru_stime - cpu_before
     return wall, rss, res.returncode, last
 
 
@@ -178,19 +188,19 @@ def main() -> None:
             ratios = []
             for i in range(a.xdist):
                 w0, r0, _, _ = pytest_run(path, "-n", "0")
-                l0 = os.getloadavg()[0]
+                c0, l0 = LAST_CPU, os.getloadavg()[0]
                 w2, r2, _, last = pytest_run(path, "-n", "2")
-                l2 = os.getloadavg()[0]
+                c2, l2 = LAST_CPU, os.getloadavg()[0]
                 ratios.append(w2 / w0)
                 print(
-                    f"pair {i + 1}: -n 0 {w0:.1f} s (load {l0:.1f}), -n 2 {w2:.1f} s (load {l2:.1f}): "
-                    f"ratio {w2 / w0:.2f} ({last})",
+                    f"pair {i + 1}: -n 0 {w0:.1f} s (CPU {c0:.1f} s, load {l0:.1f}), -n 2 {w2:.1f} s "
+                    f"(CPU {c2:.1f} s, load {l2:.1f}): ratio {w2 / w0:.2f} ({last})",
                     flush=True,
                 )
             print(f"median ratio -n 2 / -n 0 over {a.xdist} pairs: {statistics.median(ratios):.2f}")
             return
         wall, rss, code, last = pytest_run(path)
-        print(f"pytest --audit: {wall:.1f} s wall, peak RSS {rss:.2f} GiB, exit {code} ({last})")
+        print(f"pytest --audit: {wall:.1f} s wall, {LAST_CPU:.1f} s CPU, peak RSS {rss:.2f} GiB, exit {code} ({last})")
 
 
 if __name__ == "__main__":
