@@ -127,20 +127,21 @@ def _throttle_terminal_flush(config: pytest.Config) -> Any:
     serially, ~0.8 s of the controller's CPU under ``-n 2``, taken from the workers' cores).
     During the run it flushes when a line is complete (pytest's progress lines: every ~80
     tests with ``-q``) or once ``FLUSH_EVERY_S`` has passed; a terminal that is a TTY is
-    left alone. Returns what restores it (and flushes)."""
+    left alone. Returns (what restores it and flushes, what flushes now: before a
+    computation, so the progress shown is current while it runs), or (None, None)."""
     import time
 
     tr = config.pluginmanager.get_plugin("terminalreporter")
     flush = getattr(tr, "flush", None)
     if tr is None or not callable(flush) or "flush" in vars(tr):
-        return lambda: None
+        return None, None
     tw = config.get_terminal_writer()
     stream = getattr(tw, "_file", None)
     try:
         if stream is None or stream.isatty():
-            return lambda: None
+            return None, None
     except (AttributeError, ValueError):
-        return lambda: None
+        return None, None
     last = [time.monotonic()]
 
     def throttled() -> None:
@@ -156,7 +157,7 @@ def _throttle_terminal_flush(config: pytest.Config) -> Any:
             del tr.flush
         flush()
 
-    return restore
+    return restore, flush
 
 
 def _loads_without_gc(raw: str) -> Any:
@@ -241,6 +242,7 @@ class AuditSession:
         self.verdicts: dict[str, dict[str, Any]] = {}  # id -> verdict, from reports (controller)
         self.worker_scopes: dict[str, dict[str, Any]] = {}
         self._restore_stdout: Any = None  # makes the terminal's stream write through again (unconfigure)
+        self._flush_terminal: Any = None  # flushes the (throttled) terminal, during the run
         #: scope -> its manufactured pairs' evidence, computed by the worker that computed it
         self.worker_evidence: dict[str, dict[str, Any]] = {}
         self.worker_summary: dict[str, Any] | None = None
@@ -760,8 +762,13 @@ class AuditSession:
     @pytest.fixture
     def audit_check(self, request: pytest.FixtureRequest) -> AuditCheck:
         scope, vid, also = request.param
-        if self._batcher is not None and self._computes(request.node.originalname, scope, also):
-            self._batcher.flush()  # finished tests reported before a computation that could crash
+        if (self._batcher is not None or self._flush_terminal is not None) and self._computes(
+            request.node.originalname, scope, also
+        ):
+            if self._batcher is not None:
+                self._batcher.flush()  # finished tests reported before a computation that could crash
+            if self._flush_terminal is not None:
+                self._flush_terminal()  # the progress shown is current while it computes
         if self._mix_units and scope == POOLED and not also:
             v = self.mix_verdict(vid)
             if v is not None:
@@ -803,19 +810,18 @@ class AuditSession:
         stream at unconfigure, after pytest's closing summary."""
         # an xdist worker's terminal is /dev/null (execnet's), yet pytest flushed it after every
         # test: one system call each, ~0.3 s of a worker's CPU at 1,000 models
-        unthrottle = _throttle_terminal_flush(self.config)
-        if _is_worker(self.config):
-            try:
-                return (yield)
-            finally:
-                unthrottle()
-        # written through again at unconfigure: pytest's closing summary (a FAILED line per
-        # failed test, 7,400 at 1,000 models: two system calls each) is written buffered too
-        self._restore_stdout = _buffer_piped_stdout(self.config)
+        unthrottle, flush_now = _throttle_terminal_flush(self.config)
+        self._flush_terminal = None if _is_worker(self.config) else flush_now
+        if not _is_worker(self.config):
+            # written through again at unconfigure: pytest's closing summary (a FAILED line per
+            # failed test, 7,400 at 1,000 models: two system calls each) is written buffered too
+            self._restore_stdout = _buffer_piped_stdout(self.config)
         try:
             return (yield)
         finally:
-            unthrottle()
+            self._flush_terminal = None
+            if unthrottle is not None:
+                unthrottle()
 
     # -- reports ----------------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)
