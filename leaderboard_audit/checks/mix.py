@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics.leave_one_out import MIN_BENCHMARKS, moved, without_benchmark
-from ..metrics.per_model import items_of
+from ..metrics.per_model import items_of, released
 from ..metrics.rng import rng_for
 from ..tables_model import Cell, Line, Table, ci_cell
 from ..verdicts import FAIL, PASS, SEVERITY, WARN, exact, fmt, make_verdict, skipped
@@ -388,6 +388,7 @@ class Mix(Check):
                 continue
             red_v += _run(c, sc)
         h = headline_from_sections(sc.sections, red.shape[1], list(red.benchmarks), ref_key)
+        released(red.correct)  # a view of the pooled tensor would keep its masks as long as the tensor
         got = basis()
         full_v, full_h = got["verdicts"], got["full"]
         entry = compare(full_v, red_v)

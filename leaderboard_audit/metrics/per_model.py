@@ -49,6 +49,22 @@ class DerivedCache:
         if entry is not None and entry[0] is ref:
             del self.entries[key]
 
+    def release(self, C: np.ndarray) -> None:
+        """Drop what was derived from the view ``C`` (every name), and its link to a parent: a
+        view's values live as long as the memory's owner, and a leave-one-out set that is a
+        view of the pooled tensor (``Records.select_items``) is done with before the owner."""
+        owner = C
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        if owner.flags.writeable:
+            owner = C  # as ``get`` keys it
+        entry = self.entries.get(id(owner))
+        if entry is not None and entry[0]() is owner:
+            view = (C.__array_interface__["data"][0], C.shape, C.strides, C.dtype.str)
+            for key in [k for k in entry[1] if k[:4] == view]:
+                del entry[1][key]
+        self.sources.pop(id(C), None)
+
     def get(self, C: np.ndarray, name: str, compute: Callable[[], Any], *, wait: bool = True) -> Any:
         """``compute()`` once per (memory, view, name); ``wait=False``: ``BUSY`` instead of
         waiting for a shared quantity another process is computing."""
@@ -104,6 +120,13 @@ def items_of(child: np.ndarray, parent: np.ndarray, idx: np.ndarray) -> None:
     cache = _ACTIVE.get()
     if cache is not None and not child.flags.writeable and not parent.flags.writeable:
         cache.link(child, parent, np.asarray(idx))
+
+
+def released(C: np.ndarray) -> None:
+    """``DerivedCache.release`` in the audit sharing now (nothing outside one)."""
+    cache = _ACTIVE.get()
+    if cache is not None:
+        cache.release(C)
 
 
 def derived(C: np.ndarray, name: str, compute: Callable[[], Any]) -> Any:

@@ -364,3 +364,26 @@ def test_counts_within_equals_the_sum_over_the_marked_items(M, N, K, seed, block
     assert got.dtype == np.int64
     assert np.array_equal(got, C[:, within].sum(axis=1))
     assert np.array_equal(again, C[:, ~within].sum(axis=1))
+
+
+def test_release_forgets_a_view_and_keeps_the_rest():
+    """``released(view)`` drops what was derived from that view of read-only memory (and its
+    parent link), so it is computed again if asked; the owner's other views keep theirs."""
+    rng = np.random.default_rng(5)
+    C = rng.random((4, 40, 6)) < 0.5
+    C.flags.writeable = False
+    calls = []
+
+    def count(view):
+        return per_model.derived(view, "n", lambda: calls.append(view.shape) or view.sum())
+
+    with per_model.sharing() as cache:
+        tail, head = C[:, 10:], C[:, :30]
+        per_model.items_of(tail, C, np.arange(10, 40))
+        count(tail), count(head), count(tail), count(head)
+        assert calls == [(4, 30, 6), (4, 30, 6)]
+        assert cache.source_of(tail) is not None
+        per_model.released(tail)
+        assert cache.source_of(tail) is None
+        count(tail), count(head)
+        assert calls == [(4, 30, 6), (4, 30, 6), (4, 30, 6)]  # the tail again, the head still cached
