@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
+from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
@@ -48,12 +49,19 @@ class _CriticalTable:
     memoizes a pure function of ``(alpha, n)``: every caller sees the same values whatever
     was asked before, so it is a cache, not state."""
 
-    def __init__(self, alpha: float):
+    def __init__(self, alpha: float, shipped: bool = True):
+        self.alpha = alpha
         self.half_alpha = alpha / 2.0 + 1e-15
         self.c = np.full(1, -1, dtype=np.int64)
         self.k, self.cdf, self.pmf = -1, 0.0, 1.0  # at n = 0
+        self._shipped = shipped  # whether to start from the table the package ships (once)
 
     def upto(self, nmax: int) -> np.ndarray:
+        if self._shipped and nmax >= SHIPPED_FROM and nmax >= self.c.size:
+            self._shipped = False
+            got = shipped_table(self.alpha)
+            if got is not None:
+                self.restore(*got)
         n0 = self.c.size - 1
         if nmax > n0:
             nmax_asked, nmax = nmax, max(nmax, n0 + n0 // 4)  # grown geometrically (x1.25): O(n) copies in all
@@ -96,6 +104,54 @@ class _CriticalTable:
 @functools.lru_cache(maxsize=8)
 def _table(alpha: float) -> _CriticalTable:
     return _CriticalTable(alpha)
+
+
+#: The table for alpha = 0.05 up to ``SHIPPED_N`` ships with the package (``SHIPPED_FILE``:
+#: the steps ``c[n] - c[n-1]``, each 0 or 1, as bits, and the recurrence's state at
+#: ``SHIPPED_N``, from which it continues). Near-tied pairs need sizes in the millions, and
+#: growing the table there is one Python step a size: ~1.4 s to 3 million, in every audit of
+#: a big leaderboard. tests/metrics/test_power.py grows it again and compares, bit for bit.
+SHIPPED_ALPHA = 0.05
+SHIPPED_N = 3_000_000
+SHIPPED_FILE = Path(__file__).with_name("critical_0.05.npz")
+#: below this size the recurrence is as quick as reading the file (~50 ms)
+SHIPPED_FROM = 50_000
+
+
+def shipped_table(alpha: float, path: Path = SHIPPED_FILE) -> tuple[np.ndarray, np.ndarray] | None:
+    """(the values, the recurrence's state) of the shipped table for ``alpha``, as
+    ``_CriticalTable.state`` gives them, or None (another alpha, or no readable file)."""
+    if alpha != SHIPPED_ALPHA:
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            n, at = int(f["n"][0]), np.array(f["at"], dtype=np.float64)
+            steps = np.unpackbits(f["steps"], count=n, bitorder="little")
+    except (OSError, KeyError, ValueError, IndexError):
+        return None
+    c = np.empty(n + 1, dtype=np.int64)
+    c[0] = -1
+    np.cumsum(steps, dtype=np.int64, out=c[1:])
+    c[1:] -= 1
+    return c, at
+
+
+def shipped_arrays(table: _CriticalTable) -> dict[str, np.ndarray]:
+    """What ``SHIPPED_FILE`` holds for a grown table (``write_shipped_table``)."""
+    c, at = table.state()
+    steps = np.diff(c)
+    if steps.size and (steps.min() < 0 or steps.max() > 1):
+        raise ValueError("critical values must grow by 0 or 1 a size")
+    return {"n": np.array([c.size - 1]), "at": at, "steps": np.packbits(steps.astype(np.uint8), bitorder="little")}
+
+
+def write_shipped_table(path: Path = SHIPPED_FILE, n: int = SHIPPED_N) -> None:
+    """Grow the alpha = 0.05 table to ``n`` by the recurrence alone and write it (the file
+    the package ships: ``python -c "from leaderboard_audit.metrics.power import
+    write_shipped_table as w; w()"``)."""
+    table = _CriticalTable(SHIPPED_ALPHA, shipped=False)
+    table.upto(n)
+    np.savez_compressed(path, **shipped_arrays(table))
 
 
 def critical_values(alpha: float, nmax: int) -> np.ndarray:
