@@ -215,7 +215,9 @@ def right_counts(C: np.ndarray) -> np.ndarray:
         src = cache.source_of(C) if cache is not None else None
         if src is not None:
             parent, idx = src
-            return right_counts(parent)[:, idx]
+            # in C order, as the sum gives it: indexing the item axis returns Fortran order, and
+            # float reductions along a row of it (the variance parts) round differently
+            return np.ascontiguousarray(right_counts(parent)[:, idx])
         return C.sum(axis=2, dtype=np.int32 if C.shape[2] > 255 else np.uint8)
 
     return derived(C, "right_counts", compute)

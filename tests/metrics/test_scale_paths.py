@@ -387,3 +387,29 @@ def test_release_forgets_a_view_and_keeps_the_rest():
         assert cache.source_of(tail) is None
         count(tail), count(head)
         assert calls == [(4, 30, 6), (4, 30, 6), (4, 30, 6)]  # the tail again, the head still cached
+
+
+def test_a_leave_one_out_sets_variance_parts_are_the_pooled_ones_bit_for_bit():
+    """A reduced set takes its right counts from its parent (``right_counts``); its
+    benchmarks' variance parts are then the very bits the pooled pass gives them, so under
+    xdist it does not matter which of the two computes a part first. (Taken as the parent's
+    columns, the counts came in Fortran order, and the rows' float reductions rounded
+    differently: a ``-k mix -n 2`` report differed from the serial one now and then.)"""
+    from leaderboard_audit.checks.brittleness import pooled_parts
+    from leaderboard_audit.metrics.leave_one_out import without_benchmark
+    from leaderboard_audit.records.model import freeze
+    from leaderboard_audit.simulate import demo_spec, simulate
+
+    r = freeze(simulate(demo_spec(items_per_benchmark=40)))
+    with per_model.sharing():
+        _, pooled = pooled_parts(r)
+    for b in r.benchmarks:
+        red = without_benchmark(r, b)
+        with per_model.sharing():
+            per_model.items_of(red.correct, r.correct, np.flatnonzero(r.items.benchmark != b))
+            right = per_model.right_counts(red.correct)
+            _, parts = pooled_parts(red)
+        assert right.flags.c_contiguous and np.array_equal(right, red.correct.sum(axis=2))
+        for x, got in zip([x for x in r.benchmarks if x != b], parts):
+            want = pooled[r.benchmarks.index(x)]
+            assert all(got[k].tobytes() == want[k].tobytes() for k in want), (b, x)
