@@ -243,8 +243,8 @@ class AuditSession:
         self.worker_scopes: dict[str, dict[str, Any]] = {}
         self._restore_stdout: Any = None  # makes the terminal's stream write through again (unconfigure)
         self._flush_terminal: Any = None  # flushes the (throttled) terminal, during the run
-        #: scope -> its manufactured pairs' evidence, computed by the worker that computed it
-        self.worker_evidence: dict[str, dict[str, Any]] = {}
+        #: scope -> its pairs' evidence, in their order, computed by the worker that computed it
+        self.worker_evidence: dict[str, list[dict[str, Any] | None]] = {}
         self.worker_summary: dict[str, Any] | None = None
         self._froze = False  # gc.freeze() done by this session (_freeze_heap)
         self.failed_tests = 0  # failed audit tests (controller), for the failure-details limit

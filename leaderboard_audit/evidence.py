@@ -81,18 +81,20 @@ def _pair_evidence(r: Records, higher: str, lower: str, cap: int) -> dict[str, A
 
 def scope_pair_evidence(
     records: Records, scope: str, pairs: list[dict[str, Any]], cap: int = EVIDENCE_CAP
-) -> dict[str, dict[str, Any]]:
-    """``"<higher>><lower>"`` -> the evidence ``add_pair_evidence`` attaches to that pair of
-    ``scope``'s ``pairs`` section (only the pairs it attaches to). Under xdist the worker
-    that computed the scope sends it, so the controller reads no tensor for it."""
-    out: dict[str, dict[str, Any]] = {}
+) -> list[dict[str, Any] | None]:
+    """Per pair of ``scope``'s ``pairs`` section, in its order, the evidence
+    ``add_pair_evidence`` attaches (None: none). Under xdist the worker that computed the
+    scope sends it, so the controller reads no tensor for it."""
+    out: list[dict[str, Any] | None] = []
     r = None
     for p in pairs:
+        ev = None
         if p.get("manufactured"):
             r = scope_records(records, scope) if r is None else r
             ev = _pair_evidence(r, p["higher"], p["lower"], cap)
-            if ev["higher_right"] + ev["lower_right"] or p.get("cause") != "sampling":
-                out[f"{p['higher']}>{p['lower']}"] = ev  # a sampling pair without fragile items has nothing to show
+            if not (ev["higher_right"] + ev["lower_right"] or p.get("cause") != "sampling"):
+                ev = None  # a sampling pair without fragile items has nothing to show
+        out.append(ev)
     return out
 
 
@@ -100,17 +102,17 @@ def add_pair_evidence(
     report: dict[str, Any],
     records: Records,
     cap: int = EVIDENCE_CAP,
-    known: dict[str, dict[str, dict[str, Any]]] | None = None,
+    known: dict[str, list[dict[str, Any] | None]] | None = None,
 ) -> None:
     """Each manufactured pair's ``fragile_evidence`` (``scope_pair_evidence``); ``known``:
-    scope -> that scope's evidence, computed already (by an xdist worker), used as it is."""
+    scope -> that scope's evidence, computed already (by an xdist worker) for the same pairs
+    in the same order, used as it is."""
     for scope, s in report.get("scopes", {}).items():
         pairs = s.get("pairs", [])
         got = known.get(scope) if known else None
-        if got is None:
-            got = scope_pair_evidence(records, scope, pairs, cap) if pairs else {}
-        for p in pairs:
-            ev = got.get(f"{p['higher']}>{p['lower']}") if p.get("manufactured") else None
+        if got is None or len(got) != len(pairs):
+            got = scope_pair_evidence(records, scope, pairs, cap)
+        for p, ev in zip(pairs, got):
             if ev is not None:
                 p["fragile_evidence"] = ev
 
@@ -122,7 +124,7 @@ def enrich_report(
     seed: int | None = None,
     n_boot: int | None = None,
     thresholds: Any = None,
-    known_evidence: dict[str, dict[str, dict[str, Any]]] | None = None,
+    known_evidence: dict[str, list[dict[str, Any] | None]] | None = None,
 ) -> dict[str, Any]:
     """Add what needs the Records to a built report (in place; also returned). The
     submission gate adds its own part (``submission.with_gate``); ``seed``, ``n_boot`` and

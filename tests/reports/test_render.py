@@ -312,11 +312,26 @@ def test_known_pair_evidence_is_used_as_it_is():
     rep = audit(r, n_boot=200)
     direct = enrich_report(copy.deepcopy(rep), r)
     known = {name: scope_pair_evidence(r, name, s["pairs"]) for name, s in rep["scopes"].items()}
-    assert any(known.values())
+    assert any(ev is not None for evs in known.values() for ev in evs)  # some pair has evidence
     # records whose tensor says nothing about these pairs: only the known evidence can be right
     blank = dataclasses.replace(r, correct=np.zeros_like(r.correct))
     assert enrich_report(copy.deepcopy(rep), blank, known_evidence=known) == direct
     assert enrich_report(copy.deepcopy(rep), blank) != direct  # (the blank records do differ)
+
+
+def test_known_pair_evidence_goes_to_its_own_pair_whatever_the_model_names():
+    """Known evidence is matched to pairs by position: two pairs whose "higher>lower" texts
+    are the same (models "a>b", "c" and "a", "b>c") each get their own."""
+    from leaderboard_audit.evidence import add_pair_evidence
+
+    pairs = [
+        {"higher": "a>b", "lower": "c", "manufactured": True},
+        {"higher": "a", "lower": "b>c", "manufactured": True},
+        {"higher": "c", "lower": "d", "manufactured": False},
+    ]
+    report = {"scopes": {"pooled": {"pairs": pairs}}}
+    add_pair_evidence(report, None, known={"pooled": [{"n": 1}, {"n": 2}, None]})
+    assert [p.get("fragile_evidence") for p in pairs] == [{"n": 1}, {"n": 2}, None]
 
 
 def test_plugin_writes_markdown_and_html(pytester, tmp_path):
