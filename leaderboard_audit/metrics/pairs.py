@@ -12,7 +12,7 @@ import numpy as np
 from .bootstrap import paired_sign_bootstrap_ci
 from .exact import gt, le
 from .identified import sign_test_p
-from .per_model import correct_counts, derived, robust_masks
+from .per_model import as_words, correct_counts, derived, robust_masks
 from .power import items_needed_many
 from .rng import rng_for
 
@@ -123,17 +123,6 @@ def adjacent_pairs(
 
 
 PairCounter = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
-
-
-def as_words(mask: np.ndarray) -> np.ndarray:
-    """A boolean models x items mask as bits, one row per model in uint64 words (items
-    rounded up to 64, the padding bits 0): the pair counts below are then a few word-wise
-    ANDs and popcounts, 1/64 of the element operations (~40x faster at 1,000 x 30,000)."""
-    b = np.packbits(mask, axis=1)
-    pad = (-b.shape[1]) % 8
-    if pad:
-        b = np.concatenate([b, np.zeros((b.shape[0], pad), dtype=np.uint8)], axis=1)
-    return np.ascontiguousarray(b).view(np.uint64)
 
 
 def robust_words(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

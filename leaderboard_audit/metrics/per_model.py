@@ -223,6 +223,18 @@ def right_counts(C: np.ndarray) -> np.ndarray:
     return derived(C, "right_counts", compute)
 
 
+def as_words(mask: np.ndarray) -> np.ndarray:
+    """A boolean models x items mask as bits, one row per model in uint64 words (items
+    rounded up to 64, the padding bits 0): counts over items (``pairs.robust_pair_counts``,
+    ``counts_within``) are then a few word-wise ANDs and popcounts, 1/64 of the element
+    operations (~40x faster at 1,000 x 30,000)."""
+    b = np.packbits(mask, axis=1)
+    pad = (-b.shape[1]) % 8
+    if pad:
+        b = np.concatenate([b, np.zeros((b.shape[0], pad), dtype=np.uint8)], axis=1)
+    return np.ascontiguousarray(b).view(np.uint64)
+
+
 def config_words(C: np.ndarray) -> np.ndarray:
     """``C``'s bits per (model, config) over its items, in uint64 words (models x configs x
     words; items rounded up to 64, padding bits 0), once per read-only array (``derived``):
@@ -230,13 +242,15 @@ def config_words(C: np.ndarray) -> np.ndarray:
 
     def compute() -> np.ndarray:
         M, N, K = C.shape
-        out = np.zeros((M, K, -(-N // 64) * 8), dtype=np.uint8)
+        W = -(-N // 64)
+        out = np.empty((M, K, W), dtype=np.uint64)
         step = max(1, BLOCK_CELLS // max(1, N))
         for lo in range(0, M, step):
             hi = min(M, lo + step)
-            # packbits along a contiguous axis: along the strided item axis it is ~5x slower
-            out[lo:hi, :, : -(-N // 8)] = np.packbits(np.ascontiguousarray(C[lo:hi].transpose(0, 2, 1)), axis=2)
-        return out.view(np.uint64)
+            # packed along a contiguous axis: along the strided item axis it is ~5x slower
+            rows = np.ascontiguousarray(C[lo:hi].transpose(0, 2, 1)).reshape((hi - lo) * K, N)
+            out[lo:hi] = as_words(rows).reshape(hi - lo, K, W)
+        return out
 
     return derived(C, "config_words", compute)
 
@@ -249,9 +263,7 @@ def counts_within(C: np.ndarray, within: np.ndarray) -> np.ndarray:
     if C.dtype != bool or C.size == 0:
         return C[:, within].sum(axis=1, dtype=np.int64)
     words = config_words(C)
-    mask = np.zeros(words.shape[2] * 64, dtype=bool)
-    mask[: within.size] = within
-    bits = np.packbits(mask).view(np.uint64)
+    bits = as_words(np.asarray(within, dtype=bool)[None, :])[0]
     M, K = C.shape[0], C.shape[2]
     out = np.empty((M, K), dtype=np.int64)
     step = max(1, BLOCK_CELLS // max(1, 8 * words.shape[2]))  # the ANDed words stay cache-sized

@@ -156,19 +156,15 @@ class Records:
         where = np.flatnonzero(self.items.benchmark == benchmark)
         if where.size == 0:
             raise KeyError(f"no benchmark {benchmark!r}; have {list(self.benchmarks)}")
-        lo, hi = int(where[0]), int(where[-1]) + 1
-        if hi - lo == where.size:
-            return self._take_items(slice(lo, hi))
-        return self._take_items(where)
+        return self.select_items(where)
 
     def select_items(self, idx: Sequence[int] | np.ndarray) -> Records:
         """A subset of items: a view when ``idx`` is a run of consecutive items (leaving out
         the first or last benchmark), else a copy of the selected cells only."""
         idx = np.asarray(idx, dtype=np.intp)
-        if idx.size and idx[-1] - idx[0] == idx.size - 1 and (idx.size == 1 or bool(np.all(np.diff(idx) == 1))):
-            lo = int(idx[0])
-            if 0 <= lo and lo + idx.size <= self.correct.shape[1]:
-                return self._take_items(slice(lo, lo + idx.size))
+        lo = int(idx[0]) if idx.size else -1
+        if 0 <= lo and lo + idx.size <= self.correct.shape[1] and bool(np.all(np.diff(idx) == 1)):
+            return self._take_items(slice(lo, lo + idx.size))
         return self._take_items(idx)
 
     def select_models(self, names: Sequence[str]) -> Records:
