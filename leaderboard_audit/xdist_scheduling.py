@@ -54,7 +54,8 @@ TEST_S = 4.0e-4  # pytest's per-test protocol, each side
 #: 8,000 (12.3 s), 0.86 at 500 x 8,000 (27.6 s) and 0.86 at 1,000 x 8,000 (71.6 s); the
 #: paper-sized grid x4 items (2 s) about 1.0. Workers start in ~0.5-1 s and each test's
 #: reports still cross to the controller (in batches), which the shared statistics repay
-#: from between 5 and 12 predicted seconds (stop 33: the same bracket, 1.11 and 0.92)
+#: from between 5 and 12 predicted seconds (stop 33: the same bracket, 1.11 and 0.92;
+#: stop 36: 1.04 and 0.89)
 AUTO_MIN_SECONDS = 10.0
 
 

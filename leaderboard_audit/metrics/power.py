@@ -110,7 +110,7 @@ def _table(alpha: float) -> _CriticalTable:
 #: the steps ``c[n] - c[n-1]``, each 0 or 1, as bits, and the recurrence's state at
 #: ``SHIPPED_N``, from which it continues). Near-tied pairs need sizes in the millions, and
 #: growing the table there is one Python step a size: ~1.4 s to 3 million, in every audit of
-#: a big leaderboard. tests/metrics/test_power.py grows it again and compares, bit for bit.
+#: a big leaderboard. tests/metrics/test_power_table.py grows it again and compares, bit for bit.
 SHIPPED_ALPHA = 0.05
 SHIPPED_N = 3_000_000
 SHIPPED_FILE = Path(__file__).with_name("critical_0.05.npz")
