@@ -272,6 +272,7 @@ class AuditSession:
         self.worker_mix: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
         self.worker_basis: dict[str, Any] | None = None
         self._batcher: Any = None  # a worker's per-test events, sent in batches (xdist_batching)
+        self._short: Any = None  # the short protocol's module where this run allows it, else False
 
     # -- settings, records and scopes (once per process) ----------------------------------
     @property
@@ -754,6 +755,9 @@ class AuditSession:
                 it.repr_failure = _message_repr(it)  # type: ignore[method-assign]
                 for scope, _, test_id in param[2]:  # -k pooled / -k <its test id> still select it
                     it.extra_keyword_matches.update((scope, test_id))
+        from .short_protocol import share_locations
+
+        share_locations([it for it in items if "audit_check" in getattr(it, "fixturenames", ())])
         if drop:  # a check with no case here (e.g. --audit-submission) is deselected, not skipped
             config.hook.pytest_deselected(items=drop)
             dropped = set(map(id, drop))
@@ -761,9 +765,14 @@ class AuditSession:
 
     @pytest.fixture
     def audit_check(self, request: pytest.FixtureRequest) -> AuditCheck:
-        scope, vid, also = request.param
+        return self._check_for(request.node, request.param)
+
+    def _check_for(self, item: pytest.Item, param: tuple[str, str, tuple[Any, ...]]) -> AuditCheck:
+        """The ``audit_check`` of ``item``, whose parameter is ``param``: its verdict looked up,
+        its scope computed first if no test computed it yet."""
+        scope, vid, also = param
         if (self._batcher is not None or self._flush_terminal is not None) and self._computes(
-            request.node.originalname, scope, also
+            item.originalname, scope, also
         ):
             if self._batcher is not None:
                 self._batcher.flush()  # finished tests reported before a computation that could crash
@@ -772,7 +781,7 @@ class AuditSession:
         if self._mix_units and scope == POOLED and not also:
             v = self.mix_verdict(vid)
             if v is not None:
-                return AuditCheck(request.node, v)
+                return AuditCheck(item, v)
         for s in (scope, *(a[0] for a in also)):
             self.scope(s)
         context = None
@@ -780,7 +789,21 @@ class AuditSession:
             context = {}
             for s in (scope, *(a[0] for a in also)):
                 context.update(self.gate_context(s))
-        return AuditCheck(request.node, self._index[scope][vid], tuple(self._index[s][v] for s, v, _ in also), context)
+        return AuditCheck(item, self._index[scope][vid], tuple(self._index[s][v] for s, v, _ in also), context)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+        """A test that looks its verdict up runs the short protocol (``short_protocol``)."""
+        if self._short is None:
+            from . import short_protocol
+
+            self._short = short_protocol if short_protocol.session_allows(self.config, PLUGIN_NAME) else False
+        if not self._short or not self._short.item_allows(item):
+            return None
+        param = item.callspec.params["audit_check"]  # type: ignore[attr-defined]
+        if not isinstance(param, tuple) or self._computes(item.originalname, param[0], param[2]):  # type: ignore[attr-defined]
+            return None
+        return self._short.run(item, nextitem, lambda: self._check_for(item, param))  # type: ignore[arg-type]
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
