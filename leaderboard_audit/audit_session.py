@@ -672,9 +672,10 @@ class AuditSession:
             # whether mix's sets may be units; a worker checks ``eligible`` on its records itself
             may_split = not self.settings["submission"]
             node.workerinput[STORE_KEY] = json.dumps({"dir": self._store_dir, "split_mix": may_split})
-        from .xdist_batching import unbatch_on
+        from .xdist_batching import queue_batches, unbatch_on
 
-        unbatch_on(node)
+        dsession = self.config.pluginmanager.getplugin("dsession")
+        unbatch_on(node, dsession if queue_batches(dsession) else None)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:

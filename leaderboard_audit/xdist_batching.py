@@ -66,25 +66,68 @@ def decode_events(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return body["events"] if blob is None else marshal.loads(blob)
 
 
-def unbatch_on(node: Any) -> bool:
+def unbatch_on(node: Any, dsession: Any = None) -> bool:
     """Controller: unpack ``node``'s batches into xdist's handler, and ask the worker to batch.
 
     Called from ``pytest_configure_node``, which xdist calls before it sets the channel's
     callback; on a version that sets it earlier nothing is changed and the worker sends as
-    usual. Returns whether batching was asked for."""
+    usual. Returns whether batching was asked for.
+
+    With ``dsession`` (xdist's ``DSession``, which has ``queue_batches`` installed), a batch's
+    events, each handled by xdist's receiver code as before (a report rebuilt, ...), reach
+    the controller's main thread as one queue entry, not one each: per event, xdist's queue
+    woke the main thread, which took the GIL from the receiver thread still unpacking the
+    batch, and formatted a log line that nothing reads."""
     if getattr(node, "channel", None) is not None or not callable(getattr(node, "process_from_remote", None)):
         return False
     process = node.process_from_remote
+    whole = dsession is not None and getattr(dsession, QUEUED_BATCH, None) is not None
+    whole = whole and callable(getattr(node, "putevent", None)) and callable(getattr(node, "notify_inproc", None))
 
     def process_from_remote(eventcall: Any) -> None:
         if type(eventcall) is tuple and len(eventcall) == 2 and eventcall[0] == BATCH_EVENT:
-            for event in decode_events(eventcall[1]):
-                process(event)
+            events = decode_events(eventcall[1])
+            if not whole:
+                for event in events:
+                    process(event)
+                return
+            queued: list[tuple[str, dict[str, Any]]] = []
+            # xdist's handler hands each event on through ``notify_inproc``: for this batch
+            # (this node's receiver thread is the only caller) they are kept, then queued whole
+            node.notify_inproc = lambda name, **kwargs: queued.append((name, kwargs))
+            try:
+                for event in events:
+                    process(event)
+            finally:
+                del node.notify_inproc
+            node.putevent((BATCHED, {"events": queued}))
         else:
             process(eventcall)
 
     node.process_from_remote = process_from_remote
     node.workerinput[BATCH_KEY] = True
+    return True
+
+
+#: the controller's queue entry for one batch, and the ``DSession`` attribute that handles it
+#: (xdist's loop calls ``getattr(dsession, "worker_" + name)(**kwargs)`` for each entry)
+BATCHED = "leaderboard_audit_batch"
+QUEUED_BATCH = f"worker_{BATCHED}"
+
+
+def queue_batches(dsession: Any) -> bool:
+    """Controller: let xdist's ``DSession`` take a batch's events as one queue entry
+    (``unbatch_on``), each dispatched to xdist's own ``worker_<event>`` method in order.
+    Returns False (nothing changed) where the ``DSession`` is not the one this expects."""
+    if dsession is None or not callable(getattr(dsession, "worker_testreport", None)):
+        return False
+    if getattr(dsession, QUEUED_BATCH, None) is None:
+
+        def handle(events: list[tuple[str, dict[str, Any]]]) -> None:
+            for name, kwargs in events:
+                getattr(dsession, f"worker_{name}")(**kwargs)
+
+        setattr(dsession, QUEUED_BATCH, handle)
     return True
 
 

@@ -18,11 +18,13 @@ from leaderboard_audit.simulate import demo_spec, simulate
 from leaderboard_audit.xdist_batching import (
     BATCH_EVENT,
     BATCH_KEY,
+    BATCHED,
     MAX_AGE_S,
     MAX_EVENTS,
     EventBatcher,
     decode_events,
     encode_events,
+    queue_batches,
     unbatch_on,
 )
 
@@ -133,6 +135,55 @@ def test_the_controller_unpacks_batches_and_passes_the_rest():
     end = object()
     node.process_from_remote(end)
     assert got == [("logstart", {"n": 1}), ("logfinish", {"n": 1}), ("logstart", {"n": 2}), ("workerready", {}), end]
+
+
+class FakeNode:
+    """xdist's WorkerController as the controller's unpacking sees it: its handler passes each
+    event on through ``notify_inproc`` to the DSession's queue (``putevent``)."""
+
+    def __init__(self, queue: list):
+        self.workerinput: dict = {}
+        self.putevent = queue.append
+
+    def notify_inproc(self, eventname, **kwargs):
+        self.putevent((eventname, kwargs))
+
+    def process_from_remote(self, eventcall):
+        name, kwargs = eventcall
+        self.notify_inproc(name, node=self, **kwargs)
+
+
+class FakeDSession:
+    def __init__(self):
+        self.calls: list[tuple[str, dict]] = []
+        for name in ("logstart", "testreport", "logfinish", "runtest_protocol_complete", "workerready"):
+            setattr(self, f"worker_{name}", lambda _n=name, **kw: self.calls.append((_n, kw)))
+
+
+def test_a_batch_reaches_the_main_thread_as_one_queue_entry_handled_in_order():
+    queue: list = []
+    node, dsession = FakeNode(queue), FakeDSession()
+    assert queue_batches(dsession)
+    assert unbatch_on(node, dsession)
+    first = [("logstart", {"n": 1}), ("testreport", {"n": 1}), ("logfinish", {"n": 1})]
+    node.process_from_remote((BATCH_EVENT, encode_events(first)))
+    node.process_from_remote((BATCH_EVENT, encode_events([("runtest_protocol_complete", {"n": 1})])))
+    node.process_from_remote(("workerready", {}))
+    assert [name for name, _ in queue] == [BATCHED, BATCHED, "workerready"]
+    assert "notify_inproc" not in vars(node)  # xdist's own again between batches
+    for name, kwargs in queue:  # what xdist's DSession.loop_once does with each entry
+        getattr(dsession, f"worker_{name}")(**kwargs)
+    expected = [*first, ("runtest_protocol_complete", {"n": 1}), ("workerready", {})]
+    assert dsession.calls == [(name, {"node": node, **kw}) for name, kw in expected]
+
+
+def test_without_the_dsession_hook_each_event_is_queued_as_xdist_does():
+    queue: list = []
+    node = FakeNode(queue)
+    assert not queue_batches(object())  # not xdist's DSession: nothing installed
+    assert unbatch_on(node, None)
+    node.process_from_remote((BATCH_EVENT, encode_events([("logstart", {"n": 1}), ("logfinish", {"n": 1})])))
+    assert [name for name, _ in queue] == ["logstart", "logfinish"]
 
 
 def test_a_batch_crosses_as_one_blob_keeping_every_type():
