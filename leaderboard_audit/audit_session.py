@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from .plugin_names import PLUGIN_NAME, STORE_KEY, WORKER_KEY
+from .plugin_names import PLUGIN_NAME, STORE_KEY, UNITS_KEY, WORKER_KEY
+from .xdist_batching import UNITS_EVENT
 
 POOLED = "pooled"
 VERDICT_KEY = pytest.StashKey[list]()
@@ -273,6 +274,8 @@ class AuditSession:
         self.worker_basis: dict[str, Any] | None = None
         self._batcher: Any = None  # a worker's per-test events, sent in batches (xdist_batching)
         self._short: Any = None  # the short protocol's module where this run allows it, else False
+        self._defers: bool | None = None  # controller: reads only the records' metadata (defers_records)
+        self._worker_units: tuple[dict[tuple[str, str], str], bool] | None = None  # (groups, split) sent
 
     # -- settings, records and scopes (once per process) ----------------------------------
     @property
@@ -313,7 +316,13 @@ class AuditSession:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # inference notes travel in Records.notes
-                    if (
+                    if self.defers_records() and Path(path).is_file():
+                        from .records.names import check_set_names
+                        from .records.packed import read_packed_deferred
+
+                        records = read_packed_deferred(path)
+                        check_set_names(records.models, records.benchmarks, str(path))
+                    elif (
                         fmt in ("auto", "records", "table")
                         and self.settings.get("cache") != "off"
                         and str(path).strip()
@@ -445,6 +454,8 @@ class AuditSession:
     def split_mix(self) -> bool:
         """Controller: whether mix's leave-one-out sets are work units of their own: where
         workers share results, without the submission gate, and when ``mix_units.eligible``."""
+        if self._split is None and self._worker_units is not None:
+            self._split = self._worker_units[1]  # a deferred controller: what the workers decided
         if self._split is None:
             from .mix_units import eligible
 
@@ -672,10 +683,12 @@ class AuditSession:
             # whether mix's sets may be units; a worker checks ``eligible`` on its records itself
             may_split = not self.settings["submission"]
             node.workerinput[STORE_KEY] = json.dumps({"dir": self._store_dir, "split_mix": may_split})
-        from .xdist_batching import queue_batches, unbatch_on
+        from .xdist_batching import UNITS_EVENT, queue_batches, unbatch_on
 
         dsession = self.config.pluginmanager.getplugin("dsession")
-        unbatch_on(node, dsession if queue_batches(dsession) else None)
+        handlers = {UNITS_EVENT: self._take_units}
+        if unbatch_on(node, dsession if queue_batches(dsession) else None, handlers) and self.defers_records():
+            node.workerinput[UNITS_KEY] = True
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
@@ -687,22 +700,77 @@ class AuditSession:
         _ = self.records
         if config.getvalue("dist") != "load":
             return None  # the user chose a distribution mode: keep it
-        from .auditor import alias_of
+        from .mix_units import MIX
         from .xdist_scheduling import ScopeScheduling
 
+        if self.defers_records():
+            return ScopeScheduling(config, log, None, last=f"{MIX}:", tail=POOLED, resolve=self._units)
+        split = self.split_mix()
+        return ScopeScheduling(
+            config, log, self.unit_groups(split), self.scope_costs(split), last=f"{MIX}:", tail=POOLED
+        )
+
+    def unit_groups(self, split: bool) -> dict[tuple[str, str], str]:
+        """(test function, test id) -> its work unit (``xdist_scheduling``): its scope (an
+        alias scope's tests go with the scope they judge), or with ``split`` a mix test of the
+        pooled scope its leave-one-out set's unit (``mix_units``)."""
+        from .auditor import alias_of
         from .mix_units import MIX, unit_name
 
-        split = self.split_mix()
         tests = [c for lst in self.tests().values() for c in lst]
         alias = {s: alias_of(self.records, s) for s in {c.scope for c in tests}}
         benchmarks = self.records.benchmarks
-        groups = {
+        return {
             (f"test_{c.check}", c.test_id): (
                 unit_name(benchmarks[c.index]) if split and c.check == MIX and c.scope == POOLED else alias[c.scope]
             )
             for c in tests
         }
-        return ScopeScheduling(config, log, groups, self.scope_costs(split), last=f"{MIX}:", tail=POOLED)
+
+    # -- a controller that does not load the records' bits ----------------------------------
+    def defers_records(self) -> bool:
+        """Controller under ``-n N`` with the audit's own units, packed records and no gate:
+        the workers send their units ahead of their collection (``pytest_collection_finish``), so the
+        controller reads only the records' metadata (validated, checksum included:
+        ``read_packed_deferred``); their bits load only if something here needs them."""
+        if self._defers is None:
+            from .records.packed import is_packed
+
+            path = self.settings.get("path")
+            self._defers = bool(
+                self._load_after_workers_start()
+                and self.shares_results()
+                and self.settings["format"] == "auto"
+                and path
+                and is_packed(path)
+            )
+        return self._defers
+
+    def _take_units(self, node: Any, groups: list[list[str]], split: bool) -> None:
+        """Controller, receiver thread: a worker's units (the first to arrive is kept: every
+        worker derives the same from the same records and settings)."""
+        if self._worker_units is None:
+            self._worker_units = ({(f, i): u for f, i, u in groups}, bool(split))
+
+    def _units(self) -> tuple[dict[tuple[str, str], str], dict[str, float]]:
+        """The scheduler's (groups, costs): the workers' units, else (a worker that could not
+        send them) derived here from the records, which then load."""
+        if self._worker_units is not None:
+            groups, split = self._worker_units
+            self._split = split
+        else:
+            split = self.split_mix()
+            groups = self.unit_groups(split)
+        return groups, self.scope_costs(split)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """A worker asked for its units sends them ahead of its collection (xdist's own
+        ``collectionfinish``, sent after this)."""
+        if self._batcher is None or not getattr(self.config, "workerinput", {}).get(UNITS_KEY):
+            return
+        groups = self.unit_groups(bool(self._mix_units))
+        self._batcher.send(UNITS_EVENT, groups=[[f, i, u] for (f, i), u in groups.items()], split=self._mix_units)
 
     def scope_costs(self, split_mix: bool = False) -> dict[str, float]:
         """Predicted seconds per unit (``xdist_scheduling.audit_cost``), for the LPT placement."""

@@ -66,7 +66,11 @@ def decode_events(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return body["events"] if blob is None else marshal.loads(blob)
 
 
-def unbatch_on(node: Any, dsession: Any = None) -> bool:
+#: a worker's scheduling units, sent ahead of its collection (``AuditSession.pytest_collection_finish``)
+UNITS_EVENT = "leaderboard_audit_units"
+
+
+def unbatch_on(node: Any, dsession: Any = None, handlers: dict[str, Any] | None = None) -> bool:
     """Controller: unpack ``node``'s batches into xdist's handler, and ask the worker to batch.
 
     Called from ``pytest_configure_node``, which xdist calls before it sets the channel's
@@ -77,14 +81,22 @@ def unbatch_on(node: Any, dsession: Any = None) -> bool:
     events, each handled by xdist's receiver code as before (a report rebuilt, ...), reach
     the controller's main thread as one queue entry, not one each: per event, xdist's queue
     woke the main thread, which took the GIL from the receiver thread still unpacking the
-    batch, and formatted a log line that nothing reads."""
+    batch, and formatted a log line that nothing reads.
+
+    ``handlers``: the audit's own events (name -> ``handler(node, **kwargs)``), handled here,
+    on the receiver thread, before xdist's (which would refuse a name it does not know)."""
     if getattr(node, "channel", None) is not None or not callable(getattr(node, "process_from_remote", None)):
         return False
     process = node.process_from_remote
     whole = dsession is not None and getattr(dsession, QUEUED_BATCH, None) is not None
     whole = whole and callable(getattr(node, "putevent", None)) and callable(getattr(node, "notify_inproc", None))
 
+    own = dict(handlers or {})
+
     def process_from_remote(eventcall: Any) -> None:
+        if type(eventcall) is tuple and len(eventcall) == 2 and eventcall[0] in own:
+            own[eventcall[0]](node, **eventcall[1])
+            return
         if type(eventcall) is tuple and len(eventcall) == 2 and eventcall[0] == BATCH_EVENT:
             events = decode_events(eventcall[1])
             if not whole:
@@ -182,6 +194,11 @@ class EventBatcher:
     def flush(self) -> None:
         with self._lock:
             self._flush()
+
+    def send(self, name: str, **kwargs: Any) -> None:
+        """Send an event of the audit's own, after what is buffered (its handler on the
+        controller: ``unbatch_on``'s ``handlers``)."""
+        self.sendevent(name, **kwargs)
 
     def _flush(self) -> None:
         if self._events:

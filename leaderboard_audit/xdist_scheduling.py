@@ -118,14 +118,18 @@ class ScopeScheduling(LoadScopeScheduling):
         self,
         config: Any,
         log: Any,
-        groups: Mapping[tuple[str, str], str],
+        groups: Mapping[tuple[str, str], str] | None,
         costs: Mapping[str, float] | None = None,
         last: str | None = None,
         tail: str | None = None,
+        resolve: Any = None,
     ) -> None:
         super().__init__(config, log)
-        self.groups = dict(groups)
+        #: ``groups`` None: ``resolve()`` gives (groups, costs) once the workers have collected
+        #: (the controller that did not load the records takes the units the workers sent)
+        self.groups: dict[tuple[str, str], str] | None = None if groups is None else dict(groups)
         self.costs = dict(costs or {})
+        self._resolve = resolve
         #: units whose name starts with this are late: not placed up front but sent to whichever
         #: worker runs out of work (mix's leave-one-out sets: ``schedule``)
         self.last = f"{UNIT_PREFIX}{last}" if last else None
@@ -138,6 +142,9 @@ class ScopeScheduling(LoadScopeScheduling):
         self._sent_in: dict[str, dict[str, bool]] = {}  # nodeid -> the unit it was sent in (a late unit's tail too)
 
     def _split_scope(self, nodeid: str) -> str:
+        if self.groups is None:
+            groups, costs = self._resolve()
+            self.groups, self.costs = dict(groups), dict(costs)
         key = case_of(nodeid)
         group = self.groups.get(key) if key is not None else None
         return f"{UNIT_PREFIX}{group}" if group is not None else nodeid

@@ -210,3 +210,49 @@ class Records:
             and self.items.question == other.items.question
             and self.items.options == other.items.options
         )
+
+
+class DeferredRecords(Records):
+    """Records whose ``correct`` array is read from disk the first time something uses it.
+
+    An xdist controller schedules the workers' units and builds the report from what they
+    send: it needs the records' metadata (models, items, legend, shape), not their 208 MB of
+    bits at 1,000 x 8,000 x 26, which every worker loads anyway. Anything that does use the
+    array (a scope the controller computes itself) loads it then, in full, as the reader
+    would have: so what is computed never depends on whether it was deferred.
+    ``read_only`` keeps a set deferred (its arrays are the reader's, already read-only)."""
+
+    def __init__(
+        self, correct: np.ndarray | None = None, *, load: Any = None, shape: Any = None, **fields: Any
+    ) -> None:
+        # ``dataclasses.replace`` (views, selections) calls this with every field, ``correct``
+        # included: the copy is then an ordinary, loaded set
+        object.__setattr__(self, "_load", load)
+        object.__setattr__(self, "_shape", tuple(shape) if correct is None else correct.shape)
+        super().__init__(correct=correct, **fields)  # type: ignore[arg-type]
+
+    def _get_correct(self) -> np.ndarray:
+        got = self.__dict__.get("_correct")
+        if got is None:
+            got = self._load()
+            if got.shape != self._shape:
+                raise ValueError(f"deferred records: loaded shape {got.shape}, expected {self._shape}")
+            object.__setattr__(self, "_correct", got)
+        return got
+
+    def _set_correct(self, value: np.ndarray | None) -> None:
+        object.__setattr__(self, "_correct", value)
+
+    correct = property(_get_correct, _set_correct)  # type: ignore[assignment]
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the ``correct`` array has been read."""
+        return self.__dict__.get("_correct") is not None
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self._shape  # type: ignore[return-value]
+
+    def read_only(self) -> Records:
+        return self if not self.loaded else super().read_only()

@@ -219,6 +219,32 @@ def _unpack_into(dest: np.ndarray, raw: np.ndarray, start: int) -> None:
         )
 
 
+def _packed_parts(col, K: int, path: str, n_rows: int) -> np.ndarray | None:
+    """The correct column's bits packed canonically, straight from the file's buffers, with
+    ``_unpack_bits``'s checks; None when a chunk does not start on a byte boundary (only
+    unpacking then gives the canonical bytes)."""
+    pos = 0
+    parts: list[np.ndarray] = []
+    for chunk in col.chunks:
+        if chunk.null_count or chunk.values.null_count:
+            raise _bad(path, "column 'correct' has nulls")
+        vals = chunk.values
+        start, n = vals.offset + chunk.offset * K, len(chunk) * K
+        raw = np.frombuffer(vals.buffers()[1], dtype=np.uint8)
+        if raw.size * 8 < start + n:
+            raise _bad(path, "column 'correct' is shorter than its length says")
+        if start % 8 or pos % 8:
+            return None
+        part = raw[start // 8 : (start + n + 7) // 8].copy()
+        if n % 8:
+            part[-1] &= (1 << (n % 8)) - 1
+        parts.append(part)
+        pos += n
+    if pos != n_rows * K:
+        raise _bad(path, f"column 'correct' holds {pos} values, expected {n_rows * K}")
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint8)
+
+
 def _unpack_bits(col, K: int, path: str, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     """The correct column as a flat bool array, and its bits packed canonically (for the checksum).
 
@@ -427,28 +453,52 @@ def checked_records(
     """The records the packed content describes, once its checksum verifies (``meta`` without
     keys the checksum does not cover), read-only as every reader returns them (``freeze``)."""
     M, N, K = head["shape"]
+    _check_digest(spath, meta, packed, pred, margin, answer_class, unparsed)
+    return freeze(
+        Records(correct=correct.reshape(M, N, K), **_fields(spath, head, pred, margin, answer_class, unparsed))
+    )
+
+
+def _check_digest(
+    spath: str,
+    meta: dict[str, Any],
+    packed: np.ndarray,
+    pred: np.ndarray | None,
+    margin: np.ndarray | None,
+    answer_class: np.ndarray | None,
+    unparsed: np.ndarray | None,
+) -> None:
     try:
         digest = content_sha256(meta, packed, pred, margin, answer_class, unparsed)
     except ValueError:  # NaN smuggled into the metadata
         digest = None
     if digest != meta.get("content_sha256"):
         raise _bad(spath, "content checksum mismatch: the file is corrupt or was edited")
-    return freeze(
-        Records(
-            correct=correct.reshape(M, N, K),
-            models=head["models"],
-            items=head["items"],
-            grid=head["grid"],
-            pred=None if pred is None else pred.reshape(M, N, K),
-            margin=None if margin is None else margin.reshape(M, N, K),
-            source=spath,
-            notes=head["notes"],
-            dropped=head["dropped"],
-            answer_class=None if answer_class is None else answer_class.reshape(M, N, K),
-            unparsed=None if unparsed is None else unparsed.reshape(M, N),
-            layout_notes=head["layout_notes"],
-        )
-    )
+
+
+def _fields(
+    spath: str,
+    head: dict[str, Any],
+    pred: np.ndarray | None,
+    margin: np.ndarray | None,
+    answer_class: np.ndarray | None,
+    unparsed: np.ndarray | None,
+) -> dict[str, Any]:
+    """Every field of the records but ``correct``, shaped."""
+    M, N, K = head["shape"]
+    return {
+        "models": head["models"],
+        "items": head["items"],
+        "grid": head["grid"],
+        "pred": None if pred is None else pred.reshape(M, N, K),
+        "margin": None if margin is None else margin.reshape(M, N, K),
+        "source": spath,
+        "notes": head["notes"],
+        "dropped": head["dropped"],
+        "answer_class": None if answer_class is None else answer_class.reshape(M, N, K),
+        "unparsed": None if unparsed is None else unparsed.reshape(M, N),
+        "layout_notes": head["layout_notes"],
+    }
 
 
 def _columns_values(
@@ -503,4 +553,48 @@ def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tupl
     return rec, meta
 
 
-__all__ = ["PACKED_FORMAT", "is_packed", "packed_bytes", "read_packed", "read_packed_meta", "write_packed"]
+def read_packed_deferred(path: str | os.PathLike[str]) -> Records:
+    """:func:`read_packed` with every check made (metadata, shape, column types, nulls,
+    lengths, value ranges, the content checksum over the bits as stored) but the bits left
+    packed on disk: a ``DeferredRecords`` that reads them (``read_packed``) the first time its
+    ``correct`` array is used. A file whose bits do not start on byte boundaries (not one
+    this module writes) is read in full."""
+    from .model import DeferredRecords
+
+    spath = str(Path(path))
+    if not Path(path).is_file():
+        raise RecordsError.one(spath, None, "not a regular file")
+    table = _open_table(spath)
+    meta = _read_meta(table.schema, spath)
+    head = _header(meta, spath)
+    M, N, K = head["shape"]
+    if table.num_rows != M * N:
+        raise _bad(spath, f"{table.num_rows} rows, expected models x items = {M * N}")
+    columns = _columns(table, K, spath)
+    pa = _pyarrow()
+    try:
+        packed = _packed_parts(columns["correct"], K, spath, M * N)
+        if packed is None:
+            return read_packed(path)
+        pred, margin, answer_class, unparsed = _columns_values(columns, (M, N, K), spath)
+    except RecordsError:
+        raise
+    except (pa.ArrowException, ValueError, IndexError) as exc:
+        raise _bad(spath, f"damaged Arrow buffers ({type(exc).__name__}: {str(exc)[:200]})") from None
+    _check_digest(spath, meta, packed, pred, margin, answer_class, unparsed)
+    fields = _fields(spath, head, pred, margin, answer_class, unparsed)
+    for a in (fields["pred"], fields["margin"], fields["answer_class"], fields["unparsed"]):
+        if a is not None:  # read-only, as ``freeze`` leaves every reader's arrays
+            a.flags.writeable = False
+    return DeferredRecords(load=lambda: read_packed(spath).correct, shape=(M, N, K), **fields)
+
+
+__all__ = [
+    "PACKED_FORMAT",
+    "is_packed",
+    "packed_bytes",
+    "read_packed",
+    "read_packed_deferred",
+    "read_packed_meta",
+    "write_packed",
+]

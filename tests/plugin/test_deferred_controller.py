@@ -1,0 +1,92 @@
+"""Under ``-n 2`` with packed records the controller reads only their metadata: the workers
+send their scheduling units ahead of their collection, and the report is the serial run's,
+byte for byte; without the workers' units it loads the records and schedules as before."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from leaderboard_audit.records.packed import write_packed
+from leaderboard_audit.simulate import demo_spec, simulate
+
+pytest.importorskip("xdist")
+pytest.importorskip("pyarrow")
+
+ARGS = ("-p", "no:cacheprovider", "-q", "--tb=no")
+#: a -p plugin: what the controller holds at the end of the run, as JSON in $PROBE_OUT
+PROBE = """
+import json, os
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session):
+    if hasattr(session.config, "workerinput"):
+        return
+    s = session.config.pluginmanager.get_plugin("leaderboard-audit-session")
+    r = s._records
+    with open(os.environ["PROBE_OUT"], "w") as f:
+        json.dump({"type": type(r).__name__, "loaded": getattr(r, "loaded", True),
+                   "units": s._worker_units is not None}, f)
+"""
+#: a -p plugin: the controller does not ask the workers for their units
+NO_UNITS = """
+import pytest
+from leaderboard_audit.plugin_names import UNITS_KEY
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure_node(node):
+    node.workerinput.pop(UNITS_KEY, None)
+"""
+
+
+@pytest.fixture(scope="module")
+def packed_demo(tmp_path_factory) -> Path:
+    return write_packed(simulate(demo_spec(items_per_benchmark=60)), tmp_path_factory.mktemp("p") / "demo.arrow")
+
+
+def audit(pytester, path: Path, out: Path, *extra: str):
+    return pytester.runpytest_subprocess("--audit", str(path), "--audit-report", str(out), *ARGS, *extra)
+
+
+def test_the_controller_schedules_from_the_workers_units_without_the_bits(pytester, packed_demo, tmp_path, monkeypatch):
+    pytester.makepyfile(probe=PROBE)
+    monkeypatch.setenv("PROBE_OUT", str(tmp_path / "probe.json"))
+    serial = audit(pytester, packed_demo, tmp_path / "n0.json", "-n", "0")
+    assert serial.ret == 1
+    par = audit(pytester, packed_demo, tmp_path / "n2.json", "-n", "2", "-p", "probe")
+    assert par.ret == 1 and par.parseoutcomes() == serial.parseoutcomes()
+    assert json.loads((tmp_path / "probe.json").read_text()) == {
+        "type": "DeferredRecords",
+        "loaded": False,
+        "units": True,
+    }
+    assert (tmp_path / "n0.json").read_bytes() == (tmp_path / "n2.json").read_bytes()
+
+
+def test_without_the_workers_units_the_controller_loads_and_schedules(pytester, packed_demo, tmp_path, monkeypatch):
+    pytester.makepyfile(probe=PROBE, no_units=NO_UNITS)
+    monkeypatch.setenv("PROBE_OUT", str(tmp_path / "probe.json"))
+    serial = audit(pytester, packed_demo, tmp_path / "n0.json", "-n", "0")
+    par = audit(pytester, packed_demo, tmp_path / "n2.json", "-n", "2", "-p", "probe", "-p", "no_units")
+    assert par.parseoutcomes() == serial.parseoutcomes()
+    assert json.loads((tmp_path / "probe.json").read_text()) == {
+        "type": "DeferredRecords",
+        "loaded": True,
+        "units": False,
+    }
+    assert (tmp_path / "n0.json").read_bytes() == (tmp_path / "n2.json").read_bytes()
+
+
+def test_a_corrupt_packed_file_is_one_usage_error_before_any_test(pytester, packed_demo, tmp_path):
+    data = bytearray(packed_demo.read_bytes())
+    bad = tmp_path / "bad.arrow"
+    meta_at = data.find(b"content_sha256")
+    data[meta_at + 20] ^= 1  # one character of the recorded checksum
+    bad.write_bytes(bytes(data))
+    result = pytester.runpytest_subprocess("--audit", str(bad), *ARGS, "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*bad.arrow*checksum*"])
+    assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
