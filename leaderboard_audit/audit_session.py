@@ -1116,8 +1116,14 @@ class AuditSession:
             terminalreporter.write_sep("=", "leaderboard audit")
             for line in text.splitlines():
                 terminalreporter.write_line(line)
-            folded = sorted({(a.scope, c.scope) for lst in self.tests().values() for c in lst for a in c.also})
-            for alias, target in folded if not self.test_outcomes else ():  # else the counts line says it
+            # the counts line says it where tests ran (the cases are not derived again here: a
+            # controller that deferred the records' bits would load them for this)
+            folded = (
+                ()
+                if self.test_outcomes
+                else sorted({(a.scope, c.scope) for lst in self.tests().values() for c in lst for a in c.also})
+            )
+            for alias, target in folded:
                 from .reports.terminal import wrap_line
 
                 note = (

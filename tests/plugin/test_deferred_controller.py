@@ -16,16 +16,20 @@ pytest.importorskip("xdist")
 pytest.importorskip("pyarrow")
 
 ARGS = ("-p", "no:cacheprovider", "-q", "--tb=no")
-#: a -p plugin: what the controller holds at the end of the run, as JSON in $PROBE_OUT
+#: a -p plugin: what the controller holds at the end of the run (its summary written), as
+#: JSON in $PROBE_OUT
 PROBE = """
 import json, os
 import pytest
 
-@pytest.hookimpl(trylast=True)
-def pytest_sessionfinish(session):
-    if hasattr(session.config, "workerinput"):
-        return
-    s = session.config.pluginmanager.get_plugin("leaderboard-audit-session")
+@pytest.hookimpl(wrapper=True)
+def pytest_unconfigure(config):  # after the terminal summary, before the session lets go
+    if not hasattr(config, "workerinput"):
+        probe(config)
+    return (yield)
+
+def probe(config):
+    s = config.pluginmanager.get_plugin("leaderboard-audit-session")
     r = s._records
     with open(os.environ["PROBE_OUT"], "w") as f:
         json.dump({"type": type(r).__name__, "loaded": getattr(r, "loaded", True),
