@@ -219,12 +219,9 @@ def _unpack_into(dest: np.ndarray, raw: np.ndarray, start: int) -> None:
         )
 
 
-def _packed_parts(col, K: int, path: str, n_rows: int) -> np.ndarray | None:
-    """The correct column's bits packed canonically, straight from the file's buffers, with
-    ``_unpack_bits``'s checks; None when a chunk does not start on a byte boundary (only
-    unpacking then gives the canonical bytes)."""
-    pos = 0
-    parts: list[np.ndarray] = []
+def _correct_chunks(col, K: int, path: str):
+    """Each chunk of the correct column as (its values' buffer as bytes, its first bit, its bit
+    count), checked for nulls and for a buffer as long as its length says."""
     for chunk in col.chunks:
         if chunk.null_count or chunk.values.null_count:
             raise _bad(path, "column 'correct' has nulls")
@@ -233,12 +230,27 @@ def _packed_parts(col, K: int, path: str, n_rows: int) -> np.ndarray | None:
         raw = np.frombuffer(vals.buffers()[1], dtype=np.uint8)
         if raw.size * 8 < start + n:
             raise _bad(path, "column 'correct' is shorter than its length says")
+        yield raw, start, n
+
+
+def _packed_part(raw: np.ndarray, start: int, n: int) -> np.ndarray:
+    """Bits ``start .. start + n`` of ``raw`` (``start`` on a byte), the last byte's unused bits 0."""
+    part = raw[start // 8 : (start + n + 7) // 8].copy()
+    if n % 8:
+        part[-1] &= (1 << (n % 8)) - 1
+    return part
+
+
+def _packed_parts(col, K: int, path: str, n_rows: int) -> np.ndarray | None:
+    """The correct column's bits packed canonically, straight from the file's buffers, with
+    ``_unpack_bits``'s checks; None when a chunk does not start on a byte boundary (only
+    unpacking then gives the canonical bytes)."""
+    pos = 0
+    parts: list[np.ndarray] = []
+    for raw, start, n in _correct_chunks(col, K, path):
         if start % 8 or pos % 8:
             return None
-        part = raw[start // 8 : (start + n + 7) // 8].copy()
-        if n % 8:
-            part[-1] &= (1 << (n % 8)) - 1
-        parts.append(part)
+        parts.append(_packed_part(raw, start, n))
         pos += n
     if pos != n_rows * K:
         raise _bad(path, f"column 'correct' holds {pos} values, expected {n_rows * K}")
@@ -253,21 +265,11 @@ def _unpack_bits(col, K: int, path: str, n_rows: int) -> tuple[np.ndarray, np.nd
     """
     out = np.empty(n_rows * K, dtype=bool)
     pos = 0
-    parts: list[np.ndarray] = []
-    for chunk in col.chunks:
-        if chunk.null_count or chunk.values.null_count:
-            raise _bad(path, "column 'correct' has nulls")
-        vals = chunk.values
-        start, n = vals.offset + chunk.offset * K, len(chunk) * K
-        raw = np.frombuffer(vals.buffers()[1], dtype=np.uint8)
-        if raw.size * 8 < start + n:
-            raise _bad(path, "column 'correct' is shorter than its length says")
+    parts: list[np.ndarray] | None = []
+    for raw, start, n in _correct_chunks(col, K, path):
         _unpack_into(out[pos : pos + n], raw, start)
         if parts is not None and start % 8 == 0 and pos % 8 == 0:
-            part = raw[start // 8 : (start + n + 7) // 8].copy()
-            if n % 8:
-                part[-1] &= (1 << (n % 8)) - 1
-            parts.append(part)
+            parts.append(_packed_part(raw, start, n))
         else:
             parts = None
         pos += n
@@ -524,8 +526,9 @@ def _columns_values(
     return pred, margin, answer_class, unparsed
 
 
-def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tuple[Records, dict[str, Any]]:
-    """:func:`read_packed`, plus the file's metadata object (the cache checks its key in it)."""
+def _opened(path: str | os.PathLike[str]) -> tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """(path as text, metadata, checked header, columns by name) of a packed file, its
+    metadata, row count and column types checked."""
     spath = str(Path(path))
     if not Path(path).is_file():
         raise RecordsError.one(spath, None, "not a regular file")
@@ -535,7 +538,13 @@ def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tupl
     M, N, K = head["shape"]
     if table.num_rows != M * N:
         raise _bad(spath, f"{table.num_rows} rows, expected models x items = {M * N}")
-    columns = _columns(table, K, spath)
+    return spath, meta, head, _columns(table, K, spath)
+
+
+def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tuple[Records, dict[str, Any]]:
+    """:func:`read_packed`, plus the file's metadata object (the cache checks its key in it)."""
+    spath, meta, head, columns = _opened(path)
+    M, N, K = head["shape"]
     pa = _pyarrow()
     try:
         correct, packed = _unpack_bits(columns["correct"], K, spath, M * N)
@@ -561,16 +570,8 @@ def read_packed_deferred(path: str | os.PathLike[str]) -> Records:
     this module writes) is read in full."""
     from .model import DeferredRecords
 
-    spath = str(Path(path))
-    if not Path(path).is_file():
-        raise RecordsError.one(spath, None, "not a regular file")
-    table = _open_table(spath)
-    meta = _read_meta(table.schema, spath)
-    head = _header(meta, spath)
+    spath, meta, head, columns = _opened(path)
     M, N, K = head["shape"]
-    if table.num_rows != M * N:
-        raise _bad(spath, f"{table.num_rows} rows, expected models x items = {M * N}")
-    columns = _columns(table, K, spath)
     pa = _pyarrow()
     try:
         packed = _packed_parts(columns["correct"], K, spath, M * N)

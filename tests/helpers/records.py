@@ -83,3 +83,20 @@ def full_records(
         notes=("a note", "another"),
         dropped={"b0": 2, "b1": 0},
     )
+
+
+def write_rechunked(src, out, cuts) -> None:
+    """Rewrite the packed file ``src`` as ``out`` with every column split into chunks at the
+    row offsets ``cuts`` (another Arrow writer may chunk where bits do not start on a byte)."""
+    import pyarrow as pa
+
+    with pa.memory_map(str(src)) as f:
+        table = pa.ipc.open_file(f).read_all()
+    cols = {}
+    for name in table.column_names:
+        arr = table.column(name).combine_chunks()
+        bounds = [0, *cuts, len(arr)]
+        cols[name] = pa.chunked_array([arr.slice(a, b - a) for a, b in zip(bounds, bounds[1:])])
+    rechunked = pa.table(cols).replace_schema_metadata(table.schema.metadata)
+    with pa.OSFile(str(out), "wb") as sink, pa.ipc.new_file(sink, rechunked.schema) as w:
+        w.write_table(rechunked)

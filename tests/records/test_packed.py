@@ -25,10 +25,11 @@ from leaderboard_audit.records.packed import (
     is_packed,
     packed_bytes,
     read_packed,
+    read_packed_deferred,
     read_packed_meta,
     write_packed,
 )
-from helpers.records import full_records
+from helpers.records import full_records, write_rechunked
 from helpers.paths import REPO
 
 pa = pytest.importorskip("pyarrow")
@@ -183,12 +184,13 @@ def test_flipped_bits_never_pass_silently(tmp_path):
     assert outcomes["error"] > 0
 
 
-def test_truncated_file_is_a_records_error(tmp_path):
+@pytest.mark.parametrize("reader", [load_records, read_packed_deferred])
+def test_truncated_file_is_a_records_error(tmp_path, reader):
     data = packed_bytes(full_records())
     for cut in (8, len(data) // 2, len(data) - 3):
         (tmp_path / "t.arrow").write_bytes(data[:cut])
         with pytest.raises(RecordsError):
-            load_records(tmp_path / "t.arrow")
+            reader(tmp_path / "t.arrow")
 
 
 def test_meta_is_returned_for_the_cache(tmp_path):
@@ -211,16 +213,8 @@ def test_rechunked_file_and_small_unpack_blocks_read_the_same(tmp_path, monkeypa
     rec = full_records(M=3, per_bench=(7, 6), pred=True, margin=True)
     src = tmp_path / "a.arrow"
     src.write_bytes(packed_bytes(rec))
-    with pa.memory_map(str(src)) as f:
-        table = pa.ipc.open_file(f).read_all()
-    cols = {}
-    for name in table.column_names:
-        arr = table.column(name).combine_chunks()
-        cols[name] = pa.chunked_array([arr.slice(0, 3), arr.slice(3, 5), arr.slice(8)])
-    rechunked = pa.table(cols).replace_schema_metadata(table.schema.metadata)
     out = tmp_path / "b.arrow"
-    with pa.OSFile(str(out), "wb") as sink, pa.ipc.new_file(sink, rechunked.schema) as w:
-        w.write_table(rechunked)
+    write_rechunked(src, out, (3, 8))
     assert len(pa.ipc.open_file(pa.memory_map(str(out))).read_all().column("correct").chunks) == 3
     assert_same(load_records(out), rec)
     monkeypatch.setattr(packed, "UNPACK_BLOCK", 1)
