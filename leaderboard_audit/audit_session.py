@@ -683,7 +683,7 @@ class AuditSession:
             # whether mix's sets may be units; a worker checks ``eligible`` on its records itself
             may_split = not self.settings["submission"]
             node.workerinput[STORE_KEY] = json.dumps({"dir": self._store_dir, "split_mix": may_split})
-        from .xdist_batching import UNITS_EVENT, queue_batches, unbatch_on
+        from .xdist_batching import queue_batches, unbatch_on
 
         dsession = self.config.pluginmanager.getplugin("dsession")
         handlers = {UNITS_EVENT: self._take_units}
@@ -730,8 +730,8 @@ class AuditSession:
     # -- a controller that does not load the records' bits ----------------------------------
     def defers_records(self) -> bool:
         """Controller under ``-n N`` with the audit's own units, packed records and no gate:
-        the workers send their units ahead of their collection (``pytest_collection_finish``), so the
-        controller reads only the records' metadata (validated, checksum included:
+        the workers send their units ahead of their collection (``pytest_collection_finish``),
+        so the controller reads only the records' metadata (validated, checksum included:
         ``read_packed_deferred``); their bits load only if something here needs them."""
         if self._defers is None:
             from .records.packed import is_packed
