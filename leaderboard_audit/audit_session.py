@@ -703,12 +703,7 @@ class AuditSession:
         from .mix_units import MIX
         from .xdist_scheduling import ScopeScheduling
 
-        if self.defers_records():
-            return ScopeScheduling(config, log, None, last=f"{MIX}:", tail=POOLED, resolve=self._units)
-        split = self.split_mix()
-        return ScopeScheduling(
-            config, log, self.unit_groups(split), self.scope_costs(split), last=f"{MIX}:", tail=POOLED
-        )
+        return ScopeScheduling(config, log, None, last=f"{MIX}:", tail=POOLED, resolve=self._units)
 
     def unit_groups(self, split: bool) -> dict[tuple[str, str], str]:
         """(test function, test id) -> its work unit (``xdist_scheduling``): its scope (an
@@ -753,14 +748,10 @@ class AuditSession:
             self._worker_units = ({(f, i): u for f, i, u in groups}, bool(split))
 
     def _units(self) -> tuple[dict[tuple[str, str], str], dict[str, float]]:
-        """The scheduler's (groups, costs): the workers' units, else (a worker that could not
-        send them) derived here from the records, which then load."""
-        if self._worker_units is not None:
-            groups, split = self._worker_units
-            self._split = split
-        else:
-            split = self.split_mix()
-            groups = self.unit_groups(split)
+        """The scheduler's (groups, costs), once the workers have collected: the units a worker
+        sent (a controller that deferred the records' bits asked for them), else derived here."""
+        split = self.split_mix()
+        groups = self._worker_units[0] if self._worker_units is not None else self.unit_groups(split)
         return groups, self.scope_costs(split)
 
     @pytest.hookimpl(tryfirst=True)
@@ -770,7 +761,8 @@ class AuditSession:
         if self._batcher is None or not getattr(self.config, "workerinput", {}).get(UNITS_KEY):
             return
         groups = self.unit_groups(bool(self._mix_units))
-        self._batcher.send(UNITS_EVENT, groups=[[f, i, u] for (f, i), u in groups.items()], split=self._mix_units)
+        # not a per-test event: the batcher sends what it holds, then this
+        self._batcher.sendevent(UNITS_EVENT, groups=[[f, i, u] for (f, i), u in groups.items()], split=self._mix_units)
 
     def scope_costs(self, split_mix: bool = False) -> dict[str, float]:
         """Predicted seconds per unit (``xdist_scheduling.audit_cost``), for the LPT placement."""

@@ -94,10 +94,10 @@ def unbatch_on(node: Any, dsession: Any = None, handlers: dict[str, Any] | None 
     own = dict(handlers or {})
 
     def process_from_remote(eventcall: Any) -> None:
-        if type(eventcall) is tuple and len(eventcall) == 2 and eventcall[0] in own:
-            own[eventcall[0]](node, **eventcall[1])
-            return
-        if type(eventcall) is tuple and len(eventcall) == 2 and eventcall[0] == BATCH_EVENT:
+        name = eventcall[0] if type(eventcall) is tuple and len(eventcall) == 2 else None
+        if name in own:
+            own[name](node, **eventcall[1])
+        elif name == BATCH_EVENT:
             events = decode_events(eventcall[1])
             if not whole:
                 for event in events:
@@ -194,11 +194,6 @@ class EventBatcher:
     def flush(self) -> None:
         with self._lock:
             self._flush()
-
-    def send(self, name: str, **kwargs: Any) -> None:
-        """Send an event of the audit's own, after what is buffered (its handler on the
-        controller: ``unbatch_on``'s ``handlers``)."""
-        self.sendevent(name, **kwargs)
 
     def _flush(self) -> None:
         if self._events:

@@ -73,11 +73,16 @@ def freeze(records: Records) -> Records:
 
     The readers do this: nothing writes into loaded records, and read-only memory lets
     the metrics share what they derive from it across views (``metrics.per_model.derived``)."""
-    for a in (records.correct, records.pred, records.margin, records.unparsed, records.answer_class):
-        while isinstance(a, np.ndarray):  # the array and the arrays whose memory it shows
+    freeze_arrays(records.correct, records.pred, records.margin, records.unparsed, records.answer_class)
+    return records
+
+
+def freeze_arrays(*arrays: np.ndarray | None) -> None:
+    """``freeze`` for loose arrays: each read-only, and the arrays whose memory it shows."""
+    for a in arrays:
+        while isinstance(a, np.ndarray):
             a.flags.writeable = False
             a = a.base
-    return records
 
 
 @dataclass(frozen=True)

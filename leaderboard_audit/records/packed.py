@@ -40,7 +40,7 @@ import numpy as np
 
 from .errors import RecordsError
 from .grid import parse_grid
-from .model import Items, Records, freeze
+from .model import Items, Records, freeze, freeze_arrays
 
 PACKED_FORMAT = "leaderboard-audit/packed-v1"
 META_KEY = b"leaderboard-audit"
@@ -455,39 +455,28 @@ def checked_records(
     """The records the packed content describes, once its checksum verifies (``meta`` without
     keys the checksum does not cover), read-only as every reader returns them (``freeze``)."""
     M, N, K = head["shape"]
-    _check_digest(spath, meta, packed, pred, margin, answer_class, unparsed)
-    return freeze(
-        Records(correct=correct.reshape(M, N, K), **_fields(spath, head, pred, margin, answer_class, unparsed))
-    )
+    values = (pred, margin, answer_class, unparsed)
+    _check_digest(spath, meta, packed, values)
+    return freeze(Records(correct=correct.reshape(M, N, K), **_fields(spath, head, values)))
 
 
-def _check_digest(
-    spath: str,
-    meta: dict[str, Any],
-    packed: np.ndarray,
-    pred: np.ndarray | None,
-    margin: np.ndarray | None,
-    answer_class: np.ndarray | None,
-    unparsed: np.ndarray | None,
-) -> None:
+#: pred, margin, answer_class and unparsed as read (flat; any may be None)
+Values = tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray | None]
+
+
+def _check_digest(spath: str, meta: dict[str, Any], packed: np.ndarray, values: Values) -> None:
     try:
-        digest = content_sha256(meta, packed, pred, margin, answer_class, unparsed)
+        digest = content_sha256(meta, packed, *values)
     except ValueError:  # NaN smuggled into the metadata
         digest = None
     if digest != meta.get("content_sha256"):
         raise _bad(spath, "content checksum mismatch: the file is corrupt or was edited")
 
 
-def _fields(
-    spath: str,
-    head: dict[str, Any],
-    pred: np.ndarray | None,
-    margin: np.ndarray | None,
-    answer_class: np.ndarray | None,
-    unparsed: np.ndarray | None,
-) -> dict[str, Any]:
+def _fields(spath: str, head: dict[str, Any], values: Values) -> dict[str, Any]:
     """Every field of the records but ``correct``, shaped."""
     M, N, K = head["shape"]
+    pred, margin, answer_class, unparsed = values
     return {
         "models": head["models"],
         "items": head["items"],
@@ -503,9 +492,7 @@ def _fields(
     }
 
 
-def _columns_values(
-    columns: dict[str, Any], shape: tuple[int, int, int], spath: str
-) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+def _columns_values(columns: dict[str, Any], shape: tuple[int, int, int], spath: str) -> Values:
     """pred, margin, answer_class and unparsed from the file's columns (flat), range-checked."""
     M, N, K = shape
     pred = margin = answer_class = unparsed = None
@@ -577,17 +564,14 @@ def read_packed_deferred(path: str | os.PathLike[str]) -> Records:
         packed = _packed_parts(columns["correct"], K, spath, M * N)
         if packed is None:
             return read_packed(path)
-        pred, margin, answer_class, unparsed = _columns_values(columns, (M, N, K), spath)
+        values = _columns_values(columns, (M, N, K), spath)
     except RecordsError:
         raise
     except (pa.ArrowException, ValueError, IndexError) as exc:
         raise _bad(spath, f"damaged Arrow buffers ({type(exc).__name__}: {str(exc)[:200]})") from None
-    _check_digest(spath, meta, packed, pred, margin, answer_class, unparsed)
-    fields = _fields(spath, head, pred, margin, answer_class, unparsed)
-    for a in (fields["pred"], fields["margin"], fields["answer_class"], fields["unparsed"]):
-        if a is not None:  # read-only, as ``freeze`` leaves every reader's arrays
-            a.flags.writeable = False
-    return DeferredRecords(load=lambda: read_packed(spath).correct, shape=(M, N, K), **fields)
+    _check_digest(spath, meta, packed, values)
+    freeze_arrays(*values)  # read-only, as every reader leaves its arrays
+    return DeferredRecords(load=lambda: read_packed(spath).correct, shape=(M, N, K), **_fields(spath, head, values))
 
 
 __all__ = [
