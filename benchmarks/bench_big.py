@@ -5,12 +5,14 @@ shifts; no planted structure), writes the packed form (``records/packed.py``), t
 ``pytest --audit BIG.packed -q`` in a child process and prints wall time and peak RSS.
 Not a test: ``python benchmarks/bench_big.py [--models 1000 --items 30000]``;
 ``--items 8000 --xdist 3``: -n 0 and -n 2 alternating, 3 pairs, each figure with the load
-average beside it (issue 24's target: -n 2 <= 0.65x of -n 0).
+average beside it (issue 24's target: -n 2 <= 0.65x of -n 0); ``--items 8000 --timeline 3``:
+the same pairs with ``xdist_timeline.py`` loaded, and each process's CPU by phase (medians).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -57,7 +59,7 @@ def build(path: Path, n_models: int, n_items: int, seed: int = 0) -> Path:
 LAST_CPU = 0.0
 
 
-def pytest_run(path: Path, *extra: str) -> tuple[float, float, int, str]:
+def pytest_run(path: Path, *extra: str, env: dict[str, str] | None = None) -> tuple[float, float, int, str]:
     """(wall s, peak RSS GiB of the largest child process, exit code, last line) of one
     ``pytest --audit`` run. Under -n N the figure is the largest single process (the
     controller or a worker), not the sum: ``ru_maxrss`` of children is a maximum."""
@@ -83,6 +85,7 @@ def pytest_run(path: Path, *extra: str) -> tuple[float, float, int, str]:
         ],
         capture_output=True,
         text=True,
+        env=env,
     )
     wall = time.perf_counter() - t
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -155,6 +158,68 @@ def rss_compare(path: Path) -> None:
     print(f"summed RSS -n 2 / -n 0: {got['2'] / got['0']:.2f} (target <= 1.5); PSS: {got_pss['2'] / got_pss['0']:.2f}")
 
 
+PHASES = ("startup", "collection", "loop", "statistics", "end", "cpu")
+
+
+def phases(row: dict) -> dict[str, float]:
+    """A process's CPU seconds by phase (``xdist_timeline.py``'s row): before the session
+    (interpreter, pytest, plugins, configure), collection (records loaded, tests made), the
+    test loop and, inside it, the statistics, the end (reports, summary), and in all."""
+    c = row["cpu"]
+    loop_start = c.get("collected", c.get("loop", c["sessionstart"]))
+    return {
+        "startup": c["sessionstart"],
+        "collection": loop_start - c["sessionstart"],
+        "loop": c["sessionfinish"] - loop_start,
+        "statistics": row["statistics"],
+        "end": c["end"] - c["sessionfinish"],
+        "cpu": row["user"] + row["sys"],
+    }
+
+
+def timeline(path: Path, pairs: int) -> None:
+    """-n 0 and -n 2 alternating with ``xdist_timeline.py`` loaded: each process's CPU by phase
+    and where its phases fall in wall time, medians over the pairs."""
+    here = Path(__file__).resolve().parent
+    got: dict[str, list[dict]] = {}
+    walls: dict[str, list[float]] = {"0": [], "2": []}
+    with tempfile.TemporaryDirectory() as d:
+        for i in range(pairs):
+            for n in ("0", "2"):
+                out = Path(d) / f"{i}-{n}.jsonl"
+                env = dict(os.environ, TIMELINE_OUT=str(out), TIMELINE_T0=repr(time.time()))
+                env["PYTHONPATH"] = os.pathsep.join(p for p in (str(here), env.get("PYTHONPATH")) if p)
+                wall = pytest_run(path, "-n", n, "-p", "xdist_timeline", env=env)[0]
+                walls[n].append(wall)
+                for line in out.read_text().splitlines():
+                    row = json.loads(line)
+                    name = row["process"] if row["process"] in ("serial", "controller") else "worker"
+                    got.setdefault(f"-n {n} {name}", []).append(row)
+            print(
+                f"pair {i + 1}: -n 0 {walls['0'][-1]:.1f} s, -n 2 {walls['2'][-1]:.1f} s (load {os.getloadavg()[0]:.1f})"
+            )
+    print("CPU seconds by phase, medians (a worker: the median of every worker's):")
+    print(f"{'':24s}" + "".join(f"{p:>12s}" for p in PHASES) + f"{'loop starts':>13s}{'loop ends':>11s}")
+    for key, rows in got.items():
+        cols = [statistics.median(phases(r)[p] for r in rows) for p in PHASES]
+        starts = statistics.median(r["wall"].get("collected", r["wall"]["loop"]) for r in rows)
+        ends = statistics.median(r["wall"]["sessionfinish"] for r in rows)
+        print(f"{key:24s}" + "".join(f"{v:12.2f}" for v in cols) + f"{starts:12.2f}s{ends:10.2f}s")
+    serial = [phases(r)["cpu"] for r in got["-n 0 serial"]]
+    par = [sum(phases(r)["cpu"] for r in rows) for rows in _by_run(got, pairs)]
+    print(
+        f"CPU in all: -n 0 {statistics.median(serial):.1f} s, -n 2 {statistics.median(par):.1f} s; "
+        f"wall: -n 0 {statistics.median(walls['0']):.1f} s, -n 2 {statistics.median(walls['2']):.1f} s"
+    )
+
+
+def _by_run(got: dict[str, list[dict]], pairs: int) -> list[list[dict]]:
+    """The -n 2 runs' rows, one list per run (the controller's and its workers')."""
+    controllers, workers = got.get("-n 2 controller", []), got.get("-n 2 worker", [])
+    per = len(workers) // max(1, len(controllers))
+    return [[c, *workers[i * per : (i + 1) * per]] for i, c in enumerate(controllers[:pairs])]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", type=int, default=1000)
@@ -168,6 +233,13 @@ def main() -> None:
         help="run -n 0 and -n 2 alternating, this many pairs (issue 24: -n 2 <= 0.65x at 1,000 x 8,000)",
     )
     ap.add_argument("--rss", action="store_true", help="summed peak RSS of the process tree at -n 0 and -n 2")
+    ap.add_argument(
+        "--timeline",
+        type=int,
+        default=0,
+        metavar="PAIRS",
+        help="-n 0 and -n 2 alternating, each process's CPU by phase (xdist_timeline.py)",
+    )
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         path = Path(a.keep) if a.keep else Path(d) / "big.packed"
@@ -180,6 +252,9 @@ def main() -> None:
         )
         if a.rss:
             rss_compare(path)
+            return
+        if a.timeline:
+            timeline(path, a.timeline)
             return
         if a.xdist:
             from leaderboard_audit.xdist_scheduling import predicted_seconds
