@@ -8,8 +8,10 @@ the workers in ``workerinput`` (``AuditSession.pytest_configure_node``); results
 written to a temporary file and renamed, so a reader never sees half of one.
 
 A worker that dies while computing releases its lock with its process (``flock``): the next
-one finds no result and computes it itself, so a crash costs time, never a hang. No lock is
-taken while another is held (one key at a time), so no two workers can wait on each other.
+one finds no result and computes it itself, so a crash costs time, never a hang. Locks nest
+only in one direction per name and from the counts summed over items down to the base
+quantities they start from (``per_model.SHAREABLE``), so no two workers can wait on each
+other.
 """
 
 from __future__ import annotations
@@ -165,13 +167,18 @@ class SharedArrays:
         return f"{name}-{hashlib.sha256(raw.encode()).hexdigest()[:24]}"
 
     def get(self, C: np.ndarray, name: str, compute: Callable[[], Any], *, wait: bool = True) -> Any:
-        from .metrics.per_model import BUSY
+        """``compute()`` here or read; a value of several arrays (``SHAREABLE[name] > 1``, the
+        all / any masks) travels stacked and comes back as the tuple of its arrays."""
+        from .metrics.per_model import BUSY, SHAREABLE
 
         key = self.key(C, name)
         if key is None:
             return compute()
-        got = self.results.array_once(key, compute, wait=wait)
-        return BUSY if got is None else got
+        arrays = SHAREABLE.get(name, 1)
+        got = self.results.array_once(key, (lambda: np.stack(compute())) if arrays > 1 else compute, wait=wait)
+        if got is None:
+            return BUSY
+        return tuple(got[i] for i in range(arrays)) if arrays > 1 else got
 
     def grow(self, key: str, table: Any, nmax: int) -> None:
         """``SharedResults.grow``: a process-wide table (``power.critical_values``)."""

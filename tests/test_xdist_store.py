@@ -136,6 +136,60 @@ def test_summed_counts_shared_between_workers_equal_their_own(tmp_path, packed):
         assert np.array_equal(only, alone[1]) and only.dtype == alone[1].dtype
 
 
+def test_the_base_quantities_are_computed_by_one_worker_and_read_alike(tmp_path, packed):
+    """What every check of a scope starts from (right counts, config words, correct counts, the
+    all / any masks) is computed once over a store, for the whole tensor, a benchmark's view
+    and a reduced set's view alike (issue 24: nothing recomputed because of how units were cut),
+    and what the second worker reads is what it would compute: same values, dtypes, layout, and
+    the masks as a pair again."""
+    records = [load_records(packed) for _ in range(3)]
+
+    def views(r):
+        C = r.read_only().correct
+        return {"pooled": C, "arc": r.scope("arc").correct, "tail": C[:, C.shape[1] // 3 :]}
+
+    def quantities(C):
+        return {
+            "right_counts": per_model.right_counts(C),
+            "config_words": per_model.config_words(C),
+            "counts": per_model.correct_counts(C),
+            "all_any": per_model.all_any(C),
+        }
+
+    with per_model.sharing(per_model.DerivedCache()):
+        alone = {v: quantities(C) for v, C in views(records[0]).items()}
+    computed: list[str] = []
+    real_get = SharedResults.array_once
+
+    def counting(self, key, compute, *, wait=True):
+        return real_get(self, key, lambda: computed.append(key.split("-")[0]) or compute(), wait=wait)
+
+    got = []
+    for r in records[1:]:
+        cache = per_model.DerivedCache()
+        cache.shared = SharedArrays(SharedResults(tmp_path), r.correct, "sha")
+        SharedResults.array_once = counting
+        try:
+            with per_model.sharing(cache):
+                got.append({v: quantities(C) for v, C in views(r).items()})
+        finally:
+            SharedResults.array_once = real_get
+    for name in ("right_counts", "config_words", "counts", "all_any"):
+        assert computed.count(name) == 3, (name, computed)  # three views, by the first worker only
+    for worker in got:
+        for v, q in worker.items():
+            for name, value in q.items():
+                want = alone[v][name]
+                if name == "all_any":
+                    assert type(value) is tuple and len(value) == 2
+                    pairs = zip(value, want)
+                else:
+                    pairs = [(value, want)]
+                for a, b in pairs:
+                    assert np.array_equal(a, b) and a.dtype == b.dtype and a.flags.c_contiguous == b.flags.c_contiguous
+                    assert not a.flags.writeable
+
+
 def test_a_write_that_fails_leaves_nothing_and_the_value_still_returns(tmp_path, monkeypatch):
     """A full disk: the computing worker keeps its result, nothing half-written is left, and
     the next worker computes it itself."""
