@@ -178,7 +178,7 @@ class SharedArrays:
         got = self.results.array_once(key, (lambda: np.stack(compute())) if arrays > 1 else compute, wait=wait)
         if got is None:
             return BUSY
-        return tuple(got[i] for i in range(arrays)) if arrays > 1 else got
+        return tuple(got) if arrays > 1 else got
 
     def grow(self, key: str, table: Any, nmax: int) -> None:
         """``SharedResults.grow``: a process-wide table (``power.critical_values``)."""

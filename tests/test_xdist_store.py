@@ -136,7 +136,7 @@ def test_summed_counts_shared_between_workers_equal_their_own(tmp_path, packed):
         assert np.array_equal(only, alone[1]) and only.dtype == alone[1].dtype
 
 
-def test_the_base_quantities_are_computed_by_one_worker_and_read_alike(tmp_path, packed):
+def test_the_base_quantities_are_computed_by_one_worker_and_read_alike(tmp_path, packed, monkeypatch):
     """What every check of a scope starts from (right counts, config words, correct counts, the
     all / any masks) is computed once over a store, for the whole tensor, a benchmark's view
     and a reduced set's view alike (issue 24: nothing recomputed because of how units were cut),
@@ -164,16 +164,13 @@ def test_the_base_quantities_are_computed_by_one_worker_and_read_alike(tmp_path,
     def counting(self, key, compute, *, wait=True):
         return real_get(self, key, lambda: computed.append(key.split("-")[0]) or compute(), wait=wait)
 
+    monkeypatch.setattr(SharedResults, "array_once", counting)
     got = []
     for r in records[1:]:
         cache = per_model.DerivedCache()
         cache.shared = SharedArrays(SharedResults(tmp_path), r.correct, "sha")
-        SharedResults.array_once = counting
-        try:
-            with per_model.sharing(cache):
-                got.append({v: quantities(C) for v, C in views(r).items()})
-        finally:
-            SharedResults.array_once = real_get
+        with per_model.sharing(cache):
+            got.append({v: quantities(C) for v, C in views(r).items()})
     for name in ("right_counts", "config_words", "counts", "all_any"):
         assert computed.count(name) == 3, (name, computed)  # three views, by the first worker only
     for worker in got:
