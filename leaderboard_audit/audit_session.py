@@ -942,6 +942,9 @@ class AuditSession:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if _is_worker(self.config):
+            from .xdist_worker_summary import skip_unseen_summary
+
+            skip_unseen_summary(self.config)
             # insertion order kept (no sort_keys): a section's key order is what the Markdown and
             # HTML tables iterate, and must be the order the serial run has
             # the pooled core goes to the controller from the worker that computed it only
