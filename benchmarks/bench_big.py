@@ -71,8 +71,7 @@ def pytest_run(path: Path, *extra: str, env: dict[str, str] | None = None) -> tu
             sys.executable,
             "-m",
             "pytest",
-            "-q",
-            "--tb=no",
+            "-q",  # the README's invocation: no --tb=no (the audit drops the failure section itself)
             "-p",
             "no:cacheprovider",
             "-p",
@@ -144,7 +143,7 @@ def tree_rss_peak(cmd: list[str], interval: float = 0.1) -> tuple[float, float, 
 
 def rss_compare(path: Path) -> None:
     """Summed peak RSS at -n 0 and -n 2 (target: -n 2 <= 1.5x of -n 0)."""
-    base = [sys.executable, "-m", "pytest", "-q", "--tb=no", "-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
+    base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
     base += ["--audit", str(path), "--audit-cache", "off"]
     got, got_pss = {}, {}
     for n in ("0", "2"):
