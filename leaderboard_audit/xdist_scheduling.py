@@ -140,6 +140,9 @@ class ScopeScheduling(LoadScopeScheduling):
         self._late: list[tuple[str, dict[str, bool]]] = []  # late units not yet sent, largest first
         self._index: dict[Any, dict[str, int]] = {}  # node -> nodeid -> its index in the node's collection
         self._sent_in: dict[str, dict[str, bool]] = {}  # nodeid -> the unit it was sent in (a late unit's tail too)
+        #: the plan's shares (each a list of (unit, tests)) for workers that have not collected yet
+        self._held: list[list[tuple[str, dict[str, bool]]]] = []
+        self._lost = 0  # workers gone (or refused) before they collected: no share is held for them
 
     def _split_scope(self, nodeid: str) -> str:
         if self.groups is None:
@@ -153,11 +156,68 @@ class ScopeScheduling(LoadScopeScheduling):
         scope = unit[len(UNIT_PREFIX) :] if unit.startswith(UNIT_PREFIX) else None
         return self.costs.get(scope, 0.0) + TEST_S * tests if scope is not None else TEST_S * tests
 
+    # A worker starts its share as soon as it has collected, not once every worker has: xdist
+    # starts the workers one after the other, and the first waited for the last one's
+    # collection (0.1 to 0.2 s on 2 cores: docs/performance.md, "Issue 24, stop 39"). The plan
+    # is made for every expected worker when the first collection arrives; the shares of the
+    # workers still collecting are held until each arrives, the largest share to the first.
+    @property
+    def collection_is_completed(self) -> bool:
+        return bool(self.registered_collections)
+
+    def add_node_collection(self, node: Any, collection: Sequence[str]) -> None:
+        if self.collection is not None and list(collection) != self.collection:
+            self._refuse(node, collection)
+            return
+        self.registered_collections[node] = list(collection)
+
+    def _refuse(self, node: Any, collection: Sequence[str]) -> None:
+        """A worker that collected other tests than the first: reported as xdist reports it (a
+        failed collection, so the run fails), given no work and stopped; its share goes to the
+        others as late units."""
+        import pytest
+        from xdist.scheduler.loadscope import report_collection_diff
+
+        first = next(iter(self.registered_collections))
+        msg = report_collection_diff(self.collection, collection, first.gateway.id, node.gateway.id)
+        self.log(msg)
+        rep = pytest.CollectReport(nodeid=node.gateway.id, outcome="failed", longrepr=msg, result=[])
+        self.config.hook.pytest_collectreport(report=rep)
+        self.assigned_work.pop(node, None)
+        node.shutdown()
+        self._lost += 1
+        self._release_orphans()
+
+    def _release_orphans(self) -> None:
+        """Held shares beyond the workers still to collect go, as late units, to whichever
+        worker runs out of work (a worker died or was refused before it collected)."""
+        waiting = max(0, self.numnodes - len(self.registered_collections) - self._lost)
+        if len(self._held) <= waiting:
+            return
+        while len(self._held) > waiting:
+            self._late[:0] = self._held.pop(0)
+        for node in self._pending:
+            self._refill(node)
+        self._shutdown_if_done()
+
     def schedule(self) -> None:
-        if self.collection is not None or not self.collection_is_completed:
-            return super().schedule()
-        if not self._check_nodes_have_same_collection():
-            return super().schedule()  # logs and aborts as xdist does
+        if self.collection is not None:
+            newcomers = [n for n in self.registered_collections if n not in self._pending]
+            if not newcomers:  # a refused collection: nothing new to place
+                return
+            for node in newcomers:
+                self._index[node] = {nodeid: i for i, nodeid in enumerate(self.registered_collections[node])}
+                self._pending[node] = 0
+                for u, tests in self._held.pop(0) if self._held else []:
+                    self._send(node, u, tests)
+                self._refill(node)
+                if self.workqueue:  # a crashed worker's tests, put back by xdist
+                    self._reschedule(node)
+                elif not self._pending[node]:  # nothing for it (more workers than units)
+                    self.assigned_work.pop(node, None)
+                    node.shutdown()
+            self._shutdown_if_done()
+            return
         self.collection = list(next(iter(self.registered_collections.values())))
         if not self.collection:
             return
@@ -168,8 +228,8 @@ class ScopeScheduling(LoadScopeScheduling):
         late = sorted(
             (u for u in units if self.last is not None and u.startswith(self.last)), key=lambda u: (-costs[u], u)
         )
-        nodes = list(self.nodes)
-        plan = lpt({u: c for u, c in costs.items() if u not in late}, len(nodes))
+        nodes = list(self.registered_collections)
+        plan = lpt({u: c for u, c in costs.items() if u not in late}, max(self.numnodes, len(nodes)))
         # The late units (mix's leave-one-out sets) go, largest predicted first, to whichever
         # worker runs out of work first: how long one takes is not known before it runs
         # (random drops only where a verdict changes), and each needs the pooled scope anyway.
@@ -189,11 +249,13 @@ class ScopeScheduling(LoadScopeScheduling):
         self._index = {
             node: {nodeid: i for i, nodeid in enumerate(self.registered_collections[node])} for node in nodes
         }
-        for node, mine in zip(nodes, plan):
+        shares = [[(u, units[u]) for u in mine if units[u]] for mine in plan]
+        self._held = shares[len(nodes) :]
+        self._release_orphans()
+        for node, mine in zip(nodes, shares):
             self._pending[node] = 0
-            for u in mine:
-                if units[u]:
-                    self._send(node, u, units[u])
+            for u, tests in mine:
+                self._send(node, u, tests)
         for node in nodes:
             self._refill(node)
             if not self._pending[node]:  # nothing for it (more workers than units)
@@ -215,8 +277,9 @@ class ScopeScheduling(LoadScopeScheduling):
         node.send_runtest_some(todo)
 
     def _shutdown_if_done(self) -> None:
-        """Once no late unit is left, every worker runs what it was sent, then stops."""
-        if self._late:
+        """Once no late unit is left and every share is given, every worker runs what it was
+        sent, then stops."""
+        if self._late or self._held:
             return
         for node in self.nodes:
             if not node.shutting_down:
@@ -238,11 +301,21 @@ class ScopeScheduling(LoadScopeScheduling):
     def tests_finished(self) -> bool:
         if not self._pending:
             return super().tests_finished
-        return not self.workqueue and not self._late and all(n < 2 for n in self._pending.values())
+        return not self.workqueue and not self._late and not self._held and all(n < 2 for n in self._pending.values())
+
+    def _reschedule(self, node: Any) -> None:
+        """xdist's (after a crash, for the tests it put back), for workers that have collected:
+        one still collecting has no collection to index, and gets its work in ``schedule``."""
+        if node in self.registered_collections:
+            super()._reschedule(node)
 
     def remove_node(self, node: Any) -> Any:
         self._pending.pop(node, None)
-        return super().remove_node(node)
+        crashitem = super().remove_node(node)
+        if node not in self.registered_collections:  # it died before it collected
+            self._lost += 1
+            self._release_orphans()
+        return crashitem
 
 
 def plan_summary(costs: Mapping[str, float], workers: int) -> Sequence[tuple[list[str], float]]:

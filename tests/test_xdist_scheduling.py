@@ -288,3 +288,104 @@ def test_bad_records_under_xdist_are_one_usage_error(pytester, tmp_path):
         assert r.ret == pytest.ExitCode.USAGE_ERROR, (n, r.stdout.str()[-2000:], err[-2000:])
         assert err.count(f"{bad.name}:3: unreadable JSON") == 1 and "fix: each line must be one JSON object" in err
         assert "Traceback" not in err + r.stdout.str() and "INTERNALERROR" not in err + r.stdout.str()
+
+
+# -- a worker starts once it has collected -----------------------------------------------------
+
+
+class HookedConfig(FakeConfig):
+    """``FakeConfig`` with the one hook the scheduler calls: a refused collection's report."""
+
+    def __init__(self, workers: int):
+        from types import SimpleNamespace
+
+        super().__init__(workers)
+        self.collect_reports: list = []
+        self.hook = SimpleNamespace(pytest_collectreport=lambda report: self.collect_reports.append(report))
+
+
+def _started(groups, costs, workers):
+    """Workers added as xdist adds them, none collected yet; xdist's own ``Producer`` logs."""
+    from xdist.scheduler.loadscope import Producer
+
+    from leaderboard_audit.xdist_scheduling import ScopeScheduling
+
+    nodes = [FakeNode(f"gw{i}") for i in range(workers)]
+    config = HookedConfig(workers)
+    sched = ScopeScheduling(config, Producer("test", enabled=False), groups, costs, last="mix:", tail="pooled")
+    for n in nodes:
+        sched.add_node(n)
+    return sched, nodes, config
+
+
+def _collected(sched, node, collection):
+    """What xdist's ``DSession.worker_collectionfinish`` does."""
+    sched.add_node_collection(node, collection)
+    if sched.collection_is_completed:
+        sched.schedule()
+
+
+def _runs_each_test_once(sched, nodes, collection):
+    _drive(sched, nodes, nodes[0].name)
+    assert sorted(i for n in nodes for i in n.ran) == list(range(len(collection)))
+    assert sched.tests_finished and all(n.shutting_down for n in nodes)
+
+
+def test_the_first_worker_to_collect_starts_its_share_and_the_next_gets_its_own():
+    """The first collection starts the first worker on the plan's largest share (the pooled
+    scope); the run is not finished, nor the worker stopped, while the other share is held;
+    the second worker gets that share when its collection arrives."""
+    groups, costs, collection = _audit_collection()
+    sched, nodes, _ = _started(groups, costs, 2)
+    _collected(sched, nodes[0], collection)
+    first = {collection[i] for i in nodes[0].queue}
+    assert "audits/test_band.py::test_band[pooled-m0]" in first and not nodes[1].queue
+    assert not any("arc-m" in t for t in first)  # the other share is held for gw1
+    assert not sched.tests_finished and not nodes[0].shutting_down
+    for _ in range(3):  # gw0 runs while gw1 collects
+        i = nodes[0].queue.pop(0)
+        nodes[0].ran.append(i)
+        sched.mark_test_complete(nodes[0], i)
+    _collected(sched, nodes[1], collection)
+    assert {collection[i] for i in nodes[1].queue} >= {f"audits/test_band.py::test_band[arc-m{i}]" for i in range(4)}
+    _runs_each_test_once(sched, nodes, collection)
+
+
+@pytest.mark.parametrize("when", ["before_the_plan", "after_the_plan"])
+def test_a_worker_lost_before_it_collected_leaves_its_share_to_the_others(when):
+    groups, costs, collection = _audit_collection()
+    sched, nodes, _ = _started(groups, costs, 2)
+    if when == "before_the_plan":
+        assert sched.remove_node(nodes[1]) is None
+        _collected(sched, nodes[0], collection)
+    else:
+        _collected(sched, nodes[0], collection)
+        assert sched.remove_node(nodes[1]) is None
+    assert not sched._held
+    _runs_each_test_once(sched, nodes[:1], collection)
+
+
+def test_a_worker_that_collected_other_tests_is_refused_and_its_share_runs_elsewhere():
+    groups, costs, collection = _audit_collection()
+    sched, nodes, config = _started(groups, costs, 3)
+    _collected(sched, nodes[0], collection)
+    _collected(sched, nodes[1], collection[:-1])  # one test fewer
+    assert [r.outcome for r in config.collect_reports] == ["failed"]
+    assert "gw1" in config.collect_reports[0].nodeid and nodes[1].shutting_down and not nodes[1].queue
+    assert nodes[1] not in sched.nodes  # xdist's DSession then does not remove it again
+    _collected(sched, nodes[2], collection)
+    _runs_each_test_once(sched, [nodes[0], nodes[2]], collection)
+
+
+def test_a_crash_before_the_other_worker_collected_names_the_running_test():
+    """xdist's crash handling puts the crashed worker's tests back and offers them to the other
+    workers: one still collecting is left alone (it has no collection to index yet; xdist
+    swallows the KeyError, and with it the line naming the test that crashed)."""
+    groups, costs, collection = _audit_collection()
+    sched, nodes, _ = _started(groups, costs, 2)
+    _collected(sched, nodes[0], collection)
+    i = nodes[0].queue.pop(0)
+    sched.mark_test_complete(nodes[0], i)
+    running = collection[nodes[0].queue[0]]
+    assert sched.remove_node(nodes[0]) == running
+    assert not nodes[1].queue and running in {t for unit in sched.workqueue.values() for t in unit}
