@@ -5,7 +5,8 @@ the process that computes it). Each unit gets a predicted cost from the records'
 (``unit_costs``: models x items x configs, with the pairwise terms that grow with the models
 squared, the pooled scope's ``mix`` reruns and pytest's per-test cost), and the units are
 placed once, statically and deterministically, largest first on the least loaded worker
-(``lpt``): which worker computes which scope is the same on every run. pytest-xdist's own
+(``lpt``): which scopes share a worker is the same on every run (which worker takes which
+share is the order their collections arrive: the first gets the largest, at once). pytest-xdist's own
 ``loadscope`` sends two units to each worker before it knows how long any takes, which on the
 audit put the pooled scope and a benchmark on one worker and left the other idle.
 
