@@ -203,7 +203,9 @@ class ScopeScheduling(LoadScopeScheduling):
 
     def schedule(self) -> None:
         if self.collection is not None:
-            newcomers = [n for n in self.registered_collections if n not in self._pending]
+            # a worker that collected since: one of the plan's, or one started again after a
+            # crash (xdist keeps a removed worker's collection: only live ones are new)
+            newcomers = [n for n in self.registered_collections if n not in self._pending and n in self.assigned_work]
             if not newcomers:  # a refused collection: nothing new to place
                 return
             for node in newcomers:
@@ -212,9 +214,7 @@ class ScopeScheduling(LoadScopeScheduling):
                 for u, tests in self._held.pop(0) if self._held else []:
                     self._send(node, u, tests)
                 self._refill(node)
-                if self.workqueue:  # a crashed worker's tests, put back by xdist
-                    self._reschedule(node)
-                elif not self._pending[node]:  # nothing for it (more workers than units)
+                if not self._pending[node]:  # nothing for it (more workers than units)
                     self.assigned_work.pop(node, None)
                     node.shutdown()
             self._shutdown_if_done()
@@ -300,19 +300,33 @@ class ScopeScheduling(LoadScopeScheduling):
 
     @property
     def tests_finished(self) -> bool:
-        if not self._pending:
+        if self.collection is None:  # nothing placed yet
             return super().tests_finished
+        # not xdist's test on its own queue and workers: late units and held shares wait for a
+        # worker (one still starting, or the one started in place of a crashed one)
         return not self.workqueue and not self._late and not self._held and all(n < 2 for n in self._pending.values())
 
     def _reschedule(self, node: Any) -> None:
-        """xdist's (after a crash, for the tests it put back), for workers that have collected:
-        one still collecting has no collection to index, and gets its work in ``schedule``."""
-        if node in self.registered_collections:
-            super()._reschedule(node)
+        """Called by xdist's ``remove_node`` after a crash, for each remaining worker: the
+        crashed worker's unfinished tests, which it put back in its queue, become late units
+        (sent, counted, to whichever worker runs out of work, or to the worker started in its
+        place). xdist's own would send them uncounted, one unit per call, and never to a worker
+        still collecting (its collection is not there to index: a ``KeyError``)."""
+        self._requeue()
+        if node in self._pending:
+            self._refill(node)
+
+    def _requeue(self) -> None:
+        while self.workqueue:
+            unit, tests = self.workqueue.popitem(last=False)
+            todo = {nodeid: False for nodeid, done in tests.items() if not done}
+            if todo:
+                self._late.insert(0, (unit, todo))
 
     def remove_node(self, node: Any) -> Any:
         self._pending.pop(node, None)
         crashitem = super().remove_node(node)
+        self._requeue()  # when no other worker was left for xdist to offer them to
         if node not in self.registered_collections:  # it died before it collected
             self._lost += 1
             self._release_orphans()

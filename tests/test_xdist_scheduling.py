@@ -379,13 +379,89 @@ def test_a_worker_that_collected_other_tests_is_refused_and_its_share_runs_elsew
 
 def test_a_crash_before_the_other_worker_collected_names_the_running_test():
     """xdist's crash handling puts the crashed worker's tests back and offers them to the other
-    workers: one still collecting is left alone (it has no collection to index yet; xdist
-    swallows the KeyError, and with it the line naming the test that crashed)."""
+    workers: one still collecting gets them once it has collected (xdist's own offer indexed
+    its collection, not there yet: its ``worker_errordown`` swallowed the KeyError, and with
+    it the line naming the test that crashed)."""
     groups, costs, collection = _audit_collection()
     sched, nodes, _ = _started(groups, costs, 2)
     _collected(sched, nodes[0], collection)
     i = nodes[0].queue.pop(0)
+    nodes[0].ran.append(i)
     sched.mark_test_complete(nodes[0], i)
     running = collection[nodes[0].queue[0]]
     assert sched.remove_node(nodes[0]) == running
-    assert not nodes[1].queue and running in {t for unit in sched.workqueue.values() for t in unit}
+    assert not nodes[1].queue and running in {t for _, unit in sched._late for t in unit}
+    _collected(sched, nodes[1], collection)
+    _drive(sched, nodes[1:], "gw1")
+    ran = nodes[0].ran + nodes[1].ran
+    assert sorted(ran) == list(range(len(collection)))
+    assert sched.tests_finished and nodes[1].shutting_down
+
+
+@pytest.mark.parametrize("replacement", [True, False])
+def test_a_crashed_workers_tests_run_elsewhere_and_the_run_ends(replacement):
+    """xdist puts a crashed worker's unfinished tests back: they go, as late units, to the
+    worker that runs out of work or to the one xdist starts in its place; every test then
+    runs, and the run ends (it used to hang, or stop with "no active workers", with tests
+    left in xdist's queue)."""
+    groups, costs, collection = _audit_collection()
+    sched, nodes, _ = _started(groups, costs, 2)
+    for n in nodes:
+        _collected(sched, n, collection)
+    for _ in range(2):  # gw0 finishes two tests, then dies in its third
+        i = nodes[0].queue.pop(0)
+        nodes[0].ran.append(i)
+        sched.mark_test_complete(nodes[0], i)
+    lost = list(nodes[0].queue)
+    assert sched.remove_node(nodes[0]) == collection[lost[0]]
+    alive = [nodes[1]]
+    if replacement:
+        gw2 = FakeNode("gw2")
+        sched.add_node(gw2)
+        _collected(sched, gw2, collection)
+        alive.append(gw2)
+    _drive(sched, alive, alive[-1].name)
+    ran = [i for n in [nodes[0], *alive] for i in n.ran]
+    assert sorted(set(ran)) == list(range(len(collection))) and len(ran) == len(set(ran))
+    assert sched.tests_finished and all(n.shutting_down for n in alive)
+
+
+# a worker dies inside its second computation, once: the worker xdist starts in its place
+# (a new id) does not
+CRASH_ONCE = """
+import os
+import leaderboard_audit.auditor as auditor
+
+real = auditor.audit_scope_computed
+computed = []
+WORKER = []
+
+def crash_on_the_second(records, name, **kw):
+    computed.append(name)
+    if len(computed) == 2 and WORKER == ["gw0"]:
+        os._exit(3)
+    return real(records, name, **kw)
+
+auditor.audit_scope_computed = crash_on_the_second
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):
+        WORKER.append(config.workerinput["workerid"])
+"""
+
+
+def test_a_run_whose_worker_crashes_and_restarts_ends_with_every_test(pytester, demo_dir):
+    """xdist's default restarts a crashed worker: the run ends (it hung), with every audit test
+    reported once and the crashed one reported as the crash."""
+    serial = pytester.runpytest_subprocess("--audit", str(demo_dir), "-p", "no:cacheprovider", "-q")
+    expected = sum(serial.parseoutcomes().get(k, 0) for k in ("passed", "failed", "warn"))
+    pytester.makeconftest(CRASH_ONCE)
+    r = pytester.runpytest_subprocess(
+        "--audit", str(demo_dir), "-p", "no:cacheprovider", "-v", "-n", "2", "--max-worker-restart", "1", timeout=120
+    )
+    out = r.stdout.str()
+    assert "INTERNALERROR" not in out and "no active workers" not in out, out[-3000:]
+    crashed = [ln for ln in r.stdout.lines if ln.startswith("worker 'gw0' crashed while running")]
+    assert len(crashed) == 1, out[-3000:]
+    got = r.parseoutcomes()
+    assert sum(got.get(k, 0) for k in ("passed", "failed", "warn")) == expected + 1, got  # + the crash's report
