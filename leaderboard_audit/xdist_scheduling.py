@@ -209,14 +209,8 @@ class ScopeScheduling(LoadScopeScheduling):
             if not newcomers:  # a refused collection: nothing new to place
                 return
             for node in newcomers:
-                self._index[node] = {nodeid: i for i, nodeid in enumerate(self.registered_collections[node])}
-                self._pending[node] = 0
-                for u, tests in self._held.pop(0) if self._held else []:
-                    self._send(node, u, tests)
-                self._refill(node)
-                if not self._pending[node]:  # nothing for it (more workers than units)
-                    self.assigned_work.pop(node, None)
-                    node.shutdown()
+                self._give(node, self._held.pop(0) if self._held else [])
+                self._settle(node)
             self._shutdown_if_done()
             return
         self.collection = list(next(iter(self.registered_collections.values())))
@@ -247,22 +241,28 @@ class ScopeScheduling(LoadScopeScheduling):
             if i < len(spare):
                 tests[spare[i]] = False
             self._late.append((u, tests))
-        self._index = {
-            node: {nodeid: i for i, nodeid in enumerate(self.registered_collections[node])} for node in nodes
-        }
         shares = [[(u, units[u]) for u in mine if units[u]] for mine in plan]
         self._held = shares[len(nodes) :]
         self._release_orphans()
         for node, mine in zip(nodes, shares):
-            self._pending[node] = 0
-            for u, tests in mine:
-                self._send(node, u, tests)
+            self._give(node, mine)
         for node in nodes:
-            self._refill(node)
-            if not self._pending[node]:  # nothing for it (more workers than units)
-                self.assigned_work.pop(node, None)
-                node.shutdown()
+            self._settle(node)
         self._shutdown_if_done()
+
+    def _give(self, node: Any, share: list[tuple[str, dict[str, bool]]]) -> None:
+        """A worker that has collected: its collection indexed, its share of the plan sent."""
+        self._index[node] = {nodeid: i for i, nodeid in enumerate(self.registered_collections[node])}
+        self._pending[node] = 0
+        for u, tests in share:
+            self._send(node, u, tests)
+
+    def _settle(self, node: Any) -> None:
+        """A late unit if the worker is idle; stopped if it got nothing (more workers than units)."""
+        self._refill(node)
+        if not self._pending[node]:
+            self.assigned_work.pop(node, None)
+            node.shutdown()
 
     def _refill(self, node: Any) -> None:
         """A late unit for a worker that holds at most its last test (is idle)."""
