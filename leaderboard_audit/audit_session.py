@@ -941,6 +941,9 @@ class AuditSession:
     # from what they sent, meanwhile
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        from .hypothesis_summary import skip_idle_summary
+
+        skip_idle_summary(self.config)  # before any terminal summary, in every process
         if _is_worker(self.config):
             from .xdist_worker_summary import skip_unseen_summary
 
