@@ -58,9 +58,12 @@ class SharedResults:
         return json.loads(path.read_bytes()) if path.is_file() else None
 
     def array_once(self, key: str, compute: Callable[[], np.ndarray], *, wait: bool = True) -> Any:
-        """The array for ``key``, computed here (under the key's lock) or read (read-only);
-        ``wait=False``: ``None`` while another process holds the lock (is computing it)."""
-        got = self._once(key, ".npy", compute, _read_array, _write_array, wait=wait)
+        """The array for ``key``, computed here (under the key's lock) or read, read-only and
+        memory-mapped: every process maps the one file, so the workers hold one copy between
+        them (the page cache's), and the process that computed it drops its own once the file
+        is written. ``wait=False``: ``None`` while another process holds the lock (is
+        computing it)."""
+        got = self._once(key, ".npy", compute, _map_array, _write_array, wait=wait, reread=True)
         return None if got is None else got[0]
 
     def _once(
@@ -72,6 +75,7 @@ class SharedResults:
         write: Callable[[Path, Any], None],
         *,
         wait: bool,
+        reread: bool = False,
     ) -> tuple[Any, bool] | None:
         if not _KEY.match(key):
             raise ValueError(f"result key {key!r}: letters, digits, '_', '-', '.' only")
@@ -87,7 +91,8 @@ class SharedResults:
                 if path.exists():
                     return read(path), False
                 value = compute()
-                _publish(path, lambda tmp: write(tmp, value))
+                if _publish(path, lambda tmp: write(tmp, value)) and reread:
+                    return read(path), True
                 return value, True
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
@@ -113,15 +118,18 @@ class SharedResults:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _publish(path: Path, write: Callable[[Path], None]) -> None:
+def _publish(path: Path, write: Callable[[Path], None]) -> bool:
     """Written to a temporary name, then renamed into place: a reader never sees half of it.
-    A write that fails (a full disk) leaves nothing behind: the others compute it themselves."""
+    A write that fails (a full disk) leaves nothing behind: the others compute it themselves.
+    Returns whether it was written."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         write(tmp)
         os.replace(tmp, path)
     except OSError:
         tmp.unlink(missing_ok=True)
+        return False
+    return True
 
 
 def _write_npz(path: Path, **arrays: np.ndarray) -> None:
@@ -142,6 +150,17 @@ def _read_array(path: Path) -> np.ndarray:
     a = np.load(path, allow_pickle=False)
     a.flags.writeable = False
     return a
+
+
+def _map_array(path: Path) -> np.ndarray:
+    """The array in ``path``, memory-mapped read-only, as a plain ndarray (not numpy's
+    ``memmap`` subclass, which its results would carry on); read into memory where the file
+    cannot be mapped (a file system without ``mmap``, an empty array on an older numpy)."""
+    try:
+        mapped = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (ValueError, OSError):
+        return _read_array(path)
+    return np.asarray(mapped)
 
 
 class SharedArrays:

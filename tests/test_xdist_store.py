@@ -32,8 +32,24 @@ def test_array_once_computes_once_and_hands_the_others_a_read_only_copy(tmp_path
     second = store.array_once("above-x", compute)
     assert calls == [1]
     assert np.array_equal(first, second) and second.dtype == np.int32
-    assert not second.flags.writeable
+    assert not first.flags.writeable and not second.flags.writeable
+    # both map the one file (the process that computed it too): the workers hold one copy
+    assert _mapped(first) and _mapped(second) and type(first) is type(second) is np.ndarray
     assert not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())  # written whole, renamed
+
+
+def _mapped(a: np.ndarray) -> bool:
+    import mmap
+
+    while isinstance(a, np.ndarray):
+        a = a.base
+    return isinstance(a, mmap.mmap)
+
+
+def test_an_empty_array_is_read_where_it_cannot_be_mapped(tmp_path):
+    store = SharedResults(tmp_path)
+    got = [store.array_once("empty", lambda: np.zeros((0, 3), dtype=bool)) for _ in range(2)]
+    assert all(g.shape == (0, 3) and g.dtype == bool and not g.flags.writeable for g in got)
 
 
 def test_a_key_another_process_holds_is_busy_without_waiting(tmp_path):

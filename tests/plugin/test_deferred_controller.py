@@ -94,3 +94,48 @@ def test_a_corrupt_packed_file_is_one_usage_error_before_any_test(pytester, pack
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*bad.arrow*checksum*"])
     assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
+
+
+#: a -p plugin: what each worker's tensor is at the end of its run, as JSON lines in $PROBE_OUT
+TENSOR_PROBE = """
+import json, mmap, os
+import numpy as np
+import pytest
+
+@pytest.hookimpl(wrapper=True)
+def pytest_unconfigure(config):
+    if hasattr(config, "workerinput"):
+        s = config.pluginmanager.get_plugin("leaderboard-audit-session")
+        r = s._records
+        if r is not None and getattr(r, "loaded", True):
+            a = r.correct
+            while isinstance(a, np.ndarray):
+                a = a.base
+            with open("/proc/self/maps") as f:
+                files = sorted({line.split()[-1] for line in f if "records-correct-" in line})
+            with open(os.environ["PROBE_OUT"], "a") as f:
+                f.write(json.dumps({"mapped": isinstance(a, mmap.mmap), "files": files}) + "\\n")
+    return (yield)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads the mappings from /proc")
+@pytest.mark.parametrize("dist", ["load", "loadfile"])
+def test_the_workers_map_one_unpacked_tensor(pytester, packed_demo, tmp_path, monkeypatch, dist):
+    """Under -n 2 (xdist's default distribution) the first worker that needs the bits unpacks
+    them into the run's directory and every worker maps that one file, read-only; under a
+    distribution the user chose there is no run directory and each worker reads its own. The
+    report is the serial run's, byte for byte."""
+    pytester.makepyfile(tensor_probe=TENSOR_PROBE)
+    out = tmp_path / "tensors.jsonl"
+    monkeypatch.setenv("PROBE_OUT", str(out))
+    serial = audit(pytester, packed_demo, tmp_path / "n0.json", "-n", "0")
+    par = audit(pytester, packed_demo, tmp_path / "n2.json", "-n", "2", "--dist", dist, "-p", "tensor_probe")
+    assert par.parseoutcomes() == serial.parseoutcomes()
+    assert (tmp_path / "n0.json").read_bytes() == (tmp_path / "n2.json").read_bytes()
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 2, rows  # both workers loaded the bits
+    if dist == "load":
+        assert all(r["mapped"] for r in rows) and rows[0]["files"] == rows[1]["files"] and len(rows[0]["files"]) == 1
+    else:
+        assert rows == [{"mapped": False, "files": []}] * 2
