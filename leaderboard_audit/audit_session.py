@@ -383,7 +383,15 @@ class AuditSession:
         self.sha256 = self.sha256 or sha256_of(path)
         if isinstance(records, DeferredRecords):
             store, key, load = self._store, f"records-correct-{self.sha256[:32]}", records._load
-            object.__setattr__(records, "_load", lambda: store.array_once(key, load))
+
+            def unpacked_once() -> Any:
+                import warnings
+
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # as the load above: the notes travel in Records.notes
+                    return store.array_once(key, load)
+
+            object.__setattr__(records, "_load", unpacked_once)
         return records
 
     def _load_after_workers_start(self) -> bool:

@@ -139,3 +139,27 @@ def test_the_workers_map_one_unpacked_tensor(pytester, packed_demo, tmp_path, mo
         assert all(r["mapped"] for r in rows) and rows[0]["files"] == rows[1]["files"] and len(rows[0]["files"]) == 1
     else:
         assert rows == [{"mapped": False, "files": []}] * 2
+
+
+def test_the_shared_tensor_loads_as_quietly_as_the_records(pytester, tmp_path):
+    """A packed file whose legend was inferred: its note travels in the records, and the
+    workers' shared load (at their session start, outside the records' own load) warns no
+    more than a serial run does, even with warnings as errors."""
+    import os
+    import warnings
+
+    from helpers.builders import write
+    from leaderboard_audit.records import load_records
+
+    d = write(simulate(demo_spec(items_per_benchmark=30)), tmp_path / "rec")
+    os.remove(Path(d) / "grid.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rec = load_records(d)
+    assert rec.grid.inferred
+    path = write_packed(rec, tmp_path / "inferred.arrow")
+    runs = {n: audit(pytester, path, tmp_path / f"n{n}.json", "-n", n, "-W", "error::UserWarning") for n in ("0", "2")}
+    for r in runs.values():
+        assert "INTERNALERROR" not in r.stdout.str() + r.stderr.str()
+    assert runs["2"].parseoutcomes() == runs["0"].parseoutcomes()
+    assert (tmp_path / "n0.json").read_bytes() == (tmp_path / "n2.json").read_bytes()
