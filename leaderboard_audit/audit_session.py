@@ -1014,6 +1014,9 @@ class AuditSession:
             self.details_dropped = True
         report = self.report()
         self.write_outputs(report)
+        # an xdist controller computes no scope, so nothing froze its heap (30,000 reports and
+        # the workers' results at 1,000 x 8,000): pytest's closing gc.collect() walked it all
+        self._freeze_heap()
         if self.output_errors:
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
         elif self.settings["submission"]:
