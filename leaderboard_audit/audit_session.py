@@ -1012,11 +1012,12 @@ class AuditSession:
             # 7,800 failures). The summary below and the reports hold them; --tb=short keeps it.
             self.config.option.tbstyle = "no"
             self.details_dropped = True
+        # an xdist controller computes no scope, so nothing froze its heap (30,000 reports and
+        # the workers' results at 1,000 x 8,000): each full collection while the report is
+        # built, and pytest's closing gc.collect(), walked all of it
+        self._freeze_heap()
         report = self.report()
         self.write_outputs(report)
-        # an xdist controller computes no scope, so nothing froze its heap (30,000 reports and
-        # the workers' results at 1,000 x 8,000): pytest's closing gc.collect() walked it all
-        self._freeze_heap()
         if self.output_errors:
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
         elif self.settings["submission"]:
