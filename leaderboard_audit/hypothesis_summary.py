@@ -58,10 +58,13 @@ def summary_is_idle(config: pytest.Config, reports: Any = ()) -> bool:
 
 
 def skip_idle_summary(config: pytest.Config) -> bool:
-    """Unregister Hypothesis's plugin if its summary is idle (``summary_is_idle`` over the
-    terminal reporter's reports); call from ``pytest_sessionfinish``. Returns whether it did."""
+    """Unregister Hypothesis's plugin if its summary is idle (``summary_is_idle``); call from
+    ``pytest_sessionfinish``. Returns whether it did. Only an xdist controller's reports come
+    from other processes: there they are looked through; elsewhere a report can carry the
+    plugin's keys only if this process imported hypothesis."""
     tr = config.pluginmanager.get_plugin("terminalreporter")
-    reports = (r for rs in getattr(tr, "stats", {}).values() for r in rs)
+    from_workers = config.pluginmanager.has_plugin("dsession")
+    reports = (r for rs in getattr(tr, "stats", {}).values() for r in rs) if from_workers else ()
     if not summary_is_idle(config, reports):
         return False
     config.pluginmanager.unregister(name=PLUGIN)

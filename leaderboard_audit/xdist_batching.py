@@ -68,6 +68,8 @@ def decode_events(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 #: a worker's scheduling units, sent ahead of its collection (``AuditSession.pytest_collection_finish``)
 UNITS_EVENT = "leaderboard_audit_units"
+#: a worker's computed scope, sent as soon as it is computed (``AuditSession._send_scope``)
+SCOPE_EVENT = "leaderboard_audit_scope"
 
 
 def unbatch_on(node: Any, dsession: Any = None, handlers: dict[str, Any] | None = None) -> bool:

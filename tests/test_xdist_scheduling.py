@@ -465,3 +465,59 @@ def test_a_run_whose_worker_crashes_and_restarts_ends_with_every_test(pytester, 
     assert len(crashed) == 1, out[-3000:]
     got = r.parseoutcomes()
     assert sum(got.get(k, 0) for k in ("passed", "failed", "warn")) == expected + 1, got  # + the crash's report
+
+
+#: a -p plugin: on the controller, which scopes came as each was computed and which with a
+#: worker's results at the end, as JSON lines in $SCOPES_SEEN
+SCOPES_PROBE = """
+import json, os
+import pytest
+from leaderboard_audit.plugin_names import WORKER_KEY
+from leaderboard_audit.xdist_batching import SCOPE_EVENT
+
+@pytest.hookimpl(tryfirst=True)  # before the audit's, which hands the node its handler
+def pytest_configure_node(node):
+    s = node.config.pluginmanager.get_plugin("leaderboard-audit-session")
+    if "_take_scope" in vars(s):
+        return
+    take = s._take_scope
+
+    def seen(n, raw):
+        with open(os.environ["SCOPES_SEEN"], "a") as f:
+            f.write(json.dumps(["computed", sorted(json.loads(raw)["scopes"])]) + "\\n")
+        take(n, raw)
+
+    s._take_scope = seen
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_testnodedown(node, error):
+    raw = node.workeroutput.get(WORKER_KEY)
+    with open(os.environ["SCOPES_SEEN"], "a") as f:
+        f.write(json.dumps(["end", sorted(json.loads(raw)["scopes"]) if raw else None]) + "\\n")
+"""
+
+
+def test_a_worker_sends_each_scope_as_it_is_computed(pytester, demo_dir, tmp_path, monkeypatch):
+    """Under -n 2 each scope crosses to the controller as soon as a worker has computed it,
+    not with the worker's results at the end (where the last worker's encoding and the
+    controller's decoding waited on every test); the report is the serial run's."""
+    import json
+
+    pytester.makepyfile(scopes_probe=SCOPES_PROBE)
+    monkeypatch.syspath_prepend(str(pytester.path))
+    seen = tmp_path / "seen.jsonl"
+    monkeypatch.setenv("SCOPES_SEEN", str(seen))
+    out = {n: tmp_path / f"n{n}.json" for n in ("0", "2")}
+    for n in ("0", "2"):
+        extra = ("-p", "scopes_probe") if n == "2" else ()
+        r = pytester.runpytest_subprocess(
+            "--audit", str(demo_dir), "--audit-report", str(out[n]), *ARGS, "-n", n, *extra
+        )
+        assert r.ret in (0, 1), r.stdout.str()[-2000:]
+    rows = [json.loads(line) for line in seen.read_text().splitlines()]
+    computed = sorted(s for kind, names in rows if kind == "computed" for s in names)
+    ends = [names for kind, names in rows if kind == "end"]
+    report = json.loads(out["2"].read_text())
+    assert computed == sorted(report["scopes"])  # every scope once, as it was computed
+    assert ends == [[], []]  # nothing left for the end
+    assert out["0"].read_bytes() == out["2"].read_bytes()
