@@ -472,7 +472,7 @@ class AuditSession:
 
     def _worker_part(self, names: Any) -> dict[str, Any]:
         """A worker: scopes ``names`` and their pairs' evidence, as the controller takes them
-        (``_take_part``)."""
+        (``_take_scope_texts``, ``pytest_testnodedown``)."""
         from .evidence import scope_pair_evidence
 
         scopes = {k: self._scopes[k] for k in names}
