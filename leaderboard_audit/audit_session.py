@@ -235,7 +235,6 @@ class AuditSession:
         self._tests: dict[str, list[Any]] | None = None  # the collected cases (aliases folded in)
         self._ids: dict[str, dict[tuple[str, int], str]] | None = None
         self._scopes: dict[str, dict[str, Any]] = {}  # computed here (JSON-ready)
-        self._sent: set[str] = set()  # a worker: scopes sent to the controller as computed (_send_scope)
         self._handles: dict[str, Any] = {}  # their in-process Scope objects (an alias scope reuses one)
         self._derived = _new_cache()  # what this run's scopes derive from the records (per_model.sharing)
         self._sharing: Any = None  # the ContextVar token while the run's cache is active
@@ -324,14 +323,18 @@ class AuditSession:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # inference notes travel in Records.notes
-                    if self.defers_records() and Path(path).is_file():
+                    # the bits left packed: a controller that reads only the metadata, or a worker
+                    # that maps the one tensor the workers share (``_share_tensor``)
+                    if (self.defers_records() and Path(path).is_file()) or (
+                        self._store is not None and fmt == "auto" and _is_packed(path)
+                    ):
                         from .records.names import check_set_names
                         from .records.packed import read_packed_deferred
 
                         records = read_packed_deferred(path)
                         check_set_names(records.models, records.benchmarks, str(path))
-                    elif self._store is not None and fmt == "auto" and _is_packed(path):
-                        records = self._shared_packed(path)
+                        if self._store is not None:
+                            self._share_tensor(records)
                     elif (
                         fmt in ("auto", "records", "table")
                         and self.settings.get("cache") != "off"
@@ -369,32 +372,28 @@ class AuditSession:
             self._records = records
         return self._records
 
-    def _shared_packed(self, path: str) -> Any:
-        """A worker that shares results (``xdist_store``), packed records: read with every
-        check made but the bits left packed (``read_packed_deferred``); the first worker to
-        need the tensor unpacks it into the run's directory and every worker memory-maps that
-        file (``SharedResults.array_once``), so two workers hold one 208 MB tensor at 1,000 x
-        8,000 x 26, not one each (issue 24's memory target)."""
-        from .records.fingerprint import sha256_of
+    def _share_tensor(self, records: Any) -> None:
+        """A worker that shares results (``xdist_store``), packed records read with every check
+        made but the bits left packed: the first worker to need the tensor unpacks it into the
+        run's directory and every worker memory-maps that file (``SharedResults.array_once``),
+        so two workers hold one 208 MB tensor at 1,000 x 8,000 x 26, not one each (issue 24's
+        memory target)."""
         from .records.model import DeferredRecords
-        from .records.names import check_set_names
-        from .records.packed import read_packed_deferred
 
-        records = read_packed_deferred(path)
-        check_set_names(records.models, records.benchmarks, str(path))
-        self.sha256 = self.sha256 or sha256_of(path)
-        if isinstance(records, DeferredRecords):
-            store, key, load = self._store, f"records-correct-{self.sha256[:32]}", records._load
+        if not isinstance(records, DeferredRecords):  # bits not on byte boundaries: read in full
+            return
+        load = records._load
 
-            def unpacked_once() -> Any:
-                import warnings
+        def unpacked_once() -> Any:
+            import warnings
 
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # as the load above: the notes travel in Records.notes
-                    return store.array_once(key, load)
+            # keyed by the file's content; the records are set by the time their bits are used
+            key = f"records-correct-{self.fingerprint()[:32]}"
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # as the load above: the notes travel in Records.notes
+                return self._store.array_once(key, load)
 
-            object.__setattr__(records, "_load", unpacked_once)
-        return records
+        object.__setattr__(records, "_load", unpacked_once)
 
     def _load_after_workers_start(self) -> bool:
         """Controller under ``-n N``: whether the records load (and are validated) only when
@@ -494,7 +493,6 @@ class AuditSession:
         # insertion order kept (no sort_keys): a section's key order is what the Markdown and
         # HTML tables iterate, and must be the order the serial run has
         self._batcher.sendevent(SCOPE_EVENT, raw=json.dumps(self._worker_part([name])))
-        self._sent.add(name)
 
     # -- xdist: mix's leave-one-out sets as units of their own (mix_units) -------------------
     def shares_results(self) -> bool:
@@ -1019,9 +1017,10 @@ class AuditSession:
 
             skip_unseen_summary(self.config)
             # insertion order kept (no sort_keys): a section's key order is what the Markdown and
-            # HTML tables iterate, and must be the order the serial run has; what was not sent
-            # as it was computed (``_send_scope``) goes now
-            payload = self._worker_part([k for k in self._scopes if k not in self._sent and self._worker_sends(k)])
+            # HTML tables iterate, and must be the order the serial run has. A worker that batches
+            # sent each scope as ``scope`` computed it (``_send_scope``); one that does not, now
+            unsent = [] if self._batcher is not None else [k for k in self._scopes if self._worker_sends(k)]
+            payload = self._worker_part(unsent)
             if self._mix:
                 basis = self.pooled_core()["basis"]
                 payload["mix"] = {b: list(ev) for b, ev in self._mix.items()}
