@@ -221,6 +221,10 @@ class AuditCheck:
 FAILURE_DETAILS_LIMIT = 100  # failed audit tests above which pytest's failure section is left out
 
 
+#: the shared tensor is unpacked in this many parts per worker (``AuditSession._share_tensor``)
+PARTS_PER_WORKER = 4
+
+
 class AuditSession:
     def __init__(self, config: pytest.Config, settings: dict[str, Any], audits_dir: Path):
         self.config = config
@@ -331,7 +335,7 @@ class AuditSession:
                         from .records.names import check_set_names
                         from .records.packed import read_packed_deferred
 
-                        records = read_packed_deferred(path)
+                        records = read_packed_deferred(path, keep_bits=self._store is not None)
                         check_set_names(records.models, records.benchmarks, str(path))
                         if self._store is not None:
                             self._share_tensor(records)
@@ -374,15 +378,24 @@ class AuditSession:
 
     def _share_tensor(self, records: Any) -> None:
         """A worker that shares results (``xdist_store``), packed records read with every check
-        made but the bits left packed: the first worker to need the tensor unpacks it into the
-        run's directory and every worker memory-maps that file (``SharedResults.array_once``),
-        so two workers hold one 208 MB tensor at 1,000 x 8,000 x 26, not one each (issue 24's
-        memory target)."""
+        made and the bits kept packed (``PackedBits``): the workers unpack the tensor into one
+        file in the run's directory, each the part of the models that is its own (those that
+        need it at once share the work, ``SharedResults.array_filled_once``), and every worker
+        memory-maps that file, so two workers hold one 208 MB tensor at 1,000 x 8,000 x 26, not
+        one each (issue 24's memory target), and none holds a private copy while unpacking."""
         from .records.model import DeferredRecords
+        from .records.packed import PackedBits
 
-        if not isinstance(records, DeferredRecords):  # bits not on byte boundaries: read in full
+        bits = records._load if isinstance(records, DeferredRecords) else None
+        if not isinstance(bits, PackedBits):  # bits not on byte boundaries: read in full
             return
-        load = records._load
+        winput = getattr(self.config, "workerinput", {})
+        # parts of models, PARTS_PER_WORKER per worker, each worker starting at its own: a worker
+        # that starts later (xdist starts them one after another) takes fewer
+        workers = max(1, int(winput.get("workercount", 1)))
+        parts = PARTS_PER_WORKER * workers
+        wid = str(winput.get("workerid", ""))  # xdist's "gw0", "gw1", ...
+        own = (int(wid[2:]) % workers if wid[2:].isdigit() else 0) * PARTS_PER_WORKER
 
         def unpacked_once() -> Any:
             import warnings
@@ -391,7 +404,11 @@ class AuditSession:
             key = f"records-correct-{self.fingerprint()[:32]}"
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # as the load above: the notes travel in Records.notes
-                return self._store.array_once(key, load)
+                got = self._store.array_filled_once(
+                    key, bits.shape, bool, lambda rows, lo, hi: bits.rows(rows, lo, hi), parts=parts, first=own
+                )
+            bits.release()  # 1/8 of the tensor, no longer needed
+            return got
 
         object.__setattr__(records, "_load", unpacked_once)
 

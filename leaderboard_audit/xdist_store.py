@@ -20,7 +20,8 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,7 @@ class SharedResults:
     def once(self, key: str, compute: Callable[[], Any]) -> tuple[Any, bool]:
         """(the result for ``key``, whether this process computed it): ``compute()`` under the
         key's lock unless a result is already there, in which case it is read."""
-        got = self._once(key, ".json", compute, lambda p: json.loads(p.read_bytes()), _write_json, wait=True)
+        got = self._once(key, ".json", _computed(compute, _write_json), lambda p: json.loads(p.read_bytes()), wait=True)
         return got  # type: ignore[return-value]
 
     def read(self, key: str) -> Any:
@@ -63,16 +64,107 @@ class SharedResults:
         them (the page cache's), and the process that computed it drops its own once the file
         is written. ``wait=False``: ``None`` while another process holds the lock (is
         computing it)."""
-        got = self._once(key, ".npy", compute, _map_array, _write_array, wait=wait, reread=True)
+        got = self._once(key, ".npy", _computed(compute, _write_array), _map_array, wait=wait, reread=True)
         return None if got is None else got[0]
+
+    def array_filled_once(
+        self,
+        key: str,
+        shape: tuple[int, ...],
+        dtype: Any,
+        fill: Callable[[np.ndarray, int, int], Any],
+        *,
+        parts: int = 1,
+        first: int = 0,
+        align: int = 8,
+    ) -> np.ndarray:
+        """The array for ``key`` (read-only, memory-mapped), written in place by the processes
+        that need it: ``fill(rows, lo, hi)`` writes rows ``lo:hi`` (first axis) into ``rows``,
+        a writable view of the one file's mapping, so no process holds a private copy (the
+        records' unpacked bits: 208 MB at 1,000 x 8,000 x 26).
+
+        The rows are cut into ``parts`` (at multiples of ``align`` rows), each filled by one
+        process under its own lock: a process fills part ``first`` (its own), then every part
+        no process has taken, then waits for the parts others are filling, and fills one
+        itself if its filler died. So two workers that need the array at once fill half each
+        instead of one filling it while the other waits. The file's blocks are allocated
+        before any row is written (a full disk is an ``OSError`` then, not a ``SIGBUS``
+        halfway); where the file cannot be made or mapped, this process fills a private array."""
+        final = self.root / f"{key}.npy"
+        if final.exists():
+            return _map_array(final)
+        work = self.root / f"{key}.fill.npy"
+        with self._locked(key):  # held only while the work file is made
+            if final.exists():
+                return _map_array(final)
+            made = work.exists() or _publish(work, lambda tmp: _allocated_npy(tmp, shape, dtype))
+        try:
+            out = np.load(work, mmap_mode="r+") if made else None
+        except FileNotFoundError:  # renamed into place meanwhile: every part is filled
+            return _map_array(final)
+        except (OSError, ValueError):  # no mmap here (or an empty array): filled privately below
+            out = None
+        if out is None:
+            private = np.empty(shape, dtype)
+            fill(private, 0, shape[0])
+            private.flags.writeable = False
+            return private
+        bounds = _row_parts(shape[0], parts, align)
+        order = [(first + i) % len(bounds) for i in range(len(bounds))]
+        waiting = [i for i in order if not self._fill_part(key, i, bounds[i], out, fill, wait=False)]
+        for i in waiting:
+            self._fill_part(key, i, bounds[i], out, fill, wait=True)
+        del out
+        with self._locked(key):
+            if not final.exists():
+                os.replace(work, final)
+        return _map_array(final)
+
+    def _fill_part(
+        self,
+        key: str,
+        i: int,
+        bounds: tuple[int, int],
+        out: np.ndarray,
+        fill: Callable[[np.ndarray, int, int], Any],
+        *,
+        wait: bool,
+    ) -> bool:
+        """Part ``i`` of ``array_filled_once``'s rows filled, here unless another process did;
+        False (not waiting) while another process fills it."""
+        done = self.root / f"{key}.part{i}.done"
+        if done.exists():
+            return True
+        with open(self.root / f"{key}.part{i}.lock", "a") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            try:
+                if not done.exists():
+                    lo, hi = bounds
+                    # not flushed: the processes map the same page cache; nothing needs the disk
+                    fill(out[lo:hi], lo, hi)
+                    done.touch()
+                return True
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    @contextmanager
+    def _locked(self, key: str) -> Iterator[None]:
+        with open(self.root / f"{key}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def _once(
         self,
         key: str,
         suffix: str,
-        compute: Callable[[], Any],
+        make: Callable[[Path], tuple[Any, bool]],
         read: Callable[[Path], Any],
-        write: Callable[[Path, Any], None],
         *,
         wait: bool,
         reread: bool = False,
@@ -90,8 +182,8 @@ class SharedResults:
             try:
                 if path.exists():
                     return read(path), False
-                value = compute()
-                if _publish(path, lambda tmp: write(tmp, value)) and reread:
+                value, written = make(path)
+                if written and reread:
                     return read(path), True
                 return value, True
             finally:
@@ -130,6 +222,36 @@ def _publish(path: Path, write: Callable[[Path], None]) -> bool:
         tmp.unlink(missing_ok=True)
         return False
     return True
+
+
+def _computed(compute: Callable[[], Any], write: Callable[[Path, Any], None]) -> Callable[[Path], tuple[Any, bool]]:
+    """``SharedResults._once``'s maker for a value computed, then written: (value, whether written)."""
+
+    def make(path: Path) -> tuple[Any, bool]:
+        value = compute()
+        return value, _publish(path, lambda tmp: write(tmp, value))
+
+    return make
+
+
+def _allocated_npy(path: Path, shape: tuple[int, ...], dtype: Any) -> None:
+    """A new ``.npy`` file for an array of ``shape`` (zeros), every block of it allocated
+    (``posix_fallocate``: OSError where the disk is full or the platform has none)."""
+    if not hasattr(os, "posix_fallocate"):
+        raise OSError("no posix_fallocate on this platform")
+    with open(path, "wb") as f:
+        np.lib.format.write_array_header_2_0(
+            f, {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False, "shape": tuple(shape)}
+        )
+        size = f.tell() + int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        f.flush()
+        os.posix_fallocate(f.fileno(), 0, size)
+
+
+def _row_parts(n: int, parts: int, align: int) -> list[tuple[int, int]]:
+    """``n`` rows cut into at most ``parts`` runs whose starts are multiples of ``align``."""
+    step = max(align, -(-n // max(1, parts) // align) * align) if n else 1
+    return [(lo, min(n, lo + step)) for lo in range(0, n, step)] or [(0, 0)]
 
 
 def _write_npz(path: Path, **arrays: np.ndarray) -> None:

@@ -326,3 +326,43 @@ def test_a_worker_dying_is_reported_against_the_running_test(pytester, demo_dir,
     assert test not in finished
     assert {t for _, t in heard} >= set(finished)
     assert {o for o, t in heard if t in finished} <= {"PASSED", "FAILED", "WARN"}
+
+
+def test_large_one_off_events_cross_marshalled_as_a_batch_of_one():
+    """xdist's collected ids and the audit's units go as a batch of their own (marshal), in
+    order with the per-test events, and reach the same handlers as before."""
+    from leaderboard_audit.xdist_batching import UNITS_EVENT
+
+    interactor = FakeInteractor(1)
+    batcher = EventBatcher(interactor)
+    batcher.sendevent("logstart", nodeid="t0")
+    ids = [f"audits/test_pairs.py::test_pairs[m{i}]" for i in range(1000)]
+    batcher.sendevent("collectionfinish", topdir="/x", ids=ids)
+    units = [["test_pairs", f"m{i}", "arc"] for i in range(1000)]
+    batcher.sendevent(UNITS_EVENT, groups=units, split=True)
+    batcher.sendevent("workerready")
+    assert [name for name, _ in interactor.sent] == [BATCH_EVENT, BATCH_EVENT, BATCH_EVENT, "workerready"]
+    assert all(set(kw) == {"blob"} for _, kw in interactor.sent[:3])
+    assert unbatched(interactor.sent) == [
+        ("logstart", {"nodeid": "t0"}),
+        ("collectionfinish", {"topdir": "/x", "ids": ids}),
+        (UNITS_EVENT, {"groups": units, "split": True}),
+        ("workerready", {}),
+    ]
+    # the controller: the audit's own event to its handler, xdist's to xdist's
+    queue: list = []
+    node, dsession = FakeNode(queue), FakeDSession()
+    dsession.worker_collectionfinish = lambda **kw: dsession.calls.append(("collectionfinish", kw))
+    took: list = []
+    assert queue_batches(dsession)
+    assert unbatch_on(node, dsession, {UNITS_EVENT: lambda n, **kw: took.append((n, kw))})
+    for event in interactor.sent:
+        node.process_from_remote(event)
+    for name, kwargs in queue:
+        getattr(dsession, f"worker_{name}")(**kwargs)
+    assert took == [(node, {"groups": units, "split": True})]
+    assert dsession.calls == [
+        ("logstart", {"node": node, "nodeid": "t0"}),
+        ("collectionfinish", {"node": node, "topdir": "/x", "ids": ids}),
+        ("workerready", {"node": node}),
+    ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fcntl
 import multiprocessing as mp
+import threading
 
 import numpy as np
 import pytest
@@ -218,3 +219,126 @@ def test_a_write_that_fails_leaves_nothing_and_the_value_still_returns(tmp_path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["k.lock"]
     monkeypatch.undo()
     assert store.array_once("k", lambda: np.arange(4)).tolist() == [0, 1, 2, 3]  # computed again
+
+
+def _rows_of(full: np.ndarray, calls: list | None = None):
+    """A ``fill`` for ``array_filled_once`` that copies ``full``'s rows, noting each call."""
+
+    def fill(rows, lo, hi):
+        assert rows.flags.writeable and rows.shape == full[lo:hi].shape
+        rows[...] = full[lo:hi]
+        if calls is not None:
+            calls.append((lo, hi))
+
+    return fill
+
+
+def test_a_filled_array_is_mapped_read_only_and_filled_once(tmp_path):
+    full = np.random.default_rng(0).random((37, 5, 3)) < 0.5
+    store = SharedResults(tmp_path)
+    calls: list = []
+    got = store.array_filled_once("t", full.shape, bool, _rows_of(full, calls), parts=4, first=1)
+    assert np.array_equal(got, full) and got.dtype == bool and not got.flags.writeable and _mapped(got)
+    # parts start at multiples of 8 rows; this process began with its own (part 1) and took every free one
+    assert calls == [(16, 32), (32, 37), (0, 16)]
+    again = store.array_filled_once("t", full.shape, bool, lambda *a: pytest.fail("filled twice"))
+    assert np.array_equal(again, full)
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith((".lock", ".done"))) == ["t.npy"]
+
+
+def test_row_parts_cover_the_rows_at_aligned_starts():
+    from leaderboard_audit.xdist_store import _row_parts
+
+    for n in (0, 1, 7, 8, 9, 64, 1000, 1001):
+        for parts in (1, 2, 3, 8):
+            got = _row_parts(n, parts, 8)
+            assert len(got) <= max(1, parts)
+            assert all(lo % 8 == 0 for lo, _ in got)
+            assert [i for lo, hi in got for i in range(lo, hi)] == list(range(n))
+
+
+def _fill_part_in_child(root: str, full: np.ndarray, first: int, started, release) -> None:
+    def fill(rows, lo, hi):
+        started.set()
+        release.wait(30)
+        rows[...] = full[lo:hi]
+
+    SharedResults(root).array_filled_once("t", full.shape, bool, fill, parts=2, first=first)
+
+
+def test_two_processes_fill_a_part_each_and_a_waiter_reads_the_other(tmp_path):
+    """While another process fills its part, this one fills the other part and then waits
+    for it, instead of filling the whole array or waiting for all of it."""
+    full = np.random.default_rng(1).random((16, 4, 2)) < 0.5
+    ctx = mp.get_context("fork")
+    started, release = ctx.Event(), ctx.Event()
+    child = ctx.Process(target=_fill_part_in_child, args=(str(tmp_path), full, 1, started, release))
+    child.start()
+    assert started.wait(30)  # the child holds part 1 (rows 8:16)
+    calls: list = []
+    threading.Timer(0.3, release.set).start()
+    got = SharedResults(tmp_path).array_filled_once("t", full.shape, bool, _rows_of(full, calls), parts=2, first=0)
+    child.join(30)
+    assert child.exitcode == 0
+    assert calls == [(0, 8)]  # its own part only: the child's it waited for
+    assert np.array_equal(got, full)
+
+
+def _die_filling(root: str, full: np.ndarray) -> None:
+    import os
+
+    def fill(rows, lo, hi):
+        os._exit(3)  # dies holding the part's lock, nothing written
+
+    SharedResults(root).array_filled_once("t", full.shape, bool, fill, parts=2, first=1)
+
+
+def test_a_part_whose_filler_died_is_filled_by_the_next_process(tmp_path):
+    full = np.random.default_rng(2).random((16, 3, 2)) < 0.5
+    ctx = mp.get_context("fork")
+    child = ctx.Process(target=_die_filling, args=(str(tmp_path), full))
+    child.start()
+    child.join(30)
+    assert child.exitcode == 3
+    calls: list = []
+    got = SharedResults(tmp_path).array_filled_once("t", full.shape, bool, _rows_of(full, calls), parts=2, first=0)
+    assert sorted(calls) == [(0, 8), (8, 16)] and np.array_equal(got, full)
+
+
+def test_a_filled_array_is_private_where_no_file_can_be_allocated(tmp_path, monkeypatch):
+    """A full disk (or no posix_fallocate): this process fills its own array, nothing is left
+    half-written, and the next process tries again."""
+    import leaderboard_audit.xdist_store as store_mod
+
+    def full_disk(path, shape, dtype):
+        path.write_bytes(b"partial")
+        raise OSError(28, "No space left on device")
+
+    full = np.arange(24, dtype=np.int16).reshape(8, 3)
+    monkeypatch.setattr(store_mod, "_allocated_npy", full_disk)
+    got = SharedResults(tmp_path).array_filled_once("t", full.shape, np.int16, _rows_of(full))
+    assert np.array_equal(got, full) and not got.flags.writeable and not _mapped(got)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.lock"]
+    monkeypatch.undo()
+    assert _mapped(SharedResults(tmp_path).array_filled_once("t", full.shape, np.int16, _rows_of(full)))
+
+
+def test_packed_bits_unpack_any_range_of_models_as_the_reader_does(packed):
+    from leaderboard_audit.records.packed import PackedBits, read_packed, read_packed_deferred
+
+    want = read_packed(packed).correct
+    rec = read_packed_deferred(packed, keep_bits=True)
+    bits = rec._load
+    assert isinstance(bits, PackedBits) and bits.shape == want.shape
+    M = want.shape[0]
+    for lo, hi in ((0, M), (0, 1), (1, M), (M - 1, M)):
+        dest = np.zeros((hi - lo, *want.shape[1:]), dtype=bool)
+        bits.rows(dest, lo, hi)
+        assert np.array_equal(dest, want[lo:hi])
+    with pytest.raises(ValueError, match="expected contiguous bool"):
+        bits.rows(np.zeros((M, *want.shape[1:]), dtype=bool)[:, ::2], 0, M)
+    assert np.array_equal(rec.correct, want) and not rec.correct.flags.writeable
+    bits.release()
+    with pytest.raises(RuntimeError, match="released"):
+        bits.rows(np.zeros(want.shape, dtype=bool), 0, M)
+    assert not isinstance(read_packed_deferred(packed)._load, PackedBits)  # the controller keeps none
