@@ -49,6 +49,7 @@ PAIR_S = 2.0e-7
 MIX_SHARE = 0.45
 SCOPE_S = 0.2  # fixed cost of one scope's (or one mix reduced set's) checks, whatever its size
 TEST_S = 4.0e-4  # pytest's per-test protocol, each side
+FILLER_MIN = 16  # the smallest chunk of the filler (``ScopeScheduling._refill``): ~10 ms of tests
 #: below this many predicted seconds of statistics ``-n auto`` stays serial. Measured on this
 #: repository's 2-core machine (docs/performance.md, "xdist"; medians of 3 alternating pairs
 #: of -n 2 / -n 0, stop 35): 1.02 at 100 x 8,000 x 26 (predicted 5.2 s), 0.95 at 250 x
@@ -139,6 +140,8 @@ class ScopeScheduling(LoadScopeScheduling):
         self.tail = f"{UNIT_PREFIX}{tail}" if tail else None
         self._pending: dict[Any, int] = {}  # node -> tests sent and not reported (once placed)
         self._late: list[tuple[str, dict[str, bool]]] = []  # late units not yet sent, largest first
+        self._filler: list[str] = []  # the tail unit's tests sent last, a chunk at a time (``schedule``)
+        self._chunks = 0  # filler chunks sent: each its own unit, so a crash puts back only its own
         self._index: dict[Any, dict[str, int]] = {}  # node -> nodeid -> its index in the node's collection
         self._sent_in: dict[str, dict[str, bool]] = {}  # nodeid -> the unit it was sent in (a late unit's tail too)
         #: the plan's shares (each a list of (unit, tests)) for workers that have not collected yet
@@ -223,8 +226,6 @@ class ScopeScheduling(LoadScopeScheduling):
         late = sorted(
             (u for u in units if self.last is not None and u.startswith(self.last)), key=lambda u: (-costs[u], u)
         )
-        nodes = list(self.registered_collections)
-        plan = lpt({u: c for u, c in costs.items() if u not in late}, max(self.numnodes, len(nodes)))
         # The late units (mix's leave-one-out sets) go, largest predicted first, to whichever
         # worker runs out of work first: how long one takes is not known before it runs
         # (random drops only where a verdict changes), and each needs the pooled scope anyway.
@@ -235,6 +236,18 @@ class ScopeScheduling(LoadScopeScheduling):
         spare = [n for n in units.get(self.tail, {})][-len(late) :] if self.tail in units and late else []
         for nodeid in spare:
             del units[self.tail][nodeid]
+        # The tail unit's other tests but its first two (the first computes it; a worker runs a
+        # test once it knows the next) are the run's filler: sent once no late unit is left, in
+        # shrinking chunks, to whichever worker is idle.
+        # Each only looks up a verdict of the one scope every late unit's worker reads, so the
+        # workers end within a chunk of each other instead of a late unit (~1 s) apart.
+        self._filler = list(units.get(self.tail, {}))[2:] if late else []
+        for nodeid in self._filler:
+            del units[self.tail][nodeid]
+        if self._filler:
+            costs[self.tail] = self.unit_cost(self.tail, len(units[self.tail]))
+        nodes = list(self.registered_collections)
+        plan = lpt({u: c for u, c in costs.items() if u not in late}, max(self.numnodes, len(nodes)))
         self._late = []
         for i, u in enumerate(late):
             tests = dict(units[u])
@@ -265,9 +278,16 @@ class ScopeScheduling(LoadScopeScheduling):
             node.shutdown()
 
     def _refill(self, node: Any) -> None:
-        """A late unit for a worker that holds at most its last test (is idle)."""
+        """A late unit for a worker that holds at most its last test (is idle); once none is
+        left, a chunk of the filler (guided: what is left over twice the workers, at least
+        ``FILLER_MIN`` tests)."""
         while self._late and self._pending.get(node, 0) <= 1 and not node.shutting_down:
             self._send(node, *self._late.pop(0))
+        if not self._late and self._filler and self._pending.get(node, 0) <= 1 and not node.shutting_down:
+            n = max(FILLER_MIN, len(self._filler) // (2 * max(1, len(self._pending))))
+            chunk, self._filler = self._filler[:n], self._filler[n:]
+            self._chunks += 1
+            self._send(node, f"{self.tail}#{self._chunks}", dict.fromkeys(chunk, False))
 
     def _send(self, node: Any, unit: str, tests: dict[str, bool]) -> None:
         self.assigned_work.setdefault(node, {})[unit] = tests
@@ -280,7 +300,7 @@ class ScopeScheduling(LoadScopeScheduling):
     def _shutdown_if_done(self) -> None:
         """Once no late unit is left and every share is given, every worker runs what it was
         sent, then stops."""
-        if self._late or self._held:
+        if self._late or self._held or self._filler:
             return
         for node in self.nodes:
             if not node.shutting_down:
@@ -294,7 +314,7 @@ class ScopeScheduling(LoadScopeScheduling):
         if node in self._pending and not unit[nodeid]:
             self._pending[node] -= 1
         unit[nodeid] = True  # nothing to reschedule: placed units are sent whole, late ones below
-        if self._late:
+        if self._late or self._filler:
             self._refill(node)
             self._shutdown_if_done()
 
@@ -304,7 +324,13 @@ class ScopeScheduling(LoadScopeScheduling):
             return super().tests_finished
         # not xdist's test on its own queue and workers: late units and held shares wait for a
         # worker (one still starting, or the one started in place of a crashed one)
-        return not self.workqueue and not self._late and not self._held and all(n < 2 for n in self._pending.values())
+        return (
+            not self.workqueue
+            and not self._late
+            and not self._held
+            and not self._filler
+            and all(n < 2 for n in self._pending.values())
+        )
 
     def _reschedule(self, node: Any) -> None:
         """Called by xdist's ``remove_node`` after a crash, for each remaining worker: the

@@ -235,6 +235,69 @@ def test_more_workers_than_units_stop_and_late_units_still_run():
     assert sched.tests_finished and all(n.shutting_down for n in nodes)
 
 
+def _timed_run(sched, nodes, cost):
+    """Run the workers in simulated time (each test's ``cost(index)``); returns each worker's
+    end time and the order every test was sent in."""
+    clock = {n.name: 0.0 for n in nodes}
+    while True:
+        ready = [n for n in nodes if n.runnable()]
+        if not ready:
+            return clock
+        # the next event is the test that ends first (the scheduler hears of it then)
+        node = min(ready, key=lambda n: (clock[n.name] + cost(n.queue[0]), n.name))
+        i = node.queue.pop(0)
+        clock[node.name] += cost(i)
+        for other in nodes:  # a worker waiting for work waits until then (one told to stop is done)
+            if other is not node and not other.runnable() and not other.shutting_down:
+                clock[other.name] = max(clock[other.name], clock[node.name])
+        node.ran.append(i)
+        sched.mark_test_complete(node, i)
+
+
+def test_the_pooled_tests_fill_the_end_so_the_workers_end_together():
+    """The pooled scope's tests but the two that compute it wait until every late unit is
+    sent, then go in shrinking chunks to whichever worker is idle: both workers end within a
+    chunk's time of each other (0.9 here; 7.5 when the pooled worker ran them all)."""
+    from leaderboard_audit.xdist_scheduling import FILLER_MIN
+
+    ids = {"pooled": 400, "arc": 60, "mmlu": 60, "mix:arc": 1, "mix:mmlu": 1, "mix:hellaswag": 1}
+    groups, collection = {}, []
+    for unit, n in ids.items():
+        func = "test_mix" if unit.startswith("mix:") else "test_band"
+        for k in range(n):
+            p = unit.split(":")[1] if unit.startswith("mix:") else f"{unit}-m{k}"
+            groups[(func, p)] = unit
+            collection.append(f"audits/{func}.py::{func}[{p}]")
+    costs = {"pooled": 60.0, "arc": 25.0, "mmlu": 25.0, "mix:arc": 16.0, "mix:mmlu": 15.0, "mix:hellaswag": 14.0}
+    first_of = {}
+    for i, nodeid in enumerate(collection):
+        first_of.setdefault(groups[case_of_nodeid(nodeid)], i)
+
+    def cost(i):  # a unit's first test computes it; the others look a verdict up
+        unit = groups[case_of_nodeid(collection[i])]
+        return costs[unit] if first_of[unit] == i else 0.1
+
+    sched, nodes = _scheduled(groups, costs, collection, 2)
+    pooled = [i for i, nodeid in enumerate(collection) if "[pooled-" in nodeid]
+    queued = {i for n in nodes for i in n.queue}
+    held = [i for i in pooled if i not in queued]
+    assert len(held) == 400 - 2  # all but the two that compute it (three ride with the late units)
+    ends = _timed_run(sched, nodes, cost)
+    assert sorted(i for n in nodes for i in n.ran) == list(range(len(collection)))
+    assert sched.tests_finished and all(n.shutting_down for n in nodes)
+    assert abs(ends["gw0"] - ends["gw1"]) <= FILLER_MIN * 0.1 + 1e-9, ends
+    for n in nodes:  # no pooled test but the two runs before every late unit has been sent
+        names = [collection[i] for i in n.ran]
+        last_mix = max((j for j, x in enumerate(names) if "test_mix[" in x), default=-1)
+        assert sum("[pooled-" in x for x in names[:last_mix]) <= 2 + 3, names[: last_mix + 1]
+
+
+def case_of_nodeid(nodeid):
+    from leaderboard_audit.xdist_scheduling import case_of
+
+    return case_of(nodeid)
+
+
 OBSERVER = """
 import json, os, pytest
 
