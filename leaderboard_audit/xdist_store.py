@@ -90,6 +90,8 @@ class SharedResults:
         instead of one filling it while the other waits. The file's blocks are allocated
         before any row is written (a full disk is an ``OSError`` then, not a ``SIGBUS``
         halfway); where the file cannot be made or mapped, this process fills a private array."""
+        if not _KEY.match(key):
+            raise ValueError(f"result key {key!r}: letters, digits, '_', '-', '.' only")
         final = self.root / f"{key}.npy"
         if final.exists():
             return _map_array(final)

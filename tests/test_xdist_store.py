@@ -246,6 +246,11 @@ def test_a_filled_array_is_mapped_read_only_and_filled_once(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith((".lock", ".done"))) == ["t.npy"]
 
 
+def test_a_filled_arrays_key_is_checked(tmp_path):
+    with pytest.raises(ValueError, match="letters, digits"):
+        SharedResults(tmp_path).array_filled_once("../t", (8,), bool, _rows_of(np.zeros(8, bool)))
+
+
 def test_row_parts_cover_the_rows_at_aligned_starts():
     from leaderboard_audit.xdist_store import _row_parts
 
