@@ -100,31 +100,34 @@ def unbatch_on(node: Any, dsession: Any = None, handlers: dict[str, Any] | None 
 
     own = dict(handlers or {})
 
-    def process_from_remote(eventcall: Any) -> None:
-        name = eventcall[0] if type(eventcall) is tuple and len(eventcall) == 2 else None
+    def handle(event: Any) -> None:
+        """One event: the audit's own to its handler, any other to xdist's."""
+        name = event[0] if type(event) is tuple and len(event) == 2 else None
         if name in own:
-            own[name](node, **eventcall[1])
-        elif name == BATCH_EVENT:
-            events = decode_events(eventcall[1])
-            if len(events) == 1 and events[0][0] in own:  # a large event of the audit's own (MARSHALLED)
-                own[events[0][0]](node, **events[0][1])
-                return
-            if not whole:
-                for event in events:
-                    process(event)
-                return
-            queued: list[tuple[str, dict[str, Any]]] = []
-            # xdist's handler hands each event on through ``notify_inproc``: for this batch
-            # (this node's receiver thread is the only caller) they are kept, then queued whole
-            node.notify_inproc = lambda name, **kwargs: queued.append((name, kwargs))
-            try:
-                for event in events:
-                    process(event)
-            finally:
-                del node.notify_inproc
-            node.putevent((BATCHED, {"events": queued}))
+            own[name](node, **event[1])
         else:
-            process(eventcall)
+            process(event)
+
+    def process_from_remote(eventcall: Any) -> None:
+        if not (type(eventcall) is tuple and len(eventcall) == 2 and eventcall[0] == BATCH_EVENT):
+            handle(eventcall)
+            return
+        events = decode_events(eventcall[1])
+        if not whole:
+            for event in events:
+                handle(event)
+            return
+        queued: list[tuple[str, dict[str, Any]]] = []
+        # xdist's handler hands each event on through ``notify_inproc``: for this batch
+        # (this node's receiver thread is the only caller) they are kept, then queued whole
+        node.notify_inproc = lambda name, **kwargs: queued.append((name, kwargs))
+        try:
+            for event in events:
+                handle(event)
+        finally:
+            del node.notify_inproc
+        if queued:  # a batch of the audit's own events only (``MARSHALLED``) queues nothing
+            node.putevent((BATCHED, {"events": queued}))
 
     node.process_from_remote = process_from_remote
     node.workerinput[BATCH_KEY] = True
