@@ -90,8 +90,7 @@ class SharedResults:
         instead of one filling it while the other waits. The file's blocks are allocated
         before any row is written (a full disk is an ``OSError`` then, not a ``SIGBUS``
         halfway); where the file cannot be made or mapped, this process fills a private array."""
-        if not _KEY.match(key):
-            raise ValueError(f"result key {key!r}: letters, digits, '_', '-', '.' only")
+        _check_key(key)
         final = self.root / f"{key}.npy"
         if final.exists():
             return _map_array(final)
@@ -137,27 +136,26 @@ class SharedResults:
         done = self.root / f"{key}.part{i}.done"
         if done.exists():
             return True
-        with open(self.root / f"{key}.part{i}.lock", "a") as lock:
+        with self._locked(f"{key}.part{i}", wait=wait) as held:
+            if held and not done.exists():
+                lo, hi = bounds
+                # not flushed: the processes map the same page cache; nothing needs the disk
+                fill(out[lo:hi], lo, hi)
+                done.touch()
+            return held
+
+    @contextmanager
+    def _locked(self, name: str, *, wait: bool = True) -> Iterator[bool]:
+        """``<name>.lock`` held for the block (``flock``: released with the process, should it
+        die); not waiting, the block gets False while another process holds it."""
+        with open(self.root / f"{name}.lock", "a") as lock:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                return False
+                yield False
+                return
             try:
-                if not done.exists():
-                    lo, hi = bounds
-                    # not flushed: the processes map the same page cache; nothing needs the disk
-                    fill(out[lo:hi], lo, hi)
-                    done.touch()
-                return True
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
-
-    @contextmanager
-    def _locked(self, key: str) -> Iterator[None]:
-        with open(self.root / f"{key}.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                yield
+                yield True
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
@@ -171,45 +169,39 @@ class SharedResults:
         wait: bool,
         reread: bool = False,
     ) -> tuple[Any, bool] | None:
-        if not _KEY.match(key):
-            raise ValueError(f"result key {key!r}: letters, digits, '_', '-', '.' only")
+        _check_key(key)
         path = self.root / f"{key}{suffix}"
         if path.exists():  # written whole (renamed into place): no lock needed to read it
             return read(path), False
-        with open(self.root / f"{key}.lock", "a") as lock:
-            try:  # waits (or, not waiting, gives up) while another worker computes it
-                fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
+        with self._locked(key, wait=wait) as held:  # waits (or, not waiting, gives up) while another computes it
+            if not held:
                 return None
-            try:
-                if path.exists():
-                    return read(path), False
-                value, written = make(path)
-                if written and reread:
-                    return read(path), True
-                return value, True
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+            if path.exists():
+                return read(path), False
+            value, written = make(path)
+            if written and reread:
+                return read(path), True
+            return value, True
 
     def grow(self, key: str, table: Any, nmax: int) -> None:
         """A table grown on demand (``state()`` / ``restore(values, at)`` / ``upto(n)``), up to
         ``nmax``, from the longest one any worker has written, under the key's lock: what
         one worker computed, the next continues from."""
-        if not _KEY.match(key):
-            raise ValueError(f"result key {key!r}: letters, digits, '_', '-', '.' only")
+        _check_key(key)
         path = self.root / f"{key}.npz"
-        with open(self.root / f"{key}.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                if path.exists():
-                    with np.load(path, allow_pickle=False) as got:
-                        table.restore(got["values"], got["at"])
-                if table.state()[0].size <= nmax:  # longer than any worker has written: grow, write
-                    table.upto(nmax)
-                    values, at = table.state()
-                    _publish(path, lambda tmp: _write_npz(tmp, values=values, at=at))
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        with self._locked(key):
+            if path.exists():
+                with np.load(path, allow_pickle=False) as got:
+                    table.restore(got["values"], got["at"])
+            if table.state()[0].size <= nmax:  # longer than any worker has written: grow, write
+                table.upto(nmax)
+                values, at = table.state()
+                _publish(path, lambda tmp: _write_npz(tmp, values=values, at=at))
+
+
+def _check_key(key: str) -> None:
+    if not _KEY.match(key):
+        raise ValueError(f"result key {key!r}: letters, digits, '_', '-', '.' only")
 
 
 def _publish(path: Path, write: Callable[[Path], None]) -> bool:
