@@ -398,15 +398,10 @@ class AuditSession:
         own = (int(wid[2:]) % workers if wid[2:].isdigit() else 0) * PARTS_PER_WORKER
 
         def unpacked_once() -> Any:
-            import warnings
-
-            # keyed by the file's content; the records are set by the time their bits are used
+            # keyed by the file's content; the records are set by the time their bits are used.
+            # Nothing here reads the file (the bits are in memory), so nothing here can warn
             key = f"records-correct-{self.fingerprint()[:32]}"
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # as the load above: the notes travel in Records.notes
-                got = self._store.array_filled_once(
-                    key, bits.shape, bool, lambda rows, lo, hi: bits.rows(rows, lo, hi), parts=parts, first=own
-                )
+            got = self._store.array_filled_once(key, bits.shape, bool, bits.rows, parts=parts, first=own)
             bits.release()  # 1/8 of the tensor, no longer needed
             return got
 
