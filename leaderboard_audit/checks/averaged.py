@@ -55,6 +55,7 @@ class Averaged(Check):
             adjacent.append(entry)
         out["adjacent"] = adjacent
         out["pairs_tested"] = int(len(names) * (len(names) - 1) // 2)
+        out["contradictions"] = contradictions(ao, scope)
         return out
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Line]:
@@ -62,6 +63,26 @@ class Averaged(Check):
         if not a or a.get("coincides"):
             return []
         return [Line("averaged", averaged_line(a))]
+
+
+def contradictions(io: Any, scope: Scope) -> list[dict[str, Any]]:
+    """Edges of an order (Holm over all pairs) against the printed order: x above y although
+    y's reference score is higher (a printed tie is not an order: never a contradiction)."""
+    names = scope.names
+    ref_counts = scope.counts[:, scope.ref]
+    e = io.edges
+    bad = e[ref_counts[e[:, 1]] > ref_counts[e[:, 0]]] if e.size else e
+    against = sorted(bad.tolist(), key=lambda x: (-(ref_counts[x[1]] - ref_counts[x[0]]), names[x[1]], names[x[0]]))
+    return [
+        {
+            "printed_above": names[y],
+            "identified_above": names[x],
+            "reference_items": [int(ref_counts[y]), int(ref_counts[x])],
+            "only": [int(io.only[y, x]), int(io.only[x, y])],
+            "p_holm": float(io.p_holm[x, y]),
+        }
+        for x, y in against
+    ]
 
 
 def tiers_text(tiers: list[list[str]], limit: int = 4, names: int = 3) -> str:

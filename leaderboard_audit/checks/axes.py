@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..metrics import axes as axes_m
+from ..metrics.harness_effects import interaction_p
+from ..metrics.identified import holm_adjust
 from ..tables_model import Line, Table
-from ..verdicts import FAIL, PASS, WARN, at_least, exact, make_verdict, skipped
+from ..verdicts import FAIL, PASS, WARN, at_least, at_most, exact, make_verdict, skipped
 from .base import Check, Scope
 
 
@@ -38,8 +42,27 @@ class Axes(Check):
         keys, names = scope.keys, scope.names
         groups = axes_m.axis_groups(scope.records.grid)
         rob = axes_m.axis_robust(scope.C, groups)
-        md = axes_m.most_destructive(rob)
         order = scope.order.tolist()
+        # v4: size-free attributions and the model x configuration interaction test
+        x_only, y_only = scope.reference_discordance
+        N, K = scope.shape[1], scope.shape[2]
+        share = (x_only + y_only) / max(N, 1)  # models x configs: items answered differently from the reference
+        singles = axes_m.single_axes(groups)
+        dis = {
+            a: share[:, [k for k in g if k != scope.ref]].mean(axis=1)
+            for a, g in groups.items()
+            if any(k != scope.ref for k in g)
+        }
+        usable = [a for a in singles if a in dis]
+        md = (
+            [usable[int(j)] for j in np.argmax(np.stack([dis[a] for a in usable], axis=1), axis=1)]
+            if usable
+            else axes_m.most_destructive(rob)
+        )
+        others = [k for k in range(K) if k != scope.ref]
+        inter = interaction_p(scope.counts[:, others], x_only[:, others], y_only[:, others], N)
+        inter_holm = holm_adjust(inter)
+        p_of = {scope.ref: 1.0, **{k: float(v) for k, v in zip(others, inter_holm)}}
         declared = {"declared": True} if scope.records.grid.axis_groups is not None else {}
         return {
             **declared,  # grid.json's axis_groups (absent: the paper's three, derived)
@@ -48,10 +71,16 @@ class Axes(Check):
             "mean": {a: float(rob[a].mean()) for a in groups},
             "most_destructive": {names[m]: md[m] for m in order},
             "axis_kendall_min": axes_m.axis_kendall_min(scope.acc, scope.ref, groups),
+            "axis_kendall_mean": axes_m.axis_kendall_mean(scope.acc, scope.ref, groups),
+            "disagreement": {names[m]: {a: float(dis[a][m]) for a in dis} for m in order},
+            "interaction_p_holm": {keys[k]: p_of[k] for k in range(K)},
+            "axis_interaction_p": {
+                a: min((p_of[k] for k in g if k != scope.ref), default=None) for a, g in groups.items()
+            },
         }
 
     def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:
-        return [axes_verdict(scope.name, section, scope.thresholds)]
+        return [axes_verdict(scope.name, section, scope.thresholds, scope.alpha)]
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:
         ax = s.get("axes")
@@ -102,7 +131,13 @@ def declared_summary(ax: dict[str, Any]) -> list[Line]:
     ]
 
 
-def axes_verdict(scope: str, ax: dict[str, Any], t: Any) -> dict[str, Any]:
+def axes_verdict(scope: str, ax: dict[str, Any], t: Any, alpha: float = 0.05) -> dict[str, Any]:
+    """AUDITS v4. value = min over single axes of the min Kendall tau (v2). fail: an axis whose
+    min tau is below ``axes_warn`` **and** one of whose configurations moves the models
+    unequally beyond item sampling (the model x configuration interaction test, Holm over
+    the configurations); warn: value below ``axes_pass`` otherwise; pass. The load-bearing
+    axis is named by the **mean** tau over its configurations (the min favours the axis with
+    most configurations: review T5). A hand-built section without the test is judged by v2."""
     # an axis group with only the reference in it is null and does not enter the verdict (docs/spec/AUDITS.md v2)
     single = {a: v for a, v in ax["axis_kendall_min"].items() if a != "joint" and v is not None}
     if not single:
@@ -114,15 +149,37 @@ def axes_verdict(scope: str, ax: dict[str, Any], t: Any) -> dict[str, Any]:
             "configuration, or every model scores the same under its configurations (Kendall tau "
             "undefined)",
         )
-    axis = min(single, key=lambda a: (single[a], a))
-    value = single[axis]
-    status = PASS if at_least(value, t.axes_pass) else WARN if at_least(value, t.axes_warn) else FAIL
-    detail = ", ".join(f"{a} {v:.2f}" for a, v in single.items())
-    lead = (
-        f"the {axis} axis is load-bearing: varying it alone reorders the models (min Kendall tau {value:.2f})"
-        if status != PASS
-        else f"every single axis keeps the order (min Kendall tau {value:.2f}, {axis})"
-    )
+    means = {a: v for a, v in (ax.get("axis_kendall_mean") or {}).items() if a in single and v is not None}
+    inter = ax.get("axis_interaction_p")
+    worst = min(single, key=lambda a: (single[a], a))
+    value = single[worst]
+    axis = min(means, key=lambda a: (means[a], a)) if means else worst
+
+    def significant(a: str) -> bool:
+        return inter is None or (inter.get(a) is not None and at_most(inter[a], alpha))
+
+    failing = [a for a in single if not at_least(single[a], t.axes_warn) and significant(a)]
+    if at_least(value, t.axes_pass):
+        status = PASS
+    elif failing:
+        status = FAIL
+        axis = min(failing, key=lambda a: (means.get(a, single[a]), a))
+    else:
+        status = WARN
+    detail = ", ".join(f"{a} {v:.2f}" + (f" (mean {means[a]:.2f})" if a in means else "") for a, v in single.items())
+    if status == FAIL:
+        p_txt = (
+            ""
+            if inter is None
+            else f"; its configs move the models unequally beyond item sampling (Holm p {inter[axis]:.2g})"
+        )
+        lead = f"the {axis} axis is load-bearing: varying it alone reorders the models (min Kendall tau {single[axis]:.2f}{p_txt})"
+    elif status == WARN:
+        lead = f"the order moves along the {axis} axis (lowest mean Kendall tau; min tau {value:.2f} on {worst})"
+        if inter is not None and not at_least(value, t.axes_warn):
+            lead += ", but no axis's configurations move the models unequally beyond item sampling"
+    else:
+        lead = f"every single axis keeps the order (min Kendall tau {value:.2f}, {worst})"
     msg = f"{lead}; min tau per axis: {detail}; pass >= {t.axes_pass}, warn >= {t.axes_warn}"
     return make_verdict(
         "axes",
@@ -132,7 +189,12 @@ def axes_verdict(scope: str, ax: dict[str, Any], t: Any) -> dict[str, Any]:
         t.axes_pass,
         exact(value - t.axes_pass),
         msg,
-        {"axis_kendall_min": ax["axis_kendall_min"], "load_bearing": axis},
+        {
+            "axis_kendall_min": ax["axis_kendall_min"],
+            "axis_kendall_mean": ax.get("axis_kendall_mean"),
+            "axis_interaction_p": inter,
+            "load_bearing": axis,
+        },
     )
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..metrics.harness_effects import cochran_q_p
+from ..metrics.identified import holm_adjust
 from ..metrics.per_model import band as band_m
 from ..tables_model import Cell, Table, range_cell
 from ..verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
@@ -36,6 +38,8 @@ class Band(Check):
     def compute(self, scope: Scope) -> list[dict[str, Any]]:
         b = band_m(scope.C, scope.ref, scope.counts)  # the scope's counts: a sum of its parts'
         ref_counts = scope.counts[:, scope.ref]
+        q, qp = cochran_q_p(scope.counts, scope.right_square_sums)
+        q_holm = holm_adjust(qp)
         rows = []
         for m in scope.order.tolist():
             row: dict[str, Any] = {
@@ -45,11 +49,15 @@ class Band(Check):
             }
             row.update({k: num(b[k][m]) for k in BAND_KEYS})
             row["reference_items"] = int(ref_counts[m])
+            # v4: is the spread beyond item sampling? Cochran's Q, Holm over the scope's models
+            row["cochran_q"] = num(q[m])
+            row["harness_p"] = float(qp[m])
+            row["harness_p_holm"] = float(q_holm[m])
             rows.append(row)
         return rows
 
     def judge(self, scope: Scope, section: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [band_verdict(scope.name, row["model"], row, scope.thresholds) for row in section]
+        return [band_verdict(scope.name, row["model"], row, scope.thresholds, scope.alpha) for row in section]
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table]:
         ranges = s.get("champions", {}).get("rank_range", {})
@@ -91,14 +99,37 @@ class Band(Check):
         ]
 
 
-def band_verdict(scope: str, model: str, row: dict[str, Any], t: Any) -> dict[str, Any]:
+def band_verdict(scope: str, model: str, row: dict[str, Any], t: Any, alpha: float = 0.05) -> dict[str, Any]:
+    """v4 (docs/audits.md): pass when the spread is at most ``band_pass``; fail when it exceeds
+    ``band_warn`` **and** Cochran's Q says the model's configurations differ beyond item
+    sampling (``harness_p_holm <= alpha``, Holm over the scope's models); warn otherwise.
+    A hand-built row without the test is judged on the spread alone (v3)."""
     s = row["spread"]
-    status = PASS if at_most(s, t.band_pass) else WARN if at_most(s, t.band_warn) else FAIL
+    p_holm = row.get("harness_p_holm")
+    significant = p_holm is None or at_most(p_holm, alpha)
+    if at_most(s, t.band_pass):
+        status = PASS
+    elif not at_most(s, t.band_warn) and significant:
+        status = FAIL
+    else:
+        status = WARN
+    if p_holm is None:
+        test = ""
+    elif significant:
+        test = f"; the configs differ beyond item sampling (Cochran's Q p {p_holm:.2g}, Holm over models)"
+    else:
+        test = (
+            f"; within item sampling: Cochran's Q p {p_holm:.2g} (Holm over models) does not show the "
+            f"configs differ for this model, so the spread alone does not fail"
+        )
     msg = (
         f"{model}: accuracy ranges {fmt(row['min'])}..{fmt(row['max'])} across configs "
-        f"(spread {fmt(s)}; pass <= {t.band_pass}, warn <= {t.band_warn}); reference "
+        f"(spread {fmt(s)}; pass <= {t.band_pass}, warn <= {t.band_warn}{test}); reference "
         f"{fmt(row['reference'])}, robust {fmt(row['robust'])}, optimistic {fmt(row['optimistic'])}"
     )
+    evidence = {k: row[k] for k in BAND_KEYS}
+    if p_holm is not None:
+        evidence.update(cochran_q=row.get("cochran_q"), harness_p=row.get("harness_p"), harness_p_holm=p_holm)
     return make_verdict(
         "band",
         f"band[{scope}-{model}]",
@@ -107,7 +138,7 @@ def band_verdict(scope: str, model: str, row: dict[str, Any], t: Any) -> dict[st
         t.band_pass,
         exact(t.band_pass - s),
         msg,
-        {k: row[k] for k in BAND_KEYS},
+        evidence,
     )
 
 

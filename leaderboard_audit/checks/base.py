@@ -123,6 +123,40 @@ class Scope:
 
         return robust_pair_counts(self.C, hs, ls)
 
+    def config_discordance(self, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(x_only, y_only), pairs x configs: items ``xs[j]`` gets right under a config and
+        ``ys[j]`` wrong, and the reverse (``harness_effects.config_discordance``)."""
+        from ..metrics.harness_effects import config_discordance
+        from ..metrics.per_model import config_words
+
+        return config_discordance(config_words(self.C), xs, ys)
+
+    @cached_property
+    def reference_discordance(self) -> tuple[np.ndarray, np.ndarray]:
+        """(x_only, y_only), models x configs: items right under config k and wrong under the
+        reference, and the reverse (``harness_effects.reference_discordance``)."""
+        from ..metrics.harness_effects import reference_discordance
+        from ..metrics.per_model import config_words
+
+        return reference_discordance(config_words(self.C), self.ref)
+
+    @cached_property
+    def right_square_sums(self) -> np.ndarray:
+        """``sum_i R[m, i]^2`` per model, R = configs under which m gets item i right (Cochran's Q)."""
+        from ..metrics.per_model import right_counts
+
+        R = right_counts(self.C).astype(np.int64)
+        return (R * R).sum(axis=1)
+
+    def averaged_pair_counts(self, hs: np.ndarray, ls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(above, below) of the pairs: items on which ``hs[j]``'s grid-averaged accuracy is
+        above ``ls[j]``'s, and below (the harness-averaged order's counts, adjacent pairs only)."""
+        from ..metrics.per_model import right_counts
+
+        R = right_counts(self.C)
+        a, b = R[np.asarray(hs, dtype=np.intp)], R[np.asarray(ls, dtype=np.intp)]
+        return (a > b).sum(axis=1, dtype=np.int64), (a < b).sum(axis=1, dtype=np.int64)
+
     @cached_property
     def parts(self) -> list[np.ndarray] | None:
         """Each benchmark's items of a pooled scope of two or more benchmarks (views of its

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..metrics.champions import challenger_leads, champions as champions_m
+from ..metrics.harness_effects import one_sided
+from ..metrics.identified import holm_adjust
 from ..tables_model import Line, Table
 from ..verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
 from .base import Check, Scope, num
@@ -32,22 +36,20 @@ class Champions(Check):
         if super().gate_created(with_v, without_v, newcomers, section):
             return True
         return with_v["status"] == FAIL and any(
-            newcomers & set(w["winners"]) and w.get("lead_items") is not None and w["lead_items"] > with_v["threshold"]
-            for w in (with_v.get("evidence") or {}).get("other_wins", [])
+            c["model"] in newcomers for c in (with_v.get("evidence") or {}).get("significant", [])
         )
 
     def gate_why(self, with_v: dict[str, Any], newcomers: frozenset[str]) -> str | None:
         wins = [
-            f"{' / '.join(sorted(newcomers & set(w['winners'])))} wins {w['config']} by {w['lead_items']} items"
-            for w in (with_v.get("evidence") or {}).get("other_wins", [])
-            if newcomers & set(w["winners"])
-            and w.get("lead_items") is not None
-            and w["lead_items"] > with_v["threshold"]
+            f"{c['model']} beats the reference winner {c['reference_winner']} under {c['config']} by "
+            f"{c['lead_items']} items ({c['wins']} v {c['losses']}, Holm p {c['p_holm']:.2g})"
+            for c in (with_v.get("evidence") or {}).get("significant", [])
+            if c["model"] in newcomers
         ]
         if not wins:
             return None
-        more = f" and {len(wins) - 3} more configs" if len(wins) > 3 else ""
-        return f"{'; '.join(wins[:3])}{more} over the reference winner (more than {with_v['threshold']:g})"
+        more = f" and {len(wins) - 3} more" if len(wins) > 3 else ""
+        return f"{'; '.join(wins[:3])}{more}"
 
     def compute(self, scope: Scope) -> dict[str, Any]:
         names = scope.names
@@ -63,10 +65,11 @@ class Champions(Check):
             "rank_range": {names[m]: [int(ch["rank_range"][m, 0]), int(ch["rank_range"][m, 1])] for m in order},
             "reference_rank": {names[m]: int(ch["ranks"][m, scope.ref]) for m in order},
             "kendall_tau": {"mean": ch["tau_mean"], "min": ch["tau_min"]},
+            "challenges": challenges(scope, ch),
         }
 
     def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:
-        return [champions_verdict(scope.name, section, scope.keys[scope.ref], scope.thresholds)]
+        return [champions_verdict(scope.name, section, scope.keys[scope.ref], scope.thresholds, scope.alpha)]
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:
         ch = s.get("champions")
@@ -138,52 +141,131 @@ def champions_entry(
     return entry, ch
 
 
+def challenges(scope: Scope, ch: dict[str, Any]) -> dict[str, Any]:
+    """v4: every model outside the reference winners R against the strongest of R under every
+    other configuration (exact McNemar: the sign test on the items only one of the two gets
+    right under that configuration), Holm over the (K - 1)(M - |R|) tests. The significant
+    ones (Holm p <= alpha, in the challenger's favour) with their counts, sorted by p."""
+    names, keys = scope.names, scope.keys
+    M, K = scope.counts.shape
+    R = [int(r) for r in ch["winners"][scope.ref]]
+    others = np.array([m for m in range(M) if m not in set(R)], dtype=np.intp)
+    tested = int(others.size * (K - 1))
+    if not tested:
+        return {"tested": 0, "alpha": scope.alpha, "significant": []}
+    xs = np.repeat(others, len(R))
+    ys = np.tile(np.array(R, dtype=np.intp), others.size)
+    x_only, y_only = scope.config_discordance(xs, ys)
+    x_only = x_only.reshape(others.size, len(R), K)
+    y_only = y_only.reshape(others.size, len(R), K)
+    # per config, the reference winner with the most items right under it (ties: R's order)
+    strongest = np.argmax(scope.counts[R][:, :], axis=0)  # K
+    cols = np.arange(K)
+    a = x_only[:, strongest, cols]  # challengers x K
+    b = y_only[:, strongest, cols]
+    live = np.ones(K, dtype=bool)
+    live[scope.ref] = False
+    p = one_sided(a[:, live], b[:, live])
+    p_holm = holm_adjust(p.ravel()).reshape(p.shape)
+    hit = np.argwhere(p_holm <= scope.alpha + 1e-12)
+    live_keys = np.flatnonzero(live)
+    found = []
+    for j, kk in hit.tolist():
+        k = int(live_keys[kk])
+        m, r = int(others[j]), R[int(strongest[k])]
+        found.append(
+            {
+                "config": keys[k],
+                "model": names[m],
+                "reference_winner": names[r],
+                "wins": int(a[j, k]),
+                "losses": int(b[j, k]),
+                "lead_items": int(scope.counts[m, k] - scope.counts[r, k]),
+                "p": float(p[j, kk]),
+                "p_holm": float(p_holm[j, kk]),
+            }
+        )
+    found.sort(key=lambda c: (c["p_holm"], -c["lead_items"], c["config"], c["model"]))
+    best = float(p_holm.min()) if p_holm.size else 1.0
+    return {"tested": tested, "alpha": scope.alpha, "min_p_holm": best, "significant": found}
+
+
 def _n2(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.2f}"
 
 
-def champions_verdict(scope: str, ch: dict[str, Any], reference_key: str, t: Any) -> dict[str, Any]:
-    """docs/spec/AUDITS.md v2: value = the largest lead, in items, of a configuration's winners over
-    the reference winner(s), over configurations none of whose winners is a reference
-    winner (0 if none). pass: one champion; warn: several and value <= champion_items
-    (including sets that grow only through ties with the reference winners); fail:
-    value > champion_items. Ties among the challengers do not soften the verdict."""
+def champions_verdict(
+    scope: str, ch: dict[str, Any], reference_key: str, t: Any, alpha: float = 0.05
+) -> dict[str, Any]:
+    """v4 (docs/audits.md, "AUDITS v4"). fail: some model beats the reference winner under some
+    configuration beyond item sampling (exact McNemar, Holm over every (configuration,
+    challenger) test: ``challenges``) **and** by more than ``champion_items`` items; warn: more
+    than one champion by count, none of them such a win; pass: one champion. value =
+    ``-log10`` of the smallest Holm p of the challenges (0 when there are none), threshold
+    ``-log10 alpha``; margin: ``1 - count`` on a pass or warn, ``log10(p) - log10(alpha)`` (in
+    decades of p) on a fail. A hand-built section without ``challenges`` is judged on the leads
+    alone (v2)."""
+    import math
+
     per = {row["config"]: row for row in ch["per_config"]}
     ref_winners = set(per[reference_key]["winners"])
-    challenged = [row for row in ch["per_config"] if row.get("lead_items") is not None]
-    value = max((row["lead_items"] for row in challenged), default=0)
-    worst = max(challenged, key=lambda r: r["lead_items"], default=None)
     ref_txt = " / ".join(sorted(ref_winners))
-    # v3 margins: champions beyond one (1 - count) decide pass/warn, the lead in items a fail
+    chal = ch.get("challenges")
+    threshold = exact(-math.log10(alpha))
+    if chal is None:  # v2 rule: leads in items
+        sig = [
+            {
+                "config": r["config"],
+                "model": " / ".join(r["winners"]),
+                "reference_winner": ref_txt,
+                "wins": None,
+                "losses": None,
+                "lead_items": r["lead_items"],
+                "p": None,
+                "p_holm": 0.0,
+            }
+            for r in ch["per_config"]
+            if r.get("lead_items") is not None
+        ]
+        tested, best = len(sig), (0.0 if sig else 1.0)
+    else:
+        sig, tested, best = chal["significant"], chal["tested"], chal.get("min_p_holm", 1.0)
+    real = [c for c in sig if not at_most(c["lead_items"], t.champion_items)]
+    value = exact(-math.log10(max(best, 1e-300))) + 0.0 if tested else 0.0
     margin = float(1 - ch["count"]) + 0.0
-    if ch["count"] <= 1:
+    if ch["count"] <= 1 and not real:
         status, why = PASS, f"one champion ({', '.join(ch['set'])}) under every config"
-    elif not at_most(value, t.champion_items):
-        margin = exact(t.champion_items - value) + 0.0
-        tie = f" (tied: {' / '.join(worst['winners'])})" if len(worst["winners"]) > 1 else ""
+    elif real:
+        top = real[0]
+        margin = min(exact(threshold - value), -1e-12)  # decades of p below alpha
+        counts = "" if top["wins"] is None else f" ({top['wins']} v {top['losses']} items only one gets right"
+        counts += "" if top["p_holm"] is None or top["wins"] is None else f", Holm p {top['p_holm']:.2g})"
         status, why = (
             FAIL,
             (
-                f"{ch['count']} champions; {worst['config']} is won by "
-                f"{' / '.join(worst['winners'])}{tie} by {value} items over the reference "
-                f"winner {ref_txt}"
-            ),
-        )
-    elif challenged:
-        status, why = (
-            WARN,
-            (
-                f"{ch['count']} champions, the others lead the reference winner by <= "
-                f"{t.champion_items:g} items (coin flips)"
+                f"{ch['count']} champions; under {top['config']}, {top['model']} beats the reference winner "
+                f"{top['reference_winner']} by {top['lead_items']} items{counts}, beyond item sampling"
+                + (f"; {len(real) - 1} more such wins" if len(real) > 1 else "")
             ),
         )
     else:
-        status, why = WARN, f"{ch['count']} champions, the others only through exact ties with the reference winner"
+        status, why = (
+            WARN,
+            (
+                f"{ch['count']} champions by count, but no configuration's winner beats the reference winner "
+                f"beyond item sampling (exact McNemar, Holm over {tested} tests)"
+                if tested
+                else f"{ch['count']} champions, the others only through exact ties with the reference winner"
+            ),
+        )
     others = sorted({w for row in ch["per_config"] for w in row["winners"]} - ref_winners)
+    challenged = [row for row in ch["per_config"] if row.get("lead_items") is not None]
+    lead = max((row["lead_items"] for row in challenged), default=0)
     msg = (
         f"{why}. champion set {ch['set']}; reference winner(s) {sorted(ref_winners)}; "
-        f"other winners {others}; largest lead over the reference winner {value} items "
-        f"(threshold {t.champion_items:g})"
+        f"other winners {others}; largest lead of a configuration's winners over the reference winner "
+        f"{lead} items; smallest Holm p of a challenge {best:.2g} (alpha {alpha:g}; a fail also needs "
+        f"more than {t.champion_items:g} items)"
     )
     wins = [
         {
@@ -200,10 +282,10 @@ def champions_verdict(scope: str, ch: dict[str, Any], reference_key: str, t: Any
         f"champions[{scope}]",
         status,
         value,
-        t.champion_items,
+        threshold,
         margin,
         msg,
-        {"set": ch["set"], "other_wins": wins},
+        {"set": ch["set"], "other_wins": wins, "significant": real[:20], "tested": tested},
     )
 
 

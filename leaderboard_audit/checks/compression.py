@@ -61,12 +61,21 @@ def compression_verdict(scope: str, c: dict[str, Any], t: Any) -> dict[str, Any]
     corr, ci = c["corr"], c["ci"]
     lo = None if ci is None else ci[0]
     topk, allf = c["mean_fragility_topk"], c["mean_fragility_all"]
-    if corr is None:
+    no_fragile = allf is not None and allf <= 1e-12
+    if corr is None and no_fragile:
+        status, why = PASS, "no item is config-fragile for any model: compression cannot keep fragile items"
+    elif corr is None:
         status, why = WARN, f"corr(disc, fragility) undefined: {_undefined_reason(c)}"
-    elif at_most(corr, 0.0):
-        status, why = PASS, "discriminative items are not the fragile ones"
     elif lo is None or at_most(lo, 0.0):
-        status, why = WARN, "corr > 0 but its CI includes 0"
+        # v4: pass unless the CI's low bound is above 0 (a positive corr inside noise is no evidence)
+        status, why = (
+            PASS,
+            (
+                "discriminative items are not the fragile ones"
+                if at_most(corr, 0.0)
+                else "corr > 0 but its 95% CI includes 0: no evidence that discriminative items are the fragile ones"
+            ),
+        )
     elif topk is not None and allf is not None and not at_most(topk, allf):
         status, why = (
             FAIL,
@@ -81,9 +90,15 @@ def compression_verdict(scope: str, c: dict[str, Any], t: Any) -> dict[str, Any]
         f"{fmt(c['champions_random_mean'], 2)}" + (" (k reduced to N//2)" if c.get("k_reduced") else "")
     )
     value = lo if lo is not None else corr
-    # v3: the status is decided by corr <= 0 (pass), so the margin is -corr; an undefined
-    # correlation decides nothing and is a warn at -1 (the far end of a correlation's range)
-    margin = -1.0 if corr is None else exact(0.0 - corr) + 0.0
+    # v4: the status is decided by the CI's low bound <= 0 (pass), so the margin is -lo; an
+    # undefined correlation is a pass at 0 when nothing is fragile, else a warn at -1 (the far
+    # end of a correlation's range)
+    if corr is None:
+        margin = 0.0 if status == PASS else -1.0
+    elif lo is None:
+        margin = exact(0.0 - corr) + 0.0 if status != PASS else max(exact(0.0 - corr), 0.0) + 0.0
+    else:
+        margin = exact(0.0 - lo) + 0.0
     return make_verdict(
         "compression",
         f"compression[{scope}]",

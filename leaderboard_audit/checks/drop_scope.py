@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from ..metrics.pairs import robust_pair_counts
-from ..metrics.per_model import counts_within, items_of
+from ..metrics.harness_effects import config_discordance, reference_discordance
+from ..metrics.per_model import as_words, config_words, counts_within, items_of, right_counts
 from ..records.model import Records
 from .base import POOLED, Scope
 
@@ -99,3 +100,24 @@ class DropScope(Scope):
     def pair_counts(self, hs: np.ndarray, ls: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Over the parent's items, within the kept ones (sums over items: their order is irrelevant)."""
         return robust_pair_counts(self.parent.correct, hs, ls, within=self._kept)
+
+    def config_discordance(self, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Over the parent's per-config bits, within the kept ones."""
+        kept = as_words(self._kept[None, :])[0]
+        return config_discordance(config_words(self.parent.correct), xs, ys, within=kept)
+
+    @cached_property
+    def right_square_sums(self) -> np.ndarray:
+        R = right_counts(self.parent.correct)[:, self._kept].astype(np.int64)
+        return (R * R).sum(axis=1)
+
+    def averaged_pair_counts(self, hs: np.ndarray, ls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        R = right_counts(self.parent.correct)
+        a = R[np.asarray(hs, dtype=np.intp)][:, self._kept]
+        b = R[np.asarray(ls, dtype=np.intp)][:, self._kept]
+        return (a > b).sum(axis=1, dtype=np.int64), (a < b).sum(axis=1, dtype=np.int64)
+
+    @cached_property
+    def reference_discordance(self) -> tuple[np.ndarray, np.ndarray]:
+        kept = as_words(self._kept[None, :])[0]
+        return reference_discordance(config_words(self.parent.correct), self.ref, within=kept)

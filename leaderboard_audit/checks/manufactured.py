@@ -11,6 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from ..metrics.harness_effects import one_sided
+from ..metrics.identified import holm_adjust, sign_test_p
 from ..metrics.pairs import PairStats, pairs_from_counts
 from ..metrics.power import log10_p, min_disagreements
 from ..tables_model import Cell, Table, ci_cell, pair_label
@@ -64,11 +68,74 @@ class Manufactured(Check):
             report=not scope.verdicts_only,
         ):
             out.append(pair_entry(p, names))
+        board_tests(scope, out)
         return out
 
     def judge(self, scope: Scope, section: list[dict[str, Any]]) -> list[dict[str, Any]]:
         K = scope.shape[2]
         return [pair_verdict(scope.name, p, K, scope.thresholds, scope.alpha) for p in section]
+
+
+def board_tests(scope: Scope, pairs: list[dict[str, Any]]) -> None:
+    """v4: the adjacent-pair claims that can fail a run, tested with board-wide error control
+    (docs/audits.md, "AUDITS v4"), added to each pair entry in place.
+
+    One family per scope, Holm over all of it: per printed pair with a gap, "the robust items
+    order it the other way" (the pair's sign test, in the lower model's favour) and, per
+    configuration other than the reference, "this configuration reverses it" (the exact
+    McNemar test of the pair under that configuration, in the lower model's favour). Printed
+    ties claim no order and are not in the family. Also the pair's unadjusted
+    harness-averaged sign test (``averaged_p``) and the v4 ``cause``."""
+    if not pairs:
+        return
+    K, ref = scope.shape[2], scope.ref
+    hs = np.asarray(scope.order[:-1], dtype=np.intp)
+    ls = np.asarray(scope.order[1:], dtype=np.intp)
+    above, below = scope.averaged_pair_counts(hs, ls)
+    avg_p = sign_test_p(above, below)
+    live = np.array([p["gap_items"] != 0 for p in pairs])
+    against = one_sided(np.array([p["lower_only"] for p in pairs]), np.array([p["higher_only"] for p in pairs]))
+    others = [k for k in range(K) if k != ref]
+    if others:
+        h_k, l_k = scope.config_discordance(hs, ls)
+        rev = one_sided(l_k[:, others], h_k[:, others])
+    else:
+        h_k = l_k = np.zeros((len(pairs), K), dtype=np.int64)
+        rev = np.ones((len(pairs), 0))
+    family = np.concatenate([against[live], rev[live].ravel()])
+    adj = holm_adjust(family) if family.size else family
+    n_live = int(live.sum())
+    against_b = np.ones(len(pairs))
+    rev_b = np.ones(rev.shape)
+    against_b[live] = adj[:n_live]
+    rev_b[live] = adj[n_live:].reshape(n_live, len(others))
+    threshold = min_disagreements(scope.alpha)
+    for j, p in enumerate(pairs):
+        p["board_tests"] = int(family.size)
+        p["p_against_board"] = float(against_b[j])
+        sig = np.flatnonzero(rev_b[j] <= scope.alpha + 1e-12) if rev_b.shape[1] else np.array([], dtype=int)
+        best = int(np.argmin(rev_b[j])) if rev_b.shape[1] else None
+        p["reversing_significant"] = int(sig.size)
+        p["reversal"] = (
+            None
+            if best is None
+            else {
+                "config": scope.keys[others[best]],
+                "lower_only": int(l_k[j, others[best]]),
+                "higher_only": int(h_k[j, others[best]]),
+                "p": float(rev[j, best]),
+                "p_board": float(rev_b[j, best]),
+            }
+        )
+        p["averaged_above"], p["averaged_below"] = int(above[j]), int(below[j])
+        p["averaged_p"] = float(avg_p[j])
+        if p["manufactured"]:
+            if sig.size:
+                p["cause"] = "harness"
+            elif p["higher_only"] + p["lower_only"] < threshold:
+                p["cause"] = "undecidable"
+            else:
+                p["cause"] = "sampling"
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table]:
         K = s["n_configs"]
@@ -94,9 +161,11 @@ class Manufactured(Check):
             "higher/lower only = items of J only that model gets right. A pair is identified when the exact "
             "sign test on those two counts gives p <= alpha (no split of 5 or fewer disagreements can at "
             "0.05); the bootstrap CI describes the robust difference (with no disagreement in one direction "
-            "a bound sits at 0 by construction). A manufactured order's cause: harness (fragile share > 0.5: "
-            "the gap rests on config-fragile items) or sampling (the gap sits on robust items, too few of "
-            "them to tell); items needed = jointly robust items at which the same proportions would reach "
+            "a bound sits at 0 by construction). A manufactured order's cause (v4): harness (some configuration "
+            "reverses the pair beyond item sampling: its own exact McNemar test, Holm over the board's adjacent-pair "
+            "claims), not decidable on robust items (too few disagreements for any split to reach alpha), or "
+            "sampling (the robust items are too few to tell); items needed = jointly robust items at which the same "
+            "proportions would reach "
             "p <= alpha; reversing = configs that print the opposite order."
         )
         return [
@@ -128,7 +197,12 @@ class Manufactured(Check):
 
 def _order_cell(p: dict[str, Any]) -> Any:
     if p["manufactured"]:
-        return Cell(f"manufactured ({p.get('cause') or 'harness'})", "strong")
+        cause = p.get("cause") or "sampling"
+        if cause == "harness":
+            return Cell("manufactured by the harness", "strong")
+        if cause == "undecidable":
+            return "not decidable on robust items"
+        return "tie (too few robust items)"
     if p.get("identified") == "lower":
         return Cell("reversed", "strong")
     if p["gap_items"] == 0:
@@ -171,14 +245,19 @@ def pair_value(p: dict[str, Any]) -> float:
 
 
 def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any, alpha: float = 0.05) -> dict[str, Any]:
-    """docs/spec/AUDITS.md v3 (the table in docs/audits.md). The pair is identified by the
-    exact sign test on its jointly robust items (``p <= alpha``, unadjusted); value
-    ``s * (-log10 p)`` against ``-log10 alpha``. fail: manufactured with configs that
-    reverse it, or identified against the printed order; warn: printed tie (gap 0: the
-    printed order is the name order and claims nothing), manufactured that no config
-    reverses, or identified with fragile share > 0.5; pass otherwise. Margins: see
-    ``docs/audits.md`` ("Margins"): ``value - threshold``, except a fragile-share warn
-    (``0.5 - fragile_share``) and a printed tie (-1: one item short of a printed gap)."""
+    """AUDITS v4 (docs/audits.md). The pair's own sign test on its jointly robust items stays
+    unadjusted (``identified``, value ``s * (-log10 p)`` against ``-log10 alpha``); what can
+    fail a run is judged in the board-wide family (``board_tests``): fail when the robust
+    items order the pair the other way (``p_against_board <= alpha``) or when a manufactured
+    pair is reversed by some configuration beyond item sampling (``reversing_significant``);
+    warn: printed tie, manufactured otherwise (not decidable on robust items, or too few of
+    them, with the harness-averaged test beside it), identified against the printed order only
+    before the board's correction, or identified with fragile share > 0.5; pass otherwise. A
+    hand-built pair without the board tests is judged by v3 (``reversing > 0`` fails).
+    Margins: ``value - threshold``; on a board-wide fail ``log10(p_board) - log10(alpha)``; a
+    fragile-share warn ``0.5 - fragile_share``; a printed tie -1."""
+    import math
+
     h, lo = p["higher"], p["lower"]
     fs = p["fragile_share"]
     ho, lw, n_j = p["higher_only"], p["lower_only"], p["robust_items"]
@@ -187,20 +266,29 @@ def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any, alpha: f
     threshold = exact(log10_p(alpha))
     margin = exact(value - threshold) + 0.0
     one_config = n_configs < 2
-    cause = p.get("cause") or ("harness" if fs is not None and not at_most(fs, t.fragile_share) else "sampling")
+    board = "p_against_board" in p
     n = ho + lw
-    if n < min_disagreements(alpha):
-        power = f"; no split of {n} disagreement{'s' if n != 1 else ''} can reach p <= {alpha:g}"
+    undecidable = n < min_disagreements(alpha)
+    if board:
+        cause = p.get("cause")
+        rev_sig = int(p.get("reversing_significant") or 0)
+        against_p = p["p_against_board"]
     else:
-        power = ""
-    if p["manufactured"]:
-        if cause == "harness":
-            what = "manufactured by config-fragile items: the robust items do not order the pair"
-        else:
-            what = (
-                f"too few jointly robust items to tell the pair apart ({n_j} of them{_needed(p)}"
-                f"{power}): a sampling problem, not the harness"
-            )
+        cause = p.get("cause") or ("harness" if fs is not None and not at_most(fs, t.fragile_share) else "sampling")
+        rev_sig = p["reversing"]
+        against_p = p.get("p_value", 1.0)
+
+    def decades(x: float) -> float:
+        return min(exact(math.log10(max(x, 1e-300)) - math.log10(alpha)), -1e-12)
+
+    rev = p.get("reversal") or {}
+    avg = p.get("averaged_p")
+    avg_txt = (
+        ""
+        if avg is None or one_config
+        else f"; harness-averaged sign test {p.get('averaged_above')} v {p.get('averaged_below')} items, p {avg:.2g}"
+        + (" (separates the pair)" if at_most(avg, alpha) else " (does not separate it either)")
+    )
     if p["gap_items"] == 0:
         margin = -1.0
         if side is not None:
@@ -208,12 +296,56 @@ def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any, alpha: f
             status, why = WARN, f"printed as a tie; the robust items order it: {above} above {below}"
         else:
             status, why = WARN, "printed tie (reference gap = 0; the printed order is the name order)"
-    elif p["manufactured"] and p["reversing"] > 0:
-        status, why = FAIL, f"{what}, and {p['reversing']}/{n_configs} configs print the opposite order"
+    elif side == "lower" and at_most(against_p, alpha):
+        status = FAIL
+        why = "the jointly robust items order the pair the other way" + (
+            f" (board-wide Holm p {against_p:.2g} over {p.get('board_tests')} tests)" if board else ""
+        )
+        if board:
+            margin = decades(against_p)
+    elif p["manufactured"] and rev_sig > 0 and (cause == "harness" or not board):
+        status = FAIL
+        if board:
+            why = (
+                f"manufactured by the harness: the robust items do not order the pair, and {rev_sig}/{n_configs} "
+                f"config{'s' if rev_sig != 1 else ''} reverse it beyond item sampling ({rev.get('config')}: "
+                f"{lo} {rev.get('lower_only')} v {rev.get('higher_only')} items only one gets right, board-wide "
+                f"Holm p {rev.get('p_board', 1.0):.2g}); {p['reversing']}/{n_configs} print the opposite order"
+            )
+            margin = decades(rev.get("p_board", 1.0))
+        else:
+            why = (
+                f"manufactured by config-fragile items: the robust items do not order the pair, and "
+                f"{p['reversing']}/{n_configs} configs print the opposite order"
+            )
     elif side == "lower":
-        status, why = FAIL, "the jointly robust items order the pair the other way"
+        status, why = (
+            WARN,
+            (
+                f"the robust items lean the other way (p {p.get('p_value', 1.0):.2g} unadjusted), but not beyond the "
+                f"board's multiplicity (board-wide Holm p {against_p:.2g})"
+            ),
+        )
     elif p["manufactured"]:
-        status, why = WARN, what if one_config else f"{what}; no config reverses the pair"
+        if undecidable:
+            what = (
+                f"not decidable on robust items: {n} disagreement{'s' if n != 1 else ''} among {n_j} jointly "
+                f"robust items, and no split of {n} can reach p <= {alpha:g}{avg_txt}"
+            )
+        else:
+            what = (
+                f"too few jointly robust items to tell the pair apart ({n_j} of them{_needed(p)}){avg_txt}: "
+                f"a sampling problem, not the harness"
+            )
+        if one_config:
+            status, why = WARN, what
+        elif p["reversing"] == 0:
+            status, why = WARN, f"{what}; no configuration reverses the pair"
+        else:
+            status, why = (
+                WARN,
+                (f"{what}; {p['reversing']}/{n_configs} configs print the opposite order, none beyond item sampling"),
+            )
     elif fs is not None and not at_most(fs, t.fragile_share):
         status, why = WARN, f"identified, but {fs:.0%} of the gap is carried by fragile items"
         margin = exact(t.fragile_share - fs) + 0.0
@@ -225,11 +357,19 @@ def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any, alpha: f
     msg = (
         f"{pair_label(h, lo)}: {why}. gap {fmt(p['gap'])} ({p['gap_items']} item{'' if abs(p['gap_items']) == 1 else 's'}), fragile share "
         f"{fmt(fs)}; robust items {n_j}: higher_only {ho}, lower_only {lw}, sign test p "
-        f"{p.get('p_value', 1.0):.3g} (alpha {alpha:g}); robust diff CI {ci_txt}"
+        f"{p.get('p_value', 1.0):.3g} (alpha {alpha:g}, unadjusted); robust diff CI {ci_txt}"
         + ("" if one_config else f"; reversing {p['reversing']}/{n_configs}")
     )
     ev = {k: p.get(k) for k in PAIR_KEYS}
     ev["configs"] = n_configs
+    if board:
+        ev.update(
+            p_against_board=against_p,
+            reversing_significant=rev_sig,
+            reversal=p.get("reversal"),
+            averaged_p=avg,
+            board_tests=p.get("board_tests"),
+        )
     return make_verdict("manufactured", f"manufactured[{scope}-{h}>{lo}]", status, value, threshold, margin, msg, ev)
 
 

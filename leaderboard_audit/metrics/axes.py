@@ -80,3 +80,15 @@ def axis_kendall_min(acc: np.ndarray, ref: int, groups: dict[str, list[int]]) ->
         tau = tau[np.isfinite(tau)]
         out[a] = float(tau.min()) if tau.size else None
     return out
+
+
+def axis_kendall_mean(acc: np.ndarray, ref: int, groups: dict[str, list[int]]) -> dict[str, float | None]:
+    """Mean Kendall tau-b between the reference and the group's other configs (AUDITS v4: the
+    load-bearing axis; the min favours the group with more configs, review T5)."""
+    out: dict[str, float | None] = {}
+    for a, g in groups.items():
+        others = [k for k in g if k != ref]
+        tau = kendall_tau_b(acc[:, ref], acc[:, others]) if others else np.array([])
+        tau = tau[np.isfinite(tau)]
+        out[a] = float(tau.mean()) if tau.size else None
+    return out
