@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..metrics.averaged import METHOD, averaged_order, configs_won
 from ..metrics.identified import identified_report
 from ..tables_model import Line
@@ -56,6 +58,8 @@ class Averaged(Check):
         out["adjacent"] = adjacent
         out["pairs_tested"] = int(len(names) * (len(names) - 1) // 2)
         out["contradictions"] = contradictions(ao, scope)
+        if not scope.verdicts_only:
+            out["board"] = board_section(ao, scope)
         return out
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Line]:
@@ -63,6 +67,36 @@ class Averaged(Check):
         if not a or a.get("coincides"):
             return []
         return [Line("averaged", averaged_line(a))]
+
+
+def board_section(ao: Any, scope: Scope) -> dict[str, Any]:
+    """AUDITS v4, the published board: every model's rank (1 + models identified above it by
+    the harness-averaged sign tests, Benjamini-Hochberg over all pairs), its harness-averaged
+    accuracy with a 95% CI over items, in published order (rank, then that accuracy, then name)."""
+    from ..metrics.board import RULE, bh_edges, board_ranks, mean_ci
+    from ..metrics.per_model import right_counts
+
+    names = scope.names
+    above = bh_edges(np.asarray(ao.only), scope.shape[1], scope.alpha)
+    rank = board_ranks(above)
+    mean, ci = mean_ci(right_counts(scope.C), scope.shape[2])
+    order = sorted(range(len(names)), key=lambda m: (int(rank[m]), -float(mean[m]), names[m]))
+    return {
+        "rule": RULE,
+        "alpha": scope.alpha,
+        "edges_total": int(above.sum()),
+        "rows": [
+            {
+                "model": names[m],
+                "rank": int(rank[m]),
+                "identified_above": int(above[m].sum()),
+                "identified_below": int(above[:, m].sum()),
+                "averaged": float(mean[m]),
+                "ci": [float(ci[m, 0]), float(ci[m, 1])],
+            }
+            for m in order
+        ],
+    }
 
 
 def contradictions(io: Any, scope: Scope) -> list[dict[str, Any]]:

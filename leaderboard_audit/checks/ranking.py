@@ -64,6 +64,8 @@ class Ranking(Check):
             )
         out["adjacent"] = adjacent
         out["contradictions"] = contradictions(io, scope)
+        # every model's count (the edge list is cut at 10,000): the board's robust-items column
+        out["above_count"] = {names[m]: int(c) for m, c in enumerate(io.above.sum(axis=1).tolist())}
         out["pairs_tested"] = int(len(names) * (len(names) - 1) // 2)
         return out
 

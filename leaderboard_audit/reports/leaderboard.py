@@ -1,11 +1,13 @@
 """A publishable leaderboard (``--audit-leaderboard PATH``: ``.md``, ``.csv`` or ``.html``).
 
 What the paper (section 4.6) asks a leaderboard to publish, from the audited scope
-(``pooled`` when present): models ranked by identified tier (then reference score),
-the reference score with its 95% CI over items (Wilson), the band (min-max single
-configuration accuracy), the robust accuracy, the tier, how many models each is
-identified above, how many configurations it wins, and a harness card (the legend
-summarised, scoring first). Markdown stays under 64 KiB for up to 100 models; beyond,
+(``pooled`` when present), by the AUDITS v4 board rule (docs/audits.md, "The board"):
+models ranked by the harness-averaged comparison (rank = 1 + models identified above,
+Benjamini-Hochberg over all pairs), the harness-averaged score with its 95% CI over items,
+the reference score (Wilson CI), the band (min-max single configuration accuracy), the
+robust accuracy, how many models each is identified above by the averaged comparison and
+by the paper's robust-item comparison, how many configurations it wins, and a harness card
+(the legend summarised, scoring first). Markdown stays under 64 KiB for up to 100 models; beyond,
 the top rows and a note (the CSV always has every model).
 """
 
@@ -29,10 +31,11 @@ HEADERS = [
     "model",
     "score",
     "95% CI",
+    "reference",
     "band (min-max)",
     "robust",
-    "tier",
     "identified above",
+    "robust-items above",
     "configs won",
 ]
 

@@ -20,7 +20,82 @@ def wilson(right: int, n: int, z: float = 1.959963984540054) -> tuple[float, flo
 
 
 def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
-    """One dict per model, in published order, and notes on how to read them."""
+    """One dict per model, in published order, and notes on how to read them (AUDITS v4,
+    docs/audits.md "The board"): ranked by the harness-averaged comparison, rank = 1 + the
+    models identified above (Benjamini-Hochberg over all pairs), the paper's robust-item
+    comparison beside it. A report without the v4 board falls back to the identified tiers."""
+    board = s.get("leaderboard") or []
+    by_model = {r["model"]: r for r in board}
+    avg = s.get("averaged") or {}
+    ident = s.get("identified") or {}
+    v4 = avg.get("board")
+    one = s.get("n_configs", 1) <= 1
+    n = s.get("n_items", 0)
+    robust_above = ident.get("above_count")
+    won = Counter(w for c in (s.get("champions") or {}).get("per_config") or [] for w in c.get("winners", []))
+    if one and board:  # one configuration: its winners are the models with the top reference score
+        top = max(r["reference_items"] if "reference_items" in r else r["reference"] for r in board)
+        won = Counter(
+            r["model"] for r in board if (r["reference_items"] if "reference_items" in r else r["reference"]) == top
+        )
+    if not v4:
+        return _rows_by_tier(s)
+    ranks = Counter(r["rank"] for r in v4["rows"])
+    out = []
+    for r in v4["rows"]:
+        m = r["model"]
+        b = by_model.get(m, {})
+        lo, hi = wilson(int(b.get("reference_items", round(b.get("reference", 0.0) * n))), n)
+        out.append(
+            {
+                "rank": f"{r['rank']}=" if ranks[r["rank"]] > 1 else str(r["rank"]),
+                "model": m,
+                "score": f"{r['averaged']:.3f}",
+                "95% CI": f"{r['ci'][0]:.3f}-{r['ci'][1]:.3f}",
+                "reference": f"{b['reference']:.3f} ({lo:.3f}-{hi:.3f})" if b else "-",
+                "band (min-max)": "-" if one or not b else f"{b['min']:.3f}-{b['max']:.3f}",
+                "robust": "-" if one or not b else f"{b['robust']:.3f}",
+                "identified above": str(r["identified_above"]),
+                "robust-items above": "-" if one or robust_above is None else str(robust_above.get(m, 0)),
+                "configs won": str(won.get(m, 0)),
+            }
+        )
+    K = s.get("n_configs", 1)
+    M = len(v4["rows"])
+    notes = [
+        (
+            f"Ranked by the harness-averaged comparison: every pair of models compared item by item on "
+            f"its accuracy averaged over the {K} configurations (exact sign test), Benjamini-Hochberg over "
+            f"all {M * (M - 1) // 2:,} pairs at alpha {v4['alpha']:g}; rank = 1 + the number of models "
+            f"identified above (= shares a rank with models nothing separates it from). BH bounds the "
+            f"expected share of false 'identified above' claims at {v4['alpha']:g}; with no real "
+            f"differences, at most {v4['alpha']:.0%} of boards print any. score = accuracy averaged over "
+            f"the configurations, 95% CI over items; reference = the reference configuration's accuracy "
+            f"(Wilson CI)."
+            if not one
+            else f"One configuration: ranked by the paired comparison of every two models on the items "
+            f"(exact sign test), Benjamini-Hochberg over all {M * (M - 1) // 2:,} pairs at alpha "
+            f"{v4['alpha']:g}; rank = 1 + the number of models identified above. score = accuracy, 95% CI "
+            f"over items. The harness was not varied, so there is no band and no robust accuracy."
+        )
+    ]
+    if not one:
+        total = ident.get("edges_total")
+        notes.append(
+            "robust-items above = models the paper's comparison (items both models answer alike under "
+            "every configuration, Holm over all pairs) identifies above this one"
+            + (
+                f": here it identifies no pair at all ({total} edges), so it cannot rank this board; with "
+                f"many option permutations almost no item is answered alike under every configuration"
+                if total == 0
+                else f" ({total:,} pairs identified in all)."
+            )
+        )
+    return out, notes
+
+
+def _rows_by_tier(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+    """A pre-v4 report (no averaged board): ranked by identified tier, then reference score."""
     board = s.get("leaderboard") or []
     ident = s.get("identified") or {}
     tiers = ident.get("tiers") or [[r["model"] for r in board]]
@@ -47,26 +122,18 @@ def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
                 "model": r["model"],
                 "score": f"{r['reference']:.3f}",
                 "95% CI": f"{lo:.3f}-{hi:.3f}",
+                "reference": f"{r['reference']:.3f}",
                 "band (min-max)": "-" if one else f"{r['min']:.3f}-{r['max']:.3f}",
                 "robust": "-" if one else f"{r['robust']:.3f}",
-                "tier": str(t),
                 "identified above": _above(above.get(r["model"], 0), truncated),
+                "robust-items above": _above(above.get(r["model"], 0), truncated),
                 "configs won": str(won.get(r["model"], 0)),
             }
         )
     notes = [
         "Ranked by identified tier (the exact sign test on the items both models answer alike under every "
-        "configuration, Holm-adjusted), then by reference score; models in one tier are not separated "
-        "(rank shown with =). score = reference-configuration accuracy, 95% CI over items (Wilson)."
+        "configuration, Holm-adjusted), then by reference score (a report written before AUDITS v4)."
     ]
-    if one:
-        notes.append("One configuration: the harness was not varied, so there is no band and no robust accuracy.")
-    if ident.get("edges_truncated"):
-        notes.append(
-            f"'identified above' counts the first {len(ident.get('edges') or []):,} of "
-            f"{ident.get('edges_total', 0):,} identified pairs (the report keeps the first by name): ≥N is a "
-            "lower bound, n/a a model none of them names; the JSON report's edges are the source."
-        )
     return out, notes
 
 

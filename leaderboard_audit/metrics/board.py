@@ -1,0 +1,101 @@
+"""The published board's ranking rule (AUDITS v4, docs/audits.md "The board").
+
+A model's rank is 1 + the number of models identified above it, where "identified" is the
+exact sign test of every pair of models on their harness-averaged item scores (the
+harness-averaged order's counts), with Benjamini-Hochberg over all ``M(M-1)/2`` pairs at
+``alpha``. Holm over all pairs (the identified and averaged orders' family) controls the
+chance of any false edge, and on a 4,278-model board it left 1,078 models at "1=" (a 0.725
+model beside a 1.000 one: their sign test p is 7e-9, Holm's threshold 5e-9); BH controls the
+expected share of false claims among the edges the board prints, which equals the chance of
+any false claim when no model differs (``benchmarks/null_and_power.py board`` measures both).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .exact import exact_array
+from .identified import CELL_TABLE_MAX, COUNT_CHUNK, sign_test_p
+
+RULE = "benjamini-hochberg over all pairs (harness-averaged sign tests)"
+
+
+def bh_adjust(p: np.ndarray) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values: ``min_{j >= i} min(1, m p_(j) / j)`` in sorted order."""
+    p = np.asarray(p, dtype=float)
+    m = p.size
+    if m == 0:
+        return p
+    order = np.argsort(p, kind="stable")
+    stepped = np.minimum(1.0, p[order] * m / np.arange(1, m + 1))
+    out = np.empty(m)
+    out[order] = np.minimum.accumulate(stepped[::-1])[::-1]
+    return out
+
+
+def bh_adjust_distinct(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``bh_adjust`` of a family given as its distinct p-values (ascending) with their
+    multiplicities: tied values share the rank of the last of them, as the step-up gives."""
+    values = np.asarray(values, dtype=float)
+    counts = np.asarray(counts, dtype=np.int64)
+    m = int(counts.sum())
+    if m == 0:
+        return values
+    last = np.cumsum(counts)
+    stepped = np.minimum(1.0, values * m / np.maximum(last, 1))
+    return np.minimum.accumulate(stepped[::-1])[::-1]
+
+
+def bh_edges(only: np.ndarray, n_items: int, alpha: float) -> np.ndarray:
+    """``above[a, b]``: a is identified above b (BH over every pair's two-sided sign test on
+    ``only[a, b]`` v ``only[b, a]``, in the direction of the larger count). By cell when the
+    cells are few (a board of thousands of models over a hundred items), else pair by pair."""
+    M = only.shape[0]
+    if M < 2:
+        return np.zeros((M, M), dtype=bool)
+    width = n_items + 1
+    if width * width <= CELL_TABLE_MAX:
+        cells_n = width * width
+        code = np.multiply(only, width, dtype=np.int16 if cells_n <= 2**15 else np.int32)
+        code += np.ascontiguousarray(only.T)
+        flat = code.reshape(-1)
+        ordered = np.zeros(cells_n, dtype=np.int64)
+        for start in range(0, flat.size, COUNT_CHUNK):
+            ordered += np.bincount(flat[start : start + COUNT_CHUNK], minlength=cells_n)
+        ordered[0] -= M
+        cells = np.flatnonzero(ordered)
+        x, y = np.divmod(cells, width)
+        p = sign_test_p(x, y, pairs=M * (M - 1) // 2)
+        values, which = np.unique(p, return_inverse=True)
+        per_value = np.bincount(which, weights=ordered[cells], minlength=values.size)
+        adj = bh_adjust_distinct(values, np.rint(per_value).astype(np.int64) // 2)[which]
+        table = np.zeros(cells_n, dtype=bool)
+        table[cells] = (exact_array(adj) <= exact_array(alpha)) & (x > y)
+        return table[code]
+    iu, ju = np.triu_indices(M, k=1)
+    a, b = only[iu, ju], only[ju, iu]
+    reject = exact_array(bh_adjust(sign_test_p(a, b))) <= exact_array(alpha)
+    above = np.zeros((M, M), dtype=bool)
+    up, down = reject & (a > b), reject & (b > a)
+    above[iu[up], ju[up]] = True
+    above[ju[down], iu[down]] = True
+    return above
+
+
+def board_ranks(above: np.ndarray) -> np.ndarray:
+    """``rank[m] = 1 + #models identified above m``."""
+    return 1 + above.sum(axis=0).astype(np.int64)
+
+
+def mean_ci(right: np.ndarray, n_configs: int, z: float = 1.959963984540054) -> tuple[np.ndarray, np.ndarray]:
+    """Harness-averaged accuracy per model and its 95% CI over items: ``a_i = R[m, i] / K``
+    (``R`` the configs under which m gets item i right), mean over items ± z * sd / sqrt(N)."""
+    a = np.asarray(right, dtype=np.float64) / max(n_configs, 1)
+    N = a.shape[1]
+    mean = a.mean(axis=1)
+    sd = a.std(axis=1, ddof=1) if N > 1 else np.zeros(a.shape[0])
+    half = z * sd / np.sqrt(max(N, 1))
+    return mean, np.stack([np.clip(mean - half, 0, 1), np.clip(mean + half, 0, 1)], axis=1)
+
+
+__all__ = ["RULE", "bh_adjust", "bh_adjust_distinct", "bh_edges", "board_ranks", "mean_ci"]
