@@ -3,7 +3,7 @@ Table 9; beyond the paper: every benchmark in turn)
 
 Pooled scope only, with at least 3 benchmarks. For each benchmark b, the registry's
 pooled checks (every check with verdicts, this one excepted) run again on the records
-without b, drawing from the pooled scope's generators (common random numbers), and the
+without b, with generators keyed as the pooled scope's (keyed, not shared: the items differ), and the
 headline numbers of Table 9 are read from the sections they compute. One verdict per
 benchmark, ``mix[<benchmark>]``:
 

@@ -38,9 +38,8 @@ def headline_numbers(
     """Table 9's quantities for one records set, from the metrics that compute them.
 
     ``scope`` names the random generators (docs/spec/AUDITS.md, "Determinism"); the reduced sets
-    use the pooled scope's keys, so a pair's bootstrap on a reduced set draws from the
-    same generator as on the full set (common random numbers: a verdict that moves,
-    moves with the data).
+    use the pooled scope's keys, so a reduced set's draws are a function of its records and the
+    seed (its items differ from the full set's, so the draws themselves are not shared).
     """
     C = records.correct
     names = records.models

@@ -72,6 +72,32 @@ def _range(values: list[int]) -> str:
     return f"{lo:,}" if lo == hi else f"median {med_text}, range {lo:,}-{hi:,}"
 
 
+def board_line(s: dict[str, Any]) -> str | None:
+    """Which order the published board uses and why (AUDITS v4, "The board")."""
+    board = (s.get("averaged") or {}).get("board")
+    if not board or len(board["rows"]) < 2:
+        return None
+    rows = board["rows"]
+    ranks = sorted({r["rank"] for r in rows})
+    top = [r["model"] for r in rows if r["rank"] == 1]
+    text = (
+        f"publish the board ranked by the harness-averaged comparison (rank = 1 + models identified above, "
+        f"Benjamini-Hochberg over all pairs): {count(len(ranks), 'distinct rank')} for {count(len(rows), 'model')}; "
+        f"rank 1: {names_list(top, TOP_NAMES)}"
+    )
+    ident = s.get("identified") or {}
+    if s.get("n_configs", 1) > 1 and isinstance(ident.get("edges_total"), int):
+        pairs = len(rows) * (len(rows) - 1) // 2
+        text += (
+            f"; why not the robust-item order: it identifies {ident['edges_total']:,} of {pairs:,} pairs "
+            "(items answered alike under every configuration are too few to separate models)"
+            if ident["edges_total"] * 2 < pairs
+            else f"; the robust-item comparison (the paper's) agrees on {ident['edges_total']:,} of {pairs:,} pairs "
+            "and stays beside it as its own column"
+        )
+    return text
+
+
 def pair_lines(s: dict[str, Any]) -> list[str]:
     pairs = s.get("pairs") or []
     if not pairs:
@@ -79,41 +105,72 @@ def pair_lines(s: dict[str, Any]) -> list[str]:
     ties = [p for p in pairs if p["gap_items"] == 0]
     ident = [p for p in pairs if p["gap_items"] != 0 and not p["robust_tie"]]
     sampling = [p for p in pairs if p["gap_items"] != 0 and p["manufactured"] and p.get("cause") == "sampling"]
+    undecidable = [p for p in pairs if p["gap_items"] != 0 and p["manufactured"] and p.get("cause") == "undecidable"]
     harness = [p for p in pairs if p["gap_items"] != 0 and p["manufactured"] and p.get("cause") == "harness"]
-    other = [p for p in pairs if p["gap_items"] != 0 and p["robust_tie"] and p not in sampling and p not in harness]
-    parts = [f"{len(ident):,} identified"]
+    other = [
+        p
+        for p in pairs
+        if p["gap_items"] != 0 and p["robust_tie"] and p not in sampling and p not in harness and p not in undecidable
+    ]
+    parts = [f"{len(ident):,} identified (unadjusted sign test per pair)"]
     if ties:
         parts.append(
             f"{len(ties):,} printed as {'a tie' if len(ties) == 1 else 'ties'} (equal scores: the printed order "
             "carries no claim)"
         )
-    if sampling:
-        needed = [p["items_needed"] for p in sampling if isinstance(p.get("items_needed"), int)]
-        text = f"{len(sampling):,} manufactured by sampling (too few robust items to tell"
-        text += f"; items needed {_range(needed)})" if needed else ")"
-        parts.append(text)
     if harness:
-        rev = [p["reversing"] for p in harness]
-        n_k = s.get("n_configs", 0)
+        parts.append(f"{len(harness):,} manufactured by the harness (a configuration reverses it beyond item sampling)")
+    if undecidable:
+        sep = [p for p in undecidable if isinstance(p.get("averaged_p"), float) and p["averaged_p"] <= 0.05]
         parts.append(
-            f"{len(harness):,} manufactured by the harness (reversed by {_range(rev)} of {n_k} configurations)"
+            f"{len(undecidable):,} not decidable on robust items (the harness-averaged test separates {len(sep):,} "
+            "of them)"
         )
+    if sampling:
+        parts.append(f"{len(sampling):,} too close to call on the robust items (sampling)")
     if other:
         parts.append(f"{len(other):,} not identified")
     out = [f"{count(len(pairs), 'adjacent pair')}: " + "; ".join(parts)]
     if harness:
-        worst = max(harness, key=lambda p: (p["reversing"], p["gap_items"]))
+        worst = max(harness, key=lambda p: (p.get("reversing_significant", 0), p["reversing"], p["gap_items"]))
+        rev = worst.get("reversal") or {}
         out.append(
-            f"most reversed: {worst['higher']} > {worst['lower']} (gap of {count(worst['gap_items'], 'item')}, "
-            f"reversed by {worst['reversing']} of {s.get('n_configs', 0)} configurations)"
+            f"act on the harness: {worst['higher']} > {worst['lower']} is reversed beyond item sampling by "
+            f"{worst.get('reversing_significant', 0)} of {s.get('n_configs', 0)} configurations (e.g. "
+            f"{rev.get('config', '-')}): print the pair as a tie, or fix the configuration and say which"
         )
-    if ident and (sampling or harness):
+    if sampling:
+        needed = [p["items_needed"] for p in sampling if isinstance(p.get("items_needed"), int)]
+        out.append(
+            f"act on the sample: {count(len(sampling), 'pair')} need more items to be told apart on robust items"
+            + (f" (jointly robust items needed: {_range(needed)})" if needed else "")
+        )
+    if undecidable:
+        out.append(
+            "do not print an order for the undecidable pairs from the robust items: rank them by the harness-averaged "
+            "comparison (the board does), which is where their evidence is"
+        )
+    if ident and (sampling or harness or undecidable):
         p = max(ident, key=lambda p: p["higher_only"] - p["lower_only"])
         out.append(
             f"an identified pair beside them: {p['higher']} > {p['lower']} ({p['higher_only']} v {p['lower_only']} "
             "robust items)"
         )
     return out
+
+
+def multiplicity_line(s: dict[str, Any]) -> str | None:
+    """How many false alarms to expect (AUDITS v4: board-wide error control of the pair verdicts)."""
+    pairs = s.get("pairs") or []
+    tests = next((p.get("board_tests") for p in pairs if p.get("board_tests")), None)
+    if not pairs or tests is None:
+        return None
+    n = len(pairs)
+    return (
+        f"false alarms: a pair verdict fails only after Holm over the board's {tests:,} adjacent-pair claims, so "
+        f"a board with no real effect fails any pair at most 5% of the time; the per-pair 'identified' count is "
+        f"unadjusted (about {0.05 * n:.1f} of {n:,} pairs expected by chance when no pair differs)"
+    )
 
 
 def tier_lines(s: dict[str, Any], key: str = "identified", label: str = "identified order") -> list[str]:
@@ -137,16 +194,24 @@ def axis_line(s: dict[str, Any]) -> str | None:
     if s.get("n_configs", 1) <= 1 or not isinstance(ax, dict) or "skipped" in ax:
         return None
     taus = {a: v for a, v in (ax.get("axis_kendall_min") or {}).items() if a != "joint" and isinstance(v, (int, float))}
+    # v4: the load-bearing axis by the mean tau over its configurations (the min favours the largest group)
+    mean_tau = {
+        a: v for a, v in (ax.get("axis_kendall_mean") or {}).items() if a in taus and isinstance(v, (int, float))
+    }
     means = ax.get("mean") or {}
     if not taus:
         return None
-    axis = min(sorted(taus), key=lambda a: (taus[a], means.get(a, 1.0)))
-    if taus[axis] >= 0.9:
+    if min(taus.values()) >= 0.9:
         return None
+    if mean_tau:
+        axis = min(sorted(mean_tau), key=lambda a: (mean_tau[a], means.get(a, 1.0)))
+    else:
+        axis = min(sorted(taus), key=lambda a: (taus[a], means.get(a, 1.0)))
     advice = AXIS_ADVICE.get(
         axis, f"the {axis} axis is load-bearing: report accuracy averaged over it, and publish the setting used"
     )
-    return f"{advice} (varying {axis} alone gives a Kendall tau as low as {taus[axis]:.2f})"
+    mean_txt = f"mean Kendall tau {mean_tau[axis]:.2f}, " if axis in mean_tau else ""
+    return f"{advice} (varying {axis} alone: {mean_txt}as low as {taus[axis]:.2f})"
 
 
 def power_line(s: dict[str, Any]) -> str | None:
@@ -186,11 +251,14 @@ def next_steps(report: dict[str, Any]) -> list[str]:
     line = fragile_line(s)
     if line:
         out.append(line)
+    line = board_line(s)
+    if line:
+        out.append(line)
     out += pair_lines(s)
     out += tier_lines(s)
     if s.get("n_configs", 1) > 1:
         out += tier_lines(s, "averaged", "harness-averaged order")
-    for line in (power_line(s), axis_line(s)):
+    for line in (multiplicity_line(s), power_line(s), axis_line(s)):
         if line:
             out.append(line)
     return out
