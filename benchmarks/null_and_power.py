@@ -17,6 +17,8 @@ configs; ``champion`` model 1 +2.5 logits on likelihood scoring.
     python benchmarks/null_and_power.py power champion M 40
     python benchmarks/null_and_power.py board 100 200     # the board's multiplicity rules on null boards
     python benchmarks/null_and_power.py pairs 1000 100 20 # any pair FAIL on null boards of 1,000 models
+    python benchmarks/null_and_power.py gate 0.0 0.0 40   # a newcomer as good as the best: blocked share
+    python benchmarks/null_and_power.py mix B P 60        # mix on exchangeable benchmarks
     AUDIT_CODE=/path/to/old/checkout python benchmarks/null_and_power.py ...   # the same on other code (v3)
 
 Sizes: S = 6 x 100, M = 6 x 400, P = 12 x 3,679 (26 configurations, the paper's grid).
@@ -194,6 +196,93 @@ def run_board(models: int, boards: int, items: int = 100, seed: int = 2) -> dict
     }
 
 
+def draw_theta(theta: np.ndarray, N: int, rng: np.random.Generator, grid, sd: float = 0.0) -> np.ndarray:
+    """The A generator with given abilities and a model x config harness effect of sd ``sd``."""
+    M, K = theta.size, len(grid)
+    a = rng.lognormal(0, 0.3, N)
+    b = rng.normal(0, 1, N)
+    z = rng.normal(0, 1.5, (M, N))
+    s = np.where(rng.random(N) < 0.3, 0.0, rng.uniform(0.5, 1.5, N))
+    c = rng.normal(0, 0.3, K)
+    u = rng.normal(0, 0.5, (N, K))
+    d = rng.normal(0, sd, (M, K)) if sd > 0 else np.zeros((M, K))
+    logit = (a * (theta[:, None] - b) + z)[:, :, None] + s[None, :, None] * (
+        c[None, None, :] + d[:, None, :] + u[None, :, :]
+    )
+    return (logit + rng.normal(0, 0.7, (M, N, K))) > 0
+
+
+def run_gate(delta: float, sd: float, boards: int, items: int = 400, seed: int = 4) -> dict:
+    """The CI gate (``--audit-submission``): 5 models spaced 0.5 logits apart plus a newcomer
+    ``delta`` logits from the best; the share of boards where the gate exits 1."""
+    from leaderboard_audit.submission import submission_audit
+
+    grid = paper_grid()
+    blocked = 0
+    why: dict[str, int] = {}
+    t0 = time.time()
+    for j in range(boards):
+        rng = np.random.default_rng([seed, j, 100 + int(round(delta * 10)), int(round(sd * 10))])
+        theta = np.array([1.0, 0.5, 0.0, -0.5, -1.0, 1.0 + delta])
+        rec = records_of(draw_theta(theta, items, rng, grid, sd), grid)
+        got = submission_audit(rec, ["m05"], n_boot=200, scopes=["pooled"])["overall"]
+        blocked += got["exit_code"] == 1
+        for vid in got["blocking"]:
+            key = vid.split("[")[0]
+            why[key] = why.get(key, 0) + 1
+    return {
+        "mode": "gate",
+        "newcomer_minus_best_logits": delta,
+        "model_config_sd": sd,
+        "boards": boards,
+        "blocked_share": round(blocked / boards, 3),
+        "blocking_verdicts": why,
+        "seconds": round(time.time() - t0, 1),
+    }
+
+
+def run_mix(kind: str, size: str, boards: int, seed: int = 5) -> dict:
+    """mix on exchangeable benchmarks: the items of one draw dealt into 4 benchmarks at
+    random, so no conclusion can rest on one benchmark; the share of boards with a mix FAIL / WARN."""
+    M, N = SIZES[size]
+    grid = paper_grid()
+    fails = warns = 0
+    t0 = time.time()
+    for j in range(boards):
+        rng = np.random.default_rng([seed, j, hash(kind) % 1000])
+        C = draw(kind, M, N, rng, grid)
+        rec = records_of(C, grid)
+        labels = np.array([f"b{i % 4}" for i in range(N)], dtype=object)
+        order = np.argsort(labels, kind="stable")
+        items = Items(
+            labels[order],
+            np.array([f"{labels[i]}/{i:05d}" for i in order], dtype=object),
+            [0] * N,
+            [None] * N,
+            [None] * N,
+        )
+        rec = Records(
+            correct=np.ascontiguousarray(C[:, order]),
+            models=rec.models,
+            items=items,
+            grid=grid,
+            source="null_and_power",
+        )
+        rep = audit_scopes(rec, ["pooled"], n_boot=200)["pooled"]
+        st = statuses(rep).get("mix", {})
+        fails += "fail" in st
+        warns += "fail" not in st and "warn" in st
+    return {
+        "mode": "mix",
+        "null": kind,
+        "size": size,
+        "boards": boards,
+        "fail_share": round(fails / boards, 3),
+        "warn_share": round(warns / boards, 3),
+        "seconds": round(time.time() - t0, 1),
+    }
+
+
 def run_pairs(models: int, items: int, boards: int, kind: str = "A0", seed: int = 3) -> dict:
     """Board-wide error control of the pair verdicts (issue 42): null boards of ``models`` x
     ``items`` x 26 configurations; the share of boards with any manufactured or ranking FAIL,
@@ -230,6 +319,10 @@ def main(argv: list[str]) -> None:
         print(json.dumps(run_null(argv[1], argv[2], int(argv[3]))))
     elif mode == "power":
         print(json.dumps(run_power(argv[1], argv[2], int(argv[3]))))
+    elif mode == "gate":
+        print(json.dumps(run_gate(float(argv[1]), float(argv[2]), int(argv[3]))))
+    elif mode == "mix":
+        print(json.dumps(run_mix(argv[1], argv[2], int(argv[3]))))
     elif mode == "pairs":
         print(json.dumps(run_pairs(int(argv[1]), int(argv[2]), int(argv[3]), *(argv[4:5] or []))))
     elif mode == "board":

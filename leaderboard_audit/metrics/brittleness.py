@@ -38,10 +38,14 @@ def pooled_shares(v_prompt: np.ndarray, v_total: np.ndarray) -> tuple[np.ndarray
 
 
 def axis_variance(C: np.ndarray, groups: dict[str, list[int]], block_cells: int = 1 << 20) -> dict[str, np.ndarray]:
-    """Per model and axis: ``v_axis[a][m] = mean_i Var_{k in group(a)} Y[m,i,k]`` (population
-    variance over the axis group's configs; docs/spec/AUDITS.md v3 "Declared axes"). The
-    group's ``right`` count per (model, item) gives ``p (1 - p)`` as in ``variance_parts``;
-    models are taken in blocks so no copy of the tensor is made."""
+    """Per model and axis: ``v_axis[a][m] = g/(g-1) mean_i Var_{k in group(a)} Y[m,i,k]``, the
+    unbiased variance over the axis group's ``g`` configs (AUDITS v4; v3 took the population
+    variance, whose expectation p(1-p)(g-1)/g favours the group with more configs: under a
+    null the largest share was the 6-config ordering axis on 39 of 40 grids, review T5). It
+    equals half the mean rate at which two configs of the group disagree on an item. A group
+    of one config has no variance (0). The group's ``right`` count per (model, item) gives
+    ``p (1 - p)`` as in ``variance_parts``; models are taken in blocks so no copy of the
+    tensor is made."""
     M, N, _ = C.shape
     out = {a: np.empty(M) for a in groups}
     step = max(1, block_cells // max(N * max((len(g) for g in groups.values()), default=1), 1))
@@ -49,7 +53,8 @@ def axis_variance(C: np.ndarray, groups: dict[str, list[int]], block_cells: int 
         block = C[lo : lo + step]
         for a, g in groups.items():
             p = block[:, :, g].sum(axis=2, dtype=np.int32) / len(g)
-            out[a][lo : lo + step] = (p * (1.0 - p)).mean(axis=1)
+            unbiased = len(g) / (len(g) - 1) if len(g) > 1 else 0.0
+            out[a][lo : lo + step] = unbiased * (p * (1.0 - p)).mean(axis=1)
     return out
 
 
