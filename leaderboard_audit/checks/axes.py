@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 
 from ..metrics import axes as axes_m
 from ..metrics.harness_effects import interaction_p
@@ -46,19 +45,9 @@ class Axes(Check):
         # v4: size-free attributions and the model x configuration interaction test
         x_only, y_only = scope.reference_discordance
         N, K = scope.shape[1], scope.shape[2]
-        share = (x_only + y_only) / max(N, 1)  # models x configs: items answered differently from the reference
-        singles = axes_m.single_axes(groups)
-        dis = {
-            a: share[:, [k for k in g if k != scope.ref]].mean(axis=1)
-            for a, g in groups.items()
-            if any(k != scope.ref for k in g)
-        }
-        usable = [a for a in singles if a in dis]
-        md = (
-            [usable[int(j)] for j in np.argmax(np.stack([dis[a] for a in usable], axis=1), axis=1)]
-            if usable
-            else axes_m.most_destructive(rob)
-        )
+        # items answered differently from the reference, mean over each axis's configs
+        dis = axes_m.disagreement_by_axis(x_only, y_only, N, groups, scope.ref)
+        md = axes_m.most_destructive_v4(dis, rob)
         others = [k for k in range(K) if k != scope.ref]
         inter = interaction_p(scope.counts[:, others], x_only[:, others], y_only[:, others], N)
         inter_holm = holm_adjust(inter)

@@ -70,6 +70,28 @@ def most_destructive(robust: dict[str, np.ndarray]) -> list[str]:
     return [axes[int(j)] for j in np.argmin(stack, axis=1)]
 
 
+def disagreement_by_axis(
+    x_only: np.ndarray, y_only: np.ndarray, n_items: int, groups: dict[str, list[int]], ref: int
+) -> dict[str, np.ndarray]:
+    """AUDITS v4: per axis and model, the mean over the axis's configs other than the reference
+    of the share of items answered differently from the reference (size-free, review T5).
+    ``x_only`` / ``y_only``: models x configs, items right under config k and wrong under the
+    reference, and the reverse (``harness_effects.reference_discordance``). Groups holding only
+    the reference are left out."""
+    share = (x_only + y_only) / max(n_items, 1)  # models x configs
+    return {a: share[:, [k for k in g if k != ref]].mean(axis=1) for a, g in groups.items() if any(k != ref for k in g)}
+
+
+def most_destructive_v4(dis: dict[str, np.ndarray], robust: dict[str, np.ndarray]) -> list[str]:
+    """AUDITS v4: per model, the single axis with the largest ``disagreement_by_axis`` (first in
+    axis order on ties); without a usable single axis, the v3 rule (``most_destructive``)."""
+    usable = [a for a in single_axes(robust) if a in dis]
+    if not usable:
+        return most_destructive(robust)
+    stack = np.stack([dis[a] for a in usable], axis=1)
+    return [usable[int(j)] for j in np.argmax(stack, axis=1)]
+
+
 def axis_kendall_min(acc: np.ndarray, ref: int, groups: dict[str, list[int]]) -> dict[str, float | None]:
     """Min Kendall tau-b between the reference and the group's other configs
     (None when the axis has no other config or every tau is undefined)."""

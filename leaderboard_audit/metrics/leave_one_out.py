@@ -18,8 +18,9 @@ from ..records import Records
 from . import axes as axes_m
 from .champions import champions
 from .compression import compression
+from .harness_effects import reference_discordance
 from .pairs import adjacent_pairs
-from .per_model import band, leaderboard_order
+from .per_model import band, config_words, leaderboard_order
 
 MIN_BENCHMARKS = 3
 POOLED = "pooled"
@@ -68,7 +69,10 @@ def headline_numbers(
     comp = compression(C, ref, seed=seed, scope=scope, k=k)
     groups = axes_m.axis_groups(records.grid)
     rob = axes_m.axis_robust(C, groups)
-    md = axes_m.most_destructive(rob)
+    # AUDITS v4: the axis whose configs change the most answers from the reference, as the
+    # axes section names it (``checks.axes``), not v3's argmin of axis-robust accuracy
+    x_only, y_only = reference_discordance(config_words(C), ref)
+    md = axes_m.most_destructive_v4(axes_m.disagreement_by_axis(x_only, y_only, N, groups, ref), rob)
     lucky = b["config_lucky"][np.isfinite(b["config_lucky"])]
     return {
         "items": int(N),

@@ -224,7 +224,7 @@ MODEL_HEADERS = [
     "score",
     "band (min-max)",
     "robust",
-    "tier",
+    "board rank",
     "identified above",
     "configs won",
     "pair above",
@@ -239,15 +239,18 @@ def pair_word(p: dict[str, Any], n_configs: int) -> str:
     if not p["robust_tie"]:
         return "identified"
     if p["manufactured"] and p.get("cause") == "harness":
-        return f"manufactured by the harness ({p['reversing']}/{n_configs} configs reverse it)"
+        n = p.get("reversing_significant", p["reversing"])
+        return f"manufactured by the harness ({n}/{n_configs} configs reverse it beyond item sampling)"
+    if p["manufactured"] and p.get("cause") == "undecidable":
+        return "not decidable on robust items"
     if p["manufactured"] and p.get("cause") == "sampling":
-        return "manufactured by sampling"
+        return "too few robust items (sampling)"
     return "not identified"
 
 
 def models_section(s: dict[str, Any]) -> str:
     """One row per model (in the printed order, the same rows as Table 1): what the audit knows about
-    it: band, robust accuracy, tier, how many it is identified above, configs won, and its two
+    it: band, robust accuracy, its rank on the published board, how many it is identified above, configs won, and its two
     adjacent pairs. Each row has an in-page id; the model names of the scope's tables link to it."""
     from .leaderboard_rows import rows_of
 
@@ -271,7 +274,7 @@ def models_section(s: dict[str, Any]) -> str:
             _td(e(f.get("score", "")), "n"),
             _td(e(f.get("band (min-max)", "-"))),
             _td(e(f.get("robust", "-")), "n"),
-            _td(e(f.get("tier", "")), "n"),
+            _td(e(f.get("rank", "")), "n"),
             _td(e(f.get("identified above", "")), "n"),
             _td(e(f.get("configs won", "")), "n"),
             _td(f"{model_link(up['higher'])}: {e(pair_word(up, k))}" if up else "-"),
@@ -281,8 +284,8 @@ def models_section(s: dict[str, Any]) -> str:
         ids.append(model_id(m))
     return (
         '<section id="models"><h2>What is known per model</h2><p>One row per model of scope '
-        "pooled, in the printed order; a model's name in the tables above links here. Tier, "
-        "identified above and configs won as in the publishable leaderboard (--audit-leaderboard); "
+        "pooled, in the printed order; a model's name in the tables above links here. Score (harness-averaged), "
+        "board rank, identified above and configs won as in the publishable leaderboard (--audit-leaderboard); "
         "each adjacent pair as What to do next counts it.</p>"
         + _table([h for j, h in enumerate(MODEL_HEADERS) if j not in drop], rows, "models", row_ids=ids)
         + "</section>"

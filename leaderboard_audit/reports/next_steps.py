@@ -81,19 +81,17 @@ def board_line(s: dict[str, Any]) -> str | None:
     ranks = sorted({r["rank"] for r in rows})
     top = [r["model"] for r in rows if r["rank"] == 1]
     text = (
-        f"publish the board ranked by the harness-averaged comparison (rank = 1 + models identified above, "
-        f"Benjamini-Hochberg over all pairs): {count(len(ranks), 'distinct rank')} for {count(len(rows), 'model')}; "
+        f"publish the board ranked by the harness-averaged comparison (rank = 1 + models identified above; "
+        f"Benjamini-Hochberg over all pairs): {count(len(ranks), 'rank')} for {count(len(rows), 'model')}, "
         f"rank 1: {names_list(top, TOP_NAMES)}"
     )
     ident = s.get("identified") or {}
     if s.get("n_configs", 1) > 1 and isinstance(ident.get("edges_total"), int):
         pairs = len(rows) * (len(rows) - 1) // 2
         text += (
-            f"; why not the robust-item order: it identifies {ident['edges_total']:,} of {pairs:,} pairs "
-            "(items answered alike under every configuration are too few to separate models)"
+            f"; not the robust-item order: it identifies only {ident['edges_total']:,} of {pairs:,} pairs"
             if ident["edges_total"] * 2 < pairs
-            else f"; the robust-item comparison (the paper's) agrees on {ident['edges_total']:,} of {pairs:,} pairs "
-            "and stays beside it as its own column"
+            else f"; the robust-item order (its own column) identifies {ident['edges_total']:,} of {pairs:,} pairs"
         )
     return text
 
@@ -123,8 +121,8 @@ def pair_lines(s: dict[str, Any]) -> list[str]:
     if undecidable:
         sep = [p for p in undecidable if isinstance(p.get("averaged_p"), float) and p["averaged_p"] <= 0.05]
         parts.append(
-            f"{len(undecidable):,} not decidable on robust items (the harness-averaged test separates {len(sep):,} "
-            "of them)"
+            f"{len(undecidable):,} not decidable on robust items (rank them by the harness-averaged comparison: "
+            f"it separates {len(sep):,})"
         )
     if sampling:
         parts.append(f"{len(sampling):,} too close to call on the robust items (sampling)")
@@ -135,20 +133,15 @@ def pair_lines(s: dict[str, Any]) -> list[str]:
         worst = max(harness, key=lambda p: (p.get("reversing_significant", 0), p["reversing"], p["gap_items"]))
         rev = worst.get("reversal") or {}
         out.append(
-            f"act on the harness: {worst['higher']} > {worst['lower']} is reversed beyond item sampling by "
+            f"act on the harness: {worst['higher']} > {worst['lower']} is reversed beyond sampling by "
             f"{worst.get('reversing_significant', 0)} of {s.get('n_configs', 0)} configurations (e.g. "
-            f"{rev.get('config', '-')}): print the pair as a tie, or fix the configuration and say which"
+            f"{rev.get('config', '-')}): print it as a tie, or fix the configuration and say which"
         )
     if sampling:
         needed = [p["items_needed"] for p in sampling if isinstance(p.get("items_needed"), int)]
         out.append(
             f"act on the sample: {count(len(sampling), 'pair')} need more items to be told apart on robust items"
             + (f" (jointly robust items needed: {_range(needed)})" if needed else "")
-        )
-    if undecidable:
-        out.append(
-            "do not print an order for the undecidable pairs from the robust items: rank them by the harness-averaged "
-            "comparison (the board does), which is where their evidence is"
         )
     if ident and (sampling or harness or undecidable):
         p = max(ident, key=lambda p: p["higher_only"] - p["lower_only"])
@@ -167,9 +160,8 @@ def multiplicity_line(s: dict[str, Any]) -> str | None:
         return None
     n = len(pairs)
     return (
-        f"false alarms: a pair verdict fails only after Holm over the board's {tests:,} adjacent-pair claims, so "
-        f"a board with no real effect fails any pair at most 5% of the time; the per-pair 'identified' count is "
-        f"unadjusted (about {0.05 * n:.1f} of {n:,} pairs expected by chance when no pair differs)"
+        f"false alarms: a pair fails only after Holm over the board's {tests:,} pair claims (at most 5% of boards "
+        f"with no effect); 'identified' is per pair, unadjusted (~{0.05 * n:.1f} of {n:,} by chance)"
     )
 
 
@@ -255,9 +247,11 @@ def next_steps(report: dict[str, Any]) -> list[str]:
     if line:
         out.append(line)
     out += pair_lines(s)
-    out += tier_lines(s)
-    if s.get("n_configs", 1) > 1:
-        out += tier_lines(s, "averaged", "harness-averaged order")
+    has_board = bool((s.get("averaged") or {}).get("board"))
+    if s.get("n_configs", 1) <= 1 or not has_board:  # with a board line, its robust-items count says it
+        out += tier_lines(s)
+    if s.get("n_configs", 1) > 1 and not has_board:
+        out += tier_lines(s, "averaged", "harness-averaged order")  # a pre-v4 report: no board line
     for line in (multiplicity_line(s), power_line(s), axis_line(s)):
         if line:
             out.append(line)

@@ -98,7 +98,9 @@ def test_short_summary_starts_with_what_to_do_next(board):
     assert "leaderboard-audit collect" in head
     assert re.search(r"identified order: \d+ tiers? of [\d, ]+ models", head)
     assert re.search(r"\d+ printed as ties", head)
-    assert re.search(r"items needed (median [\d,.]+, range [\d,]+-[\d,]+|[\d,]+)\)", head)
+    # v4: the board's rule first, then one action per finding (pairs too close to call: the items needed)
+    assert "publish the board ranked by the harness-averaged comparison" in head
+    assert re.search(r"jointly robust items needed: (median [\d,.]+, range [\d,]+-[\d,]+|[\d,]+)\)", head)
 
 
 def test_one_benchmark_pooled_twin_not_repeated(board):
@@ -208,7 +210,9 @@ def test_html_next_steps_come_first(demo):
 
 def test_next_steps_name_causes_axis_and_an_identified_pair(demo):
     steps = next_steps(demo)
-    assert steps[0].startswith("5 adjacent pairs: 3 identified;")
+    assert steps[0].startswith("publish the board ranked by the harness-averaged comparison")
+    assert steps[1].startswith("5 adjacent pairs: 3 identified (unadjusted sign test per pair);")
+    assert any(s.startswith("false alarms: a pair verdict fails only after Holm over the board's") for s in steps)
     assert any(s.startswith("an identified pair beside them:") for s in steps)
     assert any("is load-bearing:" in s for s in steps)
     assert not any("harness was not varied" in s for s in steps)
@@ -233,14 +237,21 @@ def test_next_steps_render_v3_keys_when_present(demo):
 
 def test_leaderboard_markdown_and_csv(demo):
     text = render_md(demo)
-    assert "| rank | model | score | 95% CI | band (min-max) | robust | tier | identified above | configs won |" in text
+    assert (
+        "| rank | model | score | 95% CI | reference | band (min-max) | robust | identified above | "
+        "robust-items above | configs won |" in text
+    )
+    plain = text.replace("\\", "")  # Markdown escapes
+    assert "Ranked by the harness-averaged comparison" in plain and "Benjamini-Hochberg" in plain
     assert "## Harness" in text and text.index("- scoring:") < text.index("- template:")
     rows = list(csv.DictReader(io.StringIO(render_csv(demo))))
     assert len(rows) == 6 and sum(int(r["configs won"]) for r in rows) >= 26
-    tiers = [int(r["tier"]) for r in rows]
-    assert tiers == sorted(tiers)
-    first = [r for r in rows if r["tier"] == "1"]
-    assert all(r["rank"] == "1=" for r in first) if len(first) > 1 else rows[0]["rank"] == "1"
+    ranks = [int(r["rank"].rstrip("=")) for r in rows]
+    assert ranks == sorted(ranks)
+    # rank = 1 + the models identified above: each row's rank counts the rows it is below
+    board = demo["scopes"]["pooled"]["averaged"]["board"]["rows"]
+    below = {r["model"]: r["identified_below"] for r in board}
+    assert all(int(r["rank"].rstrip("=")) == 1 + below[r["model"]] for r in rows)
 
 
 def test_leaderboard_markdown_caps_rows_beyond_a_hundred(board):
@@ -256,7 +267,7 @@ def test_leaderboard_csv_defuses_formulas(tmp_path):
     r = load_records(path)
     rows = list(csv.reader(io.StringIO(render_csv(audit(r, n_boot=200)))))
     assert all(row[1].startswith("'=HYPERLINK") for row in rows[1:])
-    assert all(row[4] == "-" and row[5] == "-" for row in rows[1:])  # one config: a plain dash, not "'-"
+    assert all(row[5] == "-" and row[6] == "-" for row in rows[1:])  # one config: a plain dash, not "'-"
 
 
 # -- the plugin -----------------------------------------------------------------------------
