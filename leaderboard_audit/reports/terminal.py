@@ -65,7 +65,8 @@ def evidence_block(v: dict[str, Any]) -> str:
             val = ci_text(val)
         elif isinstance(val, dict):
             val = ", ".join(
-                f"{clean(a, 18)}={num(b) if not isinstance(b, (list, dict)) else clean(b)}" for a, b in val.items()
+                f"{clean(a, 18)}={num(b) if isinstance(b, (int, float, type(None))) else clean(b)}"
+                for a, b in val.items()
             )
         elif isinstance(val, list):
             val = ", ".join(_list_entry(x) for x in val) or "-"
