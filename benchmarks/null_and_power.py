@@ -18,6 +18,7 @@ configs; ``champion`` model 1 +2.5 logits on likelihood scoring.
     python benchmarks/null_and_power.py board 100 200     # the board's multiplicity rules on null boards
     python benchmarks/null_and_power.py pairs 1000 100 20 # any pair FAIL on null boards of 1,000 models
     python benchmarks/null_and_power.py gate 0.0 0.0 40   # a newcomer as good as the best: blocked share
+    python benchmarks/null_and_power.py gate 0.0 0 100 B  # the same with exchangeable configurations
     python benchmarks/null_and_power.py mix B P 60        # mix on exchangeable benchmarks
     AUDIT_CODE=/path/to/old/checkout python benchmarks/null_and_power.py ...   # the same on other code (v3)
 
@@ -212,7 +213,17 @@ def draw_theta(theta: np.ndarray, N: int, rng: np.random.Generator, grid, sd: fl
     return (logit + rng.normal(0, 0.7, (M, N, K))) > 0
 
 
-def run_gate(delta: float, sd: float, boards: int, items: int = 400, seed: int = 4) -> dict:
+def draw_theta_b(theta: np.ndarray, N: int, rng: np.random.Generator, grid) -> np.ndarray:
+    """Null B with given abilities: configurations are exchangeable replicates."""
+    a = rng.lognormal(0, 0.3, N)
+    b = rng.normal(0, 1, N)
+    z = rng.normal(0, 1.5, (theta.size, N))
+    latent = (a * (theta[:, None] - b) + z) > 0
+    f = rng.uniform(0, 0.3, N)
+    return latent[:, :, None] ^ (rng.random((theta.size, N, len(grid))) < f[None, :, None])
+
+
+def run_gate(delta: float, sd: float, boards: int, items: int = 400, seed: int = 4, kind: str = "A") -> dict:
     """The CI gate (``--audit-submission``): 5 models spaced 0.5 logits apart plus a newcomer
     ``delta`` logits from the best; the share of boards where the gate exits 1."""
     from leaderboard_audit.submission import submission_audit
@@ -224,7 +235,8 @@ def run_gate(delta: float, sd: float, boards: int, items: int = 400, seed: int =
     for j in range(boards):
         rng = np.random.default_rng([seed, j, 100 + int(round(delta * 10)), int(round(sd * 10))])
         theta = np.array([1.0, 0.5, 0.0, -0.5, -1.0, 1.0 + delta])
-        rec = records_of(draw_theta(theta, items, rng, grid, sd), grid)
+        C = draw_theta_b(theta, items, rng, grid) if kind == "B" else draw_theta(theta, items, rng, grid, sd)
+        rec = records_of(C, grid)
         got = submission_audit(rec, ["m05"], n_boot=200, scopes=["pooled"])["overall"]
         blocked += got["exit_code"] == 1
         for vid in got["blocking"]:
@@ -232,6 +244,7 @@ def run_gate(delta: float, sd: float, boards: int, items: int = 400, seed: int =
             why[key] = why.get(key, 0) + 1
     return {
         "mode": "gate",
+        "generator": kind,
         "newcomer_minus_best_logits": delta,
         "model_config_sd": sd,
         "boards": boards,
@@ -320,7 +333,7 @@ def main(argv: list[str]) -> None:
     elif mode == "power":
         print(json.dumps(run_power(argv[1], argv[2], int(argv[3]))))
     elif mode == "gate":
-        print(json.dumps(run_gate(float(argv[1]), float(argv[2]), int(argv[3]))))
+        print(json.dumps(run_gate(float(argv[1]), float(argv[2]), int(argv[3]), kind=(argv[4:5] or ["A"])[0])))
     elif mode == "mix":
         print(json.dumps(run_mix(argv[1], argv[2], int(argv[3]))))
     elif mode == "pairs":

@@ -52,7 +52,10 @@ def same_everywhere(n_bench: int = 3) -> Records:
 
 
 def test_mix_fails_naming_the_benchmark_that_carries_the_champion_claim():
-    rep = audit(carried_by_one_benchmark(), n_boot=2000)
+    # AUDITS v4: bolt's ll win must be beyond item sampling under random drops too (50 v 4 items
+    # only one of the two gets right, c alone giving 50 v 0), or random drops of 50 items undo it
+    # as often as dropping c does and the change is not specific to c
+    rep = audit(carried_by_one_benchmark(c_ll=(0, 50)), n_boot=2000)
     v = pooled_verdicts(rep)
     assert v["champions[pooled]"]["status"] == "fail"
     c = v["mix[c]"]
@@ -61,14 +64,30 @@ def test_mix_fails_naming_the_benchmark_that_carries_the_champion_claim():
     assert "champion count 2 -> 1" in c["message"]
     for b in ("a", "b"):
         assert "champions" not in v[f"mix[{b}]"]["evidence"]["changed_checks"]
-    # v3: value = changes specific to c (random drops of as many items reproduce them in < 5%),
-    # margin = the smallest such q minus 0.05
-    assert c["value"] == len(c["evidence"]["specific"]) and c["margin"] < 0
-    assert c["evidence"]["q"]["champions[pooled]"] < 0.05
     mix = rep["scopes"]["pooled"]["mix"]
+    # v4: value = changes specific to c; Monte-Carlo p = (hits + 1) / (draws + 1) <= 0.05 / (every
+    # changed verdict of the board), margin = the smallest such p minus that level
+    level = 0.05 / mix["changes_total"]
+    assert mix["specific_level"] == level and mix["changes_total"] >= len(c["evidence"]["status_changes"])
+    assert c["value"] == len(c["evidence"]["specific"]) and c["margin"] < 0
+    assert c["evidence"]["p"]["champions[pooled]"] == 1 / (mix["draws"] + 1) <= level  # no random drop did it
+    assert c["margin"] == round(1 / (mix["draws"] + 1) - level, 12)
+    ch = {x["id"]: x for x in mix["without"]["c"]["status_changes"]}["champions[pooled]"]
+    assert (ch["drops_judged"], ch["p_is_bound"], ch["q"]) == (mix["draws"], False, 0.0)
     assert mix["full"]["champion_count"] == 2 and mix["without"]["c"]["headline"]["champion_count"] == 1
     assert mix["without"]["c"]["items"] == 100 and "champions" in mix["checks"]
     assert not any(k in mix["checks"] for k in ("flip", "compliance", "robust_subset", "mix"))
+
+
+def test_mix_a_weak_claim_is_not_specific_to_the_benchmark():
+    # the default plant (c: 40 v 10 under ll) fails champions on the full board, but random drops
+    # of 50 items undo that fail about as often as dropping c: not specific (v3 failed mix[c])
+    rep = audit(carried_by_one_benchmark(), n_boot=2000)
+    v = pooled_verdicts(rep)
+    assert v["champions[pooled]"]["status"] == "fail"
+    assert "champions" not in v["mix[c]"]["evidence"]["changed_checks"]
+    ch = {x["id"]: x for x in rep["scopes"]["pooled"]["mix"]["without"]["c"]["status_changes"]}["champions[pooled]"]
+    assert ch["p"] > rep["scopes"]["pooled"]["mix"]["specific_level"]
 
 
 def test_mix_passes_when_every_benchmark_tells_the_same_story():

@@ -235,8 +235,8 @@ def test_pack_command_from_an_importer_source(tmp_path, capsys):
 def test_audit_of_the_packed_form_equals_the_audit_of_the_folder(tmp_path, capsys):
     packed_path = tmp_path / "tiny.arrow"
     write_packed(load_records(TINY), packed_path)
-    assert cli_main(["audit", str(TINY), "--json", str(tmp_path / "a.json")]) == 1
-    assert cli_main(["audit", str(packed_path), "--json", str(tmp_path / "b.json")]) == 1
+    rc = cli_main(["audit", str(TINY), "--json", str(tmp_path / "a.json")])
+    assert rc in (0, 1) and cli_main(["audit", str(packed_path), "--json", str(tmp_path / "b.json")]) == rc
     a, b = (json.loads((tmp_path / n).read_text()) for n in ("a.json", "b.json"))
     assert a["scopes"] == b["scopes"]
     assert {k: v for k, v in a["records"].items() if k not in ("path", "sha256")} == {

@@ -212,7 +212,7 @@ def test_next_steps_name_causes_axis_and_an_identified_pair(demo):
     steps = next_steps(demo)
     assert steps[0].startswith("publish the board ranked by the harness-averaged comparison")
     assert steps[1].startswith("5 adjacent pairs: 3 identified (unadjusted sign test per pair);")
-    assert any(s.startswith("false alarms: a pair verdict fails only after Holm over the board's") for s in steps)
+    assert any(s.startswith("false alarms: a pair fails only after Holm over the board's") for s in steps)
     assert any(s.startswith("an identified pair beside them:") for s in steps)
     assert any("is load-bearing:" in s for s in steps)
     assert not any("harness was not varied" in s for s in steps)
