@@ -54,7 +54,8 @@ def test_a_file_source_in_the_project_folder_is_audited(pytester, monkeypatch):
     write_packed(load_records(TINY), pytester.path / "records.arrow")
     (pytester.path / "pyproject.toml").write_text("[project]\nname = 'mine'\n")
     result = pytester.runpytest_subprocess("--audit", "records.arrow", *Q)
-    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    # audited (tiny's 8 items show no harness effect beyond sampling: no fail under AUDITS v4)
+    assert result.ret == pytest.ExitCode.OK and "leaderboard audit" in result.stdout.str(), result.stdout.str()
 
 
 @pytest.mark.parametrize("spelling", ["space", "equals"])
@@ -70,7 +71,7 @@ def test_an_ini_one_folder_above_the_records_is_refused(pytester, spelling, monk
     if spelling == "space":  # pytest took sub1/pytest.ini as its config: refused
         usage_error(result, "refusing a records path", "found through the records path")
     else:  # pytest never saw the ini: the audit runs with the defaults
-        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        assert result.ret == pytest.ExitCode.OK and "leaderboard audit" in result.stdout.str()
 
 
 def test_escape_sequences_in_refused_file_names_are_escaped(pytester):

@@ -12,17 +12,18 @@ changes status without b is *specific to b* only when, over
 ``mix_draws`` seeded random drops of as many pooled items, the share ``q`` of drops
 under which it changes too is below 0.05 / (benchmarks). Only the changed verdicts' checks rerun.
 
-* fail: some change specific to b (the message names it and its ``q``);
-* warn: changes, none specific (the message gives ``q``); or no status changes but a
-  quantity crosses a threshold: a verdict's value moves to the other side of its
-  threshold, an adjacent pair appears or disappears, or a headline fact moves (champion
+* fail (AUDITS v4): some change specific to b: Monte-Carlo p = (hits + 1)/(draws + 1) at
+  most 0.05 over every changed verdict of the board (Bonferroni), with at least
+  20 x (changed verdicts) - 1 drops so that p can reach that level;
+* warn: a pooled verdict that fails the run no longer fails without b, with p <= 0.05 but
+  above the board's level;
+* pass: otherwise; changes, threshold crossings and moved headline facts (champion
   count or set, reference order, manufactured count, most destructive axis, sign of the
-  corr(disc, fragility) CI low or of the minimum Kendall tau, both defined; robust
-  winner or tiers);
-* pass: nothing of that.
+  corr(disc, fragility) CI low or of the minimum Kendall tau, robust winner or tiers) are
+  listed in the message.
 
-value = number of changes specific to b, threshold 0; margin: ``min q - 0.05`` on a
-fail, minus the number of changes and moved facts on a warn, 0 on a pass
+value = number of changes specific to b, threshold 0; margin: ``min p - level`` on a
+fail, minus the number of such failing verdicts on a warn, 0 on a pass
 (docs/audits.md, "Beyond the paper: leave one benchmark out", "Margins").
 """
 
@@ -201,21 +202,27 @@ def random_drop_shares(
     kept_labels = label_codes(np.asarray(full.items.benchmark[full.items.benchmark != key], dtype=object))
     hits = np.zeros(len(changes), dtype=np.int64)
     seen = np.zeros(len(changes), dtype=np.int64)  # drops each change was judged under
+
     # v4: a change stops being judged once its Monte-Carlo p, (hits + 1) / (draws + 1), is above
-    # ``level`` whatever the remaining drops give: hits >= floor(level * (draws + 1))
-    enough = max(1, int(round(level * 1e6)) * (draws + 1) // 1_000_000)
+    # its level whatever the remaining drops give: hits >= floor(level * (draws + 1)). The level
+    # is the board's for a change of a passing or warning verdict, and 0.05 for a failing one
+    # (mix warns when a failing verdict rests on b at 0.05 but not at the board's level)
+    def enough_at(lv: float) -> int:
+        return max(1, int(round(lv * 1e6)) * (draws + 1) // 1_000_000)
+
+    enough = np.array([enough_at(max(level, SPECIFIC_Q) if ch.get("before") == FAIL else level) for ch in changes])
     done = 0
     while done < draws and np.any(hits < enough):
         sc = _random_drop(scope, rng, n_drop, kept_labels)
-        # a check whose changes have all reached ``enough`` is not rerun: its p is decided
-        live = {ch["check"] for ch, h in zip(changes, hits) if h < enough}
+        # a check whose changes have all reached their ``enough`` is not rerun: their p is decided
+        live = {ch["check"] for ch, h, e in zip(changes, hits, enough) if h < e}
         got: list[dict[str, Any]] = []
         for c in rerun:
             if c.name in live:
                 got += _run(c, sc)
         now = {v["id"]: v["status"] for v in got}
         for j, ch in enumerate(changes):
-            if ch["check"] in live and hits[j] < enough:
+            if ch["check"] in live and hits[j] < enough[j]:
                 hits[j] += now.get(ch["id"]) != before[ch["id"]]
                 seen[j] += 1
         done += 1
@@ -272,6 +279,12 @@ def _verdicts(check: Check, scope: Scope) -> list[dict[str, Any]]:
 #: reproduce it in fewer than this share of draws (v3), divided by the number of
 #: benchmarks left out in turn (``specific_level``: docs/audits.md, "mix against chance")
 SPECIFIC_Q = 0.05
+
+
+def board_draws(mix_draws: int, n_changes: int) -> int:
+    """Random drops per change: ``mix_draws``, or more when the board's level needs them: a
+    Monte-Carlo p is at least 1/(draws + 1), so it can reach 0.05 / n only with draws >= 20 n - 1."""
+    return max(int(mix_draws), -(-int(n_changes) * 20 // 1) - 1 if n_changes else int(mix_draws))
 
 
 def specific_level(n_changes: int) -> float:
@@ -350,27 +363,44 @@ class Mix(Check):
             "checks": list(basis["checks"]),
             "full": basis["full"],
             "without": {b: without[b] for b in scope.full.benchmarks if b in without},
-            "draws": int(scope.thresholds.mix_draws),
+            "draws": board_draws(
+                int(scope.thresholds.mix_draws), sum(len(e["status_changes"]) for e in without.values())
+            ),
             "specific_level": specific_level(sum(len(e["status_changes"]) for e in without.values())),
             "changes_total": sum(len(e["status_changes"]) for e in without.values()),
             "level_rule": "Bonferroni over every changed verdict of the board (AUDITS v4)",
         }
 
     def compute(self, scope: Scope) -> dict[str, Any]:
+        """Every benchmark's reduced set first (its changed verdicts), then the random drops of
+        each at the board's level: 0.05 over every changed verdict of the board (AUDITS v4),
+        with enough drops for a Monte-Carlo p to reach it (``board_draws``)."""
         basis = self.basis(scope)
-        without = {b: self.without_one(scope, b, lambda: basis) for b in scope.full.benchmarks}
+        without = {b: self.reduced_entry(scope, b, lambda: basis) for b in scope.full.benchmarks}
+        n_changes = sum(len(e["status_changes"]) for e in without.values())
+        level, draws = specific_level(n_changes), board_draws(int(scope.thresholds.mix_draws), n_changes)
+        for b, e in without.items():
+            self.drop_entry(scope, b, e, basis, level=level, draws=draws)
         return self.section_of(scope, basis, without)
 
     def without_one(self, scope: Scope, b: str, basis: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """One benchmark's entry of the section: the pooled checks on the records without ``b``,
-        compared with the pooled verdicts, and the random drops for what changes. Depends only
-        on the records and the basis, asked for (``basis()``) once the reduced set's verdicts
-        are computed: each benchmark's entry can be an xdist work unit of its own, which
-        computes its set while another worker computes the pooled scope."""
+        """One benchmark's entry alone (its reduced set and its drops, at the level its own
+        changes give): what a unit that sees one benchmark can compute. ``compute`` judges the
+        board's changes together instead."""
+        e = self.reduced_entry(scope, b, basis)
+        n = len(e["status_changes"])
+        self.drop_entry(
+            scope, b, e, basis(), level=specific_level(n), draws=board_draws(int(scope.thresholds.mix_draws), n)
+        )
+        return e
+
+    def reduced_entry(self, scope: Scope, b: str, basis: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """One benchmark's entry of the section without its random drops: the pooled checks on
+        the records without ``b``, compared with the pooled verdicts. Depends only on the
+        records and the basis, asked for (``basis()``) once the reduced set's verdicts are
+        computed."""
         checks = self.rerun(scope)
         ref_key = scope.keys[scope.ref]
-        draws = int(scope.thresholds.mix_draws)
-        level = SPECIFIC_Q
         red = without_benchmark(scope.full, b)
         items_of(red.correct, scope.C, np.flatnonzero(scope.full.items.benchmark != b))
         sc = Scope(
@@ -394,30 +424,35 @@ class Mix(Check):
         h = headline_from_sections(sc.sections, red.shape[1], list(red.benchmarks), ref_key)
         released(red.correct)  # a view of the pooled tensor would keep its masks as long as the tensor
         got = basis()
-        full_v, full_h = got["verdicts"], got["full"]
-        entry = compare(full_v, red_v)
-        entry.update(items=int(red.shape[1]), headline=h, moved=moved(full_h, h))
-        # only verdicts' status changes are judged against random drops; a check's overall
-        # status that changes with no matched verdict changing (a verdict appeared or
-        # disappeared) is a moved fact (v3)
-        if entry["status_changes"]:
-            qv, made = random_drop_shares(
-                scope,
-                checks,
-                full_v,
-                entry["status_changes"],
-                n_drop=scope.shape[1] - red.shape[1],
-                draws=draws,
-                key=b,
-                level=level,
-            )
-            entry["drops"] = made
-            for ch, (hits, seen) in zip(entry["status_changes"], qv):
-                ch["q"] = hits / max(seen, 1)  # the share of drops judged under that change it too
-                ch["p"] = (hits + 1) / (draws + 1)  # Monte-Carlo p; a lower bound when stopped early
-                ch["drops_judged"] = seen
-                ch["p_is_bound"] = seen < draws
+        entry = compare(got["verdicts"], red_v)
+        entry.update(items=int(red.shape[1]), headline=h, moved=moved(got["full"], h))
         return entry
+
+    def drop_entry(
+        self, scope: Scope, b: str, entry: dict[str, Any], basis: dict[str, Any], *, level: float, draws: int
+    ) -> None:
+        """The random drops of one benchmark's status changes, into ``entry`` (only verdicts'
+        status changes are judged against random drops; a check's overall status that changes
+        with no matched verdict changing is a moved fact, v3)."""
+        if not entry["status_changes"]:
+            return
+        items_left = entry["items"]
+        qv, made = random_drop_shares(
+            scope,
+            self.rerun(scope),
+            basis["verdicts"],
+            entry["status_changes"],
+            n_drop=scope.shape[1] - items_left,
+            draws=draws,
+            key=b,
+            level=level,
+        )
+        entry["drops"] = made
+        for ch, (hits, seen) in zip(entry["status_changes"], qv):
+            ch["q"] = hits / max(seen, 1)  # the share of drops judged under that change it too
+            ch["p"] = (hits + 1) / (draws + 1)  # Monte-Carlo p; a lower bound when stopped early
+            ch["drops_judged"] = seen
+            ch["p_is_bound"] = seen < draws
 
     def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:
         return [self.judge_one(scope, section, b) for b in scope.full.benchmarks]
@@ -472,8 +507,9 @@ class Mix(Check):
             status = WARN
             shown = "; ".join(f"{x[0]} {x[2]} ({p_txt(x)})" for x in suggestive[:6])
             msg = (
-                f"{left} a failing pooled verdict changes status and random drops of {n_drop} items rarely "
-                f"do (p <= {SPECIFIC_Q:g}), but not beyond the board's multiplicity (level {level:.2g}): {shown}"
+                f"{left} a pooled verdict that fails the run no longer fails, and random drops of as many items "
+                f"({n_drop}) rarely do that (p <= {SPECIFIC_Q:g}), but not beyond the board's multiplicity "
+                f"(level {level:.2g}): {shown}"
             )
             margin = -float(len(suggestive))
         else:
@@ -483,8 +519,8 @@ class Mix(Check):
                 msg = (
                     f"{left} {_changed(len(changes))} status, but random drops of the same {n_drop} items "
                     f"change them as often (Monte-Carlo p over {draws} seeded drops; a change is not judged "
-                    f"further once p > {SPECIFIC_Q:g} is certain, and its p is then a bound): {shown}: not "
-                    f"specific to {b}"
+                    f"further once p > the board's level {level:.2g} is certain, and its p is then a bound): "
+                    f"{shown}: not specific to {b}"
                 )
             elif facts:
                 msg = f"{left} no pooled verdict changes status; for the record: "
