@@ -10,7 +10,9 @@ written once, with that commit checked out in a worktree::
         <checkout>/.venv/bin/python <checkout>/tests/test_descriptive_unchanged.py \\
         <checkout>/tests/data/descriptive_v3.json
 
-(the records are read from the worktree's fixtures/, byte-identical to this checkout's).
+(the records are read from the worktree's fixtures/, byte-identical to this checkout's; with an
+editable install of the checkout, drop its finder from ``sys.meta_path`` first so that /tmp/v3's
+package is the one imported, as ``benchmarks/null_and_power.py`` does for ``AUDIT_CODE``).
 """
 
 from __future__ import annotations
