@@ -1,0 +1,122 @@
+"""The aggregate input formats and their recognition by content (import-light: the
+pytest plugin reads this at start-up; standard library only).
+
+These inputs are not records (no item set per model), so they are not importers of
+``leaderboard_audit.formats``: ``pytest --audit FILE`` recognises them by content (or
+``--audit-format NAME``) and audits them with ``arena.audit``; ``leaderboard-audit import
+NAME SRC -o DIR`` writes their normalised form (``arena.import_cli``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+#: name -> (aliases, description)
+AGGREGATE_FORMATS: dict[str, tuple[tuple[str, ...], str]] = {
+    "arena-counts": (
+        ("leaderbot",),
+        "Chatbot Arena per-pair counts, leaderbot's JSON {models, X: [[i, j]], Y: [[wins, losses, ties, both_bad]]}",
+    ),
+    "arena-battles": (
+        ("fastchat", "clean-battle"),
+        "Chatbot Arena battles, FastChat's clean_battle_*.json (a list of {model_a, model_b, winner, tstamp})",
+    ),
+    "score-table": (
+        ("published-table", "alpaca-eval-table"),
+        "a published table of model x configuration -> score (optional <config>_se, <config>_n); "
+        "AlpacaEval leaderboard CSVs",
+    ),
+}
+TABLE_FORMAT = "leaderboard-audit/score-table-v1"
+SNIFF_BYTES = 1 << 16
+PARSE_LIMIT = 64 << 20  # a '{' document is parsed to be recognised only below this size
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_]", "", name.lower())
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        float(cell.strip().strip('"'))
+    except ValueError:
+        return False
+    return True
+
+
+def canonical(fmt: str | None) -> str | None:
+    """The aggregate format ``fmt`` names (case and ``_``/``-`` ignored), else ``None``."""
+    if not fmt:
+        return None
+    for name, (aliases, _) in AGGREGATE_FORMATS.items():
+        if _norm(fmt) in {_norm(name), *(_norm(a) for a in aliases)}:
+            return name
+    return None
+
+
+def format_names() -> tuple[str, ...]:
+    return tuple(AGGREGATE_FORMATS)
+
+
+def all_names() -> tuple[str, ...]:
+    """Every name and alias (the plugin's ``--audit-format`` choices)."""
+    out: list[str] = []
+    for name, (aliases, _) in AGGREGATE_FORMATS.items():
+        out += [name, *aliases]
+    return tuple(out)
+
+
+def sniff(path: str | os.PathLike[str]) -> str | None:
+    """The aggregate format of the file ``path`` by its content, or ``None`` (records,
+    a directory, an importer's input or anything else)."""
+    p = Path(path)
+    try:
+        if not p.is_file():
+            return None
+        with open(p, "rb") as f:
+            head = f.read(SNIFF_BYTES)
+        size = p.stat().st_size
+    except OSError:
+        return None
+    text = head.decode("utf-8-sig", errors="replace").lstrip()
+    if p.suffix.lower() in (".csv", ".tsv"):
+        first = text.splitlines()[0] if text else ""
+        cols = [c.strip().strip('"') for c in first.split("\t" if p.suffix.lower() == ".tsv" else ",")]
+        if any(c in cols for c in ("item_id", "correct")):
+            return None  # the records layer's long table (its reader names what is missing)
+        rows = text.splitlines()[1:2]
+        cells = rows[0].split("\t" if p.suffix.lower() == ".tsv" else ",") if rows else []
+        return "score-table" if len(cols) >= 2 and any(_is_number(c) for c in cells[1:]) else None
+    if text.startswith("["):
+        m = re.match(r"\[\s*\{", text)
+        if m and '"model_a"' in text and '"winner"' in text:
+            return "arena-battles"
+        return None
+    if text.startswith("{"):
+        if TABLE_FORMAT in text[:4096]:
+            return "score-table"
+        if size > PARSE_LIMIT:
+            return None
+        try:
+            obj = json.loads(p.read_bytes().decode("utf-8-sig"))
+        except (OSError, ValueError, RecursionError):
+            return None
+        if isinstance(obj, dict) and {"models", "X", "Y"} <= set(obj):
+            return "arena-counts"
+    return None
+
+
+def aggregate_kind(path: str | None, fmt: str | None) -> str | None:
+    """Which aggregate format ``pytest --audit PATH --audit-format FMT`` reads, or ``None``
+    when the records layer or an importer does."""
+    if not path:
+        return None
+    if fmt and fmt != "auto":
+        return canonical(fmt)
+    return sniff(path)
+
+
+__all__ = ["AGGREGATE_FORMATS", "aggregate_kind", "all_names", "canonical", "format_names", "sniff"]
