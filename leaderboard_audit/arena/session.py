@@ -31,7 +31,13 @@ def start(config: pytest.Config, settings: dict[str, Any], kind: str) -> None:
             )
     if settings.get("submission"):
         raise pytest.UsageError(f"--audit-submission is not available for a {kind} input")
-    session = AggregateSession(config, settings, kind)
+    from .data import ArenaInputError
+
+    try:
+        data = read_input(settings["path"], kind)
+    except ArenaInputError as exc:
+        raise pytest.UsageError(f"--audit {settings['path']} ({kind}): {exc}") from None
+    session = AggregateSession(config, settings, kind, data)
     config.pluginmanager.register(session, ARENA_PLUGIN)
     here = str(Path(settings["path"]).resolve())
     if config.args_source == pytest.Config.ArgsSource.ARGS:
@@ -41,22 +47,31 @@ def start(config: pytest.Config, settings: dict[str, Any], kind: str) -> None:
         config.args[:] = [here]
 
 
-def load_input(path: str, kind: str, *, n_boot: int, seed: int, alpha: float) -> dict[str, Any]:
-    """The aggregate report of ``path`` read as ``kind``."""
-    from .audit import audit_arena, audit_table
-
+def read_input(path: str, kind: str) -> Any:
+    """The input at ``path`` read as ``kind`` (raises ``ArenaInputError``)."""
     if kind == "arena-counts":
         from .data import read_counts
 
-        return audit_arena(read_counts(path), n_boot=n_boot, seed=seed, alpha=alpha)
+        return read_counts(path)
     if kind == "arena-battles":
         from .data import read_battles
 
-        bt = read_battles(path)
-        return audit_arena(bt.pair_counts(), bt, n_boot=n_boot, seed=seed, alpha=alpha)
+        return read_battles(path)
     from .table import read_table
 
-    return audit_table(read_table(path), alpha=alpha)
+    return read_table(path)
+
+
+def audit_input(data: Any, *, n_boot: int, seed: int, alpha: float) -> dict[str, Any]:
+    """The aggregate report of what ``read_input`` read."""
+    from .audit import audit_arena, audit_table
+    from .data import Battles, PairCounts
+
+    if isinstance(data, PairCounts):
+        return audit_arena(data, n_boot=n_boot, seed=seed, alpha=alpha)
+    if isinstance(data, Battles):
+        return audit_arena(data.pair_counts(), data, n_boot=n_boot, seed=seed, alpha=alpha)
+    return audit_table(data, alpha=alpha)
 
 
 def write_atomic(path: str, text: str) -> None:
@@ -125,7 +140,7 @@ class AggregateFile(pytest.File):
 
 
 class AggregateSession:
-    def __init__(self, config: pytest.Config, settings: dict[str, Any], kind: str) -> None:
+    def __init__(self, config: pytest.Config, settings: dict[str, Any], kind: str, data: Any) -> None:
         from .audit import DEFAULT_ARENA_BOOT
 
         self.config = config
@@ -135,23 +150,15 @@ class AggregateSession:
         boot_given = config.getoption("audit_boot") is not None or config.getini("audit_boot")
         self.n_boot = int(settings["boot"]) if boot_given else DEFAULT_ARENA_BOOT
         self.strict = bool(settings.get("strict"))
+        self.data = data
         self._report: dict[str, Any] | None = None
 
     @property
     def report(self) -> dict[str, Any]:
         if self._report is None:
-            from .data import ArenaInputError
-
-            try:
-                self._report = load_input(
-                    str(self.path),
-                    self.kind,
-                    n_boot=self.n_boot,
-                    seed=int(self.settings["seed"]),
-                    alpha=float(self.settings["alpha"]),
-                )
-            except ArenaInputError as exc:
-                raise pytest.UsageError(f"--audit {self.settings['path']} ({self.kind}): {exc}") from None
+            self._report = audit_input(
+                self.data, n_boot=self.n_boot, seed=int(self.settings["seed"]), alpha=float(self.settings["alpha"])
+            )
         return self._report
 
     @property
@@ -191,4 +198,4 @@ class AggregateSession:
             tr.write_line(f"  next {k}. {s}")
 
 
-__all__ = ["ARENA_PLUGIN", "AggregateSession", "load_input", "markdown", "start"]
+__all__ = ["ARENA_PLUGIN", "AggregateSession", "audit_input", "markdown", "read_input", "start"]
