@@ -212,7 +212,7 @@ def next_steps(report: dict[str, Any]) -> list[str]:
     for e in report["exploit"]:
         if e["flagged"]:
             steps.append(
-                f"Inspect {e['model']} first: it is {e['as']} only under {e['config']} and decisively so; "
+                f"Examine {e['model']} first: it is {e['as']} only under {e['config']} and decisively so; "
                 "a lone, decisive crown is how a gamed rule looks (e.g. a constant answer beating length control)."
             )
     champs = report["champions"]

@@ -59,7 +59,7 @@ def test_table_audited_by_content_and_strict(pytester):
     r = pytester.runpytest("--audit", str(src), "--audit-markdown", str(md), "-k", "exploit or champions", *ARGS)
     assert outcomes(r) == {"failed": 2}
     r.stdout.fnmatch_lines(["*FAIL exploit?table?: NullModel is champion only under length_controlled_winrate*"])
-    assert "Inspect NullModel first" in md.read_text()
+    assert "Examine NullModel first" in md.read_text()
     # warns (the axes' tau 0.843) pass, and fail under --audit-strict
     assert pytester.runpytest("--audit", str(src), "-k", "axes", *ARGS).ret == 0
     assert pytester.runpytest("--audit", str(src), "-k", "axes", "--audit-strict", *ARGS).ret == 1

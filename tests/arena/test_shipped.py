@@ -71,7 +71,7 @@ def test_alpaca_null_model_flagged(alpaca_report):
     assert len(champs) == 2
     flagged = [e["model"] for e in alpaca_report["exploit"] if e["flagged"]]
     assert flagged == ["NullModel"]
-    assert alpaca_report["next_steps"][0].startswith("Inspect NullModel first")
+    assert alpaca_report["next_steps"][0].startswith("Examine NullModel first")
     verdict = next(v for v in alpaca_report["verdicts"] if v["id"] == "exploit[table]")
     assert verdict["status"] == "fail" and "NullModel" in verdict["message"]
 
