@@ -31,8 +31,14 @@ def start(config: pytest.Config, settings: dict[str, Any], kind: str) -> None:
             )
     if settings.get("submission"):
         raise pytest.UsageError(f"--audit-submission is not available for a {kind} input")
+    import importlib.util
+
     from .data import ArenaInputError
 
+    if kind != "score-table" and importlib.util.find_spec("scipy") is None:
+        raise pytest.UsageError(
+            f"--audit {settings['path']} ({kind}): needs scipy: pip install 'leaderboard-audit[arena]'"
+        )
     try:
         data = read_input(settings["path"], kind)
     except ArenaInputError as exc:
