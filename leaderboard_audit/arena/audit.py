@@ -181,6 +181,62 @@ def band_verdicts(grid: ScoreGrid, scope: str) -> tuple[list[dict[str, Any]], li
     return out, rows
 
 
+def judge_axis_verdicts(table: ScoreTable, scope: str, alpha: float) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """``judge_axis[<scope>-<axis>]``: does changing this axis alone move the scores?
+
+    Per declared pair of configurations (differing in the axis only) and model, the shift
+    ``d = S[m, b] - S[m, a]`` with ``SE = sqrt(se_a^2 + se_b^2)``; each ``t = d / SE`` (Student
+    t, ``n_a + n_b - 2`` degrees of freedom when n is known) is turned into the normal z of the
+    same two-sided tail, and ``X = sum z^2`` is chi-square with one degree per shift when
+    the axis moves nothing (``stats.chi2_sf``). Fail when
+    ``p <= alpha`` and the RMS shift exceeds ``band_pass`` (0.02, a share); warn when
+    ``p <= alpha`` with a smaller RMS shift; pass otherwise. Margin: ``p - alpha`` (pass),
+    ``-1`` (warn), ``band_pass - rms`` (fail)."""
+    import math
+
+    from .stats import chi2_sf, t_two_sided_p, z_of_p
+
+    out, section = [], {}
+    col = {c: k for k, c in enumerate(table.configs)}
+    M = len(table.models)
+    for axis, pairs in sorted(table.axes.items()):
+        d, v, df = [], [], []
+        for a, b in pairs:
+            d.append(table.scores[:, col[b]] - table.scores[:, col[a]])
+            v.append(
+                (table.se[:, col[a]] ** 2 + table.se[:, col[b]] ** 2) if table.se is not None else np.full(M, np.nan)
+            )
+            df.append(table.n[:, col[a]] + table.n[:, col[b]] - 2 if table.n is not None else np.full(M, np.inf))
+        dd, vv, ff = np.concatenate(d), np.concatenate(v), np.concatenate(df)
+        ok = np.isfinite(vv) & (vv > 0)
+        vid = f"judge_axis[{scope}-{axis}]"
+        if not ok.any():
+            out.append(skipped("judge_axis", vid, f"no standard errors for the {axis} axis"))
+            continue
+        tt = dd[ok] / np.sqrt(vv[ok])
+        fdf = np.where(np.isfinite(ff[ok]) & (ff[ok] > 0), ff[ok], np.inf)
+        x = float(sum(z_of_p(t_two_sided_p(float(t), float(f))) ** 2 for t, f in zip(tt, fdf)))
+        p = chi2_sf(x, int(ok.sum()))
+        rms = float(math.sqrt(np.mean(dd**2)))
+        mean = float(np.mean(dd))
+        section[axis] = {"pairs": [list(q) for q in pairs], "mean_shift": mean, "rms_shift": rms, "chi2": x, "p": p}
+        status = PASS if p > alpha else FAIL if rms > BAND_PASS else WARN
+        out.append(
+            make_verdict(
+                "judge_axis",
+                vid,
+                status,
+                rms,
+                BAND_PASS,
+                exact(p - alpha) + 0.0 if status == PASS else -1.0 if status == WARN else exact(BAND_PASS - rms) + 0.0,
+                f"the {axis} axis alone moves scores by {rms:.3f} RMS (mean {mean:+.3f}) over {len(pairs)} "
+                f"configuration pair(s), p = {p:.2g}" + (": load-bearing" if status == FAIL else ""),
+                section[axis],
+            )
+        )
+    return out, section
+
+
 def skipped_registry(scope: str, reason: str) -> list[dict[str, Any]]:
     """One skipped verdict per item-level check this audit cannot compute."""
     from ..checks import registry
@@ -293,6 +349,9 @@ def audit_table(table: ScoreTable, *, alpha: float = 0.05, scope: str = "table")
     bands, rows = band_verdicts(grid, scope)
     report["band"] = rows
     verdicts += bands
+    if table.axes:
+        axis_v, report["judge_axes"] = judge_axis_verdicts(table, scope, alpha)
+        verdicts += axis_v
     verdicts += skipped_registry(scope, "needs per-item records; a published table has only aggregates")
     return _finish(report, verdicts, scope)
 

@@ -29,7 +29,23 @@ AGGREGATE_FORMATS: dict[str, tuple[tuple[str, ...], str]] = {
         "a published table of model x configuration -> score (optional <config>_se, <config>_n); "
         "AlpacaEval leaderboard CSVs",
     ),
+    "alpaca-eval-annotations": (
+        ("alpacaeval-annotations",),
+        "AlpacaEval annotations.json (a list of {generator_2, output_1, output_2, annotator, preference}); "
+        "judge and length-control axes",
+    ),
+    "arena-hard": (
+        ("arenahard",),
+        "Arena-Hard model_judgment/<judge>/<model>.jsonl (games: both positions, A>>B..B>>A); "
+        "judge, position and verdict-scale axes",
+    ),
+    "mt-bench": (
+        ("mtbench",),
+        "MT-Bench <judge>_single.jsonl (1-10 scores) or <judge>_pair.jsonl (g1_winner/g2_winner)",
+    ),
 }
+#: the formats read into a score table (``arena.table.ScoreTable``)
+TABLE_KINDS = ("score-table", "alpaca-eval-annotations", "arena-hard", "mt-bench")
 TABLE_FORMAT = "leaderboard-audit/score-table-v1"
 SNIFF_BYTES = 1 << 16
 PARSE_LIMIT = 64 << 20  # a '{' document is parsed to be recognised only below this size
@@ -94,6 +110,15 @@ def sniff(path: str | os.PathLike[str]) -> str | None:
         m = re.match(r"\[\s*\{", text)
         if m and '"model_a"' in text and '"winner"' in text:
             return "arena-battles"
+        if m and '"generator_2"' in text and '"preference"' in text:
+            return "alpaca-eval-annotations"
+        return None
+    if p.suffix.lower() == ".jsonl" and text.startswith("{"):
+        first = text.splitlines()[0]
+        if '"games"' in first:
+            return "arena-hard"
+        if '"g1_winner"' in first or ('"judge"' in first and '"score"' in first):
+            return "mt-bench"
         return None
     if text.startswith("{"):
         if TABLE_FORMAT in text[:4096]:

@@ -6,7 +6,9 @@ kind is replaced), which ``pytest --audit DIR/<file>`` reads by content:
 * ``arena-counts`` -> ``DIR/arena_counts.json`` (leaderbot's count document);
 * ``arena-battles`` -> ``DIR/arena_battles.json`` (FastChat battles, the fields the audit
   reads, the kept battles only) and ``DIR/arena_counts.json``;
-* ``score-table`` -> ``DIR/score_table.json`` (``leaderboard-audit/score-table-v1``).
+* ``score-table`` and the judge formats (``alpaca-eval-annotations``, ``arena-hard``,
+  ``mt-bench``) -> ``DIR/score_table.json`` (``leaderboard-audit/score-table-v1``, with
+  the declared judge axes).
 
 Exit status: 0 written; 4 the input or the output was refused (one message on stderr,
 nothing written); 2 a usage error.
@@ -33,7 +35,7 @@ def handles(argv: list[str] | None) -> bool:
 
 def parser(fmt: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=f"{PROG} {fmt}", description=AGGREGATE_FORMATS[fmt][1])
-    p.add_argument("src", help="the input file")
+    p.add_argument("src", help="the input file (arena-hard, mt-bench, alpaca-eval-annotations: or a folder)")
     p.add_argument("-o", "--output", required=True, help="directory to write (new, empty, or an earlier import)")
     if fmt == "score-table":
         p.add_argument("--columns", help="comma-separated score columns (default: AlpacaEval's two, else all)")
@@ -53,9 +55,13 @@ def _documents(fmt: str, args: argparse.Namespace) -> tuple[dict[str, Any], str]
         bt = read_battles(args.src)
         docs = {"arena_battles.json": battles_document(bt), "arena_counts.json": counts_document(bt.pair_counts())}
         return docs, f"{len(bt.models)} models, {len(bt.a)} battles"
+    from .session import read_input
     from .table import read_table, table_document
 
-    t = read_table(args.src, columns=args.columns, reference=args.reference)
+    if fmt == "score-table":
+        t = read_table(args.src, columns=args.columns, reference=args.reference)
+    else:  # a judge format: its table of judge configurations
+        t = read_input(args.src, fmt)
     return {"score_table.json": table_document(t)}, f"{len(t.models)} models x {len(t.configs)} configurations"
 
 

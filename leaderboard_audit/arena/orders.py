@@ -25,7 +25,10 @@ Definitions (all exact, pure numpy):
   top 3 under exactly one) whose lead there is decisive: its margin over the runner-up
   (champion) or over the 4th model (top 3) has an interval above 0. A lone crown that
   no other rule reproduces and that no interval explains as a tie is the signature of a
-  rule being gamed (NullModel's length-controlled win, Zheng et al., ICLR 2025).
+  rule being gamed (NullModel's length-controlled win, Zheng et al., ICLR 2025). Flags
+  are listed champions first, then by ``lead_z`` (the lead in standard errors). With
+  two configurations the definition is symmetric: a model that wins one of them
+  decisively because the other is gamed is flagged too, after it when less decisive.
 """
 
 from __future__ import annotations
@@ -236,7 +239,12 @@ def exploit_flags(grid: ScoreGrid) -> list[dict[str, Any]]:
                 }
             )
     flagged_champ = {e["model"] for e in out if e["as"] == "champion"}
-    return [e for e in out if e["as"] == "champion" or e["model"] not in flagged_champ]
+    out = [e for e in out if e["as"] == "champion" or e["model"] not in flagged_champ]
+    for e in out:  # the lead in standard errors (the interval's half-width is 1.96 of them)
+        iv = e["interval"]
+        e["lead_z"] = None if iv is None or iv[1] <= iv[0] else float(e["lead"] / ((iv[1] - iv[0]) / (2 * Z95)))
+    # champions first, then the top 3; the most decisive first
+    return sorted(out, key=lambda e: (e["as"] != "champion", not e["flagged"], -(e["lead_z"] or 0.0)))
 
 
 __all__ = [

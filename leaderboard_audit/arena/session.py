@@ -35,7 +35,7 @@ def start(config: pytest.Config, settings: dict[str, Any], kind: str) -> None:
 
     from .data import ArenaInputError
 
-    if kind != "score-table" and importlib.util.find_spec("scipy") is None:
+    if kind in ("arena-counts", "arena-battles") and importlib.util.find_spec("scipy") is None:
         raise pytest.UsageError(
             f"--audit {settings['path']} ({kind}): needs scipy: pip install 'leaderboard-audit[arena]'"
         )
@@ -63,6 +63,18 @@ def read_input(path: str, kind: str) -> Any:
         from .data import read_battles
 
         return read_battles(path)
+    if kind == "alpaca-eval-annotations":
+        from .judges import read_alpaca_annotations
+
+        return read_alpaca_annotations(path)
+    if kind == "arena-hard":
+        from .judges import read_arena_hard
+
+        return read_arena_hard(path)
+    if kind == "mt-bench":
+        from .judges import read_mt_bench
+
+        return read_mt_bench(path)
     from .table import read_table
 
     return read_table(path)

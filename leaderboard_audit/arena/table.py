@@ -20,7 +20,7 @@ import csv
 import io
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,9 @@ class ScoreTable:
     reference: str
     source: str = ""
     notes: tuple[str, ...] = ()
+    #: declared judge axes: axis -> pairs of configurations that differ only in that axis
+    #: (position, verdict scale, length control...; ``arena.judges``)
+    axes: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
 
 def is_alpaca_header(header: list[str]) -> bool:
@@ -189,7 +192,21 @@ def table_document(t: ScoreTable) -> dict[str, Any]:
         "se": nested(t.se),
         "n": nested(t.n),
         "notes": list(t.notes),
+        "axes": {a: [list(p) for p in ps] for a, ps in t.axes.items()},
     }
+
+
+def _axes(obj: Any, configs: list[str]) -> dict[str, list[tuple[str, str]]]:
+    if not isinstance(obj, dict):
+        raise ValueError("'axes' must map an axis to pairs of configurations")
+    out = {}
+    for axis, pairs in obj.items():
+        if not isinstance(pairs, list) or not all(
+            isinstance(p, list) and len(p) == 2 and all(c in configs for c in p) for p in pairs
+        ):
+            raise ValueError(f"axis {axis!r}: expected pairs of configurations from {configs}")
+        out[str(axis)] = [(p[0], p[1]) for p in pairs]
+    return out
 
 
 def table_from_document(raw: bytes, where: str) -> ScoreTable:
@@ -232,6 +249,7 @@ def table_from_document(raw: bytes, where: str) -> ScoreTable:
             ref,
             where,
             tuple(str(x) for x in obj.get("notes", ())),
+            _axes(obj.get("axes") or {}, configs),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ArenaInputError(f"{where}: malformed {TABLE_FORMAT} document ({exc})") from None
