@@ -13,6 +13,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 #: name -> (aliases, description)
 AGGREGATE_FORMATS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -90,6 +91,8 @@ def sniff(path: str | os.PathLike[str]) -> str | None:
     a directory, an importer's input or anything else)."""
     p = Path(path)
     try:
+        if p.is_dir():
+            return _sniff_dir(p)
         if not p.is_file():
             return None
         with open(p, "rb") as f:
@@ -131,6 +134,40 @@ def sniff(path: str | os.PathLike[str]) -> str | None:
             return None
         if isinstance(obj, dict) and {"models", "X", "Y"} <= set(obj):
             return "arena-counts"
+    return None
+
+
+def _first(d: Path, depth: int, want: Any) -> Path | None:
+    """The first file under ``d`` (at most ``depth`` levels down) that ``want`` accepts;
+    reads directory entries lazily and stops at the first hit (records folders are large)."""
+    try:
+        entries = sorted(os.scandir(d), key=lambda e: e.name)
+    except OSError:
+        return None
+    for e in entries:
+        if e.is_file() and want(e.name):
+            return Path(e.path)
+    if depth > 0:
+        for e in entries:
+            if e.is_dir() and not e.name.startswith("."):
+                found = _first(Path(e.path), depth - 1, want)
+                if found is not None:
+                    return found
+                break  # one sub-folder is enough to tell a layout
+    return None
+
+
+def _sniff_dir(d: Path) -> str | None:
+    """A folder of judge outputs: Arena-Hard's ``model_judgment/<judge>/<model>.jsonl``,
+    MT-Bench's ``*_single.jsonl``/``*_pair.jsonl``, AlpacaEval's ``annotations.json``."""
+    jsonl = _first(d, 2, lambda n: n.endswith(".jsonl"))
+    if jsonl is not None:
+        kind = sniff(jsonl)
+        if kind in ("arena-hard", "mt-bench"):
+            return kind
+    ann = _first(d, 2, lambda n: n == "annotations.json")
+    if ann is not None and sniff(ann) == "alpaca-eval-annotations":
+        return "alpaca-eval-annotations"
     return None
 
 

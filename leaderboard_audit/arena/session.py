@@ -169,6 +169,7 @@ class AggregateSession:
         self.n_boot = int(settings["boot"]) if boot_given else DEFAULT_ARENA_BOOT
         self.strict = bool(settings.get("strict"))
         self.data = data
+        self._collected = False
         self._report: dict[str, Any] | None = None
 
     @property
@@ -184,7 +185,11 @@ class AggregateSession:
         pytest.skip(f"a {self.kind} input has no records (no item set per model)")
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-        if file_path.resolve() == self.path:
+        """The input file holds the tests; a folder input (judge outputs), its first file
+        pytest meets (once)."""
+        here = file_path.resolve()
+        if here == self.path or (not self._collected and self.path.is_dir() and self.path in here.parents):
+            self._collected = True
             return AggregateFile.from_parent(parent, path=file_path)
         return None
 

@@ -193,3 +193,18 @@ def test_judge_errors_name_file_and_line(tmp_path):
     f.write_text(json.dumps({"model": "m", "judge": ["j", "single-v1"], "score": 11, "turn": 1}) + "\n")
     with pytest.raises(ArenaInputError, match=r"m.jsonl: line 1: 'score' is 11"):
         read_mt_bench(f)
+
+
+def test_judge_folder_audited_through_pytest(pytester):
+    strength = {"m1": 0.9, "m2": 0.3, "m3": -0.3}
+    root = arena_hard_dir(pytester.path / "run", strength, bias=0.6, n=60)
+    assert sniff(root) == "arena-hard"  # model_judgment/, recognised from its first file
+    r = pytester.runpytest("--audit", str(root), "-k", "judge_axis", "-p", "no:cacheprovider", "-q")
+    r.stdout.fnmatch_lines(["*FAIL judge_axis?table-position?: the position axis alone moves scores*load-bearing*"])
+    assert r.ret == 1
+
+
+def test_records_folder_is_not_a_judge_folder(tmp_path):
+    from helpers.builders import stable_records, write
+
+    assert sniff(write(stable_records(), tmp_path / "rec")) is None
