@@ -5,14 +5,13 @@ file itself is collected, one test per verdict (``test_<check>[<id>]``): a fail 
 a warn passes (fails under ``--audit-strict``), a skipped verdict skips with its reason.
 ``--audit-report`` writes the aggregate report (JSON), ``--audit-markdown`` a short
 Markdown summary; the terminal summary names the champions and the next steps. The
-audit is computed once per process (xdist workers each compute it: no speed-up).
+audit is computed once per process: under xdist each worker computes it and the
+controller again for the outputs (no speed-up; run these inputs without ``-n``).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -93,15 +92,10 @@ def audit_input(data: Any, *, n_boot: int, seed: int, alpha: float) -> dict[str,
 
 
 def write_atomic(path: str, text: str) -> None:
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """The project's atomic writer (temp file, fsync, rename; the umask's permissions)."""
+    from ..records.writer import atomic_write_bytes
+
+    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -193,17 +187,29 @@ class AggregateSession:
             return AggregateFile.from_parent(parent, path=file_path)
         return None
 
+    def _controller_report(self) -> dict[str, Any] | None:
+        """The report on the process that writes outputs: computed here too when xdist
+        workers collected the tests (the controller collects none)."""
+        if getattr(self.config, "workerinput", None) is not None:
+            return None
+        if self._report is None and getattr(self.config.option, "numprocesses", None):
+            return self.report
+        return self._report
+
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if self._report is None or getattr(self.config, "workerinput", None) is not None:
+        r = self._controller_report() if self.settings.get("report") or self.settings.get("markdown") else None
+        if r is None:
             return
         if self.settings.get("report"):
-            write_atomic(self.settings["report"], json.dumps(self._report, sort_keys=True, indent=1) + "\n")
+            write_atomic(self.settings["report"], json.dumps(r, sort_keys=True, indent=1) + "\n")
         if self.settings.get("markdown"):
-            write_atomic(self.settings["markdown"], markdown(self._report))
+            write_atomic(self.settings["markdown"], markdown(r))
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-        r = self._report
-        if r is None or self.settings.get("summary") == "none":
+        if self.settings.get("summary") == "none":
+            return
+        r = self._controller_report()
+        if r is None:
             return
         tr = terminalreporter
         tr.section(f"leaderboard-audit: {self.kind}")

@@ -155,3 +155,16 @@ def test_table_errors_name_the_line(tmp_path):
     p.write_text("model,judge_a,judge_a_se,judge_b\nx,0.5,0.01,0.6\ny,0.4,0.01,0.3\n")
     t = read_table(p)
     assert t.configs == ("judge_a", "judge_b") and t.se is not None and np.isnan(t.se[:, 1]).all()
+
+
+def test_outputs_written_under_xdist(pytester):
+    pytest.importorskip("xdist")
+    src = pytester.path / "board.csv"
+    shutil.copy(ALPACA, src)
+    report = pytester.path / "r.json"
+    r = pytester.runpytest_subprocess(
+        "--audit", str(src), "-n", "2", "-k", "exploit", "--audit-report", str(report), *ARGS
+    )
+    assert r.ret == 1
+    assert json.loads(report.read_text())["champions"]["length_controlled_winrate"] == ["NullModel"]
+    assert report.stat().st_mode & 0o044  # the umask's permissions, not mkstemp's 0600
