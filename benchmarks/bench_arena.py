@@ -34,7 +34,7 @@ def since(t: tuple[float, float]) -> str:
     return f"{w - t[0]:.1f} s wall, {c - t[1]:.1f} s CPU"
 
 
-def simulated_battles(n: int, M: int, seed: int = 0, opponents: int = 30) -> list[dict]:
+def simulated_battles(n: int, M: int, seed: int = 0, opponents: int = 30, style: bool = False) -> list[dict]:
     rng = np.random.default_rng(seed)
     strength = rng.normal(0, 1, M)
     # a sparse schedule: each model meets ~opponents others
@@ -53,10 +53,25 @@ def simulated_battles(n: int, M: int, seed: int = 0, opponents: int = 30) -> lis
     code = np.where(u < 0.12, 2, np.where(u < 0.18, 3, np.where(win, 0, 1)))
     models = [f"model-{k:03d}" for k in range(M)]
     ts = 1.7e9 + np.sort(rng.random(n)) * 3e7
-    return [
+    rows = [
         {"model_a": models[x], "model_b": models[y], "winner": w, "tstamp": t, "anony": True}
         for x, y, w, t in zip(a.tolist(), b.tolist(), names[code].tolist(), ts.tolist())
     ]
+    if style:  # FastChat's conv_metadata: the style control rule runs too
+        tok = rng.integers(50, 2000, (n, 2)).tolist()
+        md = rng.integers(0, 6, (n, 6)).tolist()
+        for row, t, m in zip(rows, tok, md):
+            row["conv_metadata"] = {
+                "sum_assistant_a_tokens": t[0],
+                "sum_assistant_b_tokens": t[1],
+                "header_count_a": {"h1": m[0]},
+                "header_count_b": {"h1": m[1]},
+                "list_count_a": {"ordered": m[2]},
+                "list_count_b": {"ordered": m[3]},
+                "bold_count_a": {"**": m[4]},
+                "bold_count_b": {"**": m[5]},
+            }
+    return rows
 
 
 def main() -> None:
@@ -65,6 +80,7 @@ def main() -> None:
     ap.add_argument("--models", type=int, default=250)
     ap.add_argument("--boot", type=int, default=1000)
     ap.add_argument("--skip-simulated", action="store_true")
+    ap.add_argument("--style", action="store_true", help="battles carry conv_metadata (style control runs)")
     args = ap.parse_args()
     from leaderboard_audit.arena.audit import audit_arena
     from leaderboard_audit.arena.data import read_battles, read_counts
@@ -84,7 +100,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "clean_battle_simulated.json"
         t = clock()
-        path.write_text(json.dumps(simulated_battles(args.battles, args.models)))
+        path.write_text(json.dumps(simulated_battles(args.battles, args.models, style=args.style)))
         print(f"simulated file written ({path.stat().st_size / 1e6:.0f} MB): {since(t)}")
         t = clock()
         bt = read_battles(path)

@@ -34,6 +34,24 @@ BATTLES_FIX = (
 )
 
 
+#: the style features of the Arena's style control (FastChat ``elo_analysis.py``,
+#: ``style_elements``): answer tokens, markdown headers, list items, bold spans, as
+#: ``conv_metadata`` keys with ``{}`` the side (``a``/``b``)
+STYLE_FEATURES = ("sum_assistant_{}_tokens", "header_count_{}", "list_count_{}", "bold_count_{}")
+
+
+def _style_side(meta: dict[str, Any], side: str) -> list[float] | None:
+    out = []
+    for name in STYLE_FEATURES:
+        v = meta.get(name.format(side))
+        if isinstance(v, dict):  # header_count: {"h1": n, ...}; list_count, bold_count alike
+            v = sum(x for x in v.values() if isinstance(x, (int, float)) and not isinstance(x, bool))
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0:
+            return None
+        out.append(float(v))
+    return out
+
+
 class ArenaInputError(ValueError):
     """An arena or table input that cannot be read: the message names file, entry and fix."""
 
@@ -79,6 +97,9 @@ class Battles:
     tstamp: np.ndarray | None = None
     source: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: per battle, the ``STYLE_FEATURES`` of each side (n x 2 x 4: a, b) from FastChat's
+    #: ``conv_metadata`` (dict-valued counts summed); ``None`` when a battle lacks them
+    style: np.ndarray | None = None
 
     def time_order(self) -> np.ndarray:
         """Battle indices in time order (file order where there are no time stamps; stable)."""
@@ -187,6 +208,7 @@ def battles_from_list(obj: Any, where: str) -> Battles:
     out: list[int] = []
     ts: list[float] = []
     n_ts = not_anony = not_sampled = 0
+    style: list[list[list[float]]] | None = []
     for k, row in enumerate(obj):
         if not isinstance(row, dict):
             raise ArenaInputError(f"{where}: battle {k} is not an object; {BATTLES_FIX}")
@@ -214,6 +236,14 @@ def battles_from_list(obj: Any, where: str) -> Battles:
         b.append(index.setdefault(mb, len(index)))
         out.append(WINNERS[w])
         ts.append(float(t) if t is not None else np.nan)
+        meta = row.get("conv_metadata")
+        if style is not None:
+            sa = _style_side(meta, "a") if isinstance(meta, dict) else None
+            sb = _style_side(meta, "b") if isinstance(meta, dict) else None
+            if sa is None or sb is None:
+                style = None
+            else:
+                style.append([sa, sb])
     if not out:
         raise ArenaInputError(
             f"{where}: no battles left to audit ({not_anony} non-anonymous, {not_sampled} de-duplicated)"
@@ -240,6 +270,7 @@ def battles_from_list(obj: Any, where: str) -> Battles:
         np.asarray(ts) if n_ts else None,
         where,
         tuple(notes),
+        np.asarray(style, dtype=float) if style else None,
     )
 
 
@@ -266,11 +297,18 @@ def battles_document(bt: Battles) -> list[dict[str, Any]]:
         }
         if bt.tstamp is not None:
             row["tstamp"] = float(bt.tstamp[k])
+        if bt.style is not None:
+            row["conv_metadata"] = {
+                name.format(side): float(bt.style[k, s, f])
+                for f, name in enumerate(STYLE_FEATURES)
+                for s, side in enumerate("ab")
+            }
         rows.append(row)
     return rows
 
 
 __all__ = [
+    "STYLE_FEATURES",
     "A_WINS",
     "BOTH_BAD",
     "B_WINS",

@@ -10,6 +10,8 @@ arena leaderboards"): each turns the same battles into one score per model.
 * ``elo_time``: online Elo, K = 4, base 10, scale 400, start 1000, one update per battle
   in time order (ties 0.5). Needs per-battle input with time stamps.
 * ``elo_shuffled``: the same over ``n_shuffles`` random battle orders, averaged.
+* ``bt_style_control``: Bradley-Terry over the battles with the style covariates of
+  FastChat's ``conv_metadata`` (answer tokens, headers, lists, bold; ``style_features``).
 * ``mean_pairwise``: the mean, over the opponents a model met, of its score share
   against each (wins + ties / 2) / battles; every opponent weighs the same.
 * ``win_share``: (wins + ties / 2) / battles over all of a model's battles.
@@ -36,7 +38,7 @@ PRINTED_RULE = "bt_bothbad_halved"  # the rule the Arena prints: the reference c
 class Rule:
     name: str
     description: str
-    needs: str = "counts"  # "counts" or "time" (per-battle time order)
+    needs: str = "counts"  # "counts", "time" (per-battle time order) or "style" (per-battle style features)
 
 
 RULES: tuple[Rule, ...] = (
@@ -45,6 +47,7 @@ RULES: tuple[Rule, ...] = (
     Rule("bt_bothbad_halved", "Bradley-Terry, every tie half a win each (the Arena's rule)"),
     Rule("elo_time", "online Elo, K=4, in time order", needs="time"),
     Rule("elo_shuffled", f"online Elo, K=4, mean over {N_SHUFFLES} shuffled orders"),
+    Rule("bt_style_control", "Bradley-Terry with style covariates (the Arena's style control)", needs="style"),
     Rule("mean_pairwise", "mean pairwise win rate (each opponent met weighs the same)"),
     Rule("win_share", "raw win share over all battles"),
 )
@@ -114,6 +117,54 @@ def online_elo(a: np.ndarray, b: np.ndarray, score_a: np.ndarray, M: int, k: flo
         r[x] = rx + d
         r[y] = ry - d
     return np.asarray(r)
+
+
+def style_features(bt: Battles) -> np.ndarray:
+    """Per battle and feature, ``(x_a - x_b) / (x_a + x_b)`` (0 when both are 0),
+    standardised over the battles; a constant feature is left out (FastChat's
+    ``construct_style_matrices`` with every ratio applied)."""
+    assert bt.style is not None
+    a, b = bt.style[:, 0, :], bt.style[:, 1, :]
+    tot = a + b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(tot > 0, (a - b) / np.where(tot > 0, tot, 1), 0.0)
+    sd = r.std(axis=0)
+    keep = sd > 0
+    return (r[:, keep] - r[:, keep].mean(axis=0)) / sd[keep]
+
+
+def bt_style_control(bt: Battles) -> tuple[np.ndarray, np.ndarray]:
+    """Bradley-Terry with style covariates: ``P(a beats b) = s(theta_a - theta_b + f . gamma)``
+    over the battles (a tie, either kind, half a win each, as the Arena does), fitted by
+    scipy's Newton-CG with ridge ``RIDGE`` on theta. Returns (Elo-scale scores, gamma)."""
+    from scipy.optimize import minimize
+    from scipy.special import expit, log_expit
+
+    F = style_features(bt)
+    M, P = len(bt.models), F.shape[1]
+    a, b, y = bt.a.astype(np.intp), bt.b.astype(np.intp), _score_a(bt.outcome)
+
+    def z_of(w: np.ndarray) -> np.ndarray:
+        return w[a] - w[b] + F @ w[M:] if P else w[a] - w[b]
+
+    def f(w: np.ndarray) -> tuple[float, np.ndarray]:
+        z = z_of(w)
+        loss = -float(np.sum(y * log_expit(z) + (1 - y) * log_expit(-z)))
+        g = expit(z) - y
+        grad = np.concatenate([np.bincount(a, g, M) - np.bincount(b, g, M), F.T @ g])
+        grad[:M] += RIDGE * w[:M]
+        return loss + 0.5 * RIDGE * float(np.sum(w[:M] ** 2)), grad
+
+    def hessp(w: np.ndarray, v: np.ndarray) -> np.ndarray:
+        p = expit(z_of(w))
+        h = p * (1 - p) * z_of(v)
+        out = np.concatenate([np.bincount(a, h, M) - np.bincount(b, h, M), F.T @ h])
+        out[:M] += RIDGE * v[:M]
+        return out
+
+    res = minimize(f, np.zeros(M + P), jac=True, hessp=hessp, method="Newton-CG", options={"xtol": 1e-7})
+    theta = res.x[:M]
+    return 1000.0 + ELO_SCALE * (theta - theta.mean()), res.x[M:]
 
 
 def _score_a(outcome: np.ndarray) -> np.ndarray:
@@ -192,6 +243,12 @@ def rule_scores(
         "win_share": lambda: win_share(pc),
     }
     for rule in RULES:
+        if rule.needs == "style":
+            if battles is None or battles.style is None:
+                skipped[rule.name] = "the battles carry no style features (FastChat's conv_metadata)"
+            else:
+                out[rule.name] = bt_style_control(battles)[0]
+            continue
         if rule.needs == "time":
             if battles is None:
                 skipped[rule.name] = "per-pair counts carry no battle order (give the per-battle file)"
@@ -214,6 +271,7 @@ __all__ = [
     "Rule",
     "bradley_terry",
     "bt_scores",
+    "bt_style_control",
     "elo_shuffled",
     "elo_time",
     "expand",
@@ -222,5 +280,6 @@ __all__ = [
     "outcome_weights",
     "pair_share",
     "rule_scores",
+    "style_features",
     "win_share",
 ]
