@@ -28,7 +28,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="records to audit: a records-v1 directory or a long CSV/Parquet table",
     )
-    from .arena.formats import all_names as aggregate_names
+    from .arena.formats import all_names as aggregate_names, format_names as aggregate_formats
     from .formats import audit_formats, format_names, formats_help, metric_help
 
     g.addoption(
@@ -36,7 +36,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default="auto",
         choices=audit_formats() + aggregate_names(),
         help=f"how to read --audit PATH (default: auto; importers: {formats_help()}; "
-        "arena and published tables: arena-counts, arena-battles, score-table)",
+        f"arena, published tables and judge outputs: {', '.join(aggregate_formats())})",
     )
     g.addoption(
         "--audit-mapping",
