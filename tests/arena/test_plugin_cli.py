@@ -168,3 +168,15 @@ def test_outputs_written_under_xdist(pytester):
     assert r.ret == 1
     assert json.loads(report.read_text())["champions"]["length_controlled_winrate"] == ["NullModel"]
     assert report.stat().st_mode & 0o044  # the umask's permissions, not mkstemp's 0600
+
+
+def test_library_call_without_pytest(tmp_path):
+    from leaderboard_audit.arena.audit import audit_file
+
+    rep = audit_file(str(ALPACA))
+    assert rep["kind"] == "table" and rep["exploit"][0]["model"] == "NullModel"
+    (tmp_path / "x.txt").write_text("nothing")
+    from leaderboard_audit.arena.data import ArenaInputError
+
+    with pytest.raises(ArenaInputError, match="x.txt: not an arena"):
+        audit_file(str(tmp_path / "x.txt"))
