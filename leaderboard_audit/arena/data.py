@@ -115,10 +115,10 @@ class Battles:
         out[flip & (self.outcome == A_WINS)] = B_WINS
         out[flip & (self.outcome == B_WINS)] = A_WINS
         key = lo.astype(np.int64) * M + hi
-        cells = np.bincount(key * 4 + out, minlength=M * M * 4).reshape(M * M, 4)
-        used = np.flatnonzero(cells.sum(axis=1))
+        used, inv = np.unique(key, return_inverse=True)  # the pairs met (M^2 cells would not fit large M)
+        cells = np.bincount(inv * 4 + out, minlength=len(used) * 4).reshape(len(used), 4)
         return PairCounts(
-            self.models, (used // M).astype(np.intp), (used % M).astype(np.intp), cells[used], self.source, self.notes
+            self.models, (used // M).astype(np.intp), (used % M).astype(np.intp), cells, self.source, self.notes
         )
 
 
@@ -180,15 +180,23 @@ def counts_from_obj(obj: Any, where: str) -> PairCounts:
             cells[key] = row
     if not cells:
         raise ArenaInputError(f"{where}: no pairs (X and Y are empty)")
-    keys = sorted(cells)
-    notes = (f"{merged} pair row(s) repeat an earlier pair and were added to it",) if merged else ()
+    notes = [f"{merged} pair row(s) repeat an earlier pair and were added to it"] if merged else []
+    played = sorted({m for k, row in cells.items() if row.sum() > 0 for m in k})
+    if len(played) < 2:
+        raise ArenaInputError(f"{where}: fewer than two models played a battle")
+    if len(played) < M:  # a model without battles has no score under any rule: left out
+        idle = [models[m] for m in range(M) if m not in set(played)]
+        notes.append(f"{len(idle)} model(s) without battles left out: {', '.join(idle[:5])}")
+    new = {m: k for k, m in enumerate(played)}
+    keys = sorted((new[a], new[b]) for (a, b), row in cells.items() if row.sum() > 0)
+    old = {v: k for k, v in new.items()}
     return PairCounts(
-        tuple(models),
+        tuple(models[m] for m in played),
         np.array([k[0] for k in keys], dtype=np.intp),
         np.array([k[1] for k in keys], dtype=np.intp),
-        np.stack([cells[k] for k in keys]),
+        np.stack([cells[(old[a], old[b])] for a, b in keys]),
         where,
-        notes,
+        tuple(notes),
     )
 
 

@@ -18,7 +18,7 @@ from leaderboard_audit.arena.table import read_table, table_document, table_from
 
 names = st.text(
     st.characters(min_codepoint=33, max_codepoint=0x2FF, exclude_characters=",\"'\\"), min_size=1, max_size=12
-)
+).filter(lambda s: s == s.strip())  # the readers strip names
 
 
 @st.composite
@@ -39,18 +39,24 @@ def count_docs(draw):
 @settings(max_examples=60, deadline=None)
 @given(count_docs())
 def test_counts_round_trip(doc):
+    played = {doc["models"][m] for (a, b), y in zip(doc["X"], doc["Y"]) if sum(y) for m in (a, b)}
+    if len(played) < 2:
+        with pytest.raises(ArenaInputError, match="fewer than two models played"):
+            counts_from_obj(doc, "doc")
+        return
     pc = counts_from_obj(doc, "doc")
+    assert set(pc.models) == played  # a model without battles is left out
     again = counts_from_obj(json.loads(json.dumps(counts_document(pc))), "again")
     assert again.models == pc.models and np.array_equal(again.counts, pc.counts)
     # every battle is kept, each pair once, from the lower index's side
     assert pc.n_battles == sum(sum(y) for y in doc["Y"])
     assert len(set(zip(pc.i.tolist(), pc.j.tolist()))) == len(pc.i) and (pc.i < pc.j).all()
-    wins = {m: 0 for m in range(len(doc["models"]))}
+    wins = dict.fromkeys(doc["models"], 0)
     for (a, b), y in zip(doc["X"], doc["Y"]):
-        wins[a] += y[0]
-        wins[b] += y[1]
+        wins[doc["models"][a]] += y[0]
+        wins[doc["models"][b]] += y[1]
     got = np.bincount(pc.i, pc.counts[:, 0], len(pc.models)) + np.bincount(pc.j, pc.counts[:, 1], len(pc.models))
-    assert got.tolist() == [wins[m] for m in range(len(pc.models))]
+    assert got.tolist() == [wins[m] for m in pc.models]
 
 
 @settings(max_examples=60, deadline=None)
@@ -118,3 +124,18 @@ def test_a_fifo_is_refused_not_waited_on(tmp_path):
     os.mkfifo(p)
     with pytest.raises(ArenaInputError, match="fifo.json"):
         read_battles(p)
+
+
+def test_a_model_without_battles_is_left_out_not_ranked_first():
+    from leaderboard_audit.arena.audit import audit_arena
+
+    doc = {
+        "models": ["idle", "a", "b", "c"],
+        "X": [[1, 2], [2, 3], [1, 3], [0, 1]],
+        "Y": [[30, 10, 0, 0], [30, 10, 0, 0], [35, 5, 0, 0], [0, 0, 0, 0]],
+    }
+    pc = counts_from_obj(doc, "doc")
+    assert pc.models == ("a", "b", "c") and any("without battles" in n for n in pc.notes)
+    rep = audit_arena(pc, n_boot=20, n_shuffles=1)
+    assert "idle" not in rep["models"]
+    assert all(ms == ["a"] for ms in rep["champions"].values())
