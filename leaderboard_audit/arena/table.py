@@ -132,7 +132,12 @@ def read_table(
             cell = row[header.index(c)].strip()
             if not cell:
                 raise ArenaInputError(f"{where}: model {name!r} has no {c!r}; fill it or leave the row out")
-            vals.append(_number(cell, where, c))
+            v = _number(cell, where, c)
+            if math.isnan(v):
+                raise ArenaInputError(
+                    f"{where}: model {name!r} has {c!r} = {cell!r}; give a number or leave the row out"
+                )
+            vals.append(v)
         models.append(name)
         S.append(vals)
         SE.append(

@@ -139,3 +139,10 @@ def test_a_model_without_battles_is_left_out_not_ranked_first():
     rep = audit_arena(pc, n_boot=20, n_shuffles=1)
     assert "idle" not in rep["models"]
     assert all(ms == ["a"] for ms in rep["champions"].values())
+
+
+def test_a_nan_score_is_refused(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_text("model,judge_a\nx,0.5\ny,nan\n")
+    with pytest.raises(ArenaInputError, match=r"t.csv: line 3: model 'y' has 'judge_a' = 'nan'"):
+        read_table(p)
