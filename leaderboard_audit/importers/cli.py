@@ -29,12 +29,15 @@ def _per_format(option: str) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
+    from ..arena.formats import format_names as aggregate_names
+
     p = argparse.ArgumentParser(
         prog=PROG,
         description="Turn another harness's runs into a records-v1 directory. Formats: "
         + "; ".join(f"{s.name} ({s.description})" for s in IMPORTERS.values())
-        + ". Arena and published tables (not records): arena-counts, arena-battles, score-table "
-        + "(leaderboard-audit import arena-counts -h).",
+        + ". Arena, published tables and judge outputs (not records; issue 47): "
+        + ", ".join(aggregate_names())
+        + " (e.g. leaderboard-audit import arena-counts -h).",
     )
     p.add_argument("format", choices=IMPORTERS.names())
     p.add_argument("src", help=_per_format_src())
