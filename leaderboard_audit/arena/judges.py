@@ -58,13 +58,15 @@ class Outcomes:
 
     def __init__(self) -> None:
         self.values: dict[tuple[str, str], list[float]] = defaultdict(list)
+        self.items: dict[tuple[str, str], list[str]] = defaultdict(list)  # the item of each value
         self.config_axes: dict[str, dict[str, str]] = {}
         self.notes: list[str] = []
 
-    def add(self, model: str, axes: dict[str, str], value: float) -> None:
+    def add(self, model: str, axes: dict[str, str], value: float, item: str = "") -> None:
         key = "|".join(f"{a}={v}" for a, v in axes.items())
         self.config_axes.setdefault(key, dict(axes))
         self.values[(model, key)].append(value)
+        self.items[(model, key)].append(item)
 
     def table(self, source: str, reference: dict[str, str] | None = None) -> ScoreTable:
         if not self.values:
@@ -141,9 +143,14 @@ def _need(obj: dict[str, Any], key: str, where: str, kind: type | tuple[type, ..
 
 def read_alpaca_annotations(path: str | os.PathLike[str]) -> ScoreTable:
     """AlpacaEval ``annotations.json`` (one file, or a folder of them)."""
+    return alpaca_outcomes(path).table(str(path), {"length": "raw"})
+
+
+def alpaca_outcomes(path: str | os.PathLike[str]) -> Outcomes:
     p = Path(path)
     files = sorted(p.rglob("annotations.json")) if p.is_dir() else [p]
     rows: list[tuple[str, str, float, float]] = []  # model, judge, outcome, length difference
+    items: list[str] = []
     failed = 0
     for f in files:
         try:
@@ -166,16 +173,17 @@ def read_alpaca_annotations(path: str | os.PathLike[str]) -> ScoreTable:
             judge = str(a.get("annotator") or "annotator")
             diff = float(len(str(a.get("output_2") or "")) - len(str(a.get("output_1") or "")))
             rows.append((model, judge, float(pref) - 1.0, diff))
+            items.append(str(a.get("instruction", k)))
     if not rows:
         raise ArenaInputError(f"{p}: no annotations with a preference")
     out = Outcomes()
     if failed:
         out.notes.append(f"{failed} annotation(s) without a preference left out")
     controlled = length_controlled(rows)
-    for (model, judge, y, _), yc in zip(rows, controlled):
-        out.add(model, {"judge": judge, "length": "raw"}, y)
-        out.add(model, {"judge": judge, "length": "controlled"}, yc)
-    return out.table(str(p), {"length": "raw"})
+    for (model, judge, y, _), yc, item in zip(rows, controlled, items):
+        out.add(model, {"judge": judge, "length": "raw"}, y, item)
+        out.add(model, {"judge": judge, "length": "controlled"}, yc, item)
+    return out
 
 
 def length_controlled(rows: list[tuple[str, str, float, float]]) -> list[float]:
@@ -197,8 +205,12 @@ def length_controlled(rows: list[tuple[str, str, float, float]]) -> list[float]:
     return (y - beta * x).tolist()
 
 
-def read_arena_hard(path: str | os.PathLike[str], baseline: str = "the baseline") -> ScoreTable:
+def read_arena_hard(path: str | os.PathLike[str]) -> ScoreTable:
     """Arena-Hard ``model_judgment/<judge>/<model>.jsonl`` (a file or a folder of them)."""
+    return arena_hard_outcomes(path).table(str(path), {"position": "both", "scale": "5way"})
+
+
+def arena_hard_outcomes(path: str | os.PathLike[str]) -> Outcomes:
     p = Path(path)
     files = sorted(p.rglob("*.jsonl")) if p.is_dir() else [p]
     if not files:
@@ -228,14 +240,15 @@ def read_arena_hard(path: str | os.PathLike[str], baseline: str = "the baseline"
                 continue
             g1, g2 = labels
             mirror = {"A>>B": "B>>A", "A>B": "B>A", "A=B": "A=B", "B>A": "A>B", "B>>A": "A>>B"}
+            item = str(row.get("question_id", ln))
             for scale, table in (("3way", AH_3WAY), ("5way", AH_5WAY)):
                 first, second = table[g1], table[mirror[g2]]  # game 2 shows the model as A
-                out.add(model, {"judge": judge, "position": "baseline-first", "scale": scale}, first)
-                out.add(model, {"judge": judge, "position": "model-first", "scale": scale}, second)
-                out.add(model, {"judge": judge, "position": "both", "scale": scale}, (first + second) / 2)
+                out.add(model, {"judge": judge, "position": "baseline-first", "scale": scale}, first, item)
+                out.add(model, {"judge": judge, "position": "model-first", "scale": scale}, second, item)
+                out.add(model, {"judge": judge, "position": "both", "scale": scale}, (first + second) / 2, item)
     if missing:
         out.notes.append(f"{missing} judgment(s) with a game the judge did not score left out")
-    return out.table(str(p), {"position": "both", "scale": "5way"})
+    return out
 
 
 def read_mt_bench(path: str | os.PathLike[str]) -> ScoreTable:
@@ -283,4 +296,13 @@ def read_mt_bench(path: str | os.PathLike[str]) -> ScoreTable:
     return out.table(str(p), {"turn": "1"})
 
 
-__all__ = ["axis_pairs", "length_controlled", "read_alpaca_annotations", "read_arena_hard", "read_mt_bench"]
+__all__ = [
+    "Outcomes",
+    "alpaca_outcomes",
+    "arena_hard_outcomes",
+    "axis_pairs",
+    "length_controlled",
+    "read_alpaca_annotations",
+    "read_arena_hard",
+    "read_mt_bench",
+]

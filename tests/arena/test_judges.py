@@ -208,3 +208,41 @@ def test_records_folder_is_not_a_judge_folder(tmp_path):
     from helpers.builders import stable_records, write
 
     assert sniff(write(stable_records(), tmp_path / "rec")) is None
+
+
+def test_judged_records_carry_the_item_checks(tmp_path):
+    """Arena-Hard judgments as records: the bit is a win over the baseline; the judge axes
+    are declared axis groups, so the item-level checks read them."""
+    from leaderboard_audit.auditor import audit
+    from leaderboard_audit.importers import load
+
+    root = arena_hard_dir(tmp_path, {"m1": 0.9, "m2": 0.6, "m3": 0.0}, bias=0.6, n=60)
+    rec = load(root, "judged")
+    assert rec.shape == (3, 60, 2)
+    ref, other = "judge=judge-x|position=baseline-first", "judge=judge-x|position=model-first"
+    assert rec.grid.reference == ref and rec.grid.extra["axis_groups"] == {"position": [ref, other]}
+    # the bits equal the games' own labels: a win is B>A or B>>A in game 1, A>B or A>>B in game 2
+    rows = [json.loads(x) for x in (root / "judge-x" / "m1.jsonl").read_text().splitlines()]
+    m = rec.models.index("m1")
+    ids = [str(i) for i in rec.items.item_id.tolist()]
+    for row in rows:
+        k = ids.index(row["question_id"])
+        assert rec.correct[m, k, 0] == (row["games"][0]["score"] in ("B>A", "B>>A"))
+        assert rec.correct[m, k, 1] == (row["games"][1]["score"] in ("A>B", "A>>B"))
+    report = audit(rec, n_boot=200)
+    band = [v for v in report["scopes"]["pooled"]["verdicts"] if v["check"] == "band"]
+    assert all(v["status"] == "fail" for v in band)  # the biased judge moves every model's win share
+
+
+def test_judged_through_pytest_and_import(pytester, tmp_path):
+    from leaderboard_audit.cli import main as cli_main
+
+    root = arena_hard_dir(pytester.path / "run", {"m1": 0.9, "m2": 0.0}, bias=0.0, n=40)
+    r = pytester.runpytest(
+        "--audit", str(root), "--audit-format", "judged", "-k", "champions", "-p", "no:cacheprovider", "-q"
+    )
+    got = r.parseoutcomes()
+    assert r.ret in (0, 1) and got.get("passed", 0) + got.get("failed", 0) >= 2  # champions[pooled], [arena-hard]
+    out = tmp_path / "records"
+    assert cli_main(["import", "judged", str(root), "-o", str(out)]) == 0
+    assert (out / "grid.json").exists()
