@@ -18,6 +18,9 @@ import numpy as np
 from .data import PairCounts
 from .rules import BT_TIES, ELO_SCALE, bradley_terry, mean_pairwise, outcome_weights, win_share
 
+#: Newton-CG's step tolerance per resample: 0.08 Elo point at most from a 1e-7 fit on the
+#: shipped counts (200 resamples), beside bootstrap SDs of several points; 35% less CPU
+BOOT_XTOL = 1e-5
 #: the rules that get bootstrap draws (cheap per resample)
 BOOTSTRAPPED = ("bt", "mean_pairwise", "win_share")
 
@@ -40,7 +43,7 @@ def bootstrap_draws(pc: PairCounts, bt_rule: str, centre: np.ndarray, n_boot: in
     for b in range(n_boot):
         r = resample(pc, rng)
         wi, wj = outcome_weights(r.counts, BT_TIES[bt_rule])
-        out[bt_rule][b] = 1000.0 + ELO_SCALE * bradley_terry(r.i, r.j, wi, wj, M, init)
+        out[bt_rule][b] = 1000.0 + ELO_SCALE * bradley_terry(r.i, r.j, wi, wj, M, init, xtol=BOOT_XTOL)
         out["mean_pairwise"][b] = mean_pairwise(r)
         out["win_share"][b] = win_share(r)
     return out
