@@ -150,15 +150,21 @@ def grid_verdicts(grid: ScoreGrid, scope: str, report: dict[str, Any]) -> list[d
     return out
 
 
+def share_unit(S: np.ndarray) -> float | None:
+    """1 for shares in [0, 1], 100 for percentages, ``None`` for any other scale."""
+    if S.min() >= 0 and S.max() <= 1:
+        return 1.0
+    if S.min() >= 0 and S.max() <= 100:
+        return 100.0
+    return None
+
+
 def band_verdicts(grid: ScoreGrid, scope: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
     S = grid.S
     if len(grid.configs) < 2:
         return [skipped("band", f"band[{scope}]", "one configuration: no band")], None
-    if S.min() >= 0 and S.max() <= 1:
-        unit = 1.0
-    elif S.min() >= 0 and S.max() <= 100:
-        unit = 100.0
-    else:
+    unit = share_unit(S)
+    if unit is None:
         return [skipped("band", f"band[{scope}]", "scores are not shares in [0, 1] or percentages")], None
     rows, out = [], []
     for m in grid.ref_order.tolist():
@@ -189,7 +195,8 @@ def judge_axis_verdicts(table: ScoreTable, scope: str, alpha: float) -> tuple[li
     t, ``n_a + n_b - 2`` degrees of freedom when n is known) is turned into the normal z of the
     same two-sided tail, and ``X = sum z^2`` is chi-square with one degree per shift when
     the axis moves nothing (``stats.chi2_sf``). Fail when
-    ``p <= alpha`` and the RMS shift exceeds ``band_pass`` (0.02, a share); warn when
+    ``p <= alpha`` and the RMS shift exceeds ``band_pass`` (0.02, a share: percentages are
+    divided by 100); warn when
     ``p <= alpha`` with a smaller RMS shift; pass otherwise. Margin: ``p - alpha`` (pass),
     ``-1`` (warn), ``band_pass - rms`` (fail)."""
     import math
@@ -217,8 +224,9 @@ def judge_axis_verdicts(table: ScoreTable, scope: str, alpha: float) -> tuple[li
         fdf = np.where(np.isfinite(ff[ok]) & (ff[ok] > 0), ff[ok], np.inf)
         x = float(sum(z_of_p(t_two_sided_p(float(t), float(f))) ** 2 for t, f in zip(tt, fdf)))
         p = chi2_sf(x, int(ok.sum()))
-        rms = float(math.sqrt(np.mean(dd**2)))
-        mean = float(np.mean(dd))
+        unit = share_unit(table.scores) or 1.0  # shifts as shares, as band_pass is one
+        rms = float(math.sqrt(np.mean(dd**2))) / unit
+        mean = float(np.mean(dd)) / unit
         section[axis] = {"pairs": [list(q) for q in pairs], "mean_shift": mean, "rms_shift": rms, "chi2": x, "p": p}
         status = PASS if p > alpha else FAIL if rms > BAND_PASS else WARN
         out.append(

@@ -159,7 +159,8 @@ def _first(d: Path, depth: int, want: Any) -> Path | None:
 
 def _sniff_dir(d: Path) -> str | None:
     """A folder of judge outputs: Arena-Hard's ``model_judgment/<judge>/<model>.jsonl``,
-    MT-Bench's ``*_single.jsonl``/``*_pair.jsonl``, AlpacaEval's ``annotations.json``."""
+    MT-Bench's ``*_single.jsonl``/``*_pair.jsonl``, AlpacaEval's ``annotations.json``, or
+    of AlpacaEval boards (``*_leaderboard.csv``, one per judge)."""
     jsonl = _first(d, 2, lambda n: n.endswith(".jsonl"))
     if jsonl is not None:
         kind = sniff(jsonl)
@@ -168,6 +169,9 @@ def _sniff_dir(d: Path) -> str | None:
     ann = _first(d, 2, lambda n: n == "annotations.json")
     if ann is not None and sniff(ann) == "alpaca-eval-annotations":
         return "alpaca-eval-annotations"
+    board = _first(d, 0, lambda n: n.endswith("_leaderboard.csv"))  # a folder of AlpacaEval boards
+    if board is not None and sniff(board) == "score-table":
+        return "score-table"
     return None
 
 

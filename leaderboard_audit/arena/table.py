@@ -77,6 +77,8 @@ def read_table(
     from ..records.safe_io import read_regular_bytes
 
     p = Path(path)
+    if p.is_dir():
+        return read_boards(p)
     try:
         raw = read_regular_bytes(p, MAX_BYTES, "the table")
     except RecordsError as exc:
@@ -112,8 +114,9 @@ def read_table(
         raise ArenaInputError(f"{p}: line 1: no column(s) {missing}; the header has {header[:20]}")
     if not chosen:
         raise ArenaInputError(f"{p}: line 1: no score columns; {FIX}")
-    se_of = {c: (ALPACA_COLUMNS.get(c) if alpaca else None) or f"{c}_se" for c in chosen}
-    n_of = {c: ("n_total" if alpaca else f"{c}_n") for c in chosen}
+    # AlpacaEval's own names, wherever its columns appear (boards without length control too)
+    se_of = {c: ALPACA_COLUMNS[c] if ALPACA_COLUMNS.get(c) in header else f"{c}_se" for c in chosen}
+    n_of = {c: "n_total" if c in ALPACA_COLUMNS and "n_total" in header else f"{c}_n" for c in chosen}
     models: list[str] = []
     S, SE, N = [], [], []
     for ln, row in enumerate(rows[1:], start=2):
@@ -181,6 +184,62 @@ def read_table(
         ref,
         str(p),
         tuple(notes),
+    )
+
+
+def read_boards(d: Path, reference: str | None = None) -> ScoreTable:
+    """A folder of AlpacaEval leaderboard CSVs, one per judge (annotator config), as one
+    table: configuration ``judge=<board>`` (the file name less ``_leaderboard.csv``) with
+    its raw ``win_rate`` and ``standard_error``, over the models every board ranks (a note
+    counts the others). The reference: the weighted GPT-4 Turbo board when present (the
+    board AlpacaEval 2 shows), else the first; axis ``judge`` pairs it with each other."""
+    files = sorted(f for f in d.glob("*.csv") if f.is_file())
+    boards = {}
+    for f in files:
+        t = read_table(f, columns=["win_rate"])
+        boards[f.name.removesuffix(".csv").removesuffix("_leaderboard")] = t
+    if len(boards) < 2:
+        raise ArenaInputError(
+            f"{d}: {len(boards)} leaderboard CSV(s); a folder of boards needs one per judge, at least 2"
+        )
+    names = list(boards)
+    common = sorted(set.intersection(*(set(t.models) for t in boards.values())))
+    if len(common) < 2:
+        raise ArenaInputError(f"{d}: fewer than 2 models are on every board ({names})")
+    configs = [f"judge={n}" for n in names]
+    S = np.array([[boards[n].scores[boards[n].models.index(m), 0] for n in names] for m in common])
+
+    def col(attr: str) -> np.ndarray | None:
+        if all(getattr(boards[n], attr) is None for n in names):
+            return None
+        return np.array(
+            [
+                [
+                    np.nan
+                    if getattr(boards[n], attr) is None
+                    else getattr(boards[n], attr)[boards[n].models.index(m), 0]
+                    for n in names
+                ]
+                for m in common
+            ]
+        )
+
+    left = sum(len(t.models) for t in boards.values()) - len(common) * len(boards)
+    ref = reference or next((c for c in configs if c == "judge=weighted_alpaca_eval_gpt4_turbo"), configs[0])
+    notes = (
+        f"{len(boards)} boards, {len(common)} models on every board ({left} board rows of other models left out)",
+        "each board's raw win_rate and standard_error (not every board publishes length control)",
+    )
+    return ScoreTable(
+        tuple(common),
+        tuple(configs),
+        S,
+        col("se"),
+        col("n"),
+        ref,
+        str(d),
+        notes,
+        {"judge": [(ref, c) for c in configs if c != ref]},
     )
 
 

@@ -98,3 +98,27 @@ def test_alpaca_skips_item_checks_with_reason(alpaca_report):
     skipped = [v for v in alpaca_report["verdicts"] if v["status"] == "skip"]
     assert {"flip", "manufactured", "robust_subset"} & {v["check"] for v in skipped}
     assert all("per-item records" in v["message"] for v in skipped if v["check"] not in ("axes", "band"))
+
+
+def test_alpaca_boards_under_three_judges():
+    """AlpacaEval 2's boards under three annotator configs (alpaca-eval 0.6.6, vendored):
+    the judge is the configuration; 9 models are on every board."""
+    from leaderboard_audit.arena.formats import sniff
+
+    folder = DATA / "alpaca_eval" / "judges"
+    assert sniff(folder) == "score-table"
+    t = read_table(folder)
+    assert len(t.models) == 9 and t.reference == "judge=weighted_alpaca_eval_gpt4_turbo"
+    rep = audit_table(t)
+    assert {m for ms in rep["champions"].values() for m in ms} == {"Yi-34B-Chat"}
+    # cohere: 4th under the chain-of-thought judge, last under the weighted one
+    ranks = next(r for r in rep["rank_ranges"] if r["model"] == "cohere")
+    assert (ranks["best"], ranks["worst"]) == (4, 9)
+    # the judge moves win rates by 3.4 points RMS: as a share 0.034, over band_pass 0.02
+    by_hand = []
+    for k, c in enumerate(t.configs):
+        if c != t.reference:
+            by_hand += list((t.scores[:, k] - t.scores[:, t.configs.index(t.reference)]) / 100)
+    v = next(v for v in rep["verdicts"] if v["id"] == "judge_axis[table-judge]")
+    assert v["value"] == pytest.approx(float(np.sqrt(np.mean(np.square(by_hand)))))
+    assert v["status"] == "fail" and 0.03 < v["value"] < 0.04
