@@ -28,13 +28,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="records to audit: a records-v1 directory or a long CSV/Parquet table",
     )
+    from .arena.formats import all_names as aggregate_names, format_names as aggregate_formats
     from .formats import audit_formats, format_names, formats_help, metric_help
 
     g.addoption(
         "--audit-format",
         default="auto",
-        choices=audit_formats(),
-        help=f"how to read --audit PATH (default: auto; importers: {formats_help()})",
+        choices=audit_formats() + aggregate_names(),
+        help=f"how to read --audit PATH (default: auto; importers: {formats_help()}; "
+        f"arena, published tables and judge outputs: {', '.join(aggregate_formats())})",
     )
     g.addoption(
         "--audit-mapping",
@@ -277,6 +279,13 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.getoption("audit_submission"):
             raise pytest.UsageError("--audit-submission needs --audit PATH (or --audit-collect SPEC)")
         return
+    from .arena.formats import aggregate_kind
+
+    kind = aggregate_kind(settings.get("path"), settings.get("format"))
+    if kind is not None:  # an arena or a published table: no records (arena/session.py)
+        from .arena.session import start
+
+        return start(config, settings, kind)
     if workerinput is None:
         limit_worker_threads(config)
     from .audit_session import AuditSession

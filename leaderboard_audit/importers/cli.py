@@ -29,11 +29,15 @@ def _per_format(option: str) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
+    from ..arena.formats import format_names as aggregate_names
+
     p = argparse.ArgumentParser(
         prog=PROG,
         description="Turn another harness's runs into a records-v1 directory. Formats: "
         + "; ".join(f"{s.name} ({s.description})" for s in IMPORTERS.values())
-        + ".",
+        + ". Arena, published tables and judge outputs (not records; issue 47): "
+        + ", ".join(aggregate_names())
+        + " (e.g. leaderboard-audit import arena-counts -h).",
     )
     p.add_argument("format", choices=IMPORTERS.names())
     p.add_argument("src", help=_per_format_src())
@@ -102,6 +106,10 @@ def name_problem(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from ..arena import import_cli as aggregate  # arena counts/battles, published tables (issue 47)
+
+    if aggregate.handles(argv if argv is not None else sys.argv[1:]):
+        return aggregate.main(list(argv if argv is not None else sys.argv[1:]))
     args = parser().parse_args(argv)
     from ._output import OutputError, check_output, write_import
     from .decisions import load_or_decide

@@ -1,0 +1,248 @@
+"""Judge outputs in their native formats (files written here in each documented format,
+the source of each format named), and planted truths: a position-biased judge, a
+length-exploiting model, no false alarms beyond 5% when nothing differs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from leaderboard_audit.arena.audit import audit_table
+from leaderboard_audit.arena.data import ArenaInputError
+from leaderboard_audit.arena.formats import sniff
+from leaderboard_audit.arena.judges import Outcomes, read_alpaca_annotations, read_arena_hard, read_mt_bench
+
+LABELS_B = ["A>>B", "A>B", "A=B", "B>A", "B>>A"]  # worst .. best for the answer shown as B
+
+
+def verdict(report, vid):
+    return next(v for v in report["verdicts"] if v["id"] == vid)
+
+
+def arena_hard_dir(tmp: Path, strength: dict[str, float], bias: float, n: int = 80, seed: int = 0) -> Path:
+    """model_judgment/<judge>/<model>.jsonl as Arena-Hard's gen_judgment.py writes it
+    (lmarena/arena-hard-auto, v0.1): game 1 shows the baseline as A, game 2 the model as A.
+    ``bias`` > 0: the judge favours the answer shown first (A)."""
+    rng = np.random.default_rng(seed)
+    root = tmp / "model_judgment" / "judge-x"
+    root.mkdir(parents=True)
+    for model, s in strength.items():
+        lines = []
+        for q in range(n):
+            games = []
+            for model_is_a in (False, True):
+                z = s + (bias if model_is_a else -bias) + rng.normal(0, 1)
+                k = int(np.clip(np.round(z + 2), 0, 4))  # 0..4: the model's verdict, worst..best
+                games.append(
+                    {"user_prompt": "...", "judgment": "...", "score": LABELS_B[k if not model_is_a else 4 - k]}
+                )
+            lines.append(json.dumps({"question_id": f"q{q}", "model": model, "judge": "judge-x", "games": games}))
+        (root / f"{model}.jsonl").write_text("\n".join(lines) + "\n")
+    return tmp / "model_judgment"
+
+
+def test_arena_hard_by_hand(tmp_path):
+    root = tmp_path / "judge-y"
+    root.mkdir()
+    rows = [
+        {"question_id": 1, "model": "m", "judge": "judge-y", "games": [{"score": "B>>A"}, {"score": "A>B"}]},
+        {"question_id": 2, "model": "m", "judge": "judge-y", "games": [{"score": "A=B"}, {"score": "B>A"}]},
+        {"question_id": 3, "model": "m", "judge": "judge-y", "games": [{"score": None}, {"score": "B>A"}]},
+    ]
+    (root / "m.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    (root / "n.jsonl").write_text(json.dumps({**rows[0], "model": "n"}))
+    assert sniff(root / "m.jsonl") == "arena-hard"
+    t = read_arena_hard(root)
+    col = {c: k for k, c in enumerate(t.configs)}
+    m = t.models.index("m")
+    # game 1 (baseline as A): B>>A -> 1, A=B -> 1/2; game 2 (model as A): A>B -> 1, B>A -> 0
+    assert t.scores[m, col["judge=judge-y|position=baseline-first|scale=3way"]] == 0.75
+    assert t.scores[m, col["judge=judge-y|position=model-first|scale=5way"]] == pytest.approx((0.75 + 0.25) / 2)
+    assert t.scores[m, col["judge=judge-y|position=both|scale=5way"]] == pytest.approx((1 + 0.75 + 0.5 + 0.25) / 4)
+    assert t.reference == "judge=judge-y|position=both|scale=5way"
+    assert set(t.axes) == {"position", "scale"}
+    assert any("did not score" in n for n in t.notes)
+
+
+def test_position_biased_judge_is_load_bearing(tmp_path):
+    strength = {"m1": 0.9, "m2": 0.6, "m3": 0.3, "m4": 0.0, "m5": -0.3}
+    biased = audit_table(read_arena_hard(arena_hard_dir(tmp_path / "b", strength, bias=0.6)))
+    v = verdict(biased, "judge_axis[table-position]")
+    assert v["status"] == "fail" and "load-bearing" in v["message"]
+    assert biased["judge_axes"]["position"]["mean_shift"] > 0.1  # model-first minus baseline-first
+    fair = audit_table(read_arena_hard(arena_hard_dir(tmp_path / "f", strength, bias=0.0)))
+    assert verdict(fair, "judge_axis[table-position]")["status"] == "pass"
+
+
+def alpaca_annotations(path: Path, quality: dict[str, float], length: dict[str, int], gamma: float, n: int, seed: int):
+    """AlpacaEval's annotations.json (tatsu-lab/alpaca_eval: one record per instruction with
+    output_1/generator_1 the baseline's, output_2/generator_2 the model's, and the
+    annotator's preference in [1, 2]). The judge favours longer answers by ``gamma``."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for model, q in quality.items():
+        for i in range(n):
+            base_len = int(rng.integers(800, 1200))
+            own = int(max(1, length[model] + rng.normal(0, 150)))
+            d = (own - base_len) / 1000
+            p = 1 / (1 + np.exp(-(q + gamma * np.tanh(d) + rng.normal(0, 0.5))))
+            rows.append(
+                {
+                    "instruction": f"instruction {i}",
+                    "output_1": "x" * base_len,
+                    "generator_1": "baseline",
+                    "output_2": "y" * own,
+                    "generator_2": model,
+                    "annotator": "judge-x",
+                    "preference": 1 + float(p),
+                }
+            )
+    path.write_text(json.dumps(rows))
+    return path
+
+
+def test_length_exploiting_model_is_flagged(tmp_path):
+    quality = {"honest-a": 0.6, "honest-b": 0.45, "honest-c": 0.3, "verbose": 0.0}
+    length = {"honest-a": 1000, "honest-b": 1000, "honest-c": 1000, "verbose": 3500}
+    src = alpaca_annotations(tmp_path / "annotations.json", quality, length, gamma=2.0, n=150, seed=1)
+    assert sniff(src) == "alpaca-eval-annotations"
+    rep = audit_table(read_alpaca_annotations(src))
+    assert rep["champions"]["judge=judge-x|length=raw"] == ["verbose"]
+    assert rep["champions"]["judge=judge-x|length=controlled"] == ["honest-a"]
+    flagged = [e for e in rep["exploit"] if e["flagged"]]
+    # named first: the most decisive lone crown (with two configurations honest-a's LC crown
+    # is a lone decisive crown too, listed after it: docs/audits.md)
+    assert flagged[0]["model"] == "verbose" and flagged[0]["config"] == "judge=judge-x|length=raw"
+    assert flagged[0]["lead_z"] > flagged[1]["lead_z"]
+    assert rep["next_steps"][0].startswith("Examine verbose first")
+    assert verdict(rep, "judge_axis[table-length]")["status"] == "fail"
+
+
+def null_table(rng: np.random.Generator, M: int = 8, n: int = 60):
+    """Every model equal, a judge with no position bias: two positions x two scales."""
+    out = Outcomes()
+    for m in range(M):
+        for _ in range(n):
+            for pos in ("first", "second"):
+                k = rng.choice(5, p=[0.15, 0.2, 0.3, 0.2, 0.15])
+                out.add(f"m{m}", {"position": pos, "scale": "3way"}, [0.0, 0.0, 0.5, 1.0, 1.0][k])
+                out.add(f"m{m}", {"position": pos, "scale": "5way"}, k / 4)
+    return out.table("null")
+
+
+def test_false_alarms_under_no_real_differences():
+    rng = np.random.default_rng(47)
+    runs = 400
+    alarms = {"judge_axis_position": 0, "printed_pair_separated": 0, "identified_any": 0, "exploit": 0}
+    pairs = 0
+    for _ in range(runs):
+        rep = audit_table(null_table(rng))
+        alarms["judge_axis_position"] += verdict(rep, "judge_axis[table-position]")["status"] != "pass"
+        alarms["identified_any"] += rep["identified"]["identified_pairs"] > 0
+        alarms["exploit"] += verdict(rep, "exploit[table]")["status"] == "fail"
+        sep = [p["separated"] for p in rep["printed_pairs"]]
+        alarms["printed_pair_separated"] += sum(sep)
+        pairs += len(sep)
+    rates = {k: v / (pairs if k == "printed_pair_separated" else runs) for k, v in alarms.items()}
+    # nominal 5%, plus two Monte Carlo standard errors of a 5% rate over 400 runs (the
+    # position test's rate over 2,000 null tables is 5.4% +- 0.5%: docs/audits.md)
+    assert all(r <= 0.05 + 2 * (0.05 * 0.95 / runs) ** 0.5 for r in rates.values()), rates
+
+
+def test_mt_bench_single_and_pair(tmp_path):
+    # lm-sys/FastChat fastchat/llm_judge: data/mt_bench/model_judgment/gpt-4_single.jsonl and _pair.jsonl
+    single = tmp_path / "judge-x_single.jsonl"
+    rows = [
+        {"question_id": 81, "model": "a", "judge": ["judge-x", "single-v1"], "score": 10, "turn": 1},
+        {"question_id": 82, "model": "a", "judge": ["judge-x", "single-v1"], "score": 4, "turn": 1},
+        {"question_id": 81, "model": "b", "judge": ["judge-x", "single-v1"], "score": 1, "turn": 1},
+        {"question_id": 82, "model": "b", "judge": ["judge-x", "single-v1"], "score": -1, "turn": 1},
+    ]
+    single.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert sniff(single) == "mt-bench"
+    t = read_mt_bench(single)
+    assert t.models == ("a", "b") and t.configs == ("judge=judge-x|turn=1",)
+    assert t.scores[:, 0].tolist() == pytest.approx([(1 + 3 / 9) / 2, 0.0])
+    assert t.n[:, 0].tolist() == [2, 1]
+    pair = tmp_path / "judge-x_pair.jsonl"
+    rows = [
+        {"question_id": 81, "model_1": "a", "model_2": "b", "g1_winner": "model_1", "g2_winner": "tie",
+         "judge": ["judge-x", "pair-v2"], "turn": 1},
+        {"question_id": 82, "model_1": "b", "model_2": "a", "g1_winner": "model_1", "g2_winner": "error",
+         "judge": ["judge-x", "pair-v2"], "turn": 1},
+    ]  # fmt: skip
+    pair.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    t = read_mt_bench(pair)
+    col = {c: k for k, c in enumerate(t.configs)}
+    a, b = t.models.index("a"), t.models.index("b")
+    first, second = col["judge=judge-x|position=first|turn=1"], col["judge=judge-x|position=second|turn=1"]
+    # a shown first: wins q81 g1 -> 1; b shown first: tie q81 g2 (b first) -> 1/2, wins q82 g1 -> 1
+    assert t.scores[a, first] == 1.0 and t.scores[b, first] == pytest.approx(0.75)
+    assert t.scores[a, second] == pytest.approx(0.25) and t.scores[b, second] == 0.0
+    assert t.axes == {"position": [("judge=judge-x|position=first|turn=1", "judge=judge-x|position=second|turn=1")]}
+
+
+def test_judge_errors_name_file_and_line(tmp_path):
+    f = tmp_path / "m.jsonl"
+    f.write_text(json.dumps({"model": "m", "games": [{"score": "A>B"}, {"score": "A>>>B"}]}) + "\n")
+    with pytest.raises(ArenaInputError, match=r"m.jsonl: line 1: game 2 score 'A>>>B'"):
+        read_arena_hard(f)
+    f.write_text(json.dumps({"model": "m", "judge": ["j", "single-v1"], "score": 11, "turn": 1}) + "\n")
+    with pytest.raises(ArenaInputError, match=r"m.jsonl: line 1: 'score' is 11"):
+        read_mt_bench(f)
+
+
+def test_judge_folder_audited_through_pytest(pytester):
+    strength = {"m1": 0.9, "m2": 0.3, "m3": -0.3}
+    root = arena_hard_dir(pytester.path / "run", strength, bias=0.6, n=60)
+    assert sniff(root) == "arena-hard"  # model_judgment/, recognised from its first file
+    r = pytester.runpytest("--audit", str(root), "-k", "judge_axis", "-p", "no:cacheprovider", "-q")
+    r.stdout.fnmatch_lines(["*FAIL judge_axis?table-position?: the position axis alone moves scores*load-bearing*"])
+    assert r.ret == 1
+
+
+def test_records_folder_is_not_a_judge_folder(tmp_path):
+    from helpers.builders import stable_records, write
+
+    assert sniff(write(stable_records(), tmp_path / "rec")) is None
+
+
+def test_judged_records_carry_the_item_checks(tmp_path):
+    """Arena-Hard judgments as records: the bit is a win over the baseline; the judge axes
+    are declared axis groups, so the item-level checks read them."""
+    from leaderboard_audit.auditor import audit
+    from leaderboard_audit.importers import load
+
+    root = arena_hard_dir(tmp_path, {"m1": 0.9, "m2": 0.6, "m3": 0.0}, bias=0.6, n=60)
+    rec = load(root, "judged")
+    assert rec.shape == (3, 60, 2)
+    ref, other = "judge=judge-x|position=baseline-first", "judge=judge-x|position=model-first"
+    assert rec.grid.reference == ref and rec.grid.extra["axis_groups"] == {"position": [ref, other]}
+    # the bits equal the games' own labels: a win is B>A or B>>A in game 1, A>B or A>>B in game 2
+    rows = [json.loads(x) for x in (root / "judge-x" / "m1.jsonl").read_text().splitlines()]
+    m = rec.models.index("m1")
+    ids = [str(i) for i in rec.items.item_id.tolist()]
+    for row in rows:
+        k = ids.index(row["question_id"])
+        assert rec.correct[m, k, 0] == (row["games"][0]["score"] in ("B>A", "B>>A"))
+        assert rec.correct[m, k, 1] == (row["games"][1]["score"] in ("A>B", "A>>B"))
+    report = audit(rec, n_boot=200)
+    band = [v for v in report["scopes"]["pooled"]["verdicts"] if v["check"] == "band"]
+    assert all(v["status"] == "fail" for v in band)  # the biased judge moves every model's win share
+
+
+def test_judged_through_pytest_and_import(pytester, tmp_path):
+    from leaderboard_audit.cli import main as cli_main
+
+    root = arena_hard_dir(pytester.path / "run", {"m1": 0.9, "m2": 0.0}, bias=0.0, n=40)
+    r = pytester.runpytest(
+        "--audit", str(root), "--audit-format", "judged", "-k", "champions", "-p", "no:cacheprovider", "-q"
+    )
+    got = r.parseoutcomes()
+    assert r.ret in (0, 1) and got.get("passed", 0) + got.get("failed", 0) == 1  # champions (pooled folds in)
+    out = tmp_path / "records"
+    assert cli_main(["import", "judged", str(root), "-o", str(out)]) == 0
+    assert (out / "grid.json").exists()
