@@ -110,8 +110,12 @@ def plan(
     seed: int,
     *,
     sample_share: float = DEFAULT_SAMPLE_SHARE,
+    sample_items: int | None = None,
 ) -> Plan:
-    """Run the rounds against ``answer`` within ``fraction`` of the grid's cells (module doc)."""
+    """Run the rounds against ``answer`` within ``fraction`` of the grid's cells (module doc).
+
+    ``sample_items``: the random sample's size, instead of ``sample_share`` of the budget
+    (benchmarks/bench_budget.py: the cost of every robust status at a given design)."""
     M, N, K = shape
     budget = budget_cells(fraction, shape)
     rng = np.random.default_rng(seed)
@@ -132,7 +136,9 @@ def plan(
     rounds.append({"round": 1, "kind": "reference", "cells": M * N})
     left = budget - M * N
 
-    n_s = sample_size(left, M, N, K, sample_share)
+    n_s = sample_size(left, M, N, K, sample_share) if sample_items is None else min(N, sample_items)
+    if n_s * M * (K - 1) > left:
+        raise BudgetError(f"a random sample of {n_s} item(s) needs {n_s * M * (K - 1):,} cells; {left:,} are left")
     sample = np.sort(rng.choice(N, size=n_s, replace=False)) if n_s else np.zeros(0, dtype=np.intp)
     if n_s:
         others = np.array([k for k in range(K) if k != ref], dtype=np.intp)
