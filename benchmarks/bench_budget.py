@@ -9,6 +9,9 @@ seeds each, and reports per budget:
 * the share of (model, item) pairs whose robust status the observed cells decide
   (a failure seen, or all K configurations seen right), and that every decided status
   agrees with the full grid (it must: they are exact);
+* the share of models whose pooled band (max minus min accuracy over configurations) is
+  decided above or below 0.02 and 0.05 by bounds counting unknown cells both ways
+  (metrics/incomplete.py), contradictions counted with the statuses' (must be 0);
 
 and per grid the share of cells needed to know every (model, item)'s robust status exactly:
 the plan at budget 1 (it stops once every status is known), against two references: the
@@ -72,12 +75,28 @@ def random_order_cost(C: np.ndarray, ref: int, seed: int, sample: np.ndarray) ->
     return M * N + int(first_fail[C[:, :, ref] | np.isin(np.arange(N), sample)[None, :]].sum())
 
 
+def band_sides(p, true_band: np.ndarray) -> tuple[tuple[float, float], int]:
+    """Share of models whose pooled band is decided above or below 0.02 and 0.05 (the band
+    check's default thresholds) by the bounds, and how many decided sides contradict the
+    full grid (must be 0)."""
+    from leaderboard_audit.metrics.incomplete import accuracy_bounds, band_bounds, side
+
+    lo, hi = band_bounds(*accuracy_bounds(p.correct, np.where(p.observed, 0, 1)))
+    shares, wrong = [], 0
+    for t in (0.02, 0.05):
+        s = side(lo, hi, t)
+        shares.append(float((s != -1).mean()))
+        wrong += int(((s == 1) & (true_band <= t)).sum() + ((s == 0) & (true_band > t)).sum())
+    return (shares[0], shares[1]), wrong
+
+
 def run(seeds: int) -> str:
     from leaderboard_audit.collect.budget import ROBUST, UNDECIDED, BudgetError, plan
 
     out = [
-        "| grid | M x N x K | budget | cells used (share) | random sample (items) | robust status decided | decided but wrong |",
-        "|---|---|---|---|---|---|---|",
+        "| grid | M x N x K | budget | cells used (share) | random sample (items) | robust status decided | decided but wrong "
+        "| band side decided (0.02 / 0.05) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     exact = [
         "| grid | robust share | random sample (items) | robust-status-first order | random config order | "
@@ -90,12 +109,14 @@ def run(seeds: int) -> str:
         M, N, K = C.shape
         total = M * N * K
         truth = C.all(axis=2)
+        acc = C.mean(axis=1)
+        true_band = acc.max(axis=1) - acc.min(axis=1)
 
         def answer(m, i, k, C=C):
             return C[m, i, k]
 
         for b in BUDGETS:
-            used, decided, wrong, sample = [], [], 0, []
+            used, decided, wrong, sample, bands = [], [], 0, [], []
             try:
                 for s in range(seeds):
                     p = plan(answer, C.shape, ref, b, seed=s)
@@ -103,14 +124,18 @@ def run(seeds: int) -> str:
                     decided.append(float((p.status != UNDECIDED).mean()))
                     wrong += int(((p.status == ROBUST) != truth)[p.status != UNDECIDED].sum())
                     sample.append(len(p.sample))
+                    b_dec, b_wrong = band_sides(p, true_band)
+                    bands.append(b_dec)
+                    wrong += b_wrong
             except BudgetError:
                 out.append(
-                    f"| {name} | {M} x {N} x {K} | {b:g} | below the reference round (1/K = {1 / K:.3f}) | | | |"
+                    f"| {name} | {M} x {N} x {K} | {b:g} | below the reference round (1/K = {1 / K:.3f}) | | | | |"
                 )
                 continue
             out.append(
                 f"| {name} | {M} x {N} x {K} | {b:g} | {np.mean(used):.1%} | {np.mean(sample):.0f} | "
-                f"{np.mean(decided):.1%} (min {np.min(decided):.1%}) | {wrong} |"
+                f"{np.mean(decided):.1%} (min {np.min(decided):.1%}) | {wrong} | "
+                f"{np.mean([x[0] for x in bands]):.0%} / {np.mean([x[1] for x in bands]):.0%} |"
             )
         for b in EXACT_AT:  # the sample a budget-b design draws, then as many cells as every status needs
             n_s = plan(answer, C.shape, ref, b, seed=0).sample.size
