@@ -48,6 +48,18 @@ def test_pytest_audit_of_incomplete_records_is_one_usage_error(pytester, tmp_pat
             assert n in text, (n, text)
 
 
+def test_packed_incomplete_records_are_refused_by_the_deferred_controller(pytester, tmp_path):
+    from leaderboard_audit.records.packed import write_packed
+
+    packed = write_packed(load_records(incomplete(tmp_path)), tmp_path / "records.arrow")
+    result = pytester.runpytest_subprocess("--audit", str(packed), *Q, "-n", "2")
+    text = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, text
+    assert "Traceback" not in text and "passed" not in result.stdout.str(), text
+    for n in NEEDLES:
+        assert n in text, (n, text)
+
+
 def test_cli_audit_and_library_refuse_incomplete_records(tmp_path, capsys):
     path = incomplete(tmp_path)
     assert main(["audit", str(path)]) == 4
