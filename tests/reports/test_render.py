@@ -403,9 +403,7 @@ def test_model_rows_link_to_what_is_known(demo_report):
         assert row, m
         f = facts[m]
         cells = re.findall(r"<td[^>]*>(.*?)</td>", row.group(1))
-        assert cells[2:8] == [
-            f[k] for k in ("score", "band (min-max)", "robust", "rank", "identified above", "configs won")
-        ]
+        assert cells[2:8] == [f[k] for k in ("score", "band (min-max)", "robust", "rank", "identified above", "configs won")]
         assert f'href="#{mid}"' in board, m  # Table 1's model cell links to it
     first, second = s["pairs"][0]["higher"], s["pairs"][0]["lower"]
     row = re.search(rf'<tr id="{model_id(second)}">(.*?)</tr>', section, re.S).group(1)
