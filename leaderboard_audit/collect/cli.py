@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--replay",
         metavar="DIR",
         help="answer from the complete records set DIR instead of an engine: a budgeted collection "
-        "(needs --budget and --output; no SPEC; docs/collect.md, 'Replay')",
+        "(needs --budget and --output; no SPEC; docs/collect.md, 'Budgeted collection and replay')",
     )
     ap.add_argument("--budget", type=float, metavar="FRACTION", help="with --replay: the share of the grid's cells")
     ap.add_argument("--seed", type=int, default=0, help="with --replay: the design's seed (default 0)")
