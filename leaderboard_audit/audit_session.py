@@ -373,6 +373,11 @@ class AuditSession:
                     f"--audit {path}: a benchmark is named 'pooled', the name of the scope "
                     "over all benchmarks; rename that benchmark"
                 )
+            if records.missing is not None:  # issue 44: no verdict on an incomplete grid yet
+                from .records.missing import incomplete_message
+                from .reports.text import clean
+
+                raise pytest.UsageError(f"--audit {clean(incomplete_message(records, str(path)))}")
             self._records = records
         return self._records
 

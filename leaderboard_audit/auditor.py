@@ -274,6 +274,9 @@ def audit(
     alpha: float = DEFAULT_ALPHA,
 ) -> dict[str, Any]:
     """Audit every scope of ``records``; returns the report-v1 dict (the plugin's JSON)."""
+    from .records.missing import refuse_incomplete
+
+    refuse_incomplete(records, path or records.source or "records")  # a missing cell is never a wrong one
     t = thresholds or Thresholds()
     sha = None
     if path is not None:

@@ -131,6 +131,13 @@ def main(argv: list[str] | None = None) -> int:
     except RecordsError as exc:
         print(f"leaderboard-audit audit: {exc}", file=sys.stderr)
         return 4
+    from .records.missing import IncompleteRecordsError, refuse_incomplete
+
+    try:
+        refuse_incomplete(records, args.path)  # issue 44: no verdict on an incomplete grid yet
+    except IncompleteRecordsError as exc:
+        print(f"leaderboard-audit audit: {exc}", file=sys.stderr)
+        return 4
     report = audit(
         records,
         seed=settings["seed"],

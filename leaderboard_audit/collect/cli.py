@@ -13,7 +13,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Run models on benchmarks under the harness grid and "
         "write records-v1 (resumable; see docs/collect.md).",
     )
-    ap.add_argument("spec", help="collection spec (TOML)")
+    ap.add_argument("spec", nargs="?", help="collection spec (TOML); not with --replay")
     ap.add_argument("--output", help="override the spec's output directory")
     from .engines import ENGINES
 
@@ -64,23 +64,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="NAME",
         help="collect only this model of the spec (repeatable; the CI gate, docs/ci-gate.md)",
     )
+    ap.add_argument(
+        "--replay",
+        metavar="DIR",
+        help="answer from the complete records set DIR instead of an engine: a budgeted collection "
+        "(needs --budget and --output; no SPEC; docs/collect.md, 'Budgeted collection and replay')",
+    )
+    ap.add_argument("--budget", type=float, metavar="FRACTION", help="with --replay: the share of the grid's cells")
+    ap.add_argument("--seed", type=int, default=0, help="with --replay: the design's seed (default 0)")
     a = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if (a.replay is None) == (a.spec is None):
+        ap.error("give a SPEC, or --replay DIR (not both)")
     from ..records import RecordsError
     from .engines.openai_engine import APIError
     from .errors import CollectError
 
     try:
+        if a.replay is not None:
+            from .replay import replay_main
+
+            return replay_main(a.replay, a.output, a.budget, a.seed, quiet=a.quiet)
         return _run(a)
     except (CollectError, RecordsError) as exc:
         print(f"leaderboard-audit collect: {exc}", file=sys.stderr)
         return 4
     except APIError as exc:  # the API server failed for good: finished chunks are kept, a rerun resumes
         print(
-            f"leaderboard-audit collect: {a.spec}: {exc} (finished chunks are kept: rerun to resume)", file=sys.stderr
+            f"leaderboard-audit collect: {a.spec or a.replay}: {exc} (finished chunks are kept: rerun to resume)",
+            file=sys.stderr,
         )
         return 4
     except OSError as exc:  # disk full, permissions changed mid-run: name the file, no traceback
-        print(f"leaderboard-audit collect: {exc.filename or a.spec}: {exc.strerror or exc}", file=sys.stderr)
+        print(
+            f"leaderboard-audit collect: {exc.filename or a.spec or a.replay}: {exc.strerror or exc}", file=sys.stderr
+        )
         return 4
 
 

@@ -17,6 +17,7 @@ from typing import IO, Any
 import numpy as np
 
 from .errors import ProblemLog, RecordsError
+from .missing import FIX_MISSING, MISSING_REASONS, reason_code
 from .model import ANSWER_CLASSES, UNPARSED_ABSENT
 from .names import model_from_filename
 from .safe_io import JSON_ERRORS, DuplicateKeyError, loads_strict, open_regular
@@ -40,6 +41,7 @@ class ModelFile:
     ids: list[str] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     correct: np.ndarray | None = None  # (n, K) bool
+    missing: np.ndarray | None = None  # (n, K) int8 reason codes (records/missing.py); None: all observed
     gold: list[Any] = field(default_factory=list)
     question: list[str | None] = field(default_factory=list)
     options: list[list[str] | None] = field(default_factory=list)
@@ -369,6 +371,8 @@ class _FileParser:
         return mf, keys
 
     def _bit_matrix(self, keys: list[str]) -> np.ndarray:
+        """The bits; a missing cell (``null`` or a reason, records/missing.py) is False in the
+        bits and its reason code in ``self.mf.missing``."""
         rows = self.rows
         try:  # fast path; nested values make a ragged array, which numpy refuses
             arr = np.array(rows)
@@ -377,20 +381,34 @@ class _FileParser:
         if arr.dtype.kind == "b" or (arr.dtype.kind == "i" and arr.ndim == 2 and not ((arr < 0) | (arr > 1)).any()):
             return arr.astype(bool)
         ok = True
+        bits = np.zeros((len(rows), len(keys)), dtype=bool)
+        missing = np.zeros((len(rows), len(keys)), dtype=np.int8)
         for r, vals in enumerate(rows):
-            bad = [(k, v) for k, v in zip(keys, vals) if not _is_bit(v)]
+            bad = []
+            for j, (k, v) in enumerate(zip(keys, vals)):
+                if _is_bit(v):
+                    bits[r, j] = bool(v)
+                    continue
+                code = reason_code(v)
+                if code is None:
+                    bad.append((k, v))
+                else:
+                    missing[r, j] = code
             if bad:
                 ok = False
                 k, v = bad[0]
                 self.bad(
                     self.mf.lines[r],
                     f"item {self.mf.ids[r]!r}: correct[{k!r}] = {show(v)} "
-                    f"is not 0/1" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""),
-                    fix="correctness bits are 0/1 or true/false",
+                    f"is not 0/1 or a missing cell (null, {', '.join(repr(x) for x in MISSING_REASONS)})"
+                    + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""),
+                    fix="correctness bits are 0/1 or true/false; " + FIX_MISSING,
                 )
         if not ok:
             return np.zeros((len(rows), len(keys)), dtype=bool)
-        return np.array([[bool(v) for v in vals] for vals in rows], dtype=bool).reshape(len(rows), len(keys))
+        if missing.any():
+            self.mf.missing = missing
+        return bits
 
 
 def _is_bit(v: Any) -> bool:
@@ -399,7 +417,12 @@ def _is_bit(v: Any) -> bool:
 
 def _same_bits(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return a.keys() == b.keys() and all(
-        _is_bit(a[k]) and _is_bit(b[k]) and int(a[k]) == int(b[k]) or a[k] is b[k] for k in a
+        _is_bit(a[k])
+        and _is_bit(b[k])
+        and int(a[k]) == int(b[k])
+        or a[k] is b[k]
+        or (type(a[k]) is str and a[k] == b[k])
+        for k in a
     )
 
 

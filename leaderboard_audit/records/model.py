@@ -73,7 +73,9 @@ def freeze(records: Records) -> Records:
 
     The readers do this: nothing writes into loaded records, and read-only memory lets
     the metrics share what they derive from it across views (``metrics.per_model.derived``)."""
-    freeze_arrays(records.correct, records.pred, records.margin, records.unparsed, records.answer_class)
+    freeze_arrays(
+        records.correct, records.pred, records.margin, records.unparsed, records.answer_class, records.missing
+    )
     return records
 
 
@@ -98,6 +100,9 @@ class Records:
     count of generation configs with no parseable answer. ``layout_notes`` says
     how the files were read when the layout was not the canonical one
     (docs/records.md, "The paper's release"); it describes the files, not the data.
+    ``missing`` (int8, same shape as ``correct``) is None for a complete grid, else
+    ``OBSERVED`` (0) where a cell was observed and the code of why it is missing
+    elsewhere (records/missing.py; ``correct`` is False there).
     """
 
     correct: np.ndarray
@@ -112,6 +117,12 @@ class Records:
     unparsed: np.ndarray | None = None
     answer_class: np.ndarray | None = None
     layout_notes: tuple[str, ...] = ()
+    missing: np.ndarray | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Whether every cell was observed (no ``missing`` mask)."""
+        return self.missing is None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -138,6 +149,7 @@ class Records:
             margin=_frozen(self.margin),
             unparsed=_frozen(self.unparsed),
             answer_class=_frozen(self.answer_class),
+            missing=_frozen(self.missing),
         )
 
     def _take_items(self, idx: np.ndarray | slice) -> Records:
@@ -152,6 +164,7 @@ class Records:
             margin=cut(self.margin),
             unparsed=cut(self.unparsed),
             answer_class=cut(self.answer_class),
+            missing=cut(self.missing),
         )
 
     def scope(self, benchmark: str) -> Records:
@@ -191,6 +204,7 @@ class Records:
             margin=cut(self.margin),
             unparsed=cut(self.unparsed),
             answer_class=cut(self.answer_class),
+            missing=cut(self.missing),
         )
 
     def equals(self, other: Records) -> bool:
@@ -209,6 +223,7 @@ class Records:
             and same(self.margin, other.margin)
             and same(self.unparsed, other.unparsed)
             and same(self.answer_class, other.answer_class)
+            and same(self.missing, other.missing)
             and self.items.benchmark.tolist() == other.items.benchmark.tolist()
             and self.items.item_id.tolist() == other.items.item_id.tolist()
             and self.items.gold == other.items.gold

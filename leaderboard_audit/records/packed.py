@@ -12,6 +12,8 @@ any of it is decoded, records/packed_ipc.py):
 * optional column ``pred``: ``fixed_size_list<int16>[K]`` (``PRED_ABSENT`` = -2 where no
   prediction, ``PRED_UNPARSEABLE`` = -1);
 * optional column ``margin``: ``fixed_size_list<float64>[K]`` (NaN where none);
+* optional column ``missing``: ``fixed_size_list<int8>[K]``, present only when some cell is
+  missing: 0 where observed, else the reason code (records/missing.py);
 * schema metadata ``leaderboard-audit``: one JSON object holding the legend (grid.json's
   object), the models, the items (benchmark, item_id, gold, question, options), notes,
   ``dropped``, and ``content_sha256``: SHA-256 over the rest of the metadata, the packed
@@ -89,9 +91,11 @@ def content_sha256(
     margin: np.ndarray | None,
     answer_class: np.ndarray | None = None,
     unparsed: np.ndarray | None = None,
+    missing: np.ndarray | None = None,
 ) -> str:
     """SHA-256 over the metadata, the packed correctness bits, then pred (int16 LE), margin (float64 LE),
-    answer_class (int8) and unparsed (int16 LE), each present one named."""
+    answer_class (int8), unparsed (int16 LE) and missing (int8), each present one named (a
+    complete grid has no ``missing``: its checksum is what it always was)."""
     h = hashlib.sha256(canonical_meta(meta) + b"\0")
     h.update(memoryview(np.ascontiguousarray(packed_bits, dtype=np.uint8)))
     for name, arr, dt in (
@@ -99,6 +103,7 @@ def content_sha256(
         ("margin", margin, "<f8"),
         ("answer_class", answer_class, "i1"),
         ("unparsed", unparsed, "<i2"),
+        ("missing", missing, "i1"),
     ):
         if arr is not None:
             h.update(name.encode() + b"\0")
@@ -138,7 +143,7 @@ def packed_bytes(records: Records, extra_meta: dict[str, Any] | None = None) -> 
     bits = _packed_bits(records.correct)
     meta_obj = {**packed_meta(records), **(extra_meta or {})}
     meta_obj["content_sha256"] = content_sha256(
-        meta_obj, bits, records.pred, records.margin, records.answer_class, records.unparsed
+        meta_obj, bits, records.pred, records.margin, records.answer_class, records.unparsed, records.missing
     )
     child = pa.Array.from_buffers(pa.bool_(), M * N * K, [None, pa.py_buffer(bits)])
     cols = {"correct": pa.FixedSizeListArray.from_arrays(child, K)}
@@ -153,6 +158,9 @@ def packed_bytes(records: Records, extra_meta: dict[str, Any] | None = None) -> 
         cols["answer_class"] = pa.FixedSizeListArray.from_arrays(vals, K)
     if records.unparsed is not None:
         cols["unparsed"] = pa.array(np.ascontiguousarray(records.unparsed, dtype=np.int16).reshape(-1))
+    if records.missing is not None:  # reason codes (records/missing.py); absent for a complete grid
+        vals = pa.array(np.ascontiguousarray(records.missing, dtype=np.int8).reshape(-1))
+        cols["missing"] = pa.FixedSizeListArray.from_arrays(vals, K)
     meta = json.dumps(meta_obj, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
     table = pa.table(cols).replace_schema_metadata({META_KEY: meta})
     sink = pa.BufferOutputStream()
@@ -393,10 +401,11 @@ def _column_names(schema, K: int, spath: str) -> list[str]:
     """The schema's column names, each checked to be fixed_size_list<type>[K] (unparsed: int16)."""
     pa = _pyarrow()
     cols = set(schema.names)
-    if "correct" not in cols or not cols <= {"correct", "pred", "margin", "answer_class", "unparsed"}:
+    if "correct" not in cols or not cols <= {"correct", "pred", "margin", "answer_class", "unparsed", "missing"}:
         raise _bad(
             spath,
-            f"columns {sorted(cols)}; expected 'correct' and optionally 'pred', 'margin', 'answer_class', 'unparsed'",
+            f"columns {sorted(cols)}; expected 'correct' and optionally 'pred', 'margin', 'answer_class', "
+            "'unparsed', 'missing'",
         )
     if "unparsed" in cols and schema.field("unparsed").type != pa.int16():
         raise _bad(spath, f"column 'unparsed' is {schema.field('unparsed').type}, expected int16")
@@ -405,13 +414,14 @@ def _column_names(schema, K: int, spath: str) -> list[str]:
         ("pred", pa.int16()),
         ("margin", pa.float64()),
         ("answer_class", pa.int8()),
+        ("missing", pa.int8()),
     ):
         if name not in cols:
             continue
         typ = schema.field(name).type
         if not (pa.types.is_fixed_size_list(typ) and typ.list_size == K and typ.value_type == value_type):
             raise _bad(spath, f"column {name!r} is {typ}, expected fixed_size_list<{value_type}>[{K}]")
-    return [n for n in ("unparsed", "correct", "pred", "margin", "answer_class") if n in cols]
+    return [n for n in ("unparsed", "correct", "pred", "margin", "answer_class", "missing") if n in cols]
 
 
 def _columns(table, K: int, spath: str) -> dict[str, Any]:
@@ -426,6 +436,7 @@ def check_values(
     margin: np.ndarray | None,
     answer_class: np.ndarray | None,
     unparsed: np.ndarray | None,
+    missing: np.ndarray | None = None,
 ) -> None:
     """The value ranges every reader of the packed content enforces (``kind`` names where the
     values came from: "column" in the Arrow file, "array" in a load-cache entry)."""
@@ -439,6 +450,13 @@ def check_values(
         raise _bad(spath, f"{kind} 'answer_class' holds values that are not answer-class codes or -1")
     if unparsed is not None and (unparsed < -1).any():
         raise _bad(spath, f"{kind} 'unparsed' holds negative counts other than -1")
+    if missing is not None:
+        from .missing import MISSING_REASONS
+
+        if ((missing < 0) | (missing > len(MISSING_REASONS))).any():
+            raise _bad(spath, f"{kind} 'missing' holds values that are not reason codes 0..{len(MISSING_REASONS)}")
+        if not missing.any():
+            raise _bad(spath, f"{kind} 'missing' marks no cell (a complete grid has no 'missing')")
 
 
 def checked_records(
@@ -451,17 +469,18 @@ def checked_records(
     margin: np.ndarray | None,
     answer_class: np.ndarray | None,
     unparsed: np.ndarray | None,
+    missing: np.ndarray | None = None,
 ) -> Records:
     """The records the packed content describes, once its checksum verifies (``meta`` without
     keys the checksum does not cover), read-only as every reader returns them (``freeze``)."""
     M, N, K = head["shape"]
-    values = (pred, margin, answer_class, unparsed)
+    values = (pred, margin, answer_class, unparsed, missing)
     _check_digest(spath, meta, packed, values)
     return freeze(Records(correct=correct.reshape(M, N, K), **_fields(spath, head, values)))
 
 
-#: pred, margin, answer_class and unparsed as read (flat; any may be None)
-Values = tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray | None]
+#: pred, margin, answer_class, unparsed and missing as read (flat; any may be None)
+Values = tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray | None]
 
 
 def _check_digest(spath: str, meta: dict[str, Any], packed: np.ndarray, values: Values) -> None:
@@ -476,7 +495,7 @@ def _check_digest(spath: str, meta: dict[str, Any], packed: np.ndarray, values: 
 def _fields(spath: str, head: dict[str, Any], values: Values) -> dict[str, Any]:
     """Every field of the records but ``correct``, shaped."""
     M, N, K = head["shape"]
-    pred, margin, answer_class, unparsed = values
+    pred, margin, answer_class, unparsed, missing = values
     return {
         "models": head["models"],
         "items": head["items"],
@@ -489,13 +508,14 @@ def _fields(spath: str, head: dict[str, Any], values: Values) -> dict[str, Any]:
         "answer_class": None if answer_class is None else answer_class.reshape(M, N, K),
         "unparsed": None if unparsed is None else unparsed.reshape(M, N),
         "layout_notes": head["layout_notes"],
+        "missing": None if missing is None else missing.reshape(M, N, K),
     }
 
 
 def _columns_values(columns: dict[str, Any], shape: tuple[int, int, int], spath: str) -> Values:
     """pred, margin, answer_class and unparsed from the file's columns (flat), range-checked."""
     M, N, K = shape
-    pred = margin = answer_class = unparsed = None
+    pred = margin = answer_class = unparsed = missing = None
     if "pred" in columns:
         pred = _list_values(columns["pred"], K, "<i2", spath, "pred", M * N).astype(np.int16, copy=False)
     if "margin" in columns:
@@ -509,8 +529,10 @@ def _columns_values(columns: dict[str, Any], shape: tuple[int, int, int], spath:
         if col.null_count:
             raise _bad(spath, "column 'unparsed' holds nulls")
         unparsed = col.to_numpy().astype(np.int16, copy=False)
-    check_values(spath, "column", pred, margin, answer_class, unparsed)
-    return pred, margin, answer_class, unparsed
+    if "missing" in columns:
+        missing = _list_values(columns["missing"], K, "i1", spath, "missing", M * N).astype(np.int8, copy=False)
+    check_values(spath, "column", pred, margin, answer_class, unparsed, missing)
+    return pred, margin, answer_class, unparsed, missing
 
 
 def _opened(path: str | os.PathLike[str]) -> tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]:
@@ -535,12 +557,12 @@ def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tupl
     pa = _pyarrow()
     try:
         correct, packed = _unpack_bits(columns["correct"], K, spath, M * N)
-        pred, margin, answer_class, unparsed = _columns_values(columns, (M, N, K), spath)
+        values = _columns_values(columns, (M, N, K), spath)
     except RecordsError:
         raise
     except (pa.ArrowException, ValueError, IndexError) as exc:  # buffers shorter than their lengths say
         raise _bad(spath, f"damaged Arrow buffers ({type(exc).__name__}: {str(exc)[:200]})") from None
-    rec = checked_records(spath, meta, head, correct, packed, pred, margin, answer_class, unparsed)
+    rec = checked_records(spath, meta, head, correct, packed, *values)
     if rec.grid.inferred and warn:  # the same warning the JSONL reader gives for a missing grid.json
         from .reader import InferredLegendWarning
 

@@ -24,6 +24,8 @@ Value conventions of the table (both formats):
 * ``answer_class``: one of ``ANSWER_CLASSES``; empty = none recorded.
 * ``unparsed``: the item's count of unparseable generation answers, the same on every
   row of a (model, item) that has one; empty = none recorded.
+* ``missing``: why the cell has no answer (``not_collected``, ``not_possible``, ``failed``;
+  records/missing.py); ``correct`` is then empty (null). Empty = the cell was observed.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from .errors import MAX_SHOWN, ProblemLog, RecordsError
 from .grid import Grid, infer_grid
 from .layout import confined
 from .legend import find_legend
+from .missing import MISSING_REASONS, REASON_CODE
 from .model import ANSWER_CLASS_ABSENT, ANSWER_CLASSES, PRED_ABSENT, PRED_UNPARSEABLE, UNPARSED_ABSENT, Records
 from .names import RESERVED_FIX, benchmark_name_problem, reserved_benchmark
 from .reader import InferredLegendWarning, ModelFile, assemble, read_grid_file
@@ -49,7 +52,7 @@ if TYPE_CHECKING:  # pandas is imported lazily: the directory reader does not ne
     import pandas as pd
 
 REQUIRED = ("model", "benchmark", "item_id", "config", "correct")
-OPTIONAL = ("gold", "pred", "margin", "question", "answer_class", "unparsed")
+OPTIONAL = ("gold", "pred", "margin", "question", "answer_class", "unparsed", "missing")
 CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 PARQUET_SUFFIXES = (".parquet", ".pq")
 _BITS = {"0": 0, "1": 1, "true": 1, "false": 0, "True": 1, "False": 0, "TRUE": 1, "FALSE": 0}
@@ -205,6 +208,7 @@ _ARROW_KINDS = {
     "margin": "sif",
     "answer_class": "s",
     "unparsed": "sif",
+    "missing": "s",
 }
 _KIND_TEXT = {
     "s": "strings",
@@ -422,6 +426,45 @@ def _unparsed(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray] | Non
     return np.where(absent | ~ok, UNPARSED_ABSENT, np.nan_to_num(v)).astype(np.int16), ~ok
 
 
+def _correct_empty(t: _Table) -> np.ndarray:
+    """Rows whose ``correct`` is empty: an empty or ``null`` CSV cell, a Parquet null."""
+    s = t.df["correct"]
+    empty = np.array(s.isna().to_numpy(), dtype=bool)
+    if t.text or s.dtype == object:
+        empty = empty | np.array(s.isin(["", "null"]).to_numpy(), dtype=bool)
+    return empty
+
+
+def _missing(
+    t: _Table, log: ProblemLog, bits: tuple[np.ndarray, np.ndarray] | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """``missing`` as int8 reason codes per row (0 where empty: observed); a row with an unknown
+    reason, or with a reason and a ``correct`` value, is a problem reported here."""
+    col = _text(t, "missing", log)
+    if col is None or bits is None:
+        return None
+    known = np.array([REASON_CODE.get(u, -1) for u in col.uniques.tolist()] + [0], dtype=np.int8)
+    codes = known[col.codes]
+    empty = _correct_empty(t)
+    fix = f"'missing' is empty for an observed cell, else one of {list(MISSING_REASONS)} with 'correct' empty"
+    t.report(
+        log,
+        np.flatnonzero(codes < 0),
+        lambda r: f"row's missing = {_cell(t.df['missing'].iat[r])} is not one of {list(MISSING_REASONS)}",
+        fix=fix,
+    )
+    t.report(
+        log,
+        np.flatnonzero((codes > 0) & ~empty),
+        lambda r: (
+            f"correct = {_cell(t.df['correct'].iat[r])} but missing = {_cell(t.df['missing'].iat[r])}: "
+            "a missing cell has no correctness value"
+        ),
+        fix=fix,
+    )
+    return np.where(codes < 0, 0, codes).astype(np.int8)
+
+
 def _first_per_group(col: _Col, grp: np.ndarray, G: int) -> np.ndarray:
     """First non-empty value of each group (object array, None where a group has none)."""
     first = np.full(G, -1, dtype=np.int64)
@@ -508,6 +551,7 @@ class _Cells:
     question: _Col | None
     answer_class: tuple[np.ndarray, np.ndarray] | None = None
     unparsed: tuple[np.ndarray, np.ndarray] | None = None
+    missing: np.ndarray | None = None  # per row: reason code (records/missing.py), 0 = observed
 
     def who(self, r: int) -> str:
         return (
@@ -527,10 +571,26 @@ def _decode_rows(t: _Table) -> _Cells:
     question = _text(t, "question", log) if optional["question"] else None
     answer_class = _answer_class(t, log) if optional["answer_class"] else None
     unparsed = _unparsed(t, log) if optional["unparsed"] else None
+    missing = _missing(t, log, bits) if optional["missing"] else None
     log.raise_if_any()
     model, bench, item, config = (cols[c] for c in REQUIRED[:4])
     assert model and bench and item and config and bits
-    cells = _Cells(model, bench, item, config, bits, pred, margin, gold, question, answer_class, unparsed)
+    if missing is not None:  # a missing cell's empty `correct` is not a bad bit
+        bits = (bits[0], bits[1] & (missing == 0))
+    cells = _Cells(
+        model,
+        bench,
+        item,
+        config,
+        bits,
+        pred,
+        margin,
+        gold,
+        question,
+        answer_class,
+        unparsed,
+        missing,
+    )
     for name, col in cols.items():
         t.report(log, np.flatnonzero(col.codes < 0), lambda r, name=name: f"empty {name!r}", fix=FIX_TABLE)
     log.raise_if_any()
@@ -552,7 +612,13 @@ def _report_bad_values(t: _Table, cells: _Cells, log: ProblemLog) -> None:
             else f"{cells.who(r)}: correct = {v} is not 0/1"
         )
 
-    t.report(log, np.flatnonzero(cells.bits[1]), bit_msg, fix="correctness bits are 0/1 or true/false")
+    t.report(
+        log,
+        np.flatnonzero(cells.bits[1]),
+        bit_msg,
+        fix="correctness bits are 0/1 or true/false; a missing cell has an empty 'correct' and its reason in the "
+        f"'missing' column ({', '.join(MISSING_REASONS)})",
+    )
     if cells.pred is not None:
         t.report(
             log,
@@ -623,6 +689,7 @@ class _Groups:
     grp: np.ndarray  # each row's group
     C: np.ndarray  # (G, K) int8 bits
     first_row: np.ndarray  # each group's first row
+    X: np.ndarray | None = None  # (G, K) int8 missing codes, None when every cell was observed
 
     @property
     def size(self) -> int:
@@ -641,7 +708,11 @@ def _pivot(t: _Table, cells: _Cells, cfg: np.ndarray, keys: tuple[str, ...]) -> 
     _refuse_duplicate_rows(t, cells, grp * K + cfg)
     C = np.full((G, K), -1, dtype=np.int8)
     C[grp, cfg] = cells.bits[0]
-    groups = _Groups(grp, C, np.unique(grp, return_index=True)[1])
+    X = None
+    if cells.missing is not None and cells.missing.any():
+        X = np.zeros((G, K), dtype=np.int8)
+        X[grp, cfg] = cells.missing
+    groups = _Groups(grp, C, np.unique(grp, return_index=True)[1], X)
     log = ProblemLog()
     _report_holes(t, cells, groups, keys, log)
     _report_missing_pairs(t, cells, groups, log)
@@ -725,6 +796,7 @@ def _model_files(t: _Table, cells: _Cells, g: _Groups) -> dict[str, dict[str, Mo
             question=g_question[sel].tolist() if g_question is not None else [None] * n,
             options=[None] * n,
             unit=t.unit,
+            missing=g.X[sel] if g.X is not None and g.X[sel].any() else None,
         )
     return files
 
@@ -811,6 +883,11 @@ def table_frame(records: Records) -> pd.DataFrame:
         "config": np.tile(np.array(records.grid.keys, dtype=object), M * N),
         "correct": records.correct.reshape(-1).astype(np.int8),
     }
+    if records.missing is not None:  # a missing cell: empty `correct`, its reason in `missing`
+        miss = records.missing.reshape(-1)
+        data["correct"] = pd.array(data["correct"], dtype="Int8")
+        data["correct"][miss != 0] = pd.NA
+        data["missing"] = np.array([None, *MISSING_REASONS], dtype=object)[miss]
     if any(g is not None for g in it.gold):
         gold = np.array([None if g is None else str(g) for g in it.gold], dtype=object)
         data["gold"] = np.tile(np.repeat(gold, K), M)

@@ -133,6 +133,12 @@ def model_lines(records: Records, mi: int, benchmark: str) -> list[dict[str, Any
     idx = np.flatnonzero(records.items.benchmark == benchmark)
     model = records.models[mi]
     corr = records.correct[mi][idx].astype(np.uint8).tolist()
+    if records.missing is not None:  # a missing cell is written as its reason (docs/records.md)
+        from .missing import MISSING_REASONS
+
+        names = [None, *MISSING_REASONS]
+        miss = records.missing[mi][idx].tolist()
+        corr = [[names[x] if x else v for v, x in zip(cr, xr)] for cr, xr in zip(corr, miss)]
 
     def rows(a: np.ndarray | None) -> list[Any] | None:
         return a[mi][idx].tolist() if a is not None else None

@@ -1,0 +1,163 @@
+"""What a budgeted collection costs and settles (issue 44, item 5; docs/collect.md, "Budgeted collection").
+
+Replays the budgeted plan (collect/budget.py) on fixtures/real, fixtures/demo and two
+simulated paper-sized grids (12 x 3,679 x 26: ``paper_sized_spec`` as it is, and with
+paper-like robust shares) at budgets 0.05 / 0.1 / 0.2 / 0.3, several
+seeds each, and reports per budget:
+
+* the cells used (share of the full grid's cells);
+* the share of (model, item) pairs whose robust status the observed cells decide
+  (a failure seen, or all K configurations seen right), and that every decided status
+  agrees with the full grid (it must: they are exact);
+* the share of models whose pooled band (max minus min accuracy over configurations) is
+  decided above or below 0.02 and 0.05 by bounds counting unknown cells both ways
+  (metrics/incomplete.py), contradictions counted with the statuses' (must be 0);
+
+and per grid the share of cells needed to know every (model, item)'s robust status exactly:
+the plan at budget 1 (it stops once every status is known), against two references: the
+same rounds with the configurations in a random order per pair (no flip estimate), and an
+oracle that knows which configuration fails first (the floor for any order).
+
+Not a test and not timed: ``python benchmarks/bench_budget.py [--seeds N]`` prints a
+Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+BUDGETS = (0.05, 0.1, 0.2, 0.3)
+EXACT_AT = (0.1, 0.2)
+
+
+def grids() -> list[tuple[str, object]]:
+    from leaderboard_audit.records import load_records
+    from leaderboard_audit.simulate import paper_sized_spec, simulate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [
+            ("fixtures/real", load_records(ROOT / "fixtures" / "real")),
+            ("fixtures/demo", load_records(ROOT / "fixtures" / "demo")),
+            ("simulated paper-sized", simulate(paper_sized_spec())),
+            # paper-like shares: robust accuracy at most 0.175 (paper: at most 0.215), 80% of
+            # credited answers fragile (paper: 85%)
+            ("simulated paper-like", simulate(replace(paper_sized_spec(), robust_share=0.06, item_noise=2.2))),
+        ]
+
+
+def oracle_cost(C: np.ndarray, ref: int) -> int:
+    """Cells an order that knows the first failing config needs: the reference everywhere,
+    one more cell per (model, item) the reference gets right that is not robust, K - 1 per robust one."""
+    M, N, K = C.shape
+    base = C[:, :, ref]
+    robust = C.all(axis=2)
+    return M * N + int((base & ~robust).sum()) + (K - 1) * int(robust.sum())
+
+
+def random_order_cost(C: np.ndarray, ref: int, seed: int, sample: np.ndarray) -> int:
+    """Cells to know every robust status with the same random sample of items (every config)
+    and, elsewhere, the configs in a random order per (model, item)."""
+    M, N, K = C.shape
+    rng = np.random.default_rng(seed)
+    others = np.array([k for k in range(K) if k != ref])
+    perm = np.argsort(rng.random((M, N, K - 1)), axis=2)
+    seq = np.take_along_axis(C[:, :, others], perm, axis=2)  # answers in the drawn order
+    first_fail = np.where((~seq).any(axis=2), (~seq).argmax(axis=2) + 1, K - 1)
+    first_fail[:, sample] = K - 1  # the sample's items: every config
+    return M * N + int(first_fail[C[:, :, ref] | np.isin(np.arange(N), sample)[None, :]].sum())
+
+
+def band_sides(p, true_band: np.ndarray) -> tuple[tuple[float, float], int]:
+    """Share of models whose pooled band is decided above or below 0.02 and 0.05 (the band
+    check's default thresholds) by the bounds, and how many decided sides contradict the
+    full grid (must be 0)."""
+    from leaderboard_audit.metrics.incomplete import accuracy_bounds, band_bounds, side
+
+    lo, hi = band_bounds(*accuracy_bounds(p.correct, np.where(p.observed, 0, 1)))
+    shares, wrong = [], 0
+    for t in (0.02, 0.05):
+        s = side(lo, hi, t)
+        shares.append(float((s != -1).mean()))
+        wrong += int(((s == 1) & (true_band <= t)).sum() + ((s == 0) & (true_band > t)).sum())
+    return (shares[0], shares[1]), wrong
+
+
+def run(seeds: int) -> str:
+    from leaderboard_audit.collect.budget import ROBUST, UNDECIDED, BudgetError, plan
+
+    out = [
+        "| grid | M x N x K | budget | cells used (share) | random sample (items) | robust status decided | decided but wrong "
+        "| band side decided (0.02 / 0.05) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    exact = [
+        "| grid | robust share | random sample (items) | robust-status-first order | random config order | "
+        "oracle order (floor, no sample) | full grid |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, rec in grids():
+        C = np.asarray(rec.correct)
+        ref = rec.grid.reference_index
+        M, N, K = C.shape
+        total = M * N * K
+        truth = C.all(axis=2)
+        acc = C.mean(axis=1)
+        true_band = acc.max(axis=1) - acc.min(axis=1)
+
+        def answer(m, i, k, C=C):
+            return C[m, i, k]
+
+        for b in BUDGETS:
+            used, decided, wrong, sample, bands = [], [], 0, [], []
+            try:
+                for s in range(seeds):
+                    p = plan(answer, C.shape, ref, b, seed=s)
+                    used.append(p.cells / total)
+                    decided.append(float((p.status != UNDECIDED).mean()))
+                    wrong += int(((p.status == ROBUST) != truth)[p.status != UNDECIDED].sum())
+                    sample.append(len(p.sample))
+                    b_dec, b_wrong = band_sides(p, true_band)
+                    bands.append(b_dec)
+                    wrong += b_wrong
+            except BudgetError:
+                out.append(
+                    f"| {name} | {M} x {N} x {K} | {b:g} | below the reference round (1/K = {1 / K:.3f}) | | | | |"
+                )
+                continue
+            out.append(
+                f"| {name} | {M} x {N} x {K} | {b:g} | {np.mean(used):.1%} | {np.mean(sample):.0f} | "
+                f"{np.mean(decided):.1%} (min {np.min(decided):.1%}) | {wrong} | "
+                f"{np.mean([x[0] for x in bands]):.0%} / {np.mean([x[1] for x in bands]):.0%} |"
+            )
+        for b in EXACT_AT:  # the sample a budget-b design draws, then as many cells as every status needs
+            n_s = plan(answer, C.shape, ref, b, seed=0).sample.size
+            full = [plan(answer, C.shape, ref, 1.0, seed=s, sample_items=n_s) for s in range(seeds)]
+            assert all((p.status != UNDECIDED).all() for p in full)
+            cost = np.mean([p.cells for p in full]) / total
+            rnd = np.mean([random_order_cost(C, ref, s, p.sample) for s, p in enumerate(full)]) / total
+            exact.append(
+                f"| {name} | {truth.mean():.3f} | {n_s} (as at budget {b:g}) | {cost:.1%} | {rnd:.1%} | "
+                f"{oracle_cost(C, ref) / total:.1%} | 100% |"
+            )
+    return "\n".join(out) + "\n\n" + "\n".join(exact)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=5, help="replays per grid and budget (default 5)")
+    a = ap.parse_args()
+    t = time.perf_counter()
+    print(run(a.seeds))
+    print(f"\n({a.seeds} seeds per row; {time.perf_counter() - t:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""Missing cells: why a (model, item, config) cell holds no answer (docs/records.md, "Incomplete records").
+
+In memory a records set's ``missing`` is None when every cell was observed (a complete
+grid, read exactly as before), else an int8 array (models x items x configs) holding
+``OBSERVED`` (0) where the cell was observed and the code of its reason otherwise;
+``correct`` is False at every missing cell, so it never reads as an answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+OBSERVED = 0
+#: the reasons, in code order (code = position + 1)
+MISSING_REASONS: tuple[str, ...] = ("not_collected", "not_possible", "failed")
+NOT_COLLECTED, NOT_POSSIBLE, FAILED = 1, 2, 3
+REASON_CODE: dict[str, int] = {r: i + 1 for i, r in enumerate(MISSING_REASONS)}
+FIX_MISSING = (
+    "a missing cell is null (not collected) or one of "
+    + ", ".join(repr(r) for r in MISSING_REASONS)
+    + " in 'correct'; see docs/records.md, 'Incomplete records'"
+)
+
+
+def reason_code(v: Any) -> int | None:
+    """The reason code of a JSONL ``correct`` value that marks a missing cell (``null`` is
+    "not_collected"), or None when ``v`` does not mark one."""
+    if v is None:
+        return NOT_COLLECTED
+    if type(v) is str:
+        return REASON_CODE.get(v)
+    return None
+
+
+def reason_name(code: int) -> str:
+    return MISSING_REASONS[int(code) - 1]
+
+
+def check_missing(missing: np.ndarray | None, shape: tuple[int, ...]) -> str | None:
+    """What is wrong with a ``missing`` array (None if nothing): its shape and codes."""
+    if missing is None:
+        return None
+    if missing.shape != tuple(shape):
+        return f"'missing' has shape {missing.shape}, expected {tuple(shape)}"
+    if ((missing < 0) | (missing > len(MISSING_REASONS))).any():
+        return f"'missing' holds codes other than 0..{len(MISSING_REASONS)}"
+    return None
+
+
+def normalised(missing: np.ndarray | None) -> np.ndarray | None:
+    """None when no cell is missing (a complete grid has no mask), else ``missing`` as int8."""
+    if missing is None or not missing.any():
+        return None
+    return np.asarray(missing, dtype=np.int8)
+
+
+def missing_counts(records: Any) -> dict[str, Any]:
+    """How many cells are missing: in all, per reason, per benchmark and per model."""
+    miss = records.missing
+    out: dict[str, Any] = {"cells": int(np.prod(records.shape)), "missing": 0, "by_reason": {}}
+    if miss is None:
+        return out
+    out["missing"] = int(np.count_nonzero(miss))
+    out["by_reason"] = {r: int(np.count_nonzero(miss == c)) for r, c in REASON_CODE.items() if (miss == c).any()}
+    bench = records.items.benchmark
+    per_b = {}
+    for b in records.benchmarks:
+        n = int(np.count_nonzero(miss[:, bench == b]))
+        if n:
+            per_b[b] = n
+    out["by_benchmark"] = per_b
+    per_m = np.count_nonzero(miss.reshape(miss.shape[0], -1), axis=1)
+    out["by_model"] = {m: int(n) for m, n in zip(records.models, per_m.tolist()) if n}
+    return out
+
+
+def incomplete_message(records: Any, where: str) -> str:
+    """The one usage error an audit gives for incomplete records (docs/records.md)."""
+    c = missing_counts(records)
+    reasons = ", ".join(f"{n:,} {r}" for r, n in c["by_reason"].items())
+    bench = ", ".join(f"{b}={n:,}" for b, n in c["by_benchmark"].items())
+    models = sorted(c["by_model"].items(), key=lambda kv: (-kv[1], kv[0]))
+    shown = ", ".join(f"{m}={n:,}" for m, n in models[:8]) + (f" (+{len(models) - 8} more)" if len(models) > 8 else "")
+    return (
+        f"{where}: incomplete records: {c['missing']:,} of {c['cells']:,} cells are missing ({reasons}); "
+        f"per benchmark: {bench}; per model: {shown}. The audit does not yet decide verdicts on an incomplete "
+        "grid, and a missing cell is never counted as wrong. Fix: collect the missing cells (for a budgeted "
+        "replay, a larger --budget, up to 1), or audit a complete records set; --audit-intersect drops only "
+        "items absent for some model, not missing cells (docs/records.md, 'Incomplete records')"
+    )
+
+
+class IncompleteRecordsError(ValueError):
+    """An audit was asked of records with missing cells (``incomplete_message``)."""
+
+
+def refuse_incomplete(records: Any, where: str) -> None:
+    """Raise ``IncompleteRecordsError`` when ``records`` has missing cells."""
+    if getattr(records, "missing", None) is not None:
+        raise IncompleteRecordsError(incomplete_message(records, where))
+
+
+__all__ = [
+    "FAILED",
+    "FIX_MISSING",
+    "IncompleteRecordsError",
+    "MISSING_REASONS",
+    "NOT_COLLECTED",
+    "NOT_POSSIBLE",
+    "OBSERVED",
+    "REASON_CODE",
+    "incomplete_message",
+    "missing_counts",
+    "reason_code",
+    "reason_name",
+    "refuse_incomplete",
+]
