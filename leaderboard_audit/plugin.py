@@ -21,7 +21,10 @@ from .settings import SUMMARY_CHOICES
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    g = parser.getgroup("leaderboard-audit", "audit a leaderboard's order against harness configs (docs/NAME.md: leaderboard-audit docs NAME)")
+    g = parser.getgroup(
+        "leaderboard-audit",
+        "audit a leaderboard's order against harness configs (docs/NAME.md: leaderboard-audit docs NAME)",
+    )
     g.addoption(
         "--audit",
         metavar="PATH",
