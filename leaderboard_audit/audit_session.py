@@ -320,11 +320,11 @@ class AuditSession:
 
             path = self.records_path()
             fmt = self.settings["format"]
-            if fmt in ("auto", "table") and str(path).strip() and Path(path).is_dir():
-                from .sources import single_table
-
-                path = str(single_table(Path(path)) or path)  # a folder holding one records table
             try:
+                if fmt in ("auto", "table") and str(path).strip() and Path(path).is_dir():
+                    from .sources import single_table
+
+                    path = str(single_table(Path(path)) or path)  # a folder holding one records table
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # inference notes travel in Records.notes
                     # the bits left packed: a controller that reads only the metadata, or a worker

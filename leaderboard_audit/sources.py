@@ -43,19 +43,13 @@ def load_for_audit(
     return None if check_only else load_records(p, intersect=intersect)
 
 
-TABLE_SUFFIXES = (".parquet", ".csv", ".tsv")
-
-
 def single_table(d: Path) -> Path | None:
-    """A directory holding one long table (``records.parquet``, with or without ``grid.json``) and
-    no benchmark directories is that table."""
-    try:
-        entries = [x for x in d.iterdir() if not x.name.startswith(".")]
-    except OSError:
-        return None
-    tables = [x for x in entries if x.is_file() and x.suffix.lower() in TABLE_SUFFIXES]
-    others = [x for x in entries if x not in tables and x.name != "grid.json"]
-    return tables[0] if len(tables) == 1 and not others else None
+    """A directory holding one long table (``records.parquet``, with or without ``grid.json``,
+    beside notes such as a README) and no benchmark directories is that table
+    (``records.table.table_in_folder``; a table beside other files is a RecordsError)."""
+    from .records.table import table_in_folder
+
+    return table_in_folder(d)
 
 
 __all__ = ["load_for_audit"]
