@@ -17,6 +17,7 @@ from tabulate import tabulate as _tabulate
 from ..checks import registry
 from ..tables_model import kind_of, narrow_board, STATUSES, Table, counts_text, status_counts
 from .next_steps import next_steps, twin_scopes
+from .twins import shown as shown_verdicts
 from .text import ci_text, clean, num, signed
 from .words import count
 
@@ -176,7 +177,7 @@ def render_short(
     steps = next_steps(report)
     todo = _wrapped(["what to do next:", *(f"  - {clean(x)}" for x in steps)], width) if steps else []
     twins = twin_scopes(report)
-    shown = [v for v in verdicts if v.get("scope", _scope_of(v)) not in twins]
+    shown = shown_verdicts(report, verdicts)  # a twin scope's own verdicts (a user check's) kept
     by_check: dict[str, list[dict[str, Any]]] = {}
     for v in shown:
         by_check.setdefault(v["check"], []).append(v)
@@ -213,17 +214,6 @@ def _offenders(by_check: dict[str, list[dict[str, Any]]], bad_checks: list[str],
         if len(bad) > per:
             out.append(f"     ... {len(bad) - per:,} more {clean(name)} fail/warn")
     return out
-
-
-def _scope_of(v: dict[str, Any]) -> str | None:
-    vid = str(v.get("id", ""))
-    if "[" not in vid:
-        return None
-    inner = vid[vid.index("[") + 1 :]
-    for sep in ("-", "]"):
-        if sep in inner:
-            return inner.split(sep, 1)[0]
-    return None
 
 
 FULL_HINT = (
@@ -291,7 +281,7 @@ def counts_line(
     else:
         text += f" are the audit line's {count(len(judged), 'verdict')}, one each"
     kept = [n for n in report.get("scopes", {}) if n not in twins]
-    every = [v for n in kept for v in report["scopes"][n].get("verdicts", [])]
+    every = shown_verdicts(report, (v for s in report.get("scopes", {}).values() for v in s.get("verdicts", [])))
     text += (
         f"; the HTML and Markdown headers count the report's {count(len(every), 'verdict')} over "
         f"{count(len(kept), 'scope')}"
