@@ -171,6 +171,9 @@ def keep_cache_out(config: pytest.Config, records: str) -> None:
 
     from .guard import inside
 
+    pm = config.pluginmanager
+    if pm.is_blocked("cacheprovider") or not pm.has_plugin("cacheprovider"):
+        return  # -p no:cacheprovider: no cache is written, and cache_dir is no known ini key
     try:
         root = config.rootpath
     except AttributeError:  # pragma: no cover - very old pytest
