@@ -151,6 +151,11 @@ def _board_lines(report: dict[str, Any], rows: int) -> list[str]:
     if board is not None and rows > 0:
         board = narrow_board(board, s["n_configs"])
         lines += render_table(board, max_rows=rows).splitlines()
+    elif board is not None:  # never silently (UX review 2026-12-04 #8); in the heading's place, no extra line
+        lines[0] = (
+            f"--- {clean(first)}: {count(s['n_models'], 'model')} x {count(s['n_items'], 'item')} x "
+            f"{count(s['n_configs'], 'config')}; the board's rows are left out at this width (full tables, reports) ---"
+        )
     lines += [
         clean(t.text)
         for check in registry().values()

@@ -1,0 +1,44 @@
+"""The short terminal summary at narrow widths (UX review 2026-12-04 #8: at 80 columns the
+board's rows disappeared without a word)."""
+
+from __future__ import annotations
+
+import pytest
+
+from leaderboard_audit.auditor import audit
+from leaderboard_audit.reports.terminal import SHORT_LINES, render_short
+from leaderboard_audit.simulate import demo_spec, simulate
+
+
+@pytest.fixture(scope="module")
+def demo_report() -> dict:
+    return audit(simulate(demo_spec(items_per_benchmark=60)), n_boot=200)
+
+
+def verdicts(report: dict) -> list[dict]:
+    return [v for s in report["scopes"].values() for v in s["verdicts"]]
+
+
+def joined(lines: list[str]) -> str:
+    return " ".join(" ".join(lines).split())
+
+
+def board_rows(lines: list[str]) -> int:
+    return sum(line.split()[:1] in (["1"], ["2"], ["3"]) for line in lines)
+
+
+def test_at_80_columns_the_board_is_shown_or_said_to_be_left_out(demo_report):
+    """pytest's counts paragraph (5 lines at 80 columns) is reserved below the summary; the
+    worst offenders come before the board's rows, and a board without rows says so."""
+    lines = render_short(demo_report, verdicts(demo_report), width=80, reserve=5)
+    assert len(lines) + 1 + 5 <= SHORT_LINES
+    assert any("worst offenders" in line for line in lines)
+    assert board_rows(lines) > 0 or "board's rows are left out" in joined(lines)
+    wide = render_short(demo_report, verdicts(demo_report), width=200, reserve=5)
+    assert board_rows(wide) == 3 and not any("left out" in line for line in wide)
+
+
+def test_a_board_left_out_says_so(demo_report):
+    lines = render_short(demo_report, verdicts(demo_report), width=40, reserve=8)
+    assert board_rows(lines) == 0
+    assert "board's rows are left out at this width" in joined(lines)
