@@ -26,6 +26,13 @@ def build_parser() -> argparse.ArgumentParser:
         "path", help=f"records-v1 directory, CSV/Parquet table, packed file, or {'/'.join(format_names())} source"
     )
     p.add_argument("--format", default="auto", choices=audit_formats())
+    p.add_argument(
+        "--mapping",
+        metavar="MAP.json",
+        help=f"{'/'.join(format_names())}: which run is which model, benchmark and config "
+        "(default SRC/audit_mapping.json; docs/importers.md)",
+    )
+    p.add_argument("--metric", metavar="NAME", help="importers: the per-sample metric that is the correctness bit")
     # values are checked by settings.resolve_settings, the plugin's own path (CLI > pyproject > defaults)
     p.add_argument("--seed", default=None, help=f"bootstrap seed (default {DEFAULT_SEED})")
     p.add_argument(
@@ -35,10 +42,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--alpha", default=None, help=f"significance level of the pair tests (default {DEFAULT_ALPHA})")
     p.add_argument("--intersect", action="store_true", default=None, help="audit only the items common to all models")
-    p.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument(
+        "--threshold",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a verdict threshold, repeatable (names: docs/audits.md, or the JSON report's 'thresholds')",
+    )
     p.add_argument("--json", metavar="PATH", help="write the report-v1 JSON")
-    p.add_argument("--markdown", metavar="PATH")
-    p.add_argument("--html", metavar="PATH")
+    p.add_argument("--markdown", metavar="PATH", help="write the Markdown report (at most 1 MB)")
+    p.add_argument("--html", metavar="PATH", help="write the self-contained HTML report (at most 3 MB)")
     p.add_argument(
         "--leaderboard",
         metavar="PATH",
@@ -127,7 +140,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"leaderboard-audit audit: {exc}", file=sys.stderr)
         return 2
     try:
-        records = load_for_audit(args.path, args.format, intersect=settings["intersect"])
+        records = load_for_audit(
+            args.path, args.format, intersect=settings["intersect"], mapping=args.mapping, metric=args.metric
+        )
     except RecordsError as exc:
         print(f"leaderboard-audit audit: {exc}", file=sys.stderr)
         return 4

@@ -20,14 +20,10 @@ def load_for_audit(
 
     ``check_only``: only the checks of the path against the format (the caller loads)."""
     if not str(path).strip():
-        raise RecordsError.one(
-            str(path), None, "empty records path", fix="pass a records-v1 directory or a CSV/Parquet table to --audit"
-        )
+        raise RecordsError.one(str(path), None, "empty records path", fix=records_fix())
     p = Path(path)
     if not p.exists():
-        raise RecordsError.one(
-            path, None, "no such file or directory", fix="pass a records-v1 directory or a CSV/Parquet table to --audit"
-        )
+        raise RecordsError.one(path, None, "no such file or directory", fix=records_fix())
     from .formats import is_importer
     from .importers import load
 
@@ -41,6 +37,16 @@ def load_for_audit(
     if p.is_dir() and fmt in ("auto", "table"):
         p = single_table(p) or p
     return None if check_only else load_records(p, intersect=intersect)
+
+
+def records_fix() -> str:
+    """What a records path may be, naming no front end's flag (pytest, the CLI and the API share it)."""
+    from .formats import format_names
+
+    return (
+        "pass a records-v1 directory, a CSV/TSV/Parquet table (or the folder holding it), a packed file "
+        f"(`leaderboard-audit pack SRC -o OUT`), or another harness's runs with their format ({', '.join(format_names())})"
+    )
 
 
 def single_table(d: Path) -> Path | None:

@@ -51,3 +51,27 @@ def test_audit_command_exit_codes(tmp_path, capsys):
 def test_console_script_help():
     out = subprocess.run([sys.executable, "-m", "leaderboard_audit.cli", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "collect" in out.stdout and "import" in out.stdout
+
+
+def test_audit_takes_an_importers_mapping_and_metric(tmp_path, capsys):
+    """`audit` has the importers' options the pytest front end has (--audit-mapping/-metric);
+    it refused `--mapping` (UX review 2026-12-04 #11)."""
+    import json
+
+    from helpers.lmeval import SMOL, SMOL_LL
+
+    mapping = tmp_path / "map.json"
+    mapping.write_text(json.dumps(SMOL_LL))
+    rc = main(["audit", str(SMOL), "--format", "lm-eval", "--mapping", str(mapping), "--metric", "acc_norm"])
+    out, err = capsys.readouterr()
+    assert rc in (0, 1), err
+    assert "1 model, 40 items, 2 configs" in " ".join(out.split())
+
+
+def test_a_records_path_error_names_every_accepted_input_and_no_pytest_flag(tmp_path, capsys):
+    """The fix line listed only directories and tables, and named pytest's --audit in the CLI
+    (UX review 2026-12-04 #11, #27)."""
+    assert main(["audit", str(tmp_path / "big.packed")]) == 4
+    err = " ".join(capsys.readouterr().err.split())
+    assert "no such file or directory" in err and "--audit" not in err
+    assert "a packed file (`leaderboard-audit pack SRC -o OUT`)" in err and "lm-eval" in err

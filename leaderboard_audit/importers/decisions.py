@@ -25,8 +25,13 @@ from typing import Any
 from ..records.errors import RecordsError
 
 # The fix texts the importers attach to each decision's error (matched exactly).
-FIX_MODEL = "name it: 'model' in the mapping, or --model"
-FIX_MODEL_HELM = "--model or 'model' in the mapping"
+# each front end names the mapping its own way: pytest --audit-mapping, `leaderboard-audit
+# audit`/`import` --mapping; only `import` has --model (UX review 2026-12-04 #11)
+FIX_MODEL = (
+    "name it: 'model' in the mapping file (pytest: --audit-mapping FILE; leaderboard-audit audit/import: "
+    "--mapping FILE; import also takes --model NAME)"
+)
+FIX_MODEL_HELM = FIX_MODEL
 FIX_METRIC_MISSING = "choose a metric every sample carries"
 FIX_ONE_LEGEND = (
     "a records set has one legend: every benchmark needs the same configurations; "
