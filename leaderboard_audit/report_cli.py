@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     from .sources import load_for_audit
     from .records import RecordsError
     from .auditor import audit
-    from .reports.terminal import CLI_HINT, render_summary
+    from .reports.terminal import cli_hint, render_summary
     from .settings import SettingsError, resolve_settings
     from .checks import Thresholds
     from .checks import RegistryError, registry
@@ -155,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         path=args.path,
     )
     verdicts = [v for s in report["scopes"].values() for v in s["verdicts"]]
-    print(render_summary(report, verdicts, hint=CLI_HINT))
+    given = {f"--{k}": bool(getattr(args, k)) for k in ("json", "html", "markdown", "leaderboard")}
+    print(render_summary(report, verdicts, hint=cli_hint(given)))
     failed = write_reports(report, args)
     for line in failed:
         print(f"leaderboard-audit audit: {line}", file=sys.stderr)

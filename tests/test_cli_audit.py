@@ -75,3 +75,16 @@ def test_a_records_path_error_names_every_accepted_input_and_no_pytest_flag(tmp_
     err = " ".join(capsys.readouterr().err.split())
     assert "no such file or directory" in err and "--audit" not in err
     assert "a packed file (`leaderboard-audit pack SRC -o OUT`)" in err and "lm-eval" in err
+
+
+def test_the_closing_hint_names_only_the_outputs_not_asked_for(tmp_path, capsys):
+    """It printed `everything: --json/--html/--markdown` when all three were given (UX review
+    2026-12-04 #19)."""
+    assert main(["audit", str(TINY), "--json", str(tmp_path / "a.json")]) == 1
+    out = capsys.readouterr().out
+    assert "everything: --html/--markdown; a publishable board: --leaderboard PATH" in out
+    outputs = ["--json", "a.json", "--html", "a.html", "--markdown", "a.md", "--leaderboard", "lb.md"]
+    args = [str(tmp_path / x) if x.startswith(("a.", "lb.")) else x for x in outputs]
+    assert main(["audit", str(TINY), *args]) == 1
+    out = capsys.readouterr().out
+    assert "everything:" not in out and "every report was asked for" in out

@@ -50,7 +50,8 @@ def render_table(t: Table, max_rows: int | None = None) -> str:
     body = [[cell_text(c, t.widths.get(j), t.digits.get(j, 3)) for j, c in enumerate(r)] for r in rows]
     text = tabulate(body, headers=[clean(h) for h in t.headers], tablefmt="simple", disable_numparse=True)
     if max_rows is not None and len(t.rows) > max_rows:
-        text += f"\n... {len(t.rows) - max_rows:,} more rows (in the full tables and the reports: see the last line)"
+        more = len(t.rows) - max_rows
+        text += f"\n... {count(more, 'more row')} (every row is in the reports; the closing line says how)"
     return text
 
 
@@ -226,6 +227,15 @@ FULL_HINT = (
     "a publishable board: --audit-leaderboard"
 )
 CLI_HINT = "everything: --json/--html/--markdown; a publishable board: --leaderboard PATH (.md, .csv, .html)"
+
+
+def cli_hint(given: dict[str, bool]) -> str:
+    """The CLI's closing line: only the outputs not asked for (``given``: flag -> asked)."""
+    missing = [f for f in ("--json", "--html", "--markdown") if not given.get(f)]
+    parts = [f"everything: {'/'.join(missing)}"] if missing else []
+    if not given.get("--leaderboard"):
+        parts.append("a publishable board: --leaderboard PATH (.md, .csv, .html)")
+    return "; ".join(parts) or "every report was asked for: the 'wrote' lines below name the files"
 
 
 def render_summary(

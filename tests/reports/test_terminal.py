@@ -42,3 +42,16 @@ def test_a_board_left_out_says_so(demo_report):
     lines = render_short(demo_report, verdicts(demo_report), width=40, reserve=8)
     assert board_rows(lines) == 0
     assert "board's rows are left out at this width" in joined(lines)
+
+
+def test_rows_left_out_are_counted_in_words():
+    """`... 1 more rows (in the full tables and the reports: see the last line)`: a wrong plural,
+    and a pointer to full tables the CLI does not have (UX review 2026-12-04 #19, #22)."""
+    from leaderboard_audit.reports.terminal import render_table
+    from leaderboard_audit.tables_model import Table
+
+    t = Table(key="t", title="t", headers=["a"], rows=[[1], [2], [3]])
+    assert render_table(t, max_rows=2).splitlines()[-1] == (
+        "... 1 more row (every row is in the reports; the closing line says how)"
+    )
+    assert "... 2 more rows" in render_table(t, max_rows=1)
