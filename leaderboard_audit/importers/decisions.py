@@ -192,7 +192,12 @@ def load_or_decide(src: str, fmt: str, opts: dict[str, Any], argv_words: list[st
         shape = None
         if rec is not None:
             n_models, n_items, n_cfg = rec.shape
-            shape = f"{n_models} model(s) x {n_items} item(s) x {n_cfg} config(s) [{', '.join(rec.benchmarks)}]"
+            from ..reports.words import count
+
+            shape = (
+                f"{count(n_models, 'model')} x {count(n_items, 'item')} x {count(n_cfg, 'config')} "
+                f"[{', '.join(rec.benchmarks)}]"
+            )
         raise DecisionsNeeded(decisions, " ".join(words), shape, exc) from None
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from ..submission import CREATED, EXISTING, NEW_WARN, NOT_GATING, SKIP
 from ..tables_model import Cell, Line, Table
 from .text import clean
+from .words import count
 
 #: GitHub's limit on a comment body (and what the docs promise for the gate's Markdown)
 COMMENT_BYTES = 65_536
@@ -52,7 +53,7 @@ def state_line(sub: dict[str, Any]) -> str:
     more = f" and {len(ov['blocking']) - 5} more" if len(ov["blocking"]) > 5 else ""
     return (
         f"submission {', '.join(clean(m, 40) for m in sub['models'])}: {gate} - {c['pass']} pass, {c['warn']} warn, "
-        f"{c['fail']} fail{skipped} in {ov['checks']} checks ({e[CREATED]} fail(s) created by the newcomer, "
+        f"{c['fail']} fail{skipped} in {ov['checks']} checks ({count(e[CREATED], 'fail')} created by the newcomer, "
         f"{e[EXISTING]} pre-existing, {e[NOT_GATING]} in checks that do not gate){blocking}{more}; "
         f"exit {ov['exit_code']}{' (--audit-strict: a new warn fails)' if ov['strict'] else ''}"
     )
