@@ -77,7 +77,10 @@ def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Ta
     them (with the verdict the board had without them), and the orderings they split.
     ``max_rows`` caps each table (the rows left out are counted in its note)."""
     place, verdicts, split = [], [], []
+    repeated = [scope for scope, s in sub["scopes"].items() if s.get("repeats")]
     for scope, s in sub["scopes"].items():
+        if s.get("repeats"):  # one benchmark: its rows are pooled's
+            continue
         for n in s["newcomers"]:
             wins = "; ".join(
                 f"{w['config']} (+{w['margin_items']} items over the rest"
@@ -116,6 +119,10 @@ def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Ta
             was = p["status_without"] or "n/a"
             split.append([scope, f"{p['higher']} > {p['lower']}", ", ".join(p["between"]), Cell(was, "status")])
     out: list[Table | Line] = [Line("gate", state_line(sub)), Line("gate", gates_line(sub))]
+    if repeated:
+        out.append(
+            Line("gate", f"scope {', '.join(repeated)} is the only benchmark: its rows are pooled's, shown once")
+        )
     out.append(
         _capped(
             Table(
