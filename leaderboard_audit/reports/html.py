@@ -19,7 +19,7 @@ from typing import Any
 
 from .html_script import PAGE, SCRIPT, SCRIPT_HASH
 from .next_steps import counts_note, next_steps, twin_scopes
-from .twins import reported_verdicts, twin_only
+from .twins import reported_verdicts, steps_scope, twin_only
 from .svg import FIGURES, esc as e
 from .submission_text import gate_tables
 from .svg_scale import figure_distribution, skipped_figures, trimmed
@@ -395,7 +395,7 @@ def next_section(report: dict[str, Any]) -> str:
     if not steps:
         return ""
     return (
-        '<section id="next"><h2>What to do next</h2><ul class="next">'
+        f'<section id="next"><h2>What to do next{e(steps_scope(report))}</h2><ul class="next">'
         + "".join(f"<li>{long_text(x, 600)}</li>" for x in steps)
         + "</ul></section>"
     )

@@ -17,7 +17,7 @@ from typing import Any
 from .submission_text import COMMENT_BYTES, MAX_ROWS, _cut, gate_tables
 from .sections import scope_parts
 from .next_steps import counts_note, next_steps, twin_scopes
-from .twins import reported_verdicts, twin_only
+from .twins import reported_verdicts, steps_scope, twin_only
 from .words import count
 from ..tables_model import (
     kind_of,
@@ -282,7 +282,7 @@ def cut_to(text: str, max_bytes: int) -> str:
 
 def next_md(report: dict[str, Any]) -> list[str]:
     steps = next_steps(report)
-    return ["## What to do next", "", *(f"- {md(x)}" for x in steps), ""] if steps else []
+    return [f"## What to do next{md(steps_scope(report))}", "", *(f"- {md(x)}" for x in steps), ""] if steps else []
 
 
 def _render(report: dict[str, Any], all_scopes: bool, max_rows: int | None = None) -> str:

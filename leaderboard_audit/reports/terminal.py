@@ -18,6 +18,7 @@ from ..checks import registry
 from ..tables_model import kind_of, narrow_board, STATUSES, Table, counts_text, status_counts
 from .next_steps import next_steps, twin_scopes
 from .twins import shown as shown_verdicts
+from .twins import steps_scope
 from .text import ci_text, clean, num, signed
 from .words import count
 
@@ -181,7 +182,8 @@ def render_short(
     board's top rows, the counts per check and the worst offenders, each id whole."""
     head = _wrapped(_header(report), width)
     steps = next_steps(report)
-    todo = _wrapped(["what to do next:", *(f"  - {clean(x)}" for x in steps)], width) if steps else []
+    title = f"what to do next{clean(steps_scope(report))}:"
+    todo = _wrapped([title, *(f"  - {clean(x)}" for x in steps)], width) if steps else []
     twins = twin_scopes(report)
     shown = shown_verdicts(report, verdicts)  # a twin scope's own verdicts (a user check's) kept
     by_check: dict[str, list[dict[str, Any]]] = {}

@@ -54,4 +54,13 @@ def twin_only(report: dict[str, Any], scope: str) -> list[dict[str, Any]]:
     return shown(report, ((report.get("scopes") or {}).get(scope) or {}).get("verdicts") or [])
 
 
-__all__ = ["reported_verdicts", "shown", "twin_copy_test", "twin_only"]
+def steps_scope(report: dict[str, Any]) -> str:
+    """ " (scope NAME)" when "what to do next" describes a scope other than pooled (``-k mmlu``
+    leaves pooled out of the report; UX review 2026-12-04 #25), else ""."""
+    scopes = report.get("scopes") or {}
+    if not scopes or "pooled" in scopes:
+        return ""
+    return f" (scope {next(iter(scopes))})"
+
+
+__all__ = ["reported_verdicts", "shown", "steps_scope", "twin_copy_test", "twin_only"]

@@ -55,3 +55,16 @@ def test_rows_left_out_are_counted_in_words():
         "... 1 more row (every row is in the reports; the closing line says how)"
     )
     assert "... 2 more rows" in render_table(t, max_rows=1)
+
+
+def test_what_to_do_next_names_its_scope_when_pooled_is_not_shown(demo_report):
+    """With ``-k "mmlu and manufactured"`` the block described mmlu under a header naming all
+    four benchmarks (UX review 2026-12-04 #25)."""
+    from leaderboard_audit.reports.html import render_html
+    from leaderboard_audit.reports.markdown import render_markdown
+
+    assert "what to do next:" in render_short(demo_report, verdicts(demo_report), width=120)
+    only = {**demo_report, "scopes": {"mmlu": demo_report["scopes"]["mmlu"]}}
+    assert "what to do next (scope mmlu):" in render_short(only, verdicts(only), width=120)
+    assert "## What to do next \\(scope mmlu\\)" in render_markdown(only)
+    assert "<h2>What to do next (scope mmlu)</h2>" in render_html(only)
