@@ -270,7 +270,7 @@ def render_summary(
     c = status_counts(verdicts)
     lines.append(
         "audit: "
-        + ", ".join(f"{c[st]} {st if st != 'skip' else 'skipped'}" for st in STATUSES if st != "skip" or c[st])
+        + ", ".join(f"{c[st]:,} {st if st != 'skip' else 'skipped'}" for st in STATUSES if st != "skip" or c[st])
     )
     return "\n".join([*(wrap_line(line, width) for line in lines), *after])
 

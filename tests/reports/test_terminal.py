@@ -68,3 +68,13 @@ def test_what_to_do_next_names_its_scope_when_pooled_is_not_shown(demo_report):
     assert "what to do next (scope mmlu):" in render_short(only, verdicts(only), width=120)
     assert "## What to do next \\(scope mmlu\\)" in render_markdown(only)
     assert "<h2>What to do next (scope mmlu)</h2>" in render_html(only)
+
+
+def test_the_audit_line_counts_with_thousands_separators(demo_report):
+    """`audit: … 8556 warn` beside the Markdown's `4,278 warn` (UX review 2026-12-04 #13)."""
+    from leaderboard_audit.reports.terminal import render_summary
+
+    one = {"id": "band[pooled-m]", "check": "band", "status": "warn", "margin": -0.01, "message": ""}
+    many = [dict(one, id=f"band[pooled-m{i}]") for i in range(8556)]
+    text = render_summary(demo_report, many, width=120)
+    assert "audit: 0 pass, 8,556 warn, 0 fail" in text
