@@ -58,6 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="write a publishable leaderboard (rank by tier, score with 95%% CI, band, robust, tier, identified "
         "above, configs won, harness card): .md, .csv or .html by suffix",
     )
+    p.add_argument(
+        "--summary",
+        choices=("short", "full"),
+        default="short",
+        help="short: what to do next, the board's top rows, counts, worst offenders (default); "
+        "full: every scope's tables and every fail/warn (pytest: --audit-summary full)",
+    )
     p.add_argument("--strict", action="store_true", default=None, help="exit 1 on a warn too")
     return p
 
@@ -156,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     verdicts = [v for s in report["scopes"].values() for v in s["verdicts"]]
     given = {f"--{k}": bool(getattr(args, k)) for k in ("json", "html", "markdown", "leaderboard")}
-    print(render_summary(report, verdicts, hint=cli_hint(given)))
+    print(render_summary(report, verdicts, detail=args.summary, hint=cli_hint(given)))
     failed = write_reports(report, args)
     for line in failed:
         print(f"leaderboard-audit audit: {line}", file=sys.stderr)

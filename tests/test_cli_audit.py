@@ -88,3 +88,13 @@ def test_the_closing_hint_names_only_the_outputs_not_asked_for(tmp_path, capsys)
     assert main(["audit", str(TINY), *args]) == 1
     out = capsys.readouterr().out
     assert "everything:" not in out and "every report was asked for" in out
+
+
+def test_audit_summary_full_prints_every_table(capsys):
+    """pytest has --audit-summary full; the CLI had none (UX review 2026-12-04 #19)."""
+    assert main(["audit", str(TINY)]) == 1
+    short = capsys.readouterr().out
+    assert main(["audit", str(TINY), "--summary", "full"]) == 1
+    full = capsys.readouterr().out
+    assert len(full.splitlines()) > 2 * len(short.splitlines())
+    assert "verdicts needing attention" in full
