@@ -65,6 +65,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="short: what to do next, the board's top rows, counts, worst offenders (default); "
         "full: every scope's tables and every fail/warn (pytest: --audit-summary full)",
     )
+    p.add_argument(
+        "--submission",
+        action="append",
+        default=[],
+        metavar="MODEL",
+        help="the CI gate (docs/ci-gate.md): audit the board with and without MODEL (repeatable); exit 1 only "
+        "for a fail its arrival creates in a gating check; --markdown then writes the gate alone (a PR comment)",
+    )
+    p.add_argument(
+        "--gate",
+        action="append",
+        default=[],
+        metavar="CHECK",
+        help="with --submission: also gate on this check (e.g. band; repeatable)",
+    )
     p.add_argument("--strict", action="store_true", default=None, help="exit 1 on a warn too")
     return p
 
@@ -87,6 +102,10 @@ def write_reports(report: dict[str, Any], args: argparse.Namespace) -> list[str]
         try:
             if flag == "--json":
                 text = dumps_report(report)
+            elif flag == "--markdown" and "submission_audit" in report:  # the gate alone: a PR comment
+                from .reports.markdown import gate_markdown
+
+                text = gate_markdown(report)
             elif flag == "--markdown":
                 from .reports.markdown import render_markdown
 
@@ -163,12 +182,34 @@ def main(argv: list[str] | None = None) -> int:
     )
     verdicts = [v for s in report["scopes"].values() for v in s["verdicts"]]
     given = {f"--{k}": bool(getattr(args, k)) for k in ("json", "html", "markdown", "leaderboard")}
-    print(render_summary(report, verdicts, detail=args.summary, hint=cli_hint(given)))
+    if args.submission:
+        from .reports.submission_text import render_submission_text
+        from .submission import GateError, with_gate
+
+        try:
+            with_gate(
+                report,
+                records,
+                args.submission,
+                thresholds=Thresholds.from_mapping(settings["thresholds"]),
+                alpha=settings["alpha"],
+                strict=bool(settings["strict"]),
+                gate=args.gate,
+            )
+        except GateError as exc:
+            msg = str(exc).replace("--audit-gate", "--gate").replace("--audit-submission", "--submission")
+            print(f"leaderboard-audit audit: {msg}", file=sys.stderr)
+            return 2
+        print(render_submission_text(report))
+    else:
+        print(render_summary(report, verdicts, detail=args.summary, hint=cli_hint(given)))
     failed = write_reports(report, args)
     for line in failed:
         print(f"leaderboard-audit audit: {line}", file=sys.stderr)
     if failed:
         return 4
+    if args.submission:
+        return int(report["submission_audit"]["overall"]["exit_code"])
     statuses = {v["status"] for v in verdicts}
     return 1 if "fail" in statuses or (settings["strict"] and "warn" in statuses) else 0
 

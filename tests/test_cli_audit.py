@@ -98,3 +98,16 @@ def test_audit_summary_full_prints_every_table(capsys):
     full = capsys.readouterr().out
     assert len(full.splitlines()) > 2 * len(short.splitlines())
     assert "verdicts needing attention" in full
+
+
+def test_audit_submission_is_the_gate(tmp_path, capsys):
+    """pytest has --audit-submission; the CLI had no gate (UX review 2026-12-04 #19)."""
+    demo = REPO / "fixtures" / "demo"
+    gate_md = tmp_path / "gate.md"
+    rc = main(["audit", str(demo), "--boot", "200", "--submission", "borealis-8b", "--markdown", str(gate_md)])
+    out = capsys.readouterr().out
+    assert rc == 1 and "submission borealis-8b: FAIL" in out and out.rstrip().endswith("bytes)")
+    assert gate_md.read_text().startswith("## Submission gate")
+    assert main(["audit", str(demo), "--submission", "nobody"]) == 2
+    err = capsys.readouterr().err
+    assert "--submission 'nobody': not in the records" in err and "--audit-" not in err
