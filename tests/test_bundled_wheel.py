@@ -32,16 +32,7 @@ def readme_wheel_lines() -> list[str]:
     return [line.split("#", 1)[0].strip() for line in m[1].splitlines() if line.split("#", 1)[0].strip()]
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    root = tmp_path_factory.mktemp("wheel")
-    wheel = build_wheel(root)
-    venv = fresh_venv(root / "venv")
-    return wheel, venv, root
-
-
-def test_the_wheel_carries_the_licence_the_demo_and_the_docs(installed):
-    wheel, _, _ = installed
+def check_wheel_contents(wheel) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     licence = [n for n in names if n.endswith(".dist-info/licenses/LICENSE") or n.endswith(".dist-info/LICENSE")]
     assert licence, "no LICENSE in the wheel"
@@ -53,11 +44,8 @@ def test_the_wheel_carries_the_licence_the_demo_and_the_docs(installed):
     assert "Provides-Extra: xdist" in meta and "extra == 'xdist'" in meta.replace('"', "'")
 
 
-def test_readme_first_lesson_runs_from_the_wheel_outside_the_tree(installed):
-    wheel, venv, root = installed
-    scratch = root / "scratch"  # outside the source tree: no fixtures/, no docs/, no conftest
-    scratch.mkdir()
-    assert not str(scratch).startswith(str(REPO))
+def run_readme_lines(wheel, venv, scratch) -> None:
+    """The README's "From a wheel" lines, verbatim but for the wheel's path."""
     env = clean_env(venv)
     lines = readme_wheel_lines()
     assert lines[0].startswith("pip install dist/leaderboard_audit-") and lines[0].endswith(".whl")
@@ -84,16 +72,12 @@ def test_readme_first_lesson_runs_from_the_wheel_outside_the_tree(installed):
     assert str(venv) in where.stdout and str(REPO) not in where.stdout
 
 
-def test_dash_n_comes_with_the_xdist_extra(installed):
-    wheel, venv, root = installed
+def run_with_xdist_extra(wheel, venv, scratch) -> None:
     env = clean_env(venv)
-    work = root / "xdist"
-    work.mkdir()
-    run(["leaderboard-audit", "demo", "--copy", "demo"], cwd=work, env=env)
-    run(["python", "-m", "pip", "install", "-q", f"{wheel}[xdist]"], cwd=work, env=env)
+    run(["python", "-m", "pip", "install", "-q", f"{wheel}[xdist]"], cwd=scratch, env=env)
     r = subprocess.run(
         ["pytest", "--audit", "demo", "-n", "2", "--tb=no", "-q", "-k", "pooled and band"],
-        cwd=work,
+        cwd=scratch,
         env=env,
         capture_output=True,
         text=True,
@@ -101,3 +85,16 @@ def test_dash_n_comes_with_the_xdist_extra(installed):
     )
     assert r.returncode in (0, 1) and "unrecognized arguments" not in r.stderr, r.stderr[-2000:]
     assert re.search(r"\d+ (passed|failed)", r.stdout), r.stdout[-2000:]
+
+
+def test_the_wheel_in_a_fresh_venv_outside_the_tree(tmp_path):
+    """One test (one build and one venv, whichever xdist worker runs it): the wheel's
+    contents, the README's first lesson from it, then ``-n`` with the ``xdist`` extra."""
+    wheel = build_wheel(tmp_path / "build")
+    check_wheel_contents(wheel)
+    venv = fresh_venv(tmp_path / "venv")
+    scratch = tmp_path / "scratch"  # outside the source tree: no fixtures/, no docs/, no conftest
+    scratch.mkdir()
+    assert not str(scratch).startswith(str(REPO))
+    run_readme_lines(wheel, venv, scratch)
+    run_with_xdist_extra(wheel, venv, scratch)
