@@ -233,8 +233,10 @@ def _proposed_mapping(src: str, fmt: str, trial: dict[str, Any]) -> tuple[dict[s
     from ..formats import IMPORTERS
     from . import load
 
+    from .lmeval import FORMAT_INFO as LMEVAL
+
     try:
-        if IMPORTERS[fmt].name != "lm-eval" or trial.get("mapping") is not None:
+        if IMPORTERS[fmt].name != LMEVAL["name"] or trial.get("mapping") is not None:
             return None
     except KeyError:
         return None
