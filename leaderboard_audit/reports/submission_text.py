@@ -175,7 +175,9 @@ def _capped(t: Table, max_rows: int | None) -> Table:
     if max_rows is None or len(t.rows) <= max_rows:
         return t
     left = len(t.rows) - max_rows
-    note = (t.note + " " if t.note else "") + f"{left:,} of {len(t.rows):,} rows left out (the JSON report has them all)."
+    note = (
+        t.note + " " if t.note else ""
+    ) + f"{left:,} of {len(t.rows):,} rows left out (the JSON report has them all)."
     return Table(t.key, t.title, t.headers, t.rows[:max_rows], note=note, detail=t.detail, widths=t.widths)
 
 
