@@ -29,7 +29,14 @@ def load_for_audit(
 
     if is_importer(fmt):
         opts = {k: v for k, v in (("mapping", mapping), ("metric", metric)) if v is not None}
-        return load(path, fmt, intersect=intersect, **opts)
+        try:
+            return load(path, fmt, intersect=intersect, **opts)
+        except RecordsError as exc:
+            from .importers.decisions import DecisionsNeeded, audit_decisions
+
+            if isinstance(exc, DecisionsNeeded):
+                raise
+            raise audit_decisions(path, fmt, {**opts, "intersect": intersect}, exc) from None
     if fmt == "table" and not p.is_file():
         raise RecordsError.one(path, None, "--audit-format table needs a CSV or Parquet file")
     if fmt == "records" and not p.is_dir():

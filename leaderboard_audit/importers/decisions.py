@@ -224,7 +224,12 @@ def load_or_decide(src: str, fmt: str, opts: dict[str, Any], argv_words: list[st
                 f"{count(n_models, 'model')} x {count(n_items, 'item')} x {count(n_cfg, 'config')} "
                 f"[{', '.join(rec.benchmarks)}]"
             )
-        raise DecisionsNeeded(decisions, " ".join(words), shape, exc, proposed) from None
+        needed = DecisionsNeeded(decisions, " ".join(words), shape, exc, proposed)
+        dropped = ("benchmark", "intersect") if proposed is not None else ()  # the mapping settles those
+        needed.settled = {
+            k: v for k, v in trial.items() if k in ("model", "benchmark", "intersect") and k not in dropped
+        }
+        raise needed from None
 
 
 def _proposed_mapping(src: str, fmt: str, trial: dict[str, Any]) -> tuple[dict[str, Any], Any, Decision] | None:
@@ -264,6 +269,50 @@ def _proposed_mapping(src: str, fmt: str, trial: dict[str, Any]) -> tuple[dict[s
         + (f"; left out (other documents, or a config not every benchmark has): {', '.join(left)}" if left else ""),
     )
     return mapping, rec, decision
+
+
+def audit_decisions(src: str, fmt: str, opts: dict[str, Any], first: RecordsError) -> RecordsError:
+    """For the front ends that audit an importer's source in place (``pytest --audit SRC
+    --audit-format F``, ``leaderboard-audit audit SRC --format F``), which take no --model or
+    --benchmark: every decision at once, as the import command names them, settled in one
+    mapping file to save as ``SRC/audit_mapping.json`` (UX review 2026-12-04 #11: pytest
+    named only the first problem, and a --model it does not have). ``first`` when there is
+    nothing to propose (the user's own mapping, or a problem no decision settles)."""
+    import json
+
+    if opts.get("mapping") is not None or (Path(src) / "audit_mapping.json").exists():
+        return first
+    try:
+        load_or_decide(src, fmt, dict(opts), [])
+    except DecisionsNeeded as needed:
+        if needed.rest is not None:
+            return first
+        settled = getattr(needed, "settled", {})
+        mapping = dict(needed.mapping or {})
+        for key in ("model", "benchmark"):
+            if key in settled and not (key == "benchmark" and needed.mapping):
+                mapping[key] = settled[key]
+        if not mapping:
+            return first
+        lines = [f"{i}. {d.what}: {d.why}" for i, d in enumerate(needed.decisions, 1)]
+        lines.append(
+            "with the mapping below the import works (checked, nothing written); save it as "
+            f"{Path(src) / 'audit_mapping.json'} (read when no mapping option is given):"
+        )
+        lines.extend("   " + x for x in json.dumps(mapping, indent=2).splitlines())
+        if settled.get("intersect"):
+            lines.append("and audit with --audit-intersect (pytest) or --intersect (leaderboard-audit audit)")
+        err = RecordsError.one(
+            str(src),
+            None,
+            f"this import needs {len(needed.decisions)} decision{'s' if len(needed.decisions) != 1 else ''} "
+            "(all of them below):\n  " + "\n  ".join(lines),
+            fix=f"save the mapping above as {Path(src) / 'audit_mapping.json'} (docs/importers.md, 'Mapping file')",
+        )
+        return err
+    except RecordsError:
+        return first
+    return first
 
 
 def _drop(words: list[str], flag: list[str]) -> list[str]:

@@ -61,3 +61,38 @@ def test_no_command_line_is_printed_that_is_known_to_fail(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "still stops on" in err and "run: " not in err
     assert "no command line makes this import work yet" in err
+
+
+def test_pytest_names_every_decision_as_one_mapping_file(tmp_path, pytester):
+    """pytest --audit SRC --audit-format lm-eval named only the model problem, with a --model
+    pytest does not have (UX review 2026-12-04 #11): now every decision, settled in one
+    mapping to save as SRC/audit_mapping.json, and the audit then runs."""
+    from helpers.lmeval import SMOL
+
+    src = tmp_path / "runs"
+    shutil.copytree(SMOL, src)
+    res = pytester.runpytest("--audit", str(src), "--audit-format", "lm-eval", "-p", "no:cacheprovider")
+    err = res.stderr.str()
+    assert res.ret == 4 and "this import needs 3 decisions" in err, err
+    assert "--model" not in err and "1. model:" in err and "3. documents:" in err
+    body = err[err.index("{") : err.index("}") + 1]
+    (src / "audit_mapping.json").write_text(body)
+    assert "--audit-intersect (pytest)" in err
+    ok = pytester.runpytest(
+        "--audit", str(src), "--audit-format", "lm-eval", "--audit-intersect", "-p", "no:cacheprovider", "--tb=no"
+    )
+    assert ok.ret in (0, 1), ok.stderr.str()
+
+
+def test_the_cli_audit_proposes_the_metabench_mapping(tmp_path, capsys):
+    from leaderboard_audit.cli import main
+
+    src = tmp_path / "runs"
+    shutil.copytree(PYTHIA, src)
+    assert main(["audit", str(src), "--format", "lm-eval"]) == 4
+    err = capsys.readouterr().err
+    assert "2. mapping: the tasks hold 2 benchmarks (arc, mmlu)" in err and "intersect" not in err
+    body = err[err.index("{") : err.rindex("}") + 1]
+    (src / "audit_mapping.json").write_text(body)
+    assert main(["audit", str(src), "--format", "lm-eval", "--boot", "200"]) in (0, 1)
+    assert "2 configs" in " ".join(capsys.readouterr().out.split())
