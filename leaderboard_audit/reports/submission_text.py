@@ -130,7 +130,7 @@ def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Ta
                 "Where the newcomer lands",
                 ["scope", "model", "position", "above", "below", "configs it wins"],
                 place,
-                widths={1: 30, 3: 30, 4: 30},
+                widths={1: 30, 3: 30, 4: 30, 5: 120},
             ),
             max_rows,
         )
@@ -181,6 +181,36 @@ def _capped(t: Table, max_rows: int | None) -> Table:
     return Table(t.key, t.title, t.headers, t.rows[:max_rows], note=note, detail=t.detail, widths=t.widths)
 
 
+#: the narrowest a cut column gets when a gate table is fitted to the terminal
+MIN_CUT = 12
+
+
+def fit_to_width(t: Table, width: int) -> Table:
+    """``t`` with its cut columns (``widths``: free text, names) narrowed, the last first,
+    until its rows fit ``width`` characters (never below ``MIN_CUT``; the verdict ids keep
+    their width: CI logs grep for them). UX review 2026-12-04 #15: 200 characters at 80."""
+    from dataclasses import replace
+
+    from .terminal import cell_text, render_table
+
+    widths = dict(t.widths)
+
+    def shown(j: int) -> int:  # the column's cells' width as rendered now
+        return max([0] + [len(cell_text(r[j], widths.get(j))) for r in t.rows if j < len(r)])
+
+    def floor(j: int) -> int:  # its header is shown whole
+        return max(MIN_CUT, len(t.headers[j]))
+
+    for _ in range(64):
+        over = max(len(line) for line in render_table(replace(t, widths=widths)).splitlines()) - width
+        cuttable = [j for j in sorted(widths, reverse=True) if shown(j) > floor(j) and t.headers[j] != "verdict"]
+        if over <= 0 or not cuttable:
+            break
+        j = cuttable[0]
+        widths[j] = max(floor(j), shown(j) - over)
+    return replace(t, widths=widths)
+
+
 def render_submission_text(report: dict[str, Any], *, width: int = 100, max_rows: int | None = MAX_ROWS) -> str:
     """The terminal summary in submission mode (the same tables as Markdown and HTML)."""
     from .terminal import render_table, wrap_line
@@ -188,8 +218,11 @@ def render_submission_text(report: dict[str, Any], *, width: int = 100, max_rows
     sub = report["submission_audit"]
     rec = report.get("records", {})
     lines = [
-        f"submission audit of {', '.join(clean(m, 40) for m in sub['models'])}: what its arrival changes on "
-        f"{clean(rec.get('path', ''))} (seed {report.get('seed')}, {report.get('bootstrap')} resamples)",
+        wrap_line(
+            f"submission audit of {', '.join(clean(m, 40) for m in sub['models'])}: what its arrival changes on "
+            f"{clean(rec.get('path', ''))} (seed {report.get('seed')}, {report.get('bootstrap')} resamples)",
+            width,
+        ),
     ]
     tables = gate_tables(sub, max_rows)
     state = tables[0]
@@ -200,7 +233,7 @@ def render_submission_text(report: dict[str, Any], *, width: int = 100, max_rows
             lines += ["", clean(t.title) + ":"]
             if t.note:
                 lines.append(wrap_line(clean(t.note), width))
-            lines.append(render_table(t))
+            lines.append(render_table(fit_to_width(t, width)))
     lines += ["", clean(state.text)]  # one line, never wrapped: CI logs grep for it
     return "\n".join(lines)
 
