@@ -130,7 +130,7 @@ def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Ta
                 "Where the newcomer lands",
                 ["scope", "model", "position", "above", "below", "configs it wins"],
                 place,
-                widths={1: 30, 3: 30, 4: 30, 5: 120},
+                widths={1: 30, 3: 30, 4: 30, 5: 1000},  # 5: cut only to fit the terminal
             ),
             max_rows,
         )
