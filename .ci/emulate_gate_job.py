@@ -19,10 +19,14 @@ by SHA run for real, then reads the job from the base's workflow file (like
   ``GITHUB_STEP_SUMMARY`` files, and ``if:`` (``success()`` by default, ``always()``,
   ``failure()``);
 * ``actions/checkout`` fetches the ref from the local base repository (depth 1);
-  ``actions/setup-python`` is a no-op (the interpreter running this script is on PATH);
-* ``pip`` and ``gh`` are recording stubs first on PATH (no network): ``pip`` does
-  nothing (the package is already installed with the interpreter), ``gh api`` keeps the
-  PR's comments in ``STATE/comments.json`` and logs every call to ``STATE/gh_calls.jsonl``.
+* ``actions/setup-python`` puts a **fresh venv** (``WORK/python``, from the interpreter
+  running this script) first on PATH, in which leaderboard-audit is *not* installed: the
+  job's own install step installs it for real, with the real ``pip``. Like a runner's
+  package cache, the venv sees the packages of the interpreter running this script
+  (``WORK/runner_cache``: links to its site-packages, leaderboard-audit's own files left
+  out), so pip finds the dependencies there and needs no network;
+* ``gh`` is a recording stub first on PATH: ``gh api`` keeps the PR's comments in
+  ``STATE/comments.json`` and logs every call to ``STATE/gh_calls.jsonl``.
 
 Writes ``WORK/result.json`` (each step: name, outcome, exit code, output) and exits 0
 if the job succeeded, 1 if it failed, 2 on an emulation error.
@@ -325,12 +329,9 @@ with open(state / "gh_calls.jsonl", "a") as f:
 sys.exit(code)
 '''
 
-PIP_STUB = r"""#!{python}
-import json, sys
-with open({log!r}, "a") as f:
-    f.write(json.dumps(sys.argv[1:]) + "\n")
-print("pip (emulated): the package is already installed with this interpreter")
-"""
+# what of this interpreter's site-packages the runner cache leaves out: leaderboard-audit
+# itself (installed or editable) and .pth files (which would put a source tree on the path)
+NOT_CACHED = ("leaderboard_audit", "leaderboard-audit", "__editable__", "_leaderboard_audit")
 
 
 def write_stub(path: Path, text: str) -> None:
@@ -449,8 +450,8 @@ def run_job(
 
     py = Path(sys.executable)
     write_stub(stubs / "gh", GH_STUB.format(python=py, state=str(state)))
-    write_stub(stubs / "pip", PIP_STUB.format(python=py, log=str(state / "pip_calls.jsonl")))
-    path = os.pathsep.join([str(stubs), str(py.parent), "/usr/local/bin", "/usr/bin", "/bin"])
+    runner_python = work / "python"  # actions/setup-python puts it first on PATH
+    path = os.pathsep.join([str(stubs), str(runner_python / "bin"), "/usr/local/bin", "/usr/bin", "/bin"])
     event = {
         "action": "synchronize",
         "number": pr_number,
@@ -571,8 +572,42 @@ def run_action(step: dict, contexts: dict, status: dict, repos: dict, workspace:
             return 1, str(e)
         return 0, f"checked out {ref} (persist-credentials: {with_.get('persist-credentials', 'true')})"
     if action == "actions/setup-python":
-        return 0, f"setup-python (emulated): using {sys.executable}"
+        try:
+            venv = setup_python(workspace.parent)
+        except EmulationError as e:
+            return 1, str(e)
+        return 0, f"setup-python (emulated): a fresh venv {venv} (packages cached: {venv.parent / 'runner_cache'})"
     raise EmulationError(f"action not emulated: {uses}")
+
+
+def runner_cache(dest: Path) -> Path:
+    """Links to the entries of this interpreter's site-packages, leaderboard-audit's own
+    files and every ``.pth`` left out: the dependencies a runner's pip cache would hold."""
+    import site
+
+    dest.mkdir(parents=True, exist_ok=True)
+    for sp in site.getsitepackages():
+        for entry in sorted(Path(sp).iterdir()):
+            if entry.name.startswith(NOT_CACHED) or entry.suffix == ".pth" or (dest / entry.name).exists():
+                continue
+            (dest / entry.name).symlink_to(entry)
+    return dest
+
+
+def setup_python(work: Path) -> Path:
+    """``actions/setup-python``: a fresh venv (no leaderboard-audit) that sees the runner cache."""
+    venv, cache = work / "python", runner_cache(work / "runner_cache")
+    r = subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise EmulationError(f"setup-python: python -m venv {venv}: {r.stderr.strip()}")
+    purelib = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    Path(purelib, "_runner_cache.pth").write_text(f"{cache}\n")
+    return venv
 
 
 def main(argv: list[str] | None = None) -> int:

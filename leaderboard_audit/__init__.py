@@ -17,6 +17,7 @@ _LAZY = {
     "load_records": ("leaderboard_audit.records", "load_records"),
     "write_records": ("leaderboard_audit.records", "write_records"),
     "audit": ("leaderboard_audit.auditor", "audit"),
+    "report_tables": ("leaderboard_audit.reports.frames", "report_tables"),
 }
 
 

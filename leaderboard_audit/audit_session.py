@@ -320,11 +320,11 @@ class AuditSession:
 
             path = self.records_path()
             fmt = self.settings["format"]
-            if fmt in ("auto", "table") and str(path).strip() and Path(path).is_dir():
-                from .sources import single_table
-
-                path = str(single_table(Path(path)) or path)  # a folder holding one records table
             try:
+                if fmt in ("auto", "table") and str(path).strip() and Path(path).is_dir():
+                    from .sources import single_table
+
+                    path = str(single_table(Path(path)) or path)  # a folder holding one records table
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # inference notes travel in Records.notes
                     # the bits left packed: a controller that reads only the metadata, or a worker
@@ -923,7 +923,15 @@ class AuditSession:
             if self._batcher is not None:
                 self._batcher.flush()  # finished tests reported before a computation that could crash
             if self._flush_terminal is not None:
-                self._flush_terminal()  # the progress shown is current while it computes
+                # the progress shown is current while it computes; written with capture
+                # suspended, as it runs in the test's setup: captured, the letters landed in its
+                # "Captured stdout setup" (UX review 2026-12-04 #9)
+                capman = self.config.pluginmanager.getplugin("capturemanager")
+                if capman is not None:
+                    with capman.global_and_fixture_disabled():
+                        self._flush_terminal()
+                else:
+                    self._flush_terminal()
         if self._mix_units and scope == POOLED and not also:
             v = self.mix_verdict(vid)
             if v is not None:

@@ -8,6 +8,8 @@ registry will produce, with ids made unambiguous across the whole audit.
 
 from __future__ import annotations
 
+import os
+
 import json
 from dataclasses import dataclass, replace
 from typing import Any
@@ -265,15 +267,32 @@ def build_report(
 
 
 def audit(
-    records: Records,
+    records: Records | str | os.PathLike[str],
     *,
     seed: int = DEFAULT_SEED,
     n_boot: int = DEFAULT_BOOT,
     thresholds: Thresholds | None = None,
     path: str | None = None,
     alpha: float = DEFAULT_ALPHA,
+    format: str = "auto",
+    mapping: str | None = None,
+    metric: str | None = None,
 ) -> dict[str, Any]:
-    """Audit every scope of ``records``; returns the report-v1 dict (the plugin's JSON)."""
+    """Audit every scope of ``records``; returns the report-v1 dict (the plugin's JSON).
+
+    ``records``: loaded ``Records``, or a path as ``pytest --audit`` takes it (a records-v1
+    folder, a CSV/TSV/Parquet table or the folder holding it, a packed file, or another
+    harness's runs with ``format=`` and ``mapping=``/``metric=``). The report's tables:
+    ``report["scopes"][scope]`` holds each check's section (``"pairs"``, ``"leaderboard"``,
+    ...) as lists of row dicts, so ``pandas.DataFrame(report["scopes"]["pooled"]["pairs"])``
+    is the adjacent-pair table; ``report["scopes"][scope]["verdicts"]`` the verdicts
+    (docs/reports.md).
+    """
+    if isinstance(records, (str, os.PathLike)):
+        from .sources import load_for_audit
+
+        path = str(records) if path is None else path
+        records = load_for_audit(str(records), format, mapping=mapping, metric=metric)
     from .records.missing import refuse_incomplete
 
     refuse_incomplete(records, path or records.source or "records")  # a missing cell is never a wrong one

@@ -46,7 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     for note in rec.notes:
         print(f"note: {note}", file=sys.stderr)
     M, N, K = rec.shape
-    print(f"packed {args.src}: {M} model(s) x {N} item(s) x {K} config(s) -> {out} ({out.stat().st_size:,} bytes)")
+    from .reports.words import count
+
+    print(
+        f"packed {args.src}: {count(M, 'model')} x {count(N, 'item')} x {count(K, 'config')} -> {out} "
+        f"({out.stat().st_size:,} bytes)"
+    )
     return 0
 
 

@@ -21,7 +21,10 @@ from .settings import SUMMARY_CHOICES
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    g = parser.getgroup("leaderboard-audit", "audit a leaderboard's order against harness configs")
+    g = parser.getgroup(
+        "leaderboard-audit",
+        "audit a leaderboard's order against harness configs (docs/NAME.md: leaderboard-audit docs NAME)",
+    )
     g.addoption(
         "--audit",
         metavar="PATH",
@@ -170,6 +173,9 @@ def keep_cache_out(config: pytest.Config, records: str) -> None:
 
     from .guard import inside
 
+    pm = config.pluginmanager
+    if pm.is_blocked("cacheprovider") or not pm.has_plugin("cacheprovider"):
+        return  # -p no:cacheprovider: no cache is written, and cache_dir is no known ini key
     try:
         root = config.rootpath
     except AttributeError:  # pragma: no cover - very old pytest

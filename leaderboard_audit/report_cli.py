@@ -26,6 +26,13 @@ def build_parser() -> argparse.ArgumentParser:
         "path", help=f"records-v1 directory, CSV/Parquet table, packed file, or {'/'.join(format_names())} source"
     )
     p.add_argument("--format", default="auto", choices=audit_formats())
+    p.add_argument(
+        "--mapping",
+        metavar="MAP.json",
+        help=f"{'/'.join(format_names())}: which run is which model, benchmark and config "
+        "(default SRC/audit_mapping.json; docs/importers.md)",
+    )
+    p.add_argument("--metric", metavar="NAME", help="importers: the per-sample metric that is the correctness bit")
     # values are checked by settings.resolve_settings, the plugin's own path (CLI > pyproject > defaults)
     p.add_argument("--seed", default=None, help=f"bootstrap seed (default {DEFAULT_SEED})")
     p.add_argument(
@@ -35,15 +42,43 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--alpha", default=None, help=f"significance level of the pair tests (default {DEFAULT_ALPHA})")
     p.add_argument("--intersect", action="store_true", default=None, help="audit only the items common to all models")
-    p.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument(
+        "--threshold",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a verdict threshold, repeatable (names: docs/audits.md, or the JSON report's 'thresholds')",
+    )
     p.add_argument("--json", metavar="PATH", help="write the report-v1 JSON")
-    p.add_argument("--markdown", metavar="PATH")
-    p.add_argument("--html", metavar="PATH")
+    p.add_argument("--markdown", metavar="PATH", help="write the Markdown report (at most 1 MB)")
+    p.add_argument("--html", metavar="PATH", help="write the self-contained HTML report (at most 3 MB)")
     p.add_argument(
         "--leaderboard",
         metavar="PATH",
         help="write a publishable leaderboard (rank by tier, score with 95%% CI, band, robust, tier, identified "
         "above, configs won, harness card): .md, .csv or .html by suffix",
+    )
+    p.add_argument(
+        "--summary",
+        choices=("short", "full"),
+        default="short",
+        help="short: what to do next, the board's top rows, counts, worst offenders (default); "
+        "full: every scope's tables and every fail/warn (pytest: --audit-summary full)",
+    )
+    p.add_argument(
+        "--submission",
+        action="append",
+        default=[],
+        metavar="MODEL",
+        help="the CI gate (docs/ci-gate.md): audit the board with and without MODEL (repeatable); exit 1 only "
+        "for a fail its arrival creates in a gating check; --markdown then writes the gate alone (a PR comment)",
+    )
+    p.add_argument(
+        "--gate",
+        action="append",
+        default=[],
+        metavar="CHECK",
+        help="with --submission: also gate on this check (e.g. band; repeatable)",
     )
     p.add_argument("--strict", action="store_true", default=None, help="exit 1 on a warn too")
     return p
@@ -67,6 +102,10 @@ def write_reports(report: dict[str, Any], args: argparse.Namespace) -> list[str]
         try:
             if flag == "--json":
                 text = dumps_report(report)
+            elif flag == "--markdown" and "submission_audit" in report:  # the gate alone: a PR comment
+                from .reports.markdown import gate_markdown
+
+                text = gate_markdown(report)
             elif flag == "--markdown":
                 from .reports.markdown import render_markdown
 
@@ -106,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     from .sources import load_for_audit
     from .records import RecordsError
     from .auditor import audit
-    from .reports.terminal import CLI_HINT, render_summary
+    from .reports.terminal import cli_hint, render_summary
     from .settings import SettingsError, resolve_settings
     from .checks import Thresholds
     from .checks import RegistryError, registry
@@ -127,7 +166,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"leaderboard-audit audit: {exc}", file=sys.stderr)
         return 2
     try:
-        records = load_for_audit(args.path, args.format, intersect=settings["intersect"])
+        records = load_for_audit(
+            args.path, args.format, intersect=settings["intersect"], mapping=args.mapping, metric=args.metric
+        )
     except RecordsError as exc:
         print(f"leaderboard-audit audit: {exc}", file=sys.stderr)
         return 4
@@ -147,12 +188,35 @@ def main(argv: list[str] | None = None) -> int:
         path=args.path,
     )
     verdicts = [v for s in report["scopes"].values() for v in s["verdicts"]]
-    print(render_summary(report, verdicts, hint=CLI_HINT))
+    given = {f"--{k}": bool(getattr(args, k)) for k in ("json", "html", "markdown", "leaderboard")}
+    if args.submission:
+        from .reports.submission_text import render_submission_text
+        from .submission import GateError, with_gate
+
+        try:
+            with_gate(
+                report,
+                records,
+                args.submission,
+                thresholds=Thresholds.from_mapping(settings["thresholds"]),
+                alpha=settings["alpha"],
+                strict=bool(settings["strict"]),
+                gate=args.gate,
+            )
+        except GateError as exc:
+            msg = str(exc).replace("--audit-gate", "--gate").replace("--audit-submission", "--submission")
+            print(f"leaderboard-audit audit: {msg}", file=sys.stderr)
+            return 2
+        print(render_submission_text(report))
+    else:
+        print(render_summary(report, verdicts, detail=args.summary, hint=cli_hint(given)))
     failed = write_reports(report, args)
     for line in failed:
         print(f"leaderboard-audit audit: {line}", file=sys.stderr)
     if failed:
         return 4
+    if args.submission:
+        return int(report["submission_audit"]["overall"]["exit_code"])
     statuses = {v["status"] for v in verdicts}
     return 1 if "fail" in statuses or (settings["strict"] and "warn" in statuses) else 0
 

@@ -19,6 +19,7 @@ import pytest
 from helpers.builders import write
 from helpers.gate_boards import done_when_board
 from helpers.paths import REPO
+from helpers.wheel import build_wheel, sha256
 
 ROOT = REPO
 WORKFLOW = ROOT / ".github" / "workflows" / "audit-gate.yml"
@@ -54,8 +55,21 @@ def boards(tmp_path_factory):
     (base / ".github" / "workflows").mkdir(parents=True)
     shutil.copy(WORKFLOW, base / ".github" / "workflows" / WORKFLOW.name)
     shutil.copy(INI, base / ".github" / INI.name)
+    pin_wheel(base, build_wheel(root / "wheel"))
     shutil.copytree(out["clean"], base / "records", ignore=shutil.ignore_patterns("org__newbie.jsonl"))
     return base, out
+
+
+PIN = ".github/leaderboard-audit.sha256"
+
+
+def pin_wheel(base: Path, wheel: Path) -> None:
+    """The tool pinned on the base branch as docs/ci-gate.md says: the wheel under
+    .github/leaderboard-audit/ and its `sha256sum` line in .github/leaderboard-audit.sha256."""
+    (base / ".github" / "leaderboard-audit").mkdir(parents=True, exist_ok=True)
+    rel = f".github/leaderboard-audit/{wheel.name}"
+    shutil.copy(wheel, base / rel)
+    (base / PIN).write_text(f"{sha256(wheel)}  {rel}\n")
 
 
 def pr_tree(tmp_path: Path, base: Path, name: str = "pr") -> Path:
@@ -84,6 +98,7 @@ def steps(result: dict) -> dict[str, dict]:
 
 
 AUDIT = "audit what the newcomers change"
+INSTALL = "install leaderboard-audit, pinned (a wheel on the base branch, its SHA-256 checked)"
 GUARD = "refuse anything but data in records/"
 COMMENT = "sticky PR comment"
 
@@ -180,6 +195,55 @@ def test_a_pr_without_a_model_file_passes_without_an_audit(boards, tmp_path):
     assert comments(Path(r["state"])) == []
 
 
+# -- the install step: the pinned wheel, installed for real ---------------------------------
+
+
+def test_the_job_installs_the_pinned_wheel_into_a_fresh_python(boards, tmp_path):
+    base, board = boards
+    pr = pr_tree(tmp_path, base)
+    add_newcomer(pr, board["clean"])
+    work = tmp_path / "run"
+    r = emu.run_job(base, pr, work)
+    s = steps(r)
+    assert r["conclusion"] == "success", s[INSTALL].get("output")
+    out = s[INSTALL]["output"]
+    assert ": OK" in out and "Successfully installed leaderboard-audit-" in out  # sha256sum, then pip
+    installed = list((work / "python").rglob("site-packages/leaderboard_audit/guard.py"))
+    assert len(installed) == 1  # the wheel's, in the job's own python
+    assert not list((work / "runner_cache").glob("leaderboard_audit*"))  # the cache never had it
+
+
+def test_a_wheel_that_does_not_match_its_pin_is_not_installed(boards, tmp_path):
+    base0, board = boards
+    base = pr_tree(tmp_path, base0, "base")
+    (wheel,) = (base / ".github" / "leaderboard-audit").glob("*.whl")
+    wheel.write_bytes(wheel.read_bytes() + b"\0")  # one byte appended: another artefact
+    pr = pr_tree(tmp_path, base)
+    add_newcomer(pr, board["clean"])
+    r = emu.run_job(base, pr, tmp_path / "run")
+    s = steps(r)
+    assert r["conclusion"] == "failure"
+    assert s[INSTALL]["outcome"] == "failure" and "FAILED" in s[INSTALL]["output"]
+    assert "Successfully installed" not in s[INSTALL]["output"]
+    assert s[GUARD]["outcome"] == "skipped" and s[AUDIT]["outcome"] == "skipped"
+
+
+def test_without_the_install_step_nothing_provides_the_tool(boards, tmp_path):
+    """The emulation does not hand the job the package: its python is a fresh venv."""
+    base0, board = boards
+    base = pr_tree(tmp_path, base0, "base")
+    wf = WORKFLOW.read_text()
+    start = wf.index("      - name: install leaderboard-audit")
+    end = wf.index("      - name: fetch the PR's records as data")
+    (base / ".github" / "workflows" / "audit-gate.yml").write_text(wf[:start] + wf[end:])
+    pr = pr_tree(tmp_path, base)
+    add_newcomer(pr, board["clean"])
+    r = emu.run_job(base, pr, tmp_path / "run")
+    s = steps(r)
+    assert INSTALL not in s
+    assert s[GUARD]["outcome"] == "failure" and "No module named 'leaderboard_audit'" in s[GUARD]["output"]
+
+
 # -- (b)-(d) hostile pull requests -------------------------------------------------------
 
 
@@ -254,6 +318,7 @@ jobs:
       - uses: actions/checkout@v4
         with:
           ref: ${{ github.event.pull_request.base.sha }}
+      - uses: actions/setup-python@v5
       - id: new
         env:
           PR_REPO: ${{ github.event.pull_request.head.repo.clone_url }}
@@ -266,7 +331,8 @@ jobs:
           echo "model=$(basename "$f" .jsonl)" >> "$GITHUB_OUTPUT"
       - run: |
           echo "auditing ${{ steps.new.outputs.model }}"
-          pytest --audit records/ --audit-submission=org/newbie -p no:cacheprovider
+          python -m pip install "$(awk '{ print $2 }' .github/leaderboard-audit.sha256)"
+          python -m pytest --audit records/ --audit-submission=org/newbie -p no:cacheprovider
 """
 
 
@@ -298,9 +364,7 @@ def test_without_the_guard_step_the_audit_step_alone_runs_nothing(boards, tmp_pa
     base0, board = boards
     base = pr_tree(tmp_path, base0, "base")
     wf = WORKFLOW.read_text()
-    guard_step = (
-        "      - name: refuse anything but data in records/\n        run: python -m leaderboard_audit.guard records\n"
-    )
+    guard_step = "      - name: refuse anything but data in records/\n        run: python -P -m leaderboard_audit.guard records\n"
     assert guard_step in wf
     (base / ".github" / "workflows" / "audit-gate.yml").write_text(wf.replace(guard_step, ""))
     marker = tmp_path / "MARKER"

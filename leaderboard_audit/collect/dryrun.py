@@ -28,6 +28,7 @@ from typing import Any
 from .benchmarks import Item, load_items
 from .harness import Harness, load_harness
 from .spec import ModelSpec, Spec
+from ..reports.words import count
 
 CHARS_PER_TOKEN = 4.0
 
@@ -281,7 +282,7 @@ def report(works: list[ModelWork], counts: dict[str, int], harness: Harness, *, 
     n_items = sum(counts.values())
     per_bench = ", ".join(f"{b} {n:,}" for b, n in counts.items())
     head_line = (
-        f"dry run: {len(works)} model(s) x {n_items:,} items ({per_bench}) x {len(harness.configs)} "
+        f"dry run: {count(len(works), 'model')} x {n_items:,} items ({per_bench}) x {len(harness.configs)} "
         f"configs ({len(harness.gen_configs)} generation, {len(harness.ll_configs)} likelihood)"
     )
     lines = [head_line]

@@ -464,7 +464,36 @@ def _collect(
     run_models = [m for m in spec.models if not only_models or m.name in only_models]
     harness = harness_for(spec)
     root = Path(spec.output)
+    existed = root.exists()
+    fresh = not existed or (root.is_dir() and not any(root.iterdir()))
     _prepare_output(root)
+    try:
+        return _collect_into(spec, harness, root, run_models, progress=progress, engine_factory=engine_factory)
+    except BaseException:
+        if fresh:
+            _drop_if_nothing_collected(root, keep_folder=existed)
+        raise
+
+
+def _drop_if_nothing_collected(root: Path, keep_folder: bool) -> None:
+    """A run into a new (or empty) folder that stops before collecting anything (a missing
+    engine, an interrupt while loading) leaves no grid.json and no empty ``_work/`` behind
+    (UX review 2026-12-04 #30); once a chunk or a records file exists it stays, to resume."""
+    import shutil
+
+    collected = ("chunk-*.json", "*.jsonl", "*.manifest.json")  # not grid.json, not a fingerprint
+    if any(p.is_file() for pattern in collected for p in root.rglob(pattern)):
+        return
+    if not keep_folder:
+        shutil.rmtree(root, ignore_errors=True)
+        return
+    for p in root.iterdir():  # the folder was given empty: left empty
+        shutil.rmtree(p, ignore_errors=True) if p.is_dir() and not p.is_symlink() else p.unlink(missing_ok=True)
+
+
+def _collect_into(
+    spec: Spec, harness: Harness, root: Path, run_models: list[Any], *, progress: bool, engine_factory: Any
+) -> Path:
     harness, items = load_items_into(spec, harness)
     write_grid(grid_for(spec, harness), root)
 

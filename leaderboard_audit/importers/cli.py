@@ -17,6 +17,7 @@ from typing import Any
 
 from ..records.errors import RecordsError
 from ..formats import IMPORTERS
+from ..reports.words import count
 
 PROG = "leaderboard-audit import"
 # options with a flag of their own below; any other option an importer declares gets
@@ -150,8 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: {note}", file=sys.stderr)
     n_models, n_items, n_cfg = rec.shape
     print(
-        f"imported {args.format} {args.src}: {n_models} model(s) x {n_items} item(s) x "
-        f"{n_cfg} config(s) [{', '.join(rec.benchmarks)}] -> {args.output}"
+        f"imported {args.format} {args.src}: {count(n_models, 'model')} x {count(n_items, 'item')} x "
+        f"{count(n_cfg, 'config')} [{', '.join(rec.benchmarks)}] -> {args.output}"
     )
     return 0
 

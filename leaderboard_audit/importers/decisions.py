@@ -25,8 +25,13 @@ from typing import Any
 from ..records.errors import RecordsError
 
 # The fix texts the importers attach to each decision's error (matched exactly).
-FIX_MODEL = "name it: 'model' in the mapping, or --model"
-FIX_MODEL_HELM = "--model or 'model' in the mapping"
+# each front end names the mapping its own way: pytest --audit-mapping, `leaderboard-audit
+# audit`/`import` --mapping; only `import` has --model (UX review 2026-12-04 #11)
+FIX_MODEL = (
+    "name it: 'model' in the mapping file (pytest: --audit-mapping FILE; leaderboard-audit audit/import: "
+    "--mapping FILE; import also takes --model NAME)"
+)
+FIX_MODEL_HELM = FIX_MODEL
 FIX_METRIC_MISSING = "choose a metric every sample carries"
 FIX_ONE_LEGEND = (
     "a records set has one legend: every benchmark needs the same configurations; "
@@ -38,6 +43,8 @@ FIX_COVERAGE = (
     "or pass intersect=True (--intersect) to import only the common ones"
 )
 MAX_TRIES = 6
+#: the file name the proposed mapping is to be saved under (the suggested command reads it)
+MAPPING_FILE = "mapping.json"
 
 
 @dataclass(frozen=True)
@@ -56,18 +63,35 @@ class Decision:
 class DecisionsNeeded(RecordsError):
     """The import needs these decisions; with all of them it works (checked in memory)."""
 
-    def __init__(self, decisions: list[Decision], command: str, shape: str | None, rest: RecordsError | None):
+    def __init__(
+        self,
+        decisions: list[Decision],
+        command: str,
+        shape: str | None,
+        rest: RecordsError | None,
+        mapping: dict[str, Any] | None = None,
+    ):
         self.decisions = decisions
         self.command = command
         self.rest = rest
+        self.mapping = mapping
         n = len(decisions)
         lines = [f"{i}. {d.line()}" for i, d in enumerate(decisions, 1)]
         if rest is None:
             lines.append(f"with {'these' if n > 1 else 'this'}, the import works (checked, nothing written): {shape}")
-        else:
+            if mapping is not None:
+                import json
+
+                lines.append(f"save this as {MAPPING_FILE} (or as SRC/audit_mapping.json, read without --mapping):")
+                lines.extend("   " + x for x in json.dumps(mapping, indent=2).splitlines())
+            lines.append(f"run: {command}")
+        else:  # no command line known to fail is suggested (UX review 2026-12-04 #10)
             lines.append("with " + ("these" if n > 1 else "this") + ", the import still stops on:")
             lines.extend("   " + x for x in str(rest).splitlines())
-        lines.append(f"run: {command}")
+            lines.append(
+                "no command line makes this import work yet: name each run's benchmark and config in a mapping "
+                "file (docs/importers.md, 'Mapping file'), then import with --mapping FILE"
+            )
         ValueError.__init__(
             self,
             f"this import needs {n} decision{'s' if n > 1 else ''} (all of them below; nothing was written):\n  "
@@ -75,7 +99,7 @@ class DecisionsNeeded(RecordsError):
         )
         self.problems = rest.problems if rest is not None else []
         self.total = rest.total if rest is not None else 0
-        self.fix = f"run: {command}"
+        self.fix = f"run: {command}" if rest is None else "write a mapping file (docs/importers.md) and pass it"
 
 
 def _guess_model(src: str) -> str:
@@ -179,6 +203,13 @@ def load_or_decide(src: str, fmt: str, opts: dict[str, Any], argv_words: list[st
                 exc = again
         if not decisions:
             raise
+        proposed = None
+        if exc is not None:  # no flag settles it: tasks grouped by their documents, in a mapping
+            found = _proposed_mapping(src, fmt, trial)
+            if found is not None:
+                proposed, rec, decision = found
+                decisions = [d for d in decisions if d.what not in ("benchmark", "documents")] + [decision]
+                exc = None
         words = list(argv_words)
         for d in decisions:
             if d.drop:
@@ -187,8 +218,101 @@ def load_or_decide(src: str, fmt: str, opts: dict[str, Any], argv_words: list[st
         shape = None
         if rec is not None:
             n_models, n_items, n_cfg = rec.shape
-            shape = f"{n_models} model(s) x {n_items} item(s) x {n_cfg} config(s) [{', '.join(rec.benchmarks)}]"
-        raise DecisionsNeeded(decisions, " ".join(words), shape, exc) from None
+            from ..reports.words import count
+
+            shape = (
+                f"{count(n_models, 'model')} x {count(n_items, 'item')} x {count(n_cfg, 'config')} "
+                f"[{', '.join(rec.benchmarks)}]"
+            )
+        needed = DecisionsNeeded(decisions, " ".join(words), shape, exc, proposed)
+        dropped = ("benchmark", "intersect") if proposed is not None else ()  # the mapping settles those
+        needed.settled = {
+            k: v for k, v in trial.items() if k in ("model", "benchmark", "intersect") and k not in dropped
+        }
+        raise needed from None
+
+
+def _proposed_mapping(src: str, fmt: str, trial: dict[str, Any]) -> tuple[dict[str, Any], Any, Decision] | None:
+    """lm-eval runs no flag can import (UX review 2026-12-04 #10): the mapping
+    ``lmeval_mapping.propose_mapping`` proposes, when the import works with it."""
+    from ..formats import IMPORTERS
+    from . import load
+
+    from .lmeval import FORMAT_INFO as LMEVAL
+
+    try:
+        if IMPORTERS[fmt].name != LMEVAL["name"] or trial.get("mapping") is not None:
+            return None
+    except KeyError:
+        return None
+    if (Path(src) / "audit_mapping.json").exists():
+        return None  # the user's own mapping applies
+    from .lmeval_mapping import propose_mapping
+
+    found = propose_mapping(src)
+    if found is None:
+        return None
+    mapping, left = found
+    opts = {k: v for k, v in trial.items() if k not in ("benchmark", "intersect", "mapping")}
+    try:
+        rec = load(src, fmt, mapping=mapping, **opts)
+    except (RecordsError, ValueError):
+        return None
+    benches = sorted({v["benchmark"] for v in mapping["tasks"].values()})
+    configs = sorted({v["config"] for v in mapping["tasks"].values()})
+    decision = Decision(
+        "mapping",
+        f"the tasks hold {len(benches)} benchmark{'s' if len(benches) != 1 else ''} ({', '.join(benches)}) whose "
+        f"variants share documents: configs {', '.join(configs)}",
+        ["--mapping", MAPPING_FILE],
+        note="proposed below, tasks grouped by shared documents"
+        + (f"; left out (other documents, or a config not every benchmark has): {', '.join(left)}" if left else ""),
+    )
+    return mapping, rec, decision
+
+
+def audit_decisions(src: str, fmt: str, opts: dict[str, Any], first: RecordsError) -> RecordsError:
+    """For the front ends that audit an importer's source in place (``pytest --audit SRC
+    --audit-format F``, ``leaderboard-audit audit SRC --format F``), which take no --model or
+    --benchmark: every decision at once, as the import command names them, settled in one
+    mapping file to save as ``SRC/audit_mapping.json`` (UX review 2026-12-04 #11: pytest
+    named only the first problem, and a --model it does not have). ``first`` when there is
+    nothing to propose (the user's own mapping, or a problem no decision settles)."""
+    import json
+
+    if opts.get("mapping") is not None or (Path(src) / "audit_mapping.json").exists():
+        return first
+    try:
+        load_or_decide(src, fmt, dict(opts), [])
+    except DecisionsNeeded as needed:
+        if needed.rest is not None:
+            return first
+        settled = getattr(needed, "settled", {})
+        mapping = dict(needed.mapping or {})
+        for key in ("model", "benchmark"):
+            if key in settled and not (key == "benchmark" and needed.mapping):
+                mapping[key] = settled[key]
+        if not mapping:
+            return first
+        lines = [f"{i}. {d.what}: {d.why}" for i, d in enumerate(needed.decisions, 1)]
+        lines.append(
+            "with the mapping below the import works (checked, nothing written); save it as "
+            f"{Path(src) / 'audit_mapping.json'} (read when no mapping option is given):"
+        )
+        lines.extend("   " + x for x in json.dumps(mapping, indent=2).splitlines())
+        if settled.get("intersect"):
+            lines.append("and audit with --audit-intersect (pytest) or --intersect (leaderboard-audit audit)")
+        err = RecordsError.one(
+            str(src),
+            None,
+            f"this import needs {len(needed.decisions)} decision{'s' if len(needed.decisions) != 1 else ''} "
+            "(all of them below):\n  " + "\n  ".join(lines),
+            fix=f"save the mapping above as {Path(src) / 'audit_mapping.json'} (docs/importers.md, 'Mapping file')",
+        )
+        return err
+    except RecordsError:
+        return first
+    return first
 
 
 def _drop(words: list[str], flag: list[str]) -> list[str]:

@@ -638,7 +638,9 @@ def load_inspect(
         where = str(s.run.path)
         mdl = model or s.settings.get("model") or _model_name(s.run, notes)
         if not mdl:
-            log.add(where, None, "cannot tell the model (no eval.model)", fix="--model or 'model' in the mapping")
+            from .decisions import FIX_MODEL
+
+            log.add(where, None, "cannot tell the model (no eval.model)", fix=FIX_MODEL)
             continue
         bench = benchmark or s.settings.get("benchmark") or s.run.eval.get("task")
         if not isinstance(bench, str) or not bench:

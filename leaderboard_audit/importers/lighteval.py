@@ -31,6 +31,7 @@ from ._build import ItemMeta, Unit, build_records, none_mapped
 from ._files import file_problem, obj, read_json_file
 from ._values import answer_index, sanitize_key, show, to_bit, to_number
 from .lmeval import load_mapping, make_config, resolve
+from .decisions import FIX_MODEL
 
 FORMAT_INFO = {
     "name": "lighteval",
@@ -492,7 +493,7 @@ def load_lighteval(
                 where,
                 None,
                 "cannot tell the model (no results_*.json config_general.model_name, no details/<model>/ folder)",
-                fix="name it: 'model' in the mapping, or --model",
+                fix=FIX_MODEL,
             )
             continue
         bench = benchmark or settings.get("benchmark") or benchmark_of(det.task)

@@ -47,6 +47,12 @@ def _load_records(path: str | os.PathLike[str], *, intersect: bool = False) -> R
         from .table import read_table
 
         return freeze(read_table(p, intersect=intersect))
+    if p.is_dir():
+        from .table import read_table, table_in_folder
+
+        table = table_in_folder(p)  # a folder holding one table (and grid.json, notes)
+        if table is not None:
+            return freeze(read_table(table, intersect=intersect))
     if p.is_file() and p.suffix.lower() == ".jsonl":
         raise RecordsError.one(
             str(p),

@@ -59,6 +59,14 @@ class Found:
     folder: str | None
 
 
+#: longest name a layout note quotes whole (a hostile or generated name can be megabytes long)
+NOTE_NAME_CHARS = 80
+
+
+def _cut(name: str) -> str:
+    return name if len(name) <= NOTE_NAME_CHARS else f"{name[: NOTE_NAME_CHARS - 1]}…"
+
+
 def _skipped(p: Path) -> bool:
     return p.name.startswith((".", "_"))
 
@@ -290,7 +298,7 @@ def _notes(layout: str, r: _Resolver, read: list[tuple[Found, ModelFile]], root:
         how = []
         if r.model_from_name:
             name, model = r.model_from_name[0]
-            how.append(f"the file name less its benchmark prefix or suffix (e.g. {name!r} -> {model!r})")
+            how.append(f"the file name less its benchmark prefix or suffix (e.g. {_cut(name)!r} -> {_cut(model)!r})")
         if len(r.model_from_name) < sum(mf.correct is not None for _, mf in read):
             how.append("the lines' 'model' field")
         parts.append(
@@ -300,8 +308,8 @@ def _notes(layout: str, r: _Resolver, read: list[tuple[Found, ModelFile]], root:
         if r.renamed:
             name, model = r.renamed[0]
             parts.append(
-                f"{len(r.renamed)} file(s) named otherwise than their 'model' field, which wins "
-                f"(e.g. {name!r} holds {model!r})"
+                f"{len(r.renamed)} file{'s' if len(r.renamed) != 1 else ''} named otherwise than their "
+                f"'model' field, which wins (e.g. {_cut(name)!r} holds {_cut(model)!r})"
             )
     elif layout == SWAPPED:
         parts.append(f"layout {SWAPPED}, told by the lines' 'benchmark'/'model' fields")

@@ -910,6 +910,44 @@ def table_frame(records: Records) -> pd.DataFrame:
     return pd.DataFrame(data)
 
 
+#: files a folder holding one table may carry beside it and grid.json: notes, not records
+NOTE_SUFFIXES = (".md", ".txt", ".rst", ".html", ".pdf", ".cff")
+NOTE_NAMES = ("readme", "license", "licence", "copying", "notice", "citation", "authors", "changelog", "source")
+
+
+def _is_note(p: Path) -> bool:
+    return p.suffix.lower() in NOTE_SUFFIXES or p.stem.lower().startswith(NOTE_NAMES)
+
+
+def table_in_folder(d: Path) -> Path | None:
+    """The long table a folder holds, when it is one: a single CSV/TSV/Parquet file, with or
+    without ``grid.json``, beside notes only (README, LICENSE, ``*.md``, ``*.txt``; hidden and
+    ``_``-prefixed names are skipped as everywhere). ``None`` for a records-v1 folder (any
+    sub-folder or ``.jsonl`` file) or one without a table. A table beside other files is an
+    error that names them and the fix, never "no records files" (UX review 2026-12-04 #4)."""
+    try:
+        entries = [x for x in sorted(d.iterdir()) if not x.name.startswith((".", "_"))]
+    except OSError:
+        return None
+    if any(x.is_dir() or x.suffix == ".jsonl" for x in entries):
+        return None
+    tables = [x for x in entries if x.is_file() and x.suffix.lower() in (*CSV_SUFFIXES, *PARQUET_SUFFIXES)]
+    if not tables:
+        return None
+    others = [x.name for x in entries if x not in tables and x.name != "grid.json" and not _is_note(x)]
+    if len(tables) == 1 and not others:
+        return tables[0]
+    what = ", ".join(t.name for t in tables[:MAX_SHOWN])
+    beside = f" beside {', '.join(others[:MAX_SHOWN])}" if others else ""
+    raise RecordsError.one(
+        str(d),
+        None,
+        f"holds {len(tables)} records table{'s' if len(tables) > 1 else ''} ({what}){beside}: "
+        "which one is the records is not clear",
+        fix=f"pass the table itself ({tables[0]}), or keep one table, grid.json and notes (README, *.md) in the folder",
+    )
+
+
 def write_table(records: Records, path: str | os.PathLike[str], *, write_grid: bool = True) -> Path:
     """Write ``records`` as a long table (CSV/TSV or Parquet by suffix), plus grid.json next to it.
 
@@ -941,4 +979,4 @@ def write_table(records: Records, path: str | os.PathLike[str], *, write_grid: b
     return p
 
 
-__all__ = ["read_table", "table_frame", "write_table"]
+__all__ = ["read_table", "table_frame", "table_in_folder", "write_table"]

@@ -19,6 +19,7 @@ from typing import Any
 
 from .html_script import PAGE, SCRIPT, SCRIPT_HASH
 from .next_steps import counts_note, next_steps, twin_scopes
+from .twins import reported_verdicts, steps_scope, twin_only
 from .svg import FIGURES, esc as e
 from .submission_text import gate_tables
 from .svg_scale import figure_distribution, skipped_figures, trimmed
@@ -397,7 +398,7 @@ def next_section(report: dict[str, Any]) -> str:
     if not steps:
         return ""
     return (
-        '<section id="next"><h2>What to do next</h2><ul class="next">'
+        f'<section id="next"><h2>What to do next{e(steps_scope(report))}</h2><ul class="next">'
         + "".join(f"<li>{long_text(x, 600)}</li>" for x in steps)
         + "</ul></section>"
     )
@@ -407,7 +408,7 @@ def _render(report: dict[str, Any]) -> str:
     rec = report.get("records", {})
     scopes = report.get("scopes", {})
     twins = twin_scopes(report)
-    verdicts = [v for name, s in scopes.items() if name not in twins for v in s.get("verdicts", [])]
+    verdicts = reported_verdicts(report)  # a twin scope's own verdicts (a user check's) included
     counts = status_counts(verdicts)
     sha = rec.get("sha256")
     out = [
@@ -453,9 +454,15 @@ def _render(report: dict[str, Any]) -> str:
         _LINKED[0] = frozenset(board if cap is None else board[:cap]) if j == 0 else frozenset()
         head = f"Scope {e(name)}: {counts_text(s['verdicts'])}"
         if name in twins:
+            own = twin_only(report, name)
+            extra = (
+                f"<p>Verdicts only this scope holds (checks of your own): {e(counts_text(own))}</p>{verdicts_html(own)}"
+                if own
+                else ""
+            )
             out.append(
                 f'<section class="scope" id="scope-{j}"><h2>{head}</h2><p>The only benchmark: its tables are '
-                f"those of the {e(twins[name])} scope above.</p></section>"
+                f"those of the {e(twins[name])} scope above.</p>{extra}</section>"
             )
         elif j == 0:
             out.append(f'<section class="scope" id="scope-{j}"><h2>{head}</h2>{scope_section(name, s)}</section>')

@@ -17,6 +17,7 @@ from typing import Any
 from .submission_text import COMMENT_BYTES, MAX_ROWS, _cut, gate_tables
 from .sections import scope_parts
 from .next_steps import counts_note, next_steps, twin_scopes
+from .twins import reported_verdicts, steps_scope, twin_only
 from .words import count
 from ..tables_model import (
     kind_of,
@@ -281,13 +282,13 @@ def cut_to(text: str, max_bytes: int) -> str:
 
 def next_md(report: dict[str, Any]) -> list[str]:
     steps = next_steps(report)
-    return ["## What to do next", "", *(f"- {md(x)}" for x in steps), ""] if steps else []
+    return [f"## What to do next{md(steps_scope(report))}", "", *(f"- {md(x)}" for x in steps), ""] if steps else []
 
 
 def _render(report: dict[str, Any], all_scopes: bool, max_rows: int | None = None) -> str:
     rec = report.get("records", {})
     twins = twin_scopes(report)
-    verdicts = [v for n, s in report.get("scopes", {}).items() if n not in twins for v in s.get("verdicts", [])]
+    verdicts = reported_verdicts(report)  # a twin scope's own verdicts (a user check's) included
     counts = status_counts(verdicts)
     sha = rec.get("sha256")
     out = [
@@ -328,6 +329,17 @@ def _render(report: dict[str, Any], all_scopes: bool, max_rows: int | None = Non
         s = scopes[name]
         if name in twins:
             out += [f"Scope {md(name)}: the only benchmark; its tables are those of the pooled scope.", ""]
+            own = twin_only(report, name)
+            if own:
+                out += [
+                    f"Verdicts only scope {md(name)} holds (checks of your own): {counts_of({'verdicts': own})}",
+                    "",
+                ]
+                out += _table(
+                    ["status", "check", "value", "threshold", "margin", "message"],
+                    verdict_rows(own, max_rows),
+                    max_rows,
+                )
             continue
         if j > 0 and not all_scopes:
             out += [

@@ -50,9 +50,11 @@ def twin_scopes(report: dict[str, Any]) -> dict[str, str]:
 
 def counts_note(report: dict[str, Any]) -> str:
     """How the header's counts relate to pytest's (HTML and Markdown; plain text)."""
+    from .twins import reported_verdicts  # each repeated verdict once; a user check's on a twin scope too
+
     twins = twin_scopes(report)
     kept = [n for n in report.get("scopes") or {} if n not in twins]
-    n = sum(len(report["scopes"][k].get("verdicts") or []) for k in kept)
+    n = len(reported_verdicts(report))
     text = (
         f"These count the {count(n, 'verdict')} of the report over {count(len(kept), 'scope')}, one per check and "
         "scope (and per model or pair where a check judges them); pytest --audit runs one test per verdict "

@@ -14,6 +14,7 @@ from typing import Any
 from ..submission import CREATED, EXISTING, NEW_WARN, NOT_GATING, SKIP
 from ..tables_model import Cell, Line, Table
 from .text import clean
+from .words import count
 
 #: GitHub's limit on a comment body (and what the docs promise for the gate's Markdown)
 COMMENT_BYTES = 65_536
@@ -52,7 +53,7 @@ def state_line(sub: dict[str, Any]) -> str:
     more = f" and {len(ov['blocking']) - 5} more" if len(ov["blocking"]) > 5 else ""
     return (
         f"submission {', '.join(clean(m, 40) for m in sub['models'])}: {gate} - {c['pass']} pass, {c['warn']} warn, "
-        f"{c['fail']} fail{skipped} in {ov['checks']} checks ({e[CREATED]} fail(s) created by the newcomer, "
+        f"{c['fail']} fail{skipped} in {ov['checks']} checks ({count(e[CREATED], 'fail')} created by the newcomer, "
         f"{e[EXISTING]} pre-existing, {e[NOT_GATING]} in checks that do not gate){blocking}{more}; "
         f"exit {ov['exit_code']}{' (--audit-strict: a new warn fails)' if ov['strict'] else ''}"
     )
@@ -76,7 +77,10 @@ def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Ta
     them (with the verdict the board had without them), and the orderings they split.
     ``max_rows`` caps each table (the rows left out are counted in its note)."""
     place, verdicts, split = [], [], []
+    repeated = [scope for scope, s in sub["scopes"].items() if s.get("repeats")]
     for scope, s in sub["scopes"].items():
+        if s.get("repeats"):  # one benchmark: its rows are pooled's
+            continue
         for n in s["newcomers"]:
             wins = "; ".join(
                 f"{w['config']} (+{w['margin_items']} items over the rest"
@@ -115,6 +119,10 @@ def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Ta
             was = p["status_without"] or "n/a"
             split.append([scope, f"{p['higher']} > {p['lower']}", ", ".join(p["between"]), Cell(was, "status")])
     out: list[Table | Line] = [Line("gate", state_line(sub)), Line("gate", gates_line(sub))]
+    if repeated:
+        out.append(
+            Line("gate", f"scope {', '.join(repeated)} is the only benchmark: its rows are pooled's, shown once")
+        )
     out.append(
         _capped(
             Table(
@@ -122,7 +130,7 @@ def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Ta
                 "Where the newcomer lands",
                 ["scope", "model", "position", "above", "below", "configs it wins"],
                 place,
-                widths={1: 30, 3: 30, 4: 30},
+                widths={1: 30, 3: 30, 4: 30, 5: 1000},  # 5: cut only to fit the terminal
             ),
             max_rows,
         )
@@ -167,8 +175,40 @@ def _capped(t: Table, max_rows: int | None) -> Table:
     if max_rows is None or len(t.rows) <= max_rows:
         return t
     left = len(t.rows) - max_rows
-    note = (t.note + " " if t.note else "") + f"{left} of {len(t.rows)} rows left out (the JSON report has them all)."
+    note = (
+        t.note + " " if t.note else ""
+    ) + f"{left:,} of {len(t.rows):,} rows left out (the JSON report has them all)."
     return Table(t.key, t.title, t.headers, t.rows[:max_rows], note=note, detail=t.detail, widths=t.widths)
+
+
+#: the narrowest a cut column gets when a gate table is fitted to the terminal
+MIN_CUT = 12
+
+
+def fit_to_width(t: Table, width: int) -> Table:
+    """``t`` with its cut columns (``widths``: free text, names) narrowed, the last first,
+    until its rows fit ``width`` characters (never below ``MIN_CUT``; the verdict ids keep
+    their width: CI logs grep for them). UX review 2026-12-04 #15: 200 characters at 80."""
+    from dataclasses import replace
+
+    from .terminal import cell_text, render_table
+
+    widths = dict(t.widths)
+
+    def shown(j: int) -> int:  # the column's cells' width as rendered now
+        return max([0] + [len(cell_text(r[j], widths.get(j))) for r in t.rows if j < len(r)])
+
+    def floor(j: int) -> int:  # its header is shown whole
+        return max(MIN_CUT, len(t.headers[j]))
+
+    for _ in range(64):
+        over = max(len(line) for line in render_table(replace(t, widths=widths)).splitlines()) - width
+        cuttable = [j for j in sorted(widths, reverse=True) if shown(j) > floor(j) and t.headers[j] != "verdict"]
+        if over <= 0 or not cuttable:
+            break
+        j = cuttable[0]
+        widths[j] = max(floor(j), shown(j) - over)
+    return replace(t, widths=widths)
 
 
 def render_submission_text(report: dict[str, Any], *, width: int = 100, max_rows: int | None = MAX_ROWS) -> str:
@@ -178,8 +218,11 @@ def render_submission_text(report: dict[str, Any], *, width: int = 100, max_rows
     sub = report["submission_audit"]
     rec = report.get("records", {})
     lines = [
-        f"submission audit of {', '.join(clean(m, 40) for m in sub['models'])}: what its arrival changes on "
-        f"{clean(rec.get('path', ''))} (seed {report.get('seed')}, {report.get('bootstrap')} resamples)",
+        wrap_line(
+            f"submission audit of {', '.join(clean(m, 40) for m in sub['models'])}: what its arrival changes on "
+            f"{clean(rec.get('path', ''))} (seed {report.get('seed')}, {report.get('bootstrap')} resamples)",
+            width,
+        ),
     ]
     tables = gate_tables(sub, max_rows)
     state = tables[0]
@@ -190,7 +233,7 @@ def render_submission_text(report: dict[str, Any], *, width: int = 100, max_rows
             lines += ["", clean(t.title) + ":"]
             if t.note:
                 lines.append(wrap_line(clean(t.note), width))
-            lines.append(render_table(t))
+            lines.append(render_table(fit_to_width(t, width)))
     lines += ["", clean(state.text)]  # one line, never wrapped: CI logs grep for it
     return "\n".join(lines)
 

@@ -27,11 +27,11 @@ def axis_color(axis: str, n: int) -> str:
 
 
 WIDTH = 820
-LEFT = 230  # label column
+LEFT = 300  # label column (230 clipped a pair's first letter at 12 px: UX review 2026-12-04 #24)
 RIGHT = 175  # room for value labels
 TOP = 34
 ROW = 24
-LABEL_CHARS = 30  # ~7 px a character at 12 px: fits LEFT - 8 without clipping
+LABEL_CHARS = 34  # up to ~8.5 px a character at 12 px (capitals, digits): fits LEFT - 8 without clipping
 
 
 def esc(s: Any) -> str:
@@ -53,6 +53,23 @@ def _cut_mid(s: str, n: int) -> str:
         return s
     tail = (n - 1) // 2
     return s[: n - 1 - tail] + "…" + s[-tail:]
+
+
+def pair_label(higher: str, lower: str, n: int = LABEL_CHARS) -> str:
+    """``higher > lower`` in at most ``n`` characters: whole when it fits; otherwise the shorter
+    name whole if it leaves the other at least 10, and each name cut in its middle to its share
+    (the end, where generated names differ, kept)."""
+    whole = f"{higher} > {lower}"
+    if len(whole) <= n:
+        return whole
+    room = n - 3
+    a, b = len(higher), len(lower)
+    if min(a, b) <= room - 10:  # the shorter one whole, the longer one gets the rest
+        ca, cb = (a, room - a) if a <= b else (room - b, b)
+    else:
+        ca = room // 2
+        cb = room - ca
+    return f"{_cut_mid(higher, ca)} > {_cut_mid(lower, cb)}"
 
 
 def _f(x: float) -> str:
@@ -212,7 +229,9 @@ def figure_pairs(s: dict[str, Any], highlight: frozenset[str] = frozenset()) -> 
                 y,
                 f"{p['higher']} > {p['lower']}",
                 new=bool({p["higher"], p["lower"]} & highlight),
-                shown=f"{_cut_mid(p['higher'], 14)} > {_cut_mid(p['lower'], 14)}",
+                shown=pair_label(
+                    p["higher"], p["lower"], LABEL_CHARS - (2 if {p["higher"], p["lower"]} & highlight else 0)
+                ),
             )
         )
         bold = ' font-weight="bold"' if p["manufactured"] else ""

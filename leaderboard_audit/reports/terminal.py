@@ -17,6 +17,8 @@ from tabulate import tabulate as _tabulate
 from ..checks import registry
 from ..tables_model import kind_of, narrow_board, STATUSES, Table, counts_text, status_counts
 from .next_steps import next_steps, twin_scopes
+from .twins import shown as shown_verdicts
+from .twins import steps_scope
 from .text import ci_text, clean, num, signed
 from .words import count
 
@@ -49,7 +51,8 @@ def render_table(t: Table, max_rows: int | None = None) -> str:
     body = [[cell_text(c, t.widths.get(j), t.digits.get(j, 3)) for j, c in enumerate(r)] for r in rows]
     text = tabulate(body, headers=[clean(h) for h in t.headers], tablefmt="simple", disable_numparse=True)
     if max_rows is not None and len(t.rows) > max_rows:
-        text += f"\n... {len(t.rows) - max_rows:,} more rows (in the full tables and the reports: see the last line)"
+        more = len(t.rows) - max_rows
+        text += f"\n... {count(more, 'more row')} (every row is in the reports; the closing line says how)"
     return text
 
 
@@ -151,6 +154,11 @@ def _board_lines(report: dict[str, Any], rows: int) -> list[str]:
     if board is not None and rows > 0:
         board = narrow_board(board, s["n_configs"])
         lines += render_table(board, max_rows=rows).splitlines()
+    elif board is not None:  # never silently (UX review 2026-12-04 #8); in the heading's place, no extra line
+        lines[0] = (
+            f"--- {clean(first)}: {count(s['n_models'], 'model')} x {count(s['n_items'], 'item')} x "
+            f"{count(s['n_configs'], 'config')}; the board's rows are left out at this width (full tables, reports) ---"
+        )
     lines += [
         clean(t.text)
         for check in registry().values()
@@ -175,9 +183,10 @@ def render_short(
     board's top rows, the counts per check and the worst offenders, each id whole."""
     head = _wrapped(_header(report), width)
     steps = next_steps(report)
-    todo = _wrapped(["what to do next:", *(f"  - {clean(x)}" for x in steps)], width) if steps else []
+    title = f"what to do next{clean(steps_scope(report))}:"
+    todo = _wrapped([title, *(f"  - {clean(x)}" for x in steps)], width) if steps else []
     twins = twin_scopes(report)
-    shown = [v for v in verdicts if v.get("scope", _scope_of(v)) not in twins]
+    shown = shown_verdicts(report, verdicts)  # a twin scope's own verdicts (a user check's) kept
     by_check: dict[str, list[dict[str, Any]]] = {}
     for v in shown:
         by_check.setdefault(v["check"], []).append(v)
@@ -216,22 +225,20 @@ def _offenders(by_check: dict[str, list[dict[str, Any]]], bad_checks: list[str],
     return out
 
 
-def _scope_of(v: dict[str, Any]) -> str | None:
-    vid = str(v.get("id", ""))
-    if "[" not in vid:
-        return None
-    inner = vid[vid.index("[") + 1 :]
-    for sep in ("-", "]"):
-        if sep in inner:
-            return inner.split(sep, 1)[0]
-    return None
-
-
 FULL_HINT = (
     "full tables: --audit-summary full; everything: --audit-report/--audit-html/--audit-markdown, "
     "a publishable board: --audit-leaderboard"
 )
 CLI_HINT = "everything: --json/--html/--markdown; a publishable board: --leaderboard PATH (.md, .csv, .html)"
+
+
+def cli_hint(given: dict[str, bool]) -> str:
+    """The CLI's closing line: only the outputs not asked for (``given``: flag -> asked)."""
+    missing = [f for f in ("--json", "--html", "--markdown") if not given.get(f)]
+    parts = [f"everything: {'/'.join(missing)}"] if missing else []
+    if not given.get("--leaderboard"):
+        parts.append("a publishable board: --leaderboard PATH (.md, .csv, .html)")
+    return "; ".join(parts) or "every report was asked for: the 'wrote' lines below name the files"
 
 
 def render_summary(
@@ -264,7 +271,7 @@ def render_summary(
     c = status_counts(verdicts)
     lines.append(
         "audit: "
-        + ", ".join(f"{c[st]} {st if st != 'skip' else 'skipped'}" for st in STATUSES if st != "skip" or c[st])
+        + ", ".join(f"{c[st]:,} {st if st != 'skip' else 'skipped'}" for st in STATUSES if st != "skip" or c[st])
     )
     return "\n".join([*(wrap_line(line, width) for line in lines), *after])
 
@@ -292,7 +299,7 @@ def counts_line(
     else:
         text += f" are the audit line's {count(len(judged), 'verdict')}, one each"
     kept = [n for n in report.get("scopes", {}) if n not in twins]
-    every = [v for n in kept for v in report["scopes"][n].get("verdicts", [])]
+    every = shown_verdicts(report, (v for s in report.get("scopes", {}).values() for v in s.get("verdicts", [])))
     text += (
         f"; the HTML and Markdown headers count the report's {count(len(every), 'verdict')} over "
         f"{count(len(kept), 'scope')}"

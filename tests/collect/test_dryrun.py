@@ -177,7 +177,7 @@ def test_cli_dry_run_prints_and_writes_nothing(tmp_path, capsys):
     (tmp_path / "s.toml").write_text("\n".join(lines) + "\n")
     assert main([str(tmp_path / "s.toml"), "--dry-run", "--accelerator", "h100"]) == 0
     out = capsys.readouterr().out
-    assert "2 model(s) x 7 items (arc 7) x 26 configs (24 generation, 2 likelihood)" in out
+    assert "2 models x 7 items (arc 7) x 26 configs (24 generation, 2 likelihood)" in out
     assert "H100 floor" in out and "A100 floor" not in out
     assert not Path(spec.output).exists()
     with pytest.raises(SystemExit, match="known: H200"):

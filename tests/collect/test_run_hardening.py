@@ -369,3 +369,31 @@ def test_packaged_weights_are_verified_against_the_recorded_hash(tmp_path, monke
         models.KNOWN, "t", src.__class__(**{**src.__dict__, "sha256": hashlib.sha256(b"weights").hexdigest()})
     )
     assert models.gguf_file("t") == tmp_path / "pkg" / "m.gguf"
+
+
+# --------------------------------------------------------------------------- a run that stops before collecting
+
+
+@pytest.mark.parametrize("given", ["new", "empty"])
+def test_a_run_that_stops_before_collecting_leaves_no_partial_output(tmp_path, given):
+    """An engine that cannot load (torch missing) left grid.json and _work/ in the output
+    folder (UX review 2026-12-04 #30): a new folder is removed, an empty one left empty."""
+    spec = _spec(tmp_path)
+    out = tmp_path / "records"
+    if given == "empty":
+        out.mkdir()
+
+    def no_torch(m):
+        raise ModuleNotFoundError("No module named 'torch'")
+
+    with pytest.raises(ModuleNotFoundError):
+        collect(spec, progress=False, engine_factory=no_torch)
+    assert (not out.exists()) if given == "new" else (out.is_dir() and not list(out.iterdir()))
+
+
+def test_a_run_that_stops_after_collecting_keeps_its_checkpoints(tmp_path):
+    spec = _spec(tmp_path)
+    with pytest.raises(_Boom):
+        collect(spec, progress=False, engine_factory=lambda m: CrashingFake(m.path, 5))
+    out = tmp_path / "records"
+    assert (out / "grid.json").is_file() and list(out.rglob("chunk-*.json"))  # resumable

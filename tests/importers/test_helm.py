@@ -118,7 +118,7 @@ def test_mapping_renames_model_and_benchmark(tmp_path):
 def test_cli_helm(tmp_path, capsys):
     out = tmp_path / "records"
     assert import_main(["helm", str(SUITE), "-o", str(out)]) == 0
-    assert "2 model(s) x 4 item(s) x 6 config(s)" in capsys.readouterr().out
+    assert "2 models x 4 items x 6 configs" in capsys.readouterr().out
     rec = load_records(out)
     assert np.array_equal(rec.correct, load(SUITE, "helm").correct)
     assert rec.grid.reference == "original|t0"

@@ -300,7 +300,7 @@ def test_cli_round_trip(tmp_path, capsys):
     out = tmp_path / "records"
     assert import_main(["inspect", str(EVAL), "-o", str(out), "--reference", "shuffle=0"]) == 0
     cap = capsys.readouterr()
-    assert "1 model(s) x 20 item(s) x 2 config(s) [arc_mc]" in cap.out and "note: model 'hf/" in cap.err
+    assert "1 model x 20 items x 2 configs [arc_mc]" in cap.out and "note: model 'hf/" in cap.err
     rec = load_records(out)
     assert np.array_equal(rec.correct, load(EVAL, "inspect").correct)
     assert (out / "arc_mc" / "HuggingFaceTB__SmolLM2-135M-Instruct.jsonl").is_file()

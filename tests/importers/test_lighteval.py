@@ -230,7 +230,7 @@ def test_cli_round_trip(tmp_path, capsys):
     out = tmp_path / "records"
     rc = import_main(["lighteval", str(RUNS), "-o", str(out), "--metric", "acc", "--reference", "question"])
     assert rc == 0
-    assert f"1 model(s) x {N} item(s) x 2 config(s) [arc_ci]" in capsys.readouterr().out
+    assert f"1 model x {N} items x 2 configs [arc_ci]" in capsys.readouterr().out
     rec = load_records(out)
     direct = load(RUNS, "lighteval", reference="question")
     assert np.array_equal(rec.correct, direct.correct) and rec.grid.keys == direct.grid.keys

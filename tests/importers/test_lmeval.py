@@ -293,7 +293,7 @@ def test_cli_writes_records_v1(tmp_path, capsys):
     out = tmp_path / "records"
     rc = import_main(["lm-eval", str(SMOL), "-o", str(out), "--metric", "acc", "--mapping", str(mp)])
     assert rc == 0
-    assert f"1 model(s) x {N_LL} item(s) x 2 config(s)" in capsys.readouterr().out
+    assert f"1 model x {N_LL} items x 2 configs" in capsys.readouterr().out
     rec = load_records(out)
     direct = load(SMOL, "lm-eval", mapping=SMOL_LL, metric="acc")
     assert np.array_equal(rec.correct, direct.correct)
@@ -331,7 +331,7 @@ def test_bundled_smollm2_runs_import_in_two_tries(root, tmp_path, capsys):
     assert "needs 4 decisions" in err
     for what in ("1. metric:", "2. model:", "3. benchmark:", "4. documents:"):
         assert what in err, err
-    assert "the import works (checked, nothing written): 1 model(s)" in err
+    assert "the import works (checked, nothing written): 1 model x" in err
     (cmd,) = [line.split("run: ", 1)[1] for line in err.splitlines() if line.lstrip().startswith("run: ")]
     words = shlex.split(cmd)
     assert words[:3] == ["leaderboard-audit", "import", "lm-eval"]

@@ -331,3 +331,19 @@ def test_audit_lm_eval_runs_directly(pytester, tmp_path):
     r.stdout.fnmatch_lines(
         ["*test_band.py::test_band[[]arc-HuggingFaceTB/SmolLM2-135M-Instruct[]]*"] if r.ret == 1 else ["*passed*"]
     )
+
+
+def test_k_progress_letters_stay_on_the_progress_line(pytester, demo_dir):
+    """The terminal flush before a scope is computed ran inside the test's captured setup, so
+    progress letters landed in "Captured stdout setup" blocks and the progress line was short
+    (``-k champions``: ``F [100%]`` after the first of 5; UX review 2026-12-04 #9)."""
+    import re
+
+    result = pytester.runpytest_subprocess("--audit", str(demo_dir), "-k", "champions", "-p", "no:cacheprovider")
+    out = result.stdout.str()
+    assert "Captured stdout setup" not in out
+    assert re.search(r"^(\.\./)?test_champions\.py [.FW]{5} +\[100%\]$", out, re.M), out[:2000]
+    verbose = pytester.runpytest_subprocess("--audit", str(demo_dir), "-k", "champions", "-v", "-p", "no:cacheprovider")
+    assert re.search(
+        r"^(\.\./)?test_champions\.py::test_champions\[pooled\] (FAILED|WARN|PASSED) ", verbose.stdout.str(), re.M
+    )

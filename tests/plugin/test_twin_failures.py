@@ -120,10 +120,12 @@ def test_counts_line_with_a_twin_scope_and_a_selection(pytester, tmp_path):
     assert "pooled = tiny (one benchmark)" not in out  # the older note, now part of the line
 
 
-def test_counts_line_under_the_submission_gate(pytester):
+def test_counts_line_under_the_submission_gate(pytester, monkeypatch):
     """The gate's summary ends with the counts line too: its xfails are the gate's context (fails the
     newcomer did not create), the verdicts left out are the ones not about the newcomer; the
-    newcomer's row names at most three configs it wins and counts the rest."""
+    newcomer's row names at most three configs it wins and counts the rest (on a terminal wide
+    enough: at 80 columns the tables are fitted to the width, their free text cut)."""
+    monkeypatch.setenv("COLUMNS", "250")
     res = pytester.runpytest(
         f"--audit={DEMO}", "-p", "no:cacheprovider", "--tb=no", "-q", "--audit-boot", "200",
         "--audit-submission", "atlas-70b-instruct",

@@ -129,7 +129,7 @@ def test_flat_model_field_wins_over_the_file_name_and_is_noted(tmp_path):
     rec, _ = load_quiet(root)
     assert rec.models == ("google/m-a", "m-c", "org/m-b")
     assert (
-        "2 file(s) named otherwise than their 'model' field, which wins (e.g. 'arc_m-a.jsonl' holds "
+        "2 files named otherwise than their 'model' field, which wins (e.g. 'arc_m-a.jsonl' holds "
         "'google/m-a')" in rec.layout_notes[0]
     )
 
@@ -421,3 +421,19 @@ def test_answer_class_bad_value(tmp_path):
     rows[0]["answer_class"] = {"gen|nope|p0": "letter"}
     put(p, rows)
     assert "'answer_class' must be an object keyed by legend config keys" in error(src)
+
+
+def test_a_layout_note_quotes_long_names_cut(tmp_path):
+    """Long generated names reached the warnings summary whole, one warning per hostile-input
+    test (UX review 2026-12-04 #28); a name may be 256 characters."""
+    src, _ = canonical(tmp_path)
+    root = relayout(src, tmp_path / "flat", lambda b, m: f"{b}_{m}.jsonl", drop=())
+    long = "org/" + "x" * 250
+    for b in ("arc", "mmlu"):
+        p = root / f"{b}_m-a.jsonl"
+        put(p, [dict(r, model=long) for r in lines_of(p)])
+    rec, _ = load_quiet(root)
+    assert long in rec.models  # the data keeps the name whole
+    note = rec.layout_notes[0]
+    assert "2 files named otherwise" in note and "org/xxx" in note and "…" in note
+    assert "x" * 100 not in note

@@ -104,7 +104,7 @@ def test_pack_command_from_a_table_and_a_directory(tmp_path, capsys):
     write_table(rec, tmp_path / "t" / "tiny.csv")
     assert cli_main(["pack", str(tmp_path / "t" / "tiny.csv"), "-o", str(tmp_path / "a.arrow")]) == 0
     assert cli_main(["pack", str(TINY), "-o", str(tmp_path / "b.arrow")]) == 0
-    assert "3 model(s) x 8 item(s) x 4 config(s)" in capsys.readouterr().out
+    assert "3 models x 8 items x 4 configs" in capsys.readouterr().out
     assert load_records(tmp_path / "b.arrow").equals(rec)
     from_table = load_records(tmp_path / "a.arrow")
     assert np.array_equal(from_table.correct, rec.correct)  # the table keeps no options

@@ -350,3 +350,22 @@ def test_leaderboard_html_is_one_safe_file(board):
     assert text.startswith("<!DOCTYPE html>") and f"script-src '{SCRIPT_HASH}'" in text
     assert text.count("<script>") == 1 and "http" not in text.replace("http-equiv", "")
     assert text.count("<tr>") == 151 and '<table class="dt">' in text  # header + every model, paged
+
+
+def test_no_cacheprovider_with_the_records_as_rootdir_warns_nothing(pytester, tmp_path, monkeypatch):
+    """docs/records.md recommends ``-p no:cacheprovider``: with the records as the rootdir the
+    plugin used to set ``cache_dir`` anyway, an unknown ini key then, so pytest warned, and
+    ``-W error`` crashed (INTERNALERROR, exit 3; UX review 2026-12-04 #17)."""
+    import sys
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    d = write(simulate(demo_spec(items_per_benchmark=20)), tmp_path / "records")
+    monkeypatch.chdir(d)
+    res = pytester.run(
+        sys.executable, "-m", "pytest", "--audit", ".", "--audit-boot", "200", "-q", "-p", "no:cacheprovider",
+        "-W", "error", "--tb=no",
+    )  # fmt: skip
+    out = res.stdout.str() + res.stderr.str()
+    assert res.ret == 1, out[-3000:]  # the demo's fails, not an internal error
+    assert "cache_dir" not in out and "INTERNALERROR" not in out
+    assert not (tmp_path / "xdg" / "leaderboard-audit" / "pytest-cache").exists()  # no pytest cache anywhere
