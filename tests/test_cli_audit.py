@@ -83,21 +83,21 @@ def test_a_records_path_error_names_every_accepted_input_and_no_pytest_flag(tmp_
 def test_the_closing_hint_names_only_the_outputs_not_asked_for(tmp_path, capsys):
     """It printed `everything: --json/--html/--markdown` when all three were given (UX review
     2026-12-04 #19)."""
-    assert main(["audit", str(TINY), "--json", str(tmp_path / "a.json")]) == 1
+    assert main(["audit", str(TINY), "--json", str(tmp_path / "a.json")]) == 0  # tiny: nothing fails (v4)
     out = capsys.readouterr().out
     assert "everything: --html/--markdown; a publishable board: --leaderboard PATH" in out
     outputs = ["--json", "a.json", "--html", "a.html", "--markdown", "a.md", "--leaderboard", "lb.md"]
     args = [str(tmp_path / x) if x.startswith(("a.", "lb.")) else x for x in outputs]
-    assert main(["audit", str(TINY), *args]) == 1
+    assert main(["audit", str(TINY), *args]) == 0
     out = capsys.readouterr().out
     assert "everything:" not in out and "every report was asked for" in out
 
 
 def test_audit_summary_full_prints_every_table(capsys):
     """pytest has --audit-summary full; the CLI had none (UX review 2026-12-04 #19)."""
-    assert main(["audit", str(TINY)]) == 1
+    assert main(["audit", str(TINY)]) == 0  # tiny: nothing fails under AUDITS v4
     short = capsys.readouterr().out
-    assert main(["audit", str(TINY), "--summary", "full"]) == 1
+    assert main(["audit", str(TINY), "--summary", "full"]) == 0
     full = capsys.readouterr().out
     assert len(full.splitlines()) > 2 * len(short.splitlines())
     assert "verdicts needing attention" in full

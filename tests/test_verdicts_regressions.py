@@ -352,6 +352,6 @@ def test_report_carries_the_v2_fields_and_renderers_show_the_tiers():
     text = render_summary(rep, verdicts)
     # v4 (reports): the summary's board line replaces the tier lines; the robust-item order is its column
     flat = " ".join(text.split())
-    assert "publish the board ranked by the harness-averaged comparison" in flat
-    assert "the robust-item order (its own column) identifies 1 of 1 pairs" in flat
+    assert "publish the board by the harness-averaged comparison" in flat
+    assert "robust items identify 1 of 1 pairs (own column)" in flat
     assert "ranking" in text

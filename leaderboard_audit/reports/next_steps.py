@@ -83,17 +83,17 @@ def board_line(s: dict[str, Any]) -> str | None:
     ranks = sorted({r["rank"] for r in rows})
     top = [r["model"] for r in rows if r["rank"] == 1]
     text = (
-        f"publish the board ranked by the harness-averaged comparison (rank = 1 + models identified above; "
-        f"Benjamini-Hochberg over all pairs): {count(len(ranks), 'rank')} for {count(len(rows), 'model')}, "
+        f"publish the board by the harness-averaged comparison (rank = 1 + models identified above, "
+        f"Benjamini-Hochberg): {count(len(ranks), 'rank')} for {count(len(rows), 'model')}, "
         f"rank 1: {names_list(top, TOP_NAMES)}"
     )
     ident = s.get("identified") or {}
     if s.get("n_configs", 1) > 1 and isinstance(ident.get("edges_total"), int):
         pairs = len(rows) * (len(rows) - 1) // 2
         text += (
-            f"; not the robust-item order: it identifies only {ident['edges_total']:,} of {pairs:,} pairs"
+            f"; not by robust items: they identify only {ident['edges_total']:,} of {pairs:,} pairs"
             if ident["edges_total"] * 2 < pairs
-            else f"; the robust-item order (its own column) identifies {ident['edges_total']:,} of {pairs:,} pairs"
+            else f"; robust items identify {ident['edges_total']:,} of {pairs:,} pairs (own column)"
         )
     return text
 
@@ -112,19 +112,18 @@ def pair_lines(s: dict[str, Any]) -> list[str]:
         for p in pairs
         if p["gap_items"] != 0 and p["robust_tie"] and p not in sampling and p not in harness and p not in undecidable
     ]
-    parts = [f"{len(ident):,} identified (unadjusted sign test per pair)"]
+    parts = [f"{len(ident):,} identified (unadjusted)"]
     if ties:
         parts.append(
             f"{len(ties):,} printed as {'a tie' if len(ties) == 1 else 'ties'} (equal scores: the printed order "
             "carries no claim)"
         )
     if harness:
-        parts.append(f"{len(harness):,} manufactured by the harness (a configuration reverses it beyond item sampling)")
+        parts.append(f"{len(harness):,} manufactured by the harness (reversed beyond item sampling)")
     if undecidable:
         sep = [p for p in undecidable if isinstance(p.get("averaged_p"), float) and p["averaged_p"] <= 0.05]
         parts.append(
-            f"{len(undecidable):,} not decidable on robust items (rank them by the harness-averaged comparison: "
-            f"it separates {len(sep):,})"
+            f"{len(undecidable):,} not decidable on robust items (the averaged comparison separates {len(sep):,})"
         )
     if sampling:
         parts.append(f"{len(sampling):,} too close to call on the robust items (sampling)")
@@ -162,8 +161,8 @@ def multiplicity_line(s: dict[str, Any]) -> str | None:
         return None
     n = len(pairs)
     return (
-        f"false alarms: a pair fails only after Holm over the board's {tests:,} pair claims (at most 5% of boards "
-        f"with no effect); 'identified' is per pair, unadjusted (~{0.05 * n:.1f} of {n:,} by chance)"
+        f"false alarms: a pair fails only after Holm over the board's {tests:,} claims (<= 5% of boards with no "
+        f"effect); 'identified' is unadjusted (~{0.05 * n:.1f} of {n:,} by chance)"
     )
 
 

@@ -99,7 +99,7 @@ def test_short_summary_starts_with_what_to_do_next(board):
     assert re.search(r"identified order: \d+ tiers? of [\d, ]+ models", head)
     assert re.search(r"\d+ printed as ties", head)
     # v4: the board's rule first, then one action per finding (pairs too close to call: the items needed)
-    assert "publish the board ranked by the harness-averaged comparison" in head
+    assert "publish the board by the harness-averaged comparison" in head
     assert re.search(r"jointly robust items needed: (median [\d,.]+, range [\d,]+-[\d,]+|[\d,]+)\)", head)
 
 
@@ -210,8 +210,8 @@ def test_html_next_steps_come_first(demo):
 
 def test_next_steps_name_causes_axis_and_an_identified_pair(demo):
     steps = next_steps(demo)
-    assert steps[0].startswith("publish the board ranked by the harness-averaged comparison")
-    assert steps[1].startswith("5 adjacent pairs: 3 identified (unadjusted sign test per pair);")
+    assert steps[0].startswith("publish the board by the harness-averaged comparison")
+    assert steps[1].startswith("5 adjacent pairs: 3 identified (unadjusted);")
     assert any(s.startswith("false alarms: a pair fails only after Holm over the board's") for s in steps)
     assert any(s.startswith("an identified pair beside them:") for s in steps)
     assert any("is load-bearing:" in s for s in steps)

@@ -24,7 +24,8 @@ def joined(lines: list[str]) -> str:
 
 
 def board_rows(lines: list[str]) -> int:
-    return sum(line.split()[:1] in (["1"], ["2"], ["3"]) for line in lines)
+    # a board row starts at column 0 with its rank (wrapped text lines are indented)
+    return sum(not line[:1].isspace() and line.split()[:1] in (["1"], ["2"], ["3"]) for line in lines)
 
 
 def test_at_80_columns_the_board_is_shown_or_said_to_be_left_out(demo_report):
