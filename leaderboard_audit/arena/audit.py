@@ -364,24 +364,4 @@ def audit_table(table: ScoreTable, *, alpha: float = 0.05, scope: str = "table")
     return _finish(report, verdicts, scope)
 
 
-def audit_file(
-    path: str,
-    fmt: str | None = None,
-    *,
-    n_boot: int = DEFAULT_ARENA_BOOT,
-    seed: int = 1234,
-    alpha: float = 0.05,
-) -> dict[str, Any]:
-    """The aggregate audit of an arena, published-table or judge-output file or folder
-    without pytest; ``fmt`` a format name, else recognised by content (``formats``)."""
-    from .data import ArenaInputError
-    from .formats import aggregate_kind
-    from .session import audit_input, read_input
-
-    kind = aggregate_kind(path, fmt)
-    if kind is None:
-        raise ArenaInputError(f"{path}: not an arena, published-table or judge-output input (name one with fmt=)")
-    return audit_input(read_input(path, kind), n_boot=n_boot, seed=seed, alpha=alpha)
-
-
-__all__ = ["AGGREGATE_REPORT", "audit_file", "DEFAULT_ARENA_BOOT", "audit_arena", "audit_table", "grid_verdicts"]
+__all__ = ["AGGREGATE_REPORT", "DEFAULT_ARENA_BOOT", "audit_arena", "audit_table", "grid_verdicts"]

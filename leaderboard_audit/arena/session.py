@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from .inputs import audit_input, read_input  # noqa: F401 - the session's, re-exported
+
 ARENA_PLUGIN = "leaderboard-audit-aggregate"
 NOT_FOR_AGGREGATES = (("html", "--audit-html"), ("leaderboard", "--audit-leaderboard"), ("collect", "--audit-collect"))
 
@@ -50,45 +52,6 @@ def start(config: pytest.Config, settings: dict[str, Any], kind: str) -> None:
             config.args.append(here)
     else:
         config.args[:] = [here]
-
-
-def read_input(path: str, kind: str) -> Any:
-    """The input at ``path`` read as ``kind`` (raises ``ArenaInputError``)."""
-    if kind == "arena-counts":
-        from .data import read_counts
-
-        return read_counts(path)
-    if kind == "arena-battles":
-        from .data import read_battles
-
-        return read_battles(path)
-    if kind == "alpaca-eval-annotations":
-        from .judges import read_alpaca_annotations
-
-        return read_alpaca_annotations(path)
-    if kind == "arena-hard":
-        from .judges import read_arena_hard
-
-        return read_arena_hard(path)
-    if kind == "mt-bench":
-        from .judges import read_mt_bench
-
-        return read_mt_bench(path)
-    from .table import read_table
-
-    return read_table(path)
-
-
-def audit_input(data: Any, *, n_boot: int, seed: int, alpha: float) -> dict[str, Any]:
-    """The aggregate report of what ``read_input`` read."""
-    from .audit import audit_arena, audit_table
-    from .data import Battles, PairCounts
-
-    if isinstance(data, PairCounts):
-        return audit_arena(data, n_boot=n_boot, seed=seed, alpha=alpha)
-    if isinstance(data, Battles):
-        return audit_arena(data.pair_counts(), data, n_boot=n_boot, seed=seed, alpha=alpha)
-    return audit_table(data, alpha=alpha)
 
 
 def write_atomic(path: str, text: str) -> None:

@@ -1,7 +1,8 @@
 """The harness-averaged order (docs/spec/AUDITS.md v3, "The harness-averaged order").
 
-Section ``averaged`` (no verdict of its own: the ``ranking`` verdict stays on the
-identified order and shows this order beside it): every pair of models compared item
+Section ``averaged`` (no verdict of its own: since AUDITS v4 the ``ranking`` verdict is
+judged on this order when the grid has more than one configuration, and its ``board`` is
+the published leaderboard's ranking): every pair of models compared item
 by item on its accuracy averaged over the grid, exact sign test, Holm over all pairs.
 With one configuration it coincides with the identified order (``coincides``)."""
 

@@ -114,7 +114,8 @@ def board_tests(scope: Scope, pairs: list[dict[str, Any]]) -> None:
         p["board_tests"] = int(family.size)
         p["p_against_board"] = float(against_b[j])
         sig = np.flatnonzero(rev_b[j] <= scope.alpha + 1e-12) if rev_b.shape[1] else np.array([], dtype=int)
-        best = int(np.argmin(rev_b[j])) if rev_b.shape[1] else None
+        # the configuration that reverses the pair most: smallest adjusted p, then smallest own p
+        best = int(np.lexsort((rev[j], rev_b[j]))[0]) if rev_b.shape[1] else None
         p["reversing_significant"] = int(sig.size)
         p["reversal"] = (
             None
@@ -308,14 +309,19 @@ def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any, alpha: f
         if board:
             why = (
                 f"manufactured by the harness: the robust items do not order the pair, and {rev_sig}/{n_configs} "
-                f"config{'s' if rev_sig != 1 else ''} reverse it beyond item sampling ({rev.get('config')}: "
+                f"{'configs reverse' if rev_sig != 1 else 'config reverses'} it beyond item sampling ({rev.get('config')}: "
                 f"{lo} {rev.get('lower_only')} v {rev.get('higher_only')} items only one gets right, board-wide "
                 f"Holm p {rev.get('p_board', 1.0):.2g}); {p['reversing']}/{n_configs} print the opposite order"
             )
             margin = decades(rev.get("p_board", 1.0))
-        else:
+        elif cause == "harness":
             why = (
                 f"manufactured by config-fragile items: the robust items do not order the pair, and "
+                f"{p['reversing']}/{n_configs} configs print the opposite order"
+            )
+        else:
+            why = (
+                f"too few jointly robust items to tell the pair apart ({n_j} of them{_needed(p)}), and "
                 f"{p['reversing']}/{n_configs} configs print the opposite order"
             )
     elif side == "lower":

@@ -19,7 +19,7 @@ from ..records.grid import DEFAULT_REFERENCE, Config, Grid
 from ..records.model import Records
 from ..records.reader import ModelFile, assemble, filename_for_model
 from ._values import json_safe
-from .decisions import FIX_COVERAGE, FIX_ONE_LEGEND
+from .fixes import FIX_COVERAGE, FIX_ONE_LEGEND
 
 
 @dataclass

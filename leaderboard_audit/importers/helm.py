@@ -27,7 +27,7 @@ from ..records.errors import ProblemLog, RecordsError
 from ..records.grid import Config
 from ..records.model import Records
 from ._build import ItemMeta, Unit, build_records
-from .decisions import FIX_MODEL_HELM
+from .fixes import FIX_MODEL_HELM
 from ._files import obj, read_json_file
 from ._values import answer_index, show, to_bit
 

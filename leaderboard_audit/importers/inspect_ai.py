@@ -638,7 +638,7 @@ def load_inspect(
         where = str(s.run.path)
         mdl = model or s.settings.get("model") or _model_name(s.run, notes)
         if not mdl:
-            from .decisions import FIX_MODEL
+            from .fixes import FIX_MODEL
 
             log.add(where, None, "cannot tell the model (no eval.model)", fix=FIX_MODEL)
             continue

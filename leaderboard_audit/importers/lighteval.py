@@ -31,7 +31,7 @@ from ._build import ItemMeta, Unit, build_records, none_mapped
 from ._files import file_problem, obj, read_json_file
 from ._values import answer_index, sanitize_key, show, to_bit, to_number
 from .lmeval import load_mapping, make_config, resolve
-from .decisions import FIX_MODEL
+from .fixes import FIX_MODEL
 
 FORMAT_INFO = {
     "name": "lighteval",

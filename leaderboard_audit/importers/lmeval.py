@@ -32,7 +32,7 @@ from ..records.grid import PAPER_ORDERINGS, Config, config_from_key
 from ..records.lines import bounded_lines
 from ..records.model import Records
 from ._build import ItemMeta, Unit, build_records, none_mapped
-from .decisions import FIX_METRIC_MISSING, FIX_MODEL
+from .fixes import FIX_METRIC_MISSING, FIX_MODEL
 from ._files import JSON_ERRORS, file_problem, read_json_file
 from ._values import answer_index, deep_literal, letter_index, literal, sanitize_key, show, to_bit, to_number
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
+from .twins import twin_scopes
 from .words import count, names_list
 
 #: what to do when an axis carries the damage (AUDITS.md's paper axes; declared axes get a generic line)
@@ -39,13 +40,6 @@ def first_scope(report: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
         return None
     name = "pooled" if "pooled" in scopes else next(iter(scopes))
     return name, scopes[name]
-
-
-def twin_scopes(report: dict[str, Any]) -> dict[str, str]:
-    """With one benchmark the pooled scope repeats it: {benchmark scope: "pooled"}."""
-    scopes = report.get("scopes") or {}
-    benches = [n for n in scopes if n != "pooled"]
-    return {benches[0]: "pooled"} if "pooled" in scopes and len(benches) == 1 else {}
 
 
 def counts_note(report: dict[str, Any]) -> str:

@@ -171,7 +171,7 @@ def test_outputs_written_under_xdist(pytester):
 
 
 def test_library_call_without_pytest(tmp_path):
-    from leaderboard_audit.arena.audit import audit_file
+    from leaderboard_audit.arena.inputs import audit_file
 
     rep = audit_file(str(ALPACA))
     assert rep["kind"] == "table" and rep["exploit"][0]["model"] == "NullModel"

@@ -228,7 +228,7 @@ DECADE = -1.0  # log10(0.005) - log10(0.05): a board-wide Holm p of 0.005 is one
             FAIL,
             val(3, 1),
             DECADE,
-            "manufactured by the harness: the robust items do not order the pair, and 1/8 config reverse it beyond "
+            "manufactured by the harness: the robust items do not order the pair, and 1/8 config reverses it beyond "
             "item sampling (c3: b 9 v 0 items only one gets right, board-wide Holm p 0.005); 2/8 print the opposite "
             "order",
         ),
