@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable, Sequence
 from .check_guard import guarded_verdicts, is_bundled, json_safe, namespaced
 from .checks import POOLED, Check, Scope, registry
 from .records import Records
-from .metrics.per_model import sharing
+from .metrics.per_model import DerivedCache, sharing
 from .scopes import alias_of, scope_records, scopes_of
 from .settings import DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_SEED
 from .checks import Thresholds
@@ -140,6 +140,7 @@ def audit_scope_computed(
     ids: dict[tuple[str, int], str] | None = None,
     shared: Scope | None = None,
     only: Collection[str] | None = None,
+    cache: DerivedCache | None = None,
 ) -> tuple[dict[str, Any], Scope]:
     """Every section and verdict of one scope, JSON-ready, and the in-process ``Scope`` that
     computed them (kept apart: an alias scope reuses its sections, nothing rides in the report).
@@ -147,10 +148,10 @@ def audit_scope_computed(
     ``ids`` maps (check, index) to the unambiguous verdict id (``cases``); ``shared``
     is an already computed scope with the same items (``alias_of``) whose sections
     are reused instead of computed again; ``only``: run just these checks (the
-    submission gate passes a prefix of the registry, so what they read is computed).
-    Derived quantities are shared in the active ``per_model.sharing`` cache (the run's), else
-    in one for this scope alone."""
-    with sharing():
+    submission gate passes a prefix of the registry, so what they read is computed);
+    ``cache``: the audit's derived values (``DerivedCache``), else the one sharing now, else
+    one for this scope alone."""
+    with sharing(cache):
         sc = make_scope(records, scope, seed=seed, n_boot=n_boot, thresholds=thresholds, alpha=alpha)
         M, N, K = sc.shape
         out: dict[str, Any] = {"n_items": N, "n_models": M, "n_configs": K, "reference": sc.keys[sc.ref]}
@@ -212,19 +213,39 @@ def case_ids_by_scope(
     return out
 
 
-def audit_scopes(records: Records, names: Sequence[str] | None = None, **kw: Any) -> dict[str, dict[str, Any]]:
-    """Several scopes, each distinct item set computed once (``alias_of``)."""
-    with sharing():  # the scopes share what they derive from the same memory
+def audit_scopes(
+    records: Records,
+    names: Sequence[str] | None = None,
+    *,
+    workers: int = 1,
+    cache: DerivedCache | None = None,
+    evidence: dict[str, list[Any]] | None = None,
+    **kw: Any,
+) -> dict[str, dict[str, Any]]:
+    """Several scopes, each distinct item set computed once (``alias_of``), sharing what they
+    derive in ``cache`` (the audit's; default a new one). ``workers`` > 1: in that many forked
+    processes (``engine.parallel``: the same bytes); ``evidence``, if given, receives the pair
+    evidence the processes computed, by scope (``evidence.enrich_report``'s ``known_evidence``)."""
+    cache = cache if cache is not None else DerivedCache()
+    wanted = list(names) if names is not None else scopes_of(records)
+    with sharing(cache):  # the scopes share what they derive from the same memory
         ids = case_ids_by_scope(records)
+        if workers > 1 and len(records.benchmarks) > 1:
+            from .engine.parallel import can_fork, parallel_scopes
+
+            if can_fork():
+                got, ev = parallel_scopes(records, wanted, workers=workers, ids=ids, cache=cache, kw=kw)
+                if evidence is not None:
+                    evidence.update(ev)
+                return {s: got[s] for s in wanted}
         done: dict[str, tuple[dict[str, Any], Scope]] = {}
-        wanted = list(names) if names is not None else scopes_of(records)
         # compute aliases' targets first so ``pooled`` can reuse its single benchmark
         for s in sorted(wanted, key=lambda s: alias_of(records, s) != s):
             target = alias_of(records, s)
             if target != s and target not in done:
-                done[target] = audit_scope_computed(records, target, ids=ids.get(target), **kw)
+                done[target] = audit_scope_computed(records, target, ids=ids.get(target), cache=cache, **kw)
             shared = done[target][1] if target != s else None
-            done[s] = audit_scope_computed(records, s, ids=ids.get(s), shared=shared, **kw)
+            done[s] = audit_scope_computed(records, s, ids=ids.get(s), shared=shared, cache=cache, **kw)
         return {s: done[s][0] for s in wanted}
 
 
@@ -272,8 +293,11 @@ def audit(
     thresholds: Thresholds | None = None,
     path: str | None = None,
     alpha: float = DEFAULT_ALPHA,
+    workers: int = 1,
 ) -> dict[str, Any]:
-    """Audit every scope of ``records``; returns the report-v1 dict (the plugin's JSON)."""
+    """Audit every scope of ``records``; returns the report-v1 dict (the plugin's JSON).
+
+    ``workers`` > 1 computes the scopes in that many forked processes (the same bytes)."""
     t = thresholds or Thresholds()
     sha = None
     if path is not None:
@@ -282,10 +306,14 @@ def audit(
         sha = sha256_of(path)
     from .evidence import enrich_report  # legend and the items behind each pair's gap
 
-    with sharing():  # one cache for every scope and the evidence, gone with the call
-        scopes = audit_scopes(records, seed=seed, n_boot=n_boot, thresholds=t, alpha=alpha)
-        report = build_report(records_summary(records, path, sha), scopes, seed=seed, n_boot=n_boot, thresholds=t)
-        return enrich_report(report, records, seed=seed, n_boot=n_boot, thresholds=t)
+    cache = DerivedCache()  # this audit's: every scope and the evidence, gone with the call
+    known: dict[str, list[Any]] = {}
+    scopes = audit_scopes(
+        records, seed=seed, n_boot=n_boot, thresholds=t, alpha=alpha, workers=workers, cache=cache, evidence=known
+    )
+    report = build_report(records_summary(records, path, sha), scopes, seed=seed, n_boot=n_boot, thresholds=t)
+    with sharing(cache):
+        return enrich_report(report, records, seed=seed, n_boot=n_boot, thresholds=t, known_evidence=known)
 
 
 def dumps_report(report: dict[str, Any]) -> str:

@@ -46,7 +46,29 @@ def build_parser() -> argparse.ArgumentParser:
         "above, configs won, harness card): .md, .csv or .html by suffix",
     )
     p.add_argument("--strict", action="store_true", default=None, help="exit 1 on a warn too")
+    p.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="compute the scopes in N processes (default 1; 'auto': one per CPU); the report is the same bytes",
+    )
     return p
+
+
+def _jobs(text: str) -> int:
+    """``--jobs``: a whole number >= 1, or ``auto`` (the CPUs this process may use)."""
+    import os
+
+    if text.strip() == "auto":
+        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: a whole number of processes >= 1, or auto")
+    return n
 
 
 def write_reports(report: dict[str, Any], args: argparse.Namespace) -> list[str]:
@@ -138,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         thresholds=Thresholds.from_mapping(settings["thresholds"]),
         alpha=settings["alpha"],
         path=args.path,
+        workers=args.jobs,
     )
     verdicts = [v for s in report["scopes"].values() for v in s["verdicts"]]
     print(render_summary(report, verdicts, hint=CLI_HINT))

@@ -1,0 +1,1 @@
+"""The audit engine: records + settings -> report-v1, serially or in processes."""
