@@ -36,15 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--alpha", default=None, help=f"significance level of the pair tests (default {DEFAULT_ALPHA})")
     p.add_argument("--intersect", action="store_true", default=None, help="audit only the items common to all models")
     p.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE")
-    p.add_argument("--json", metavar="PATH", help="write the report-v1 JSON")
-    p.add_argument("--markdown", metavar="PATH")
-    p.add_argument("--html", metavar="PATH")
-    p.add_argument(
-        "--leaderboard",
-        metavar="PATH",
-        help="write a publishable leaderboard (rank by tier, score with 95%% CI, band, robust, tier, identified "
-        "above, configs won, harness card): .md, .csv or .html by suffix",
-    )
+    from .reports.outputs import OUTPUTS
+
+    for o in OUTPUTS:
+        p.add_argument(o.flag, dest=o.key, metavar=o.metavar, help=o.help)
     p.add_argument("--strict", action="store_true", default=None, help="exit 1 on a warn too")
     p.add_argument(
         "--jobs",
@@ -74,35 +69,14 @@ def _jobs(text: str) -> int:
 def write_reports(report: dict[str, Any], args: argparse.Namespace) -> list[str]:
     """Write the requested report files; returns one line per file that could not be written."""
     from .records.writer import atomic_write_bytes
-    from .auditor import dumps_report
-    from .reports.outputs import written_line
+    from .reports.outputs import render_outputs, written_line
 
     failed = []
-    for flag, path in (
-        ("--json", args.json),
-        ("--markdown", args.markdown),
-        ("--html", args.html),
-        ("--leaderboard", args.leaderboard),
-    ):
-        if not path:
-            continue
+    for flag, path, render in render_outputs(report, vars(args), flags=True):
         try:
-            if flag == "--json":
-                text = dumps_report(report)
-            elif flag == "--markdown":
-                from .reports.markdown import render_markdown
-
-                text = render_markdown(report)
-            elif flag == "--leaderboard":
-                from .reports.leaderboard import render_leaderboard
-
-                text = render_leaderboard(report, path)
-            else:
-                from .reports.html import render_html
-
-                text = render_html(report)
-            atomic_write_bytes(path, text.encode())
-            print(written_line(flag, path, len(text.encode())))
+            data = render().encode()
+            atomic_write_bytes(path, data)
+            print(written_line(flag, path, len(data)))
         except OSError as exc:
             failed.append(f"{flag} {path}: cannot write ({exc.strerror or exc})")
     return failed
@@ -113,15 +87,11 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # usage errors (2) and --help (0) as a return value
         return exc.code if isinstance(exc.code, int) else 2
-    from .reports.outputs import output_problem
+    from .reports.outputs import OUTPUTS, output_problem
 
-    for flag, path, suffixes in (
-        ("--json", args.json, None),
-        ("--markdown", args.markdown, None),
-        ("--html", args.html, None),
-        ("--leaderboard", args.leaderboard, (".md", ".csv", ".html")),
-    ):
-        problem = output_problem(flag, path, suffixes) if path else None
+    for o in OUTPUTS:
+        path = getattr(args, o.key)
+        problem = output_problem(o.flag, path, o.suffixes) if path else None
         if problem:  # before the audit runs
             print(f"leaderboard-audit audit: {problem}", file=sys.stderr)
             return 2

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from leaderboard_audit.audit_session import json_normal, report_copy
+from leaderboard_audit.plugin.results import json_normal, report_copy
 
 
 def test_json_normal_is_what_json_loads_gives_back():

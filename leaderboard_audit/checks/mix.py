@@ -329,9 +329,9 @@ class Mix(Check):
 
     def basis(self, scope: Scope) -> dict[str, Any]:
         """What every leave-one-out set is compared with, read from the pooled scope's computed
-        sections (JSON): the rerun checks, their pooled verdicts and Table 9's headline. Under
-        xdist a worker that computes some benchmarks' sets receives it from the one that computed
-        the pooled scope (``xdist_store``) instead of computing that scope again."""
+        sections (JSON): the rerun checks, their pooled verdicts and Table 9's headline. The
+        processes that compute the leave-one-out sets (``engine.parallel``) receive it from the
+        one that computed the pooled scope instead of computing that scope again."""
         checks = self.rerun(scope)
         return {
             "checks": [c.name for c in checks],

@@ -123,8 +123,11 @@ def parallel_scopes(
         only = [n for n in registry() if n != MIX] if split else None
         pooled, handle = audit_scope_computed(records, POOLED, ids=ids.get(POOLED), only=only, cache=cache, **kw)
         if split:
+            from ..metrics.per_model import config_words
+
             check = registry()[MIX]
             basis = check.basis(handle)
+            config_words(handle.C)  # the sets' random drops count from it: once, before the fork
             done = _run(_without, list(records.benchmarks), workers, pooled=handle, basis=basis, cache=cache)
             mine = ids.get(POOLED, {})
             verdicts = []

@@ -105,11 +105,11 @@ def test_derived_is_computed_once_per_read_only_array():
 
     per_model.derived(Records_view(C), "x", compute)  # outside an audit's sharing: nothing kept
     per_model.derived(Records_view(C), "x", compute)
-    assert len(calls) == 2 and per_model._ACTIVE.get() is None
+    assert len(calls) == 2 and per_model.current_cache() is None
     calls.clear()
     with per_model.sharing() as cache:
         _derived_once(C, compute, calls, cache)
-    assert per_model._ACTIVE.get() is None  # the cache goes with the audit
+    assert per_model.current_cache() is None  # the cache goes with the audit
 
 
 def _derived_once(C, compute, calls, cache):

@@ -154,7 +154,7 @@ def test_one_benchmark_folds_pooled_into_the_benchmarks_tests(pytester, stable_d
 def test_a_test_fails_when_any_verdict_it_judges_fails(pytester):
     pytester.makepyfile(
         test_two="""
-from leaderboard_audit.audit_session import record_verdict
+from leaderboard_audit.plugin.results import record_verdict
 from leaderboard_audit.verdicts import make_verdict
 
 
@@ -202,9 +202,10 @@ def pytest_unconfigure(config):
 
 
 def test_a_process_that_ends_with_its_run_leaves_the_heap_frozen(pytester, stable_dir, tmp_path, monkeypatch):
-    """The run of the process's own command line (each xdist worker, and the controller once
-    its report is built) keeps its frozen heap to the end: pytest's closing gc passes and the interpreter's exit skip it. A program that
-    calls pytest.main goes on after the run: the freeze is undone."""
+    """The run of the process's own command line (serial, or the xdist controller, which
+    computes the audit) keeps its frozen heap to the end: pytest's closing gc passes and the
+    interpreter's exit skip it. A program that calls pytest.main goes on after the run: the
+    freeze is undone. xdist workers compute nothing (they look verdicts up)."""
     pytester.makepyfile(freeze_probe=FREEZE_PROBE)
     monkeypatch.syspath_prepend(str(pytester.path))
     seen = tmp_path / "frozen.txt"
@@ -222,11 +223,8 @@ def test_a_process_that_ends_with_its_run_leaves_the_heap_frozen(pytester, stabl
     assert len(runs) == 5 and runs[0][0] == "main"
     cli, workers, ctl, program = int(runs[0][1]), [int(c) for w, c in runs[1:3]], int(runs[3][1]), int(runs[4][1])
     assert runs[1][0] == runs[2][0] == "worker" and runs[3][0] == runs[4][0] == "main"
-    assert cli > 0 and max(workers) > 0  # left frozen where the process ends with the run (one
-    # scope here: one worker computes it, the other freezes nothing)
-    # the xdist controller computes no scope: it freezes once its report is built (the workers'
-    # results and every report), so pytest's closing gc pass skips those too
-    assert ctl > 0
+    assert cli > 0 and ctl > 0  # left frozen where the process ends with the run
+    assert max(workers) == 0  # a worker holds no audit: nothing of its own frozen
     assert program == 0  # undone where a program goes on after pytest.main
 
 

@@ -15,13 +15,13 @@ def collect_once(spec_path: str, config: pytest.Config) -> Path:
     from filelock import FileLock
 
     try:
-        from .collect.errors import CollectError
-        from .collect.run import collect
+        from ..collect.errors import CollectError
+        from ..collect.run import collect
     except ImportError as exc:
         raise pytest.UsageError(
             f"--audit-collect needs the collection extra (pip install 'leaderboard-audit[collect]'): {exc}"
         ) from None
-    from .records import RecordsError
+    from ..records import RecordsError
 
     spec = Path(spec_path)
     if not spec.is_file():

@@ -100,7 +100,7 @@ SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+@=,-]*$")
 def not_data(path: str | os.PathLike[str], limit: int = 20) -> list[str]:
     """Entries under ``path`` that a CI gate must refuse: anything but a data file
     (``DATA_SUFFIXES``), a link, or a name outside ``SAFE_NAME`` (e.g. ``$(...)``)."""
-    from .reports.text import clean
+    from ..reports.text import clean
 
     found: list[str] = []
     if Path(path).is_symlink():  # os.walk would follow the top folder's link
