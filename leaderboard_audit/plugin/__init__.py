@@ -77,6 +77,13 @@ def pytest_configure(config: pytest.Config) -> None:
         from .options import settings_from_config
 
         settings = settings_from_config(config)
+        if settings["path"]:
+            from ..reports.text import clean
+            from .guard import basetemp_problem
+
+            problem = basetemp_problem(config.option.basetemp, settings["path"], config.invocation_params.dir)
+            if problem:
+                raise pytest.UsageError(clean(problem))
     else:
         if config.getoption("audit_submission"):
             raise pytest.UsageError("--audit-submission needs --audit PATH (or --audit-collect SPEC)")

@@ -71,6 +71,26 @@ def inside(child: str | os.PathLike[str] | None, parent: str | os.PathLike[str])
     return c == p or p in c.parents
 
 
+def basetemp_problem(
+    basetemp: str | os.PathLike[str] | None, records: str | os.PathLike[str], invocation_dir: str | os.PathLike[str]
+) -> str | None:
+    """Why ``--basetemp`` must not be used with these records, or None: pytest empties the
+    basetemp folder as a run starts (xdist's controller does so before its workers start), so
+    a basetemp that is, holds or lies inside the records folder (a file source's folder)
+    would delete them or write into them."""
+    if basetemp is None or not str(basetemp).strip():
+        return None
+    base = Path(invocation_dir, basetemp)
+    rec = Path(invocation_dir, records)
+    holder = rec.parent if rec.is_file() else rec
+    if inside(base, holder) or inside(holder, base):
+        return (
+            f"--basetemp {basetemp} would be emptied by pytest and holds, or lies inside, the records "
+            f"({records}): choose another folder"
+        )
+    return None
+
+
 def ini_from_records(
     inipath: str | os.PathLike[str] | None, path: str | os.PathLike[str], invocation_dir: str | os.PathLike[str]
 ) -> bool:
