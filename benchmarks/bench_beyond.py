@@ -50,7 +50,7 @@ def best(fn, n: int = 3) -> float:
 
 
 def main() -> None:
-    from leaderboard_audit.auditor import audit, make_scope
+    from leaderboard_audit.engine import audit, make_scope
     from leaderboard_audit.checks import registry
 
     r = paper_sized_with_margins_and_preds()

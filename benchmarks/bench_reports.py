@@ -85,7 +85,7 @@ def submission_markdown(shape: str, report: dict, work: Path) -> tuple[int, floa
 
     from leaderboard_audit.records import load_records
     from leaderboard_audit.reports.markdown import render_markdown
-    from leaderboard_audit.submission import with_gate
+    from leaderboard_audit.engine.gate import with_gate
 
     rec = load_records(records_for(shape, work))
     board = report["scopes"]["pooled"]["leaderboard"]

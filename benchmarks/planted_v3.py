@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from leaderboard_audit.auditor import audit_scope
+from leaderboard_audit.engine import audit_scope
 from leaderboard_audit.metrics.bootstrap import paired_sign_bootstrap_ci
 from leaderboard_audit.metrics.identified import sign_test_p
 from leaderboard_audit.records.grid import paper_grid

@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from .sources import load_for_audit
+    from .engine.sources import load_for_audit
     from .records import RecordsError
     from .records.packed import write_packed
 

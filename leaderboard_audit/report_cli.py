@@ -95,9 +95,9 @@ def main(argv: list[str] | None = None) -> int:
         if problem:  # before the audit runs
             print(f"leaderboard-audit audit: {problem}", file=sys.stderr)
             return 2
-    from .sources import load_for_audit
+    from .engine.sources import load_for_audit
     from .records import RecordsError
-    from .auditor import audit
+    from .engine.run import audit
     from .reports.terminal import CLI_HINT, render_summary
     from .settings import SettingsError, resolve_settings
     from .checks import Thresholds

@@ -41,7 +41,7 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 def mix_splits(records: Records) -> bool:
     """Whether ``mix`` runs as stage 3: it applies to the pooled scope (3+ benchmarks), is not
     skipped there, and is the registry's last check, so its section and verdicts come last."""
-    from ..auditor import make_scope
+    from .scope import make_scope
 
     reg = registry()
     if MIX not in reg or list(reg)[-1] != MIX:
@@ -53,9 +53,9 @@ def mix_splits(records: Records) -> bool:
 def _benchmark(b: str) -> tuple[dict[str, Any], list[Any] | None, dict[Any, Any], dict[float, Any]]:
     """Stage 1, in a forked process: benchmark ``b``'s scope, its pairs' evidence, what it
     derived from the tensor, and the critical-value tables it grew."""
-    from ..evidence import scope_pair_evidence
+    from .evidence import scope_pair_evidence
     from ..metrics.power import critical_tables
-    from ..auditor import audit_scope_computed
+    from .scope import audit_scope_computed
 
     records, cache, ids, kw = _JOB["records"], _JOB["cache"], _JOB["ids"], _JOB["kw"]
     before = cache.owned(records.correct)
@@ -99,7 +99,7 @@ def parallel_scopes(
     ``workers`` processes as the module docstring says. With one benchmark the pooled scope is
     that benchmark's alias (``alias_of``): the caller computes such records serially."""
     from ..metrics.power import adopt_critical_tables
-    from ..auditor import audit_scope_computed
+    from .scope import audit_scope_computed
 
     benchmarks = [b for b in names if b != POOLED]
     scopes: dict[str, dict[str, Any]] = {}

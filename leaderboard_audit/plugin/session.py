@@ -120,7 +120,7 @@ class AuditSession:
     def records(self) -> Any:
         if self._records is None:
             from ..records import RecordsError
-            from ..sources import load_records_for_run
+            from ..engine.sources import load_records_for_run
 
             path = self.records_path()
             try:
@@ -158,12 +158,12 @@ class AuditSession:
     def tests(self) -> dict[str, list[tuple[Any, ...]]]:
         """check -> its tests (an alias scope's cases folded in; the gate's only, with it)."""
         if self._tests is None:
-            from ..auditor import cases, collected_cases
+            from ..engine import cases, collected_cases
 
             by_check = collected_cases(self.records, cases(self.records))
             self._folded = sorted({(a.scope, c.scope) for lst in by_check.values() for c in lst for a in c.also})
             if self.settings["submission"]:
-                from ..submission import submission_cases
+                from ..engine.gate import submission_cases
 
                 by_check = {k: submission_cases(v, self.settings["submission"]) for k, v in by_check.items()}
             self._tests = {
@@ -179,7 +179,7 @@ class AuditSession:
 
     def scopes_judged(self, tests: Any) -> set[str]:
         """The scopes the tests ``(check, test id)`` judge, with the scopes an alias reuses."""
-        from ..auditor import alias_of
+        from ..engine import alias_of
 
         want = set(tests)
         out = {
@@ -194,7 +194,7 @@ class AuditSession:
     def compute(self, names: Any = None) -> None:
         """The scopes ``names`` (default every one), their verdicts indexed, with the gate's
         board without the newcomers; each computed once."""
-        from ..auditor import audit_scopes, case_ids_by_scope, cases, scopes_of
+        from ..engine import audit_scopes, case_ids_by_scope, cases, scopes_of
         from ..metrics.per_model import DerivedCache, sharing
 
         records = self.records
@@ -213,7 +213,7 @@ class AuditSession:
             self.index[s] = {v["id"]: v for v in got[s]["verdicts"]}
         if self.settings["submission"]:
             from ..reports.submission_text import effect_text
-            from ..submission import EXISTING, NOT_GATING, audit_without, gating_checks, scope_gate, without
+            from ..engine.gate import EXISTING, NOT_GATING, audit_without, gating_checks, scope_gate, without
 
             old = without(records, self.settings["submission"])
             old_ids = case_ids_by_scope(old, cases(old)) if old is not None else {}
@@ -264,7 +264,7 @@ class AuditSession:
         self.fingerprint()
         if self.settings["submission"]:
             from ..reports.text import clean
-            from ..submission import GateError, gating_checks, unknown_models_message
+            from ..engine.gate import GateError, gating_checks, unknown_models_message
 
             unknown = [m for m in self.settings["submission"] if m not in self.records.models]
             if unknown:
@@ -441,8 +441,8 @@ class AuditSession:
         return self._report
 
     def _build_report(self) -> dict[str, Any]:
-        from ..auditor import build_report, records_summary
-        from ..evidence import enrich_report
+        from ..engine import build_report, records_summary
+        from ..engine.evidence import enrich_report
         from ..metrics.per_model import sharing
 
         names = self._scopes if self.selected is None else [s for s in self._scopes if s in self.selected]
@@ -456,7 +456,7 @@ class AuditSession:
         with sharing(self._cache):
             enrich_report(rep, self.records, known_evidence=self._evidence)
         if s["submission"]:
-            from ..submission import submission_audit
+            from ..engine.gate import submission_audit
 
             rep["submission_audit"] = submission_audit(
                 self.records,

@@ -49,7 +49,7 @@ SUFFIXES: dict[str, tuple[str, ...] | None] = {o.option: o.suffixes for o in OUT
 
 
 def render_json(report: dict[str, Any], path: str) -> str:
-    from ..auditor import dumps_report
+    from ..engine.run import dumps_report
 
     return dumps_report(report)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..submission import CREATED, EXISTING, NEW_WARN, NOT_GATING, SKIP
+from ..engine.gate import CREATED, EXISTING, NEW_WARN, NOT_GATING, SKIP
 from ..tables_model import Cell, Line, Table
 from .text import clean
 

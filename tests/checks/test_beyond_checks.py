@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from helpers.builders import write
-from leaderboard_audit.auditor import audit, audit_scope, cases, dumps_report
+from leaderboard_audit.engine import audit, audit_scope, cases, dumps_report
 from leaderboard_audit.checks import registry
 from leaderboard_audit.checks.mix import compare, headline_from_sections
 from leaderboard_audit.metrics.leave_one_out import headline_numbers

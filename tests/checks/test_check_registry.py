@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from helpers.builders import stable_records
-from leaderboard_audit.auditor import audit, cases, dumps_report
+from leaderboard_audit.engine import audit, cases, dumps_report
 from leaderboard_audit.checks import BUILTIN, default_thresholds, registry
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import paper_grid
@@ -164,7 +164,7 @@ def test_import_graph_is_acyclic_and_layered():
                 visit(m, [])
         edges = module_edges
         low = ("leaderboard_audit.metrics", "leaderboard_audit.records", "leaderboard_audit.verdicts",
-               "leaderboard_audit.auditor", "leaderboard_audit.evidence", "leaderboard_audit.submission")
+               "leaderboard_audit.engine", "leaderboard_audit.engine.evidence", "leaderboard_audit.engine.gate")
         high = ("leaderboard_audit.reports.html", "leaderboard_audit.reports.markdown",
                 "leaderboard_audit.reports.terminal", "leaderboard_audit.reports.submission_text",
                 "leaderboard_audit.plugin", "leaderboard_audit.collect")
@@ -227,7 +227,7 @@ def test_scope_results_carry_no_in_process_objects():
     """A scope's result is JSON-ready as it is (no ``Scope`` handle riding in it): the plugin
     keeps the handle apart (``audit_scope_computed``)."""
     from leaderboard_audit.plugin.results import json_normal
-    from leaderboard_audit.auditor import audit_scope, audit_scope_computed
+    from leaderboard_audit.engine import audit_scope, audit_scope_computed
     from leaderboard_audit.checks import Scope
     from leaderboard_audit.simulate import demo_spec, simulate
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from leaderboard_audit.auditor import audit_scope
+from leaderboard_audit.engine import audit_scope
 from leaderboard_audit.checks.manufactured import pair_verdict
 from leaderboard_audit.checks.mix import compare, specific_level
 from leaderboard_audit.checks.ranking import ranking_verdict

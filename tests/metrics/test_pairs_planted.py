@@ -110,7 +110,7 @@ def test_twins_are_manufactured_by_the_harness():
 
 
 def test_demo_plants_every_truth():
-    from leaderboard_audit.auditor import audit_scope
+    from leaderboard_audit.engine import audit_scope
     from leaderboard_audit.simulate import demo_spec
 
     s = audit_scope(simulate(demo_spec()), "pooled", n_boot=2000)

@@ -8,7 +8,7 @@ from fractions import Fraction as F
 import pytest
 
 from leaderboard_audit.records import load_records
-from leaderboard_audit.auditor import audit
+from leaderboard_audit.engine import audit
 from helpers.paths import REPO
 
 TINY = REPO / "fixtures" / "tiny"

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from helpers.builders import stable_records, write, disk_full_on
-from leaderboard_audit.auditor import audit, dumps_report
+from leaderboard_audit.engine import audit, dumps_report
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import paper_grid
 from helpers.paths import REPO

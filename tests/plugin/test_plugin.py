@@ -284,7 +284,7 @@ def test_submission_runs_only_the_newcomers_checks(pytester, demo_dir):
 
 def test_library_audit_equals_plugin_report(pytester, demo_dir, tmp_path):
     from leaderboard_audit.records import load_records
-    from leaderboard_audit.auditor import audit, dumps_report
+    from leaderboard_audit.engine import audit, dumps_report
 
     out = tmp_path / "r.json"
     pytester.runpytest("--audit", str(demo_dir), "--audit-report", str(out), *ARGS)

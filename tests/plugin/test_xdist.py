@@ -259,3 +259,15 @@ def test_bad_records_under_xdist_are_one_usage_error(pytester):
         err = r.stderr.str()
         assert r.ret == pytest.ExitCode.USAGE_ERROR, (n, r.stdout.str()[-2000:], err[-2000:])
         assert err.count(f"{bad.name}:3: unreadable JSON") == 1 and "fix: each line must be one JSON object" in err
+
+
+def test_a_corrupt_packed_file_is_one_usage_error_before_any_test(pytester, tmp_path):
+    data = bytearray(_packed(tmp_path, "demo.arrow", 7).read_bytes())
+    bad = tmp_path / "bad.arrow"
+    meta_at = data.find(b"content_sha256")
+    data[meta_at + 20] ^= 1  # one character of the recorded checksum
+    bad.write_bytes(bytes(data))
+    result = pytester.runpytest_subprocess("--audit", str(bad), *ARGS, "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*bad.arrow*checksum*"])
+    assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from helpers.builders import write
-from leaderboard_audit.auditor import audit
-from leaderboard_audit.submission import with_gate
-from leaderboard_audit.evidence import enrich_report
+from leaderboard_audit.engine import audit
+from leaderboard_audit.engine.gate import with_gate
+from leaderboard_audit.engine.evidence import enrich_report
 from leaderboard_audit.records import load_records
 from leaderboard_audit.reports.html import render_html
 from leaderboard_audit.reports.leaderboard import render_csv, render_leaderboard, render_md

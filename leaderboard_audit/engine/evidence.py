@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .metrics.per_model import robust_masks, sharing
-from .records import Records
+from ..metrics.per_model import robust_masks, sharing
+from ..records import Records
 from .scopes import scope_records
 
 EVIDENCE_CAP = 20

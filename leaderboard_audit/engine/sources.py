@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .checks.base import POOLED
-from .records import Records, RecordsError, load_records
+from ..checks.base import POOLED
+from ..records import Records, RecordsError, load_records
 
 
 def load_for_audit(
@@ -31,8 +31,8 @@ def load_for_audit(
         raise RecordsError.one(
             path, None, "no such file or directory", fix="pass a records-v1 directory or a CSV/Parquet table to --audit"
         )
-    from .formats import is_importer
-    from .importers import load
+    from ..formats import is_importer
+    from ..importers import load
 
     if is_importer(fmt):
         opts = {k: v for k, v in (("mapping", mapping), ("metric", metric)) if v is not None}
@@ -55,7 +55,7 @@ def load_records_for_run(path: str, settings: Mapping[str, Any], fingerprint: st
     taken by the caller."""
     import warnings
 
-    from .records.fingerprint import sha256_of
+    from ..records.fingerprint import sha256_of
 
     fmt = settings["format"]
     hash_fmt = fmt
@@ -65,7 +65,7 @@ def load_records_for_run(path: str, settings: Mapping[str, Any], fingerprint: st
         warnings.simplefilter("ignore")  # inference notes travel in Records.notes
         if fmt in ("auto", "records", "table") and settings.get("cache") != "off" and Path(path).exists():
             load_for_audit(path, fmt, intersect=settings["intersect"], check_only=True)
-            from .records.cache import load_cached_entry
+            from ..records.cache import load_cached_entry
 
             hash_fmt = "auto"  # as the cache hashes it
             records, sha = load_cached_entry(

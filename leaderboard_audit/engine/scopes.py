@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .checks.base import POOLED
-from .records import Records
+from ..checks.base import POOLED
+from ..records import Records
 
 
 def scopes_of(records: Records) -> list[str]:

@@ -23,12 +23,12 @@ import difflib
 from typing import Any
 from collections.abc import Collection, Sequence
 
-from .checks import Check, registry
-from .records import Records
+from ..checks import Check, registry
+from ..records import Records
 from .scopes import scopes_of
-from .settings import DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_SEED
-from .checks import Thresholds
-from .verdicts import FAIL, PASS, SEVERITY, WARN
+from ..settings import DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_SEED
+from ..checks import Thresholds
+from ..verdicts import FAIL, PASS, SEVERITY, WARN
 
 SKIP = "skip"
 #: what a gate row means for the exit code
@@ -137,7 +137,7 @@ def scope_gate(
     gating: Collection[str],
 ) -> dict[str, Any]:
     """One scope's gate rows and the newcomers' place, from two ``audit_scope`` results."""
-    from .auditor import make_scope
+    from .scope import make_scope
 
     new = frozenset(models)
     sc = make_scope(records, scope)  # cases and subjects are cheap: from the reference order only
@@ -238,7 +238,7 @@ def without(records: Records, models: Sequence[str]) -> Records | None:
 def audit_without(records: Records | None, scope: str, ids: Any = None, **kw: Any) -> dict[str, Any] | None:
     """``audit_scope`` of the gate's checks (``needed_checks``) on the board without the
     newcomers; ``ids``: its unambiguous verdict ids (``auditor.case_ids_by_scope``)."""
-    from .auditor import audit_scope, case_ids_by_scope
+    from .scope import audit_scope, case_ids_by_scope
 
     if records is None:
         return None
@@ -268,7 +268,7 @@ def submission_audit(
     gating = gating_checks(gate)
     names = list(scopes) if scopes is not None else scopes_of(records)
     kw = {"seed": seed, "n_boot": n_boot, "thresholds": thresholds or Thresholds(), "alpha": alpha}
-    from .auditor import audit_scope, case_ids_by_scope
+    from .scope import audit_scope, case_ids_by_scope
 
     old = without(records, models)
     ids: dict[str, Any] = {}

@@ -1,4 +1,4 @@
-"""The report's own copy of the scopes (audit_session.report_copy): equal to a JSON round
+"""The report's own copy of the scopes (plugin.results.report_copy): equal to a JSON round
 trip, without one when the scopes are already JSON-normal (the bundled checks' are)."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def test_copy_equals_the_round_trip_and_owns_what_the_report_changes():
 
 def test_the_bundled_checks_give_json_normal_scopes():
     """So the plugin's report takes the copy-free path (a 4,278-model report: 0.04 s, not 0.4 s)."""
-    from leaderboard_audit.auditor import audit_scopes
+    from leaderboard_audit.engine import audit_scopes
     from leaderboard_audit.simulate import demo_spec, simulate
 
     scopes = audit_scopes(simulate(demo_spec(items_per_benchmark=60)), n_boot=200)
@@ -136,55 +136,3 @@ def test_progress_on_a_pipe_is_flushed_a_line_at_a_time(pytester):
     flushes = int(re.search(r"flushes=(\d+)", out).group(1))
     assert tests >= 400 and flushes < tests / 10, out[-3000:]
     assert re.search(r"^[.FWsx]+ +\[ *\d+%\]$", out, re.M), out[-3000:]
-
-
-def test_progress_is_flushed_before_each_scope_is_computed(pytester):
-    """With the per-test flush throttled, the letters of the tests before a scope's
-    computation (the long steps) are written out before it starts, not held while it runs."""
-    import re
-    import shutil
-    import subprocess
-    import sys
-
-    from helpers.paths import REPO
-
-    records = shutil.copytree(REPO / "fixtures" / "real", pytester.path / "rec")  # 4 benchmarks: 5 scopes
-    pytester.makeconftest(
-        """
-        import pytest
-        import leaderboard_audit.auditor as auditor
-
-        class Counting:
-            def __init__(self, f):
-                self.f, self.pending = f, 0
-            def write(self, s):
-                self.pending += len(s)
-                return self.f.write(s)
-            def flush(self):
-                self.pending = 0
-                self.f.flush()
-            def __getattr__(self, name):
-                return getattr(self.f, name)
-
-        seen = []
-
-        @pytest.hookimpl(trylast=True)
-        def pytest_configure(config):
-            tw = config.get_terminal_writer()
-            tw._file = config._counting = Counting(tw._file)
-            compute = auditor.audit_scope_computed
-
-            def audit_scope_computed(*args, **kwargs):
-                seen.append(config._counting.pending)
-                return compute(*args, **kwargs)
-
-            auditor.audit_scope_computed = audit_scope_computed
-
-        def pytest_unconfigure(config):
-            config._counting.f.write(f"pending at each computation: {seen}\\n")
-        """
-    )
-    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--audit", str(records)]
-    out = subprocess.run(cmd, cwd=pytester.path, capture_output=True, text=True, timeout=300).stdout
-    seen = [int(x) for x in re.search(r"pending at each computation: \[([\d, ]*)\]", out).group(1).split(", ")]
-    assert len(seen) >= 2 and seen[1:] == [0] * (len(seen) - 1), out[-3000:]
