@@ -122,6 +122,6 @@ def test_registry_errors_are_usage_errors(run, pytester, entry, needle):
     text = res.stdout.str() + res.stderr.str()
     assert res.ret == pytest.ExitCode.USAGE_ERROR and "INTERNALERROR" not in text, text
     assert "registered checks: " in text and needle in text, text
-    code = "import sys; from leaderboard_audit.report_cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from leaderboard_audit.cli.audit import main; sys.exit(main(sys.argv[1:]))"
     cli = subprocess.run([sys.executable, "-c", code, str(TINY)], capture_output=True, text=True, timeout=120)
     assert cli.returncode == 2 and "registered checks: " in cli.stderr and "--threshold" not in cli.stderr, cli.stderr

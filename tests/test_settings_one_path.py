@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from leaderboard_audit.cli import main
+from leaderboard_audit.cli.main import main
 from helpers.paths import REPO
 
 REAL = REPO / "fixtures" / "real"

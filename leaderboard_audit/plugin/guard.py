@@ -111,7 +111,7 @@ def ini_from_records(
     return on_records_chain and not on_invocation_chain
 
 
-#: what a records folder may hold in the CI gate (``python -m leaderboard_audit.guard``)
+#: what a records folder may hold in the CI gate (``leaderboard-audit guard``)
 DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet", ".arrow", ".md", ".txt")
 #: a file or folder name the gate accepts: no shell metacharacters, spaces or controls
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+@=,-]*$")
@@ -145,13 +145,13 @@ def not_data(path: str | os.PathLike[str], limit: int = 20) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m leaderboard_audit.guard RECORDS``: exit 0 if the folder is data only, else
+    """``leaderboard-audit guard RECORDS``: exit 0 if the folder is data only, else
     name what is refused and exit 4 (the CI gate's step before the audit)."""
     import sys
 
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or not (Path(args[0]).is_dir() or Path(args[0]).is_symlink()):
-        print("usage: python -m leaderboard_audit.guard RECORDS_DIR", file=sys.stderr)
+        print("usage: leaderboard-audit guard RECORDS_DIR", file=sys.stderr)
         return 4
     found = not_data(args[0])
     if found:

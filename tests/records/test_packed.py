@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leaderboard_audit.cli import main as cli_main
+from leaderboard_audit.cli.main import main as cli_main
 from leaderboard_audit.records import (
     InferredLegendWarning,
     Records,

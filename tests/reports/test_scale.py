@@ -323,7 +323,7 @@ def test_a_folder_with_one_records_table_is_accepted(pytester, tmp_path):
 
 
 def test_cli_summary_points_to_the_cli_flags(capsys):
-    from leaderboard_audit.cli import main
+    from leaderboard_audit.cli.main import main
 
     demo = REPO / "fixtures" / "demo"
     main(["audit", str(demo), "--boot", "200"])

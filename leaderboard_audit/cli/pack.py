@@ -7,7 +7,7 @@ import sys
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .formats import audit_formats, format_names
+    from ..formats import audit_formats, format_names
 
     p = argparse.ArgumentParser(
         prog="leaderboard-audit pack",
@@ -29,9 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from .engine.sources import load_for_audit
-    from .records import RecordsError
-    from .records.packed import write_packed
+    from ..engine.sources import load_for_audit
+    from ..records import RecordsError
+    from ..records.packed import write_packed
 
     try:
         rec = load_for_audit(args.src, args.format, intersect=args.intersect, mapping=args.mapping, metric=args.metric)
@@ -60,8 +60,8 @@ def cache_main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--clear", action="store_true", help="delete every entry")
     args = p.parse_args(argv)
-    from .records.cache import cache_info, clear_cache, resolve_cache_dir
-    from .records.cache_owner import MARKER, owns
+    from ..records.cache import cache_info, clear_cache, resolve_cache_dir
+    from ..records.cache_owner import MARKER, owns
 
     folder = resolve_cache_dir(args.dir)
     if folder is not None and folder.is_dir() and not owns(folder):

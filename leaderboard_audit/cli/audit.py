@@ -13,14 +13,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .settings import DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_SEED, MAX_BOOT, MIN_BOOT
+from ..settings import DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_SEED, MAX_BOOT, MIN_BOOT
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="leaderboard-audit audit", description="Audit records and print the tables and verdicts."
     )
-    from .formats import audit_formats, format_names
+    from ..formats import audit_formats, format_names
 
     p.add_argument(
         "path", help=f"records-v1 directory, CSV/Parquet table, packed file, or {'/'.join(format_names())} source"
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--alpha", default=None, help=f"significance level of the pair tests (default {DEFAULT_ALPHA})")
     p.add_argument("--intersect", action="store_true", default=None, help="audit only the items common to all models")
     p.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE")
-    from .reports.outputs import OUTPUTS
+    from ..reports.outputs import OUTPUTS
 
     for o in OUTPUTS:
         p.add_argument(o.flag, dest=o.key, metavar=o.metavar, help=o.help)
@@ -68,8 +68,8 @@ def _jobs(text: str) -> int:
 
 def write_reports(report: dict[str, Any], args: argparse.Namespace) -> list[str]:
     """Write the requested report files; returns one line per file that could not be written."""
-    from .records.writer import atomic_write_bytes
-    from .reports.outputs import render_outputs, written_line
+    from ..records.writer import atomic_write_bytes
+    from ..reports.outputs import render_outputs, written_line
 
     failed = []
     for flag, path, render in render_outputs(report, vars(args), flags=True):
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # usage errors (2) and --help (0) as a return value
         return exc.code if isinstance(exc.code, int) else 2
-    from .reports.outputs import OUTPUTS, output_problem
+    from ..reports.outputs import OUTPUTS, output_problem
 
     for o in OUTPUTS:
         path = getattr(args, o.key)
@@ -95,13 +95,13 @@ def main(argv: list[str] | None = None) -> int:
         if problem:  # before the audit runs
             print(f"leaderboard-audit audit: {problem}", file=sys.stderr)
             return 2
-    from .engine.sources import load_for_audit
-    from .records import RecordsError
-    from .engine.run import audit
-    from .reports.terminal import CLI_HINT, render_summary
-    from .settings import SettingsError, resolve_settings
-    from .checks import Thresholds
-    from .checks import RegistryError, registry
+    from ..engine.sources import load_for_audit
+    from ..records import RecordsError
+    from ..engine.run import audit
+    from ..reports.terminal import CLI_HINT, render_summary
+    from ..settings import SettingsError, resolve_settings
+    from ..checks import Thresholds
+    from ..checks import RegistryError, registry
 
     try:
         registry()
