@@ -52,7 +52,7 @@ def records_for(shape: str, work: Path) -> Path:
         return HERE.parent / "fixtures" / "real"
     if shape == "paper":
         from leaderboard_audit.records import write_records
-        from leaderboard_audit.simulate import paper_sized_spec, simulate
+        from leaderboard_audit.records.simulate import paper_sized_spec, simulate
 
         path = work / "paper"
         if not (path / "grid.json").exists():

@@ -76,7 +76,7 @@ def bench_leaderboard(tmp: Path) -> None:
 
 def paper_dir(tmp: Path, items_scale: int = 1) -> Path:
     from leaderboard_audit.records import write_records
-    from leaderboard_audit.simulate import paper_sized_spec, simulate
+    from leaderboard_audit.records.simulate import paper_sized_spec, simulate
 
     spec = paper_sized_spec()
     if items_scale != 1:

@@ -209,8 +209,25 @@ def resolve_settings(
     )
 
 
+def bundled_threshold_names() -> tuple[str, ...]:
+    """The bundled checks' threshold names (each check class's ``thresholds = {...}``), read from
+    the checks' source text without importing them (numpy), for pytest's ini registration:
+    ``pytest --help`` stays import-light (~2 ms), and a bundled check declares its thresholds in
+    one place (``tests/checks/test_check_registry.py`` checks the two agree). Third-party
+    checks' thresholds are set through ``[tool.leaderboard_audit]`` or ``--audit-threshold``."""
+    import re
+
+    declared = re.compile(r"^    thresholds(?:\s*:[^=\n]*)?\s*=\s*\{(.*?)\}", re.M | re.S)
+    names: set[str] = set()
+    for path in sorted((Path(__file__).parent / "checks").glob("*.py")):
+        for body in declared.findall(path.read_text(encoding="utf-8")):
+            names.update(re.findall(r"[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']\s*:", body))
+    return tuple(sorted(names))
+
+
 __all__ = [
     "DEFAULT_ALPHA",
+    "bundled_threshold_names",
     "DEFAULT_BOOT",
     "DEFAULT_SEED",
     "INI_KEYS",

@@ -13,7 +13,7 @@ TINY = REPO / "fixtures" / "tiny"
 UC = """
 import os
 from leaderboard_audit.checks import Check
-from leaderboard_audit.verdicts import judge, make_verdict
+from leaderboard_audit.checks.verdicts import judge, make_verdict
 MODE = os.environ.get("UC_MODE", "ok")
 
 class Simple(Check):

@@ -298,9 +298,7 @@ def test_without_the_guard_step_the_audit_step_alone_runs_nothing(boards, tmp_pa
     base0, board = boards
     base = pr_tree(tmp_path, base0, "base")
     wf = WORKFLOW.read_text()
-    guard_step = (
-        "      - name: refuse anything but data in records/\n        run: leaderboard-audit guard records\n"
-    )
+    guard_step = "      - name: refuse anything but data in records/\n        run: leaderboard-audit guard records\n"
     assert guard_step in wf
     (base / ".github" / "workflows" / "audit-gate.yml").write_text(wf.replace(guard_step, ""))
     marker = tmp_path / "MARKER"

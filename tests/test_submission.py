@@ -25,7 +25,7 @@ from leaderboard_audit.reports.submission_text import (
     render_submission_text,
     state_line,
 )
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.records.simulate import demo_spec, simulate
 from leaderboard_audit.engine.gate import GateError, gating_checks, submission_audit, submission_cases
 from helpers.paths import REPO
 
@@ -178,7 +178,7 @@ def test_split_orderings_are_context_with_their_old_verdict(demo):
 def test_a_user_check_can_gate(monkeypatch):
     from leaderboard_audit.engine import gate as submission, scope as auditor
     from leaderboard_audit.checks import Check, registry
-    from leaderboard_audit.verdicts import make_verdict
+    from leaderboard_audit.checks.verdicts import make_verdict
 
     class Newcomers(Check):
         name = "uc_newcomer"

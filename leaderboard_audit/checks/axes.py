@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics import axes as axes_m
-from ..tables_model import Line, Table
-from ..verdicts import FAIL, PASS, WARN, at_least, exact, make_verdict, skipped
+from .tables import Line, Table
+from .verdicts import FAIL, PASS, WARN, at_least, exact, make_verdict, skipped
 from .base import Check, Scope
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics.per_model import band as band_m
-from ..tables_model import Cell, Table, range_cell
-from ..verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
+from .tables import Cell, Table, range_cell
+from .verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
 from .base import Check, Scope, num
 
 BAND_KEYS = ("reference", "min", "max", "spread", "robust", "optimistic", "config_lucky")

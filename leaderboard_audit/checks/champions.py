@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics.champions import challenger_leads, champions as champions_m
-from ..tables_model import Line, Table
-from ..verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
+from .tables import Line, Table
+from .verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
 from .base import Check, Scope, num
 
 

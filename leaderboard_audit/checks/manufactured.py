@@ -13,8 +13,8 @@ from typing import Any
 
 from ..metrics.pairs import PairStats, pairs_from_counts
 from ..metrics.power import log10_p, min_disagreements
-from ..tables_model import Cell, Table, ci_cell, pair_label
-from ..verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
+from .tables import Cell, Table, ci_cell, pair_label
+from .verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
 from .base import Check, Scope, num
 
 PAIR_KEYS = (

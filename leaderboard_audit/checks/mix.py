@@ -36,8 +36,8 @@ import numpy as np
 from ..metrics.leave_one_out import MIN_BENCHMARKS, moved, without_benchmark
 from ..metrics.per_model import items_of, released
 from ..metrics.rng import rng_for
-from ..tables_model import Cell, Line, Table, ci_cell
-from ..verdicts import FAIL, PASS, SEVERITY, WARN, exact, fmt, make_verdict, skipped
+from .tables import Cell, Line, Table, ci_cell
+from .verdicts import FAIL, PASS, SEVERITY, WARN, exact, fmt, make_verdict, skipped
 from .base import POOLED, Check, Scope
 from .drop_scope import DropScope
 

@@ -28,7 +28,7 @@ from ..records import Records
 from .scopes import scopes_of
 from ..settings import DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_SEED
 from ..checks import Thresholds
-from ..verdicts import FAIL, PASS, SEVERITY, WARN
+from ..checks.verdicts import FAIL, PASS, SEVERITY, WARN
 
 SKIP = "skip"
 #: what a gate row means for the exit code

@@ -8,11 +8,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..checks import Check, Scope, Thresholds, registry
-from ..check_guard import guarded_verdicts, is_bundled, json_safe, namespaced
+from ..checks.guard import guarded_verdicts, is_bundled, json_safe, namespaced
 from ..metrics.per_model import DerivedCache, sharing
 from ..records import Records
 from ..settings import DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_SEED
-from ..verdicts import skipped
+from ..checks.verdicts import skipped
 from .scopes import alias_of, scope_records, scopes_of
 
 

@@ -50,7 +50,7 @@ def audit_verdict(request: pytest.FixtureRequest) -> Callable[..., dict[str, Any
     fail (the test fails with the evidence), with its margin, in the JSON/Markdown/HTML
     reports, the terminal summary and JUnit ``audit_*`` properties."""
     from .results import record_verdict
-    from ..verdicts import judge, make_verdict
+    from ..checks.verdicts import judge, make_verdict
 
     def verdict(
         check: str,

@@ -110,9 +110,9 @@ def add_options(parser: pytest.Parser) -> None:
     for key, help_ in (("seed", "global seed"), ("boot", "bootstrap resamples"), ("alpha", "identified-order alpha")):
         parser.addini(f"audit_{key}", f"leaderboard-audit {help_}", default=None)
     parser.addini("audit_strict", "leaderboard-audit: treat warn as failure", default=None)
-    from ..threshold_names import THRESHOLD_NAMES
+    from ..settings import bundled_threshold_names
 
-    for name in THRESHOLD_NAMES:
+    for name in bundled_threshold_names():
         parser.addini(f"audit_{name}", f"leaderboard-audit threshold {name}", default=None)
 
 
@@ -178,7 +178,7 @@ def settings_from_config(config: pytest.Config) -> dict[str, Any]:
     from ..checks import RegistryError
     from ..reports.outputs import OUTPUTS
     from ..settings import INI_KEYS, SettingsError, resolve_settings
-    from ..threshold_names import THRESHOLD_NAMES
+    from ..settings import bundled_threshold_names
 
     audit = config.getoption("audit")
     collect = config.getoption("audit_collect")
@@ -188,7 +188,7 @@ def settings_from_config(config: pytest.Config) -> dict[str, Any]:
         raise pytest.UsageError("--audit-collect: empty path; pass a collection spec (TOML)")
     try:
         ini = {k: config.getini(f"audit_{k}") for k in INI_KEYS}
-        ini.update({f"threshold:{n}": config.getini(f"audit_{n}") for n in THRESHOLD_NAMES})
+        ini.update({f"threshold:{n}": config.getini(f"audit_{n}") for n in bundled_threshold_names()})
         cli = {
             "seed": config.getoption("audit_seed"),
             "boot": config.getoption("audit_boot"),

@@ -18,7 +18,7 @@ from .submission_text import COMMENT_BYTES, MAX_ROWS, _cut, gate_tables
 from .sections import scope_parts
 from .next_steps import counts_note, next_steps, twin_scopes
 from .words import count
-from ..tables_model import (
+from ..checks.tables import (
     kind_of,
     narrow_board,
     Table,

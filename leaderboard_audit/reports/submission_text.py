@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.gate import CREATED, EXISTING, NEW_WARN, NOT_GATING, SKIP
-from ..tables_model import Cell, Line, Table
+from ..checks.tables import Cell, Line, Table
 from .text import clean
 
 #: GitHub's limit on a comment body (and what the docs promise for the gate's Markdown)

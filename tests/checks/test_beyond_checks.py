@@ -19,7 +19,7 @@ from leaderboard_audit.records.grid import paper_grid
 from leaderboard_audit.reports.html import render_html
 from leaderboard_audit.reports.markdown import render_markdown
 from leaderboard_audit.reports.terminal import render_summary
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.records.simulate import demo_spec, simulate
 from helpers.boards import carried_by_one_benchmark
 from helpers.paths import REPO
 

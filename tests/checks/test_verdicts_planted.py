@@ -14,7 +14,7 @@ from leaderboard_audit.checks.ranking import ranking_verdict
 from leaderboard_audit.metrics.flip import flip_predictor
 from leaderboard_audit.metrics.identified import sign_test_p
 from leaderboard_audit.records.grid import paper_grid
-from leaderboard_audit.simulate import SimModel, SimSpec, exchangeable_spec, simulate
+from leaderboard_audit.records.simulate import SimModel, SimSpec, exchangeable_spec, simulate
 from leaderboard_audit.checks import Thresholds
 
 

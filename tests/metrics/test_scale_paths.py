@@ -398,7 +398,7 @@ def test_a_leave_one_out_sets_variance_parts_are_the_pooled_ones_bit_for_bit():
     from leaderboard_audit.checks.brittleness import pooled_parts
     from leaderboard_audit.metrics.leave_one_out import without_benchmark
     from leaderboard_audit.records.model import freeze
-    from leaderboard_audit.simulate import demo_spec, simulate
+    from leaderboard_audit.records.simulate import demo_spec, simulate
 
     r = freeze(simulate(demo_spec(items_per_benchmark=40)))
     with per_model.sharing():

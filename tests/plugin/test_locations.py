@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from helpers.builders import write
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.records.simulate import demo_spec, simulate
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import pytest
 
 from leaderboard_audit.plugin.results import FAILURE_DETAILS_LIMIT
 from leaderboard_audit.records import write_records
-from leaderboard_audit.simulate import SimModel, SimSpec, simulate
+from leaderboard_audit.records.simulate import SimModel, SimSpec, simulate
 
 ARGS = ("-p", "no:cacheprovider", "-q", "-p", "no:randomly")
 

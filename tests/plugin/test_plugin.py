@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers.builders import stable_records, write
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.records.simulate import demo_spec, simulate
 from helpers.paths import DATA
 
 ARGS = ("-p", "no:cacheprovider", "-q")
@@ -155,7 +155,7 @@ def test_a_test_fails_when_any_verdict_it_judges_fails(pytester):
     pytester.makepyfile(
         test_two="""
 from leaderboard_audit.plugin.results import record_verdict
-from leaderboard_audit.verdicts import make_verdict
+from leaderboard_audit.checks.verdicts import make_verdict
 
 
 def test_two(request):

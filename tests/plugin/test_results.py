@@ -37,7 +37,7 @@ def test_copy_equals_the_round_trip_and_owns_what_the_report_changes():
 def test_the_bundled_checks_give_json_normal_scopes():
     """So the plugin's report takes the copy-free path (a 4,278-model report: 0.04 s, not 0.4 s)."""
     from leaderboard_audit.engine import audit_scopes
-    from leaderboard_audit.simulate import demo_spec, simulate
+    from leaderboard_audit.records.simulate import demo_spec, simulate
 
     scopes = audit_scopes(simulate(demo_spec(items_per_benchmark=60)), n_boot=200)
     assert len(scopes) == 5 and all(json_normal(s) for s in scopes.values())

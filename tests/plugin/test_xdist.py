@@ -19,7 +19,7 @@ import pytest
 
 from helpers.builders import write
 from helpers.paths import REPO
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.records.simulate import demo_spec, simulate
 
 ARGS = ("-p", "no:cacheprovider", "-q", "--tb=no")
 

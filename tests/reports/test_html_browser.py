@@ -25,7 +25,7 @@ import pytest
 
 from leaderboard_audit.engine import audit
 from leaderboard_audit.reports.html import render_html
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.records.simulate import demo_spec, simulate
 
 CHROMIUM = os.environ.get("LEADERBOARD_AUDIT_CHROMIUM", "/usr/bin/chromium")
 FLAGS = [

@@ -20,7 +20,7 @@ from leaderboard_audit.engine import audit
 from leaderboard_audit.engine.evidence import EVIDENCE_CAP, enrich_report
 from leaderboard_audit.reports.html import render_html
 from leaderboard_audit.reports.markdown import md, render_markdown
-from leaderboard_audit.simulate import SimModel, SimSpec, demo_spec, simulate
+from leaderboard_audit.records.simulate import SimModel, SimSpec, demo_spec, simulate
 
 ARGS = ("-p", "no:cacheprovider", "-q")
 EVIL = "<script>alert(1)</script>"

@@ -23,7 +23,7 @@ from leaderboard_audit.reports.leaderboard import render_csv, render_leaderboard
 from leaderboard_audit.reports.markdown import render_markdown
 from leaderboard_audit.reports.next_steps import next_steps
 from leaderboard_audit.reports.terminal import evidence_block, render_summary
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.records.simulate import demo_spec, simulate
 from helpers.paths import REPO
 
 LONG = "an-organisation-with-a-long-name/model"

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .records.grid import Grid, paper_grid
-from .records.model import PRED_ABSENT, Items, Records
+from .grid import Grid, paper_grid
+from .model import PRED_ABSENT, Items, Records
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import math
 from typing import Any
 
 
-from .metrics.exact import DECIMALS, exact, ge, le
+from ..metrics.exact import DECIMALS, exact, ge, le
 
 PASS, WARN, FAIL, SKIP = "pass", "warn", "fail", "skip"
 SEVERITY = {PASS: 0, SKIP: 0, WARN: 1, FAIL: 2}
