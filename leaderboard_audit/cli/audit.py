@@ -20,12 +20,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="leaderboard-audit audit", description="Audit records and print the tables and verdicts."
     )
-    from ..formats import audit_formats, format_names
+    from ..formats import audit_format_arg, audit_format_metavar, format_names
 
     p.add_argument(
         "path", help=f"records-v1 directory, CSV/Parquet table, packed file, or {'/'.join(format_names())} source"
     )
-    p.add_argument("--format", default="auto", choices=audit_formats())
+    p.add_argument("--format", default="auto", type=audit_format_arg(), metavar=audit_format_metavar())
     # values are checked by settings.resolve_settings, the plugin's own path (CLI > pyproject > defaults)
     p.add_argument("--seed", default=None, help=f"bootstrap seed (default {DEFAULT_SEED})")
     p.add_argument(

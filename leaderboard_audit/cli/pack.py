@@ -7,7 +7,7 @@ import sys
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ..formats import audit_formats, format_names
+    from ..formats import audit_format_arg, audit_format_metavar, format_names
 
     p = argparse.ArgumentParser(
         prog="leaderboard-audit pack",
@@ -20,7 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"packed file, or an importer's source ({', '.join(format_names())}; with --format)",
     )
     p.add_argument("-o", "--output", required=True, help="packed file to write (e.g. records.arrow)")
-    p.add_argument("--format", default="auto", choices=audit_formats())
+    p.add_argument("--format", default="auto", type=audit_format_arg(), metavar=audit_format_metavar())
     p.add_argument("--intersect", action="store_true", help="keep only the items common to all models")
     p.add_argument("--mapping", help="importers: the mapping file (docs/importers.md)")
     p.add_argument("--metric", help="importers: the per-sample 0/1 metric")

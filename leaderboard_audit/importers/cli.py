@@ -35,7 +35,7 @@ def parser() -> argparse.ArgumentParser:
         + "; ".join(f"{s.name} ({s.description})" for s in IMPORTERS.values())
         + ".",
     )
-    p.add_argument("format", choices=IMPORTERS.names())
+    p.add_argument("format", type=IMPORTERS.arg_type(), metavar=IMPORTERS.metavar())
     p.add_argument("src", help=_per_format_src())
     p.add_argument(
         "-o",

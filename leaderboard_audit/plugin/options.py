@@ -24,12 +24,13 @@ def add_options(parser: pytest.Parser) -> None:
         default=None,
         help="records to audit: a records-v1 directory or a long CSV/Parquet table",
     )
-    from ..formats import audit_formats, format_names, formats_help, metric_help
+    from ..formats import audit_format_arg, audit_format_metavar, format_names, formats_help, metric_help
 
     g.addoption(
         "--audit-format",
         default="auto",
-        choices=audit_formats(),
+        type=audit_format_arg(),
+        metavar=audit_format_metavar(),
         help=f"how to read --audit PATH (default: auto; importers: {formats_help()})",
     )
     g.addoption(
