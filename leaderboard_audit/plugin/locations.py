@@ -10,7 +10,9 @@ def share_locations(items: list[pytest.Item]) -> None:
 
     pytest derives every item's ``(file, line, name)`` anew (``Item.location``: the function's
     source file and line looked up, the path resolved and made relative, ~0.1 ms a test), where
-    the cases of one function differ only in their names. An item that is not a plain
+    the cases of one function differ only in their names. It relies on ``Item.location`` being a
+    ``functools.cached_property`` (pytest has no public way to give an item its location; no
+    pytest issue asks for one); any other kind of ``location`` is left alone. An item that is not a plain
     ``pytest.Function`` (its ``reportinfo`` or ``location`` overridden) keeps pytest's own."""
     first: dict[tuple[int, int], tuple[str, int | None, str]] = {}  # (file, line, name's prefix)
     for item in items:

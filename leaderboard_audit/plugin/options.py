@@ -166,6 +166,9 @@ def keep_cache_out(config: pytest.Config, records: str) -> None:
         return
     where = records_free_cache_home() / hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
     try:
+        # private pytest API, the one way to move the cache before the cacheprovider reads
+        # cache_dir: a plugin cannot set an ini value publicly (pytest-dev/pytest#3311, #204);
+        # another pytest falls back to no cache at all below, never one in the records
         from _pytest.config.findpaths import parse_override_ini
 
         config._inicfg.update(parse_override_ini([f"cache_dir={where}"]))  # as pytest applies -o

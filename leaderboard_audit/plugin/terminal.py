@@ -1,5 +1,11 @@
 """The terminal's stream where it is a pipe or a file (CI, ``subprocess``): progress written
-whole lines at a time, flushes throttled."""
+whole lines at a time, flushes throttled.
+
+Private pytest internals, both read-only and guarded (a pytest without them: left alone):
+``TerminalWriter._file`` (which stream the terminal writes to) and ``_current_line`` (whether
+a line is open). pytest has no public way to ask either, nor to buffer its per-test writes to
+a pipe (pytest-dev/pytest#1886 discusses the buffering); ``TerminalReporter.flush`` is
+replaced on the instance for the run and restored after it."""
 
 from __future__ import annotations
 
