@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from ..checks.base import POOLED
+from ..settings import Settings
 from ..records import Records, RecordsError, load_records
 
 
@@ -46,9 +45,9 @@ def load_for_audit(
     return None if check_only else load_records(p, intersect=intersect)
 
 
-def load_records_for_run(path: str, settings: Mapping[str, Any], fingerprint: str | None = None) -> tuple[Records, str]:
+def load_records_for_run(path: str, settings: Settings, fingerprint: str | None = None) -> tuple[Records, str]:
     """(the records an audit run reads from ``path``, the SHA-256 of the bytes they were read
-    from): through the load cache where ``settings["cache"]`` allows it (records-v1 folders and
+    from): through the load cache where ``settings.cache`` allows it (records-v1 folders and
     tables), else loaded directly. The source is hashed again once loaded: a source replaced
     while it loaded is a ``RecordsError`` ("changed while it was read"), so the fingerprint a
     report certifies is that of the bytes audited. ``fingerprint``: the source's hash already
@@ -57,24 +56,24 @@ def load_records_for_run(path: str, settings: Mapping[str, Any], fingerprint: st
 
     from ..records.fingerprint import sha256_of
 
-    fmt = settings["format"]
+    fmt = settings.format
     hash_fmt = fmt
     if fmt in ("auto", "table") and str(path).strip() and Path(path).is_dir():
         path = str(single_table(Path(path)) or path)  # a folder holding one records table
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # inference notes travel in Records.notes
-        if fmt in ("auto", "records", "table") and settings.get("cache") != "off" and Path(path).exists():
-            load_for_audit(path, fmt, intersect=settings["intersect"], check_only=True)
+        if fmt in ("auto", "records", "table") and settings.cache != "off" and Path(path).exists():
+            load_for_audit(path, fmt, intersect=settings.intersect, check_only=True)
             from ..records.cache import load_cached_entry
 
             hash_fmt = "auto"  # as the cache hashes it
             records, sha = load_cached_entry(
-                path, cache_dir=settings.get("cache"), fingerprint=fingerprint, intersect=settings["intersect"]
+                path, cache_dir=settings.cache, fingerprint=fingerprint, intersect=settings.intersect
             )
         else:
             sha = (fingerprint or sha256_of(path, fmt)) if Path(path).exists() else None
             records = load_for_audit(
-                path, fmt, intersect=settings["intersect"], mapping=settings["mapping"], metric=settings["metric"]
+                path, fmt, intersect=settings.intersect, mapping=settings.mapping, metric=settings.metric
             )
             assert records is not None
     after = sha256_of(path, hash_fmt)

@@ -9,7 +9,6 @@ Public fixtures (``pytest --fixtures``): ``audit_records``, ``audit_collect`` an
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -72,16 +71,18 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "audit: a leaderboard-audit check (select them with -m audit)")
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and SETTINGS_KEY in workerinput:
-        settings = json.loads(workerinput[SETTINGS_KEY])
+        from ..settings import Settings
+
+        settings = Settings.from_json(workerinput[SETTINGS_KEY])
     elif config.getoption("audit") is not None or config.getoption("audit_collect") is not None:
         from .options import settings_from_config
 
         settings = settings_from_config(config)
-        if settings["path"]:
+        if settings.path:
             from ..reports.text import clean
             from .guard import basetemp_problem
 
-            problem = basetemp_problem(config.option.basetemp, settings["path"], config.invocation_params.dir)
+            problem = basetemp_problem(config.option.basetemp, settings.path, config.invocation_params.dir)
             if problem:
                 raise pytest.UsageError(clean(problem))
     else:

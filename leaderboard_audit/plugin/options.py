@@ -164,6 +164,8 @@ def keep_cache_out(config: pytest.Config, records: str) -> None:
     rec = Path(records)
     if not (inside(root, rec) or (rec.is_file() and inside(root, rec.parent))):
         return
+    if config.pluginmanager.is_blocked("cacheprovider"):  # -p no:cacheprovider: no cache to move
+        return
     where = records_free_cache_home() / hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
     try:
         # private pytest API, the one way to move the cache before the cacheprovider reads
@@ -177,7 +179,7 @@ def keep_cache_out(config: pytest.Config, records: str) -> None:
         config.pluginmanager.set_blocked("cacheprovider")
 
 
-def settings_from_config(config: pytest.Config) -> dict[str, Any]:
+def settings_from_config(config: pytest.Config) -> Any:
     """Resolve and validate the settings (controller; workers receive them)."""
     from ..checks import RegistryError
     from ..reports.outputs import OUTPUTS
@@ -227,7 +229,9 @@ def settings_from_config(config: pytest.Config) -> dict[str, Any]:
         }
     )
     check_outputs(resolved)
-    return resolved
+    from ..settings import Settings
+
+    return Settings(**resolved)
 
 
 def check_outputs(settings: dict[str, Any]) -> None:

@@ -12,9 +12,7 @@ as xdist does."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -54,12 +52,12 @@ def _matches(path: Path, patterns: list[str]) -> bool:
 
 
 class AuditSession:
-    def __init__(self, config: pytest.Config, settings: dict[str, Any], audits_dir: Path):
+    def __init__(self, config: pytest.Config, settings: Any, audits_dir: Path):
         self.config = config
-        #: the resolved settings, frozen (``settings.resolve_settings``)
-        self.settings: Mapping[str, Any] = MappingProxyType(dict(settings))
-        self.path: str | None = settings["path"]
-        self.sha256: str | None = settings.get("sha256")
+        #: the resolved settings (``settings.Settings``, frozen)
+        self.settings = settings
+        self.path: str | None = settings.path
+        self.sha256: str | None = settings.sha256
         self.audits_dir = audits_dir
         self._records: Any = None
         self._thresholds: Any = None
@@ -100,17 +98,17 @@ class AuditSession:
             from ..checks import Thresholds
 
             try:
-                self._thresholds = Thresholds(self.settings["thresholds"])
+                self._thresholds = Thresholds(self.settings.thresholds)
             except ValueError as exc:
                 raise pytest.UsageError(str(exc)) from None
         return self._thresholds
 
     def records_path(self) -> str:
         path = self.path
-        if self.settings["collect"] and not path:
+        if self.settings.collect and not path:
             from .collect_once import collect_once
 
-            path = str(collect_once(self.settings["collect"], self.config))
+            path = str(collect_once(self.settings.collect, self.config))
             self.path = path
         if not path:
             raise pytest.UsageError("--audit PATH is required")
@@ -148,10 +146,10 @@ class AuditSession:
 
     def audit_kw(self) -> dict[str, Any]:
         return {
-            "seed": self.settings["seed"],
-            "n_boot": self.settings["boot"],
+            "seed": self.settings.seed,
+            "n_boot": self.settings.boot,
             "thresholds": self.thresholds,
-            "alpha": self.settings["alpha"],
+            "alpha": self.settings.alpha,
         }
 
     # -- the audit: computed once, before the tests that look it up -------------------------
@@ -162,10 +160,10 @@ class AuditSession:
 
             by_check = collected_cases(self.records, cases(self.records))
             self._folded = sorted({(a.scope, c.scope) for lst in by_check.values() for c in lst for a in c.also})
-            if self.settings["submission"]:
+            if self.settings.submission:
                 from ..engine.gate import submission_cases
 
-                by_check = {k: submission_cases(v, self.settings["submission"]) for k, v in by_check.items()}
+                by_check = {k: submission_cases(v, self.settings.submission) for k, v in by_check.items()}
             self._tests = {
                 k: [(c.scope, c.vid, c.test_id, tuple((a.scope, a.vid, a.test_id) for a in c.also)) for c in lst]
                 for k, lst in by_check.items()
@@ -204,24 +202,24 @@ class AuditSession:
         self._cache = self._cache or DerivedCache()
         if self._flush_terminal is not None:
             self._flush_terminal()  # the progress shown is current while it computes
-        workers = int(self.settings.get("workers") or 1)
+        workers = max(1, int(self.settings.workers))
         got = audit_scopes(
             records, todo, workers=workers, cache=self._cache, evidence=self._evidence, **self.audit_kw()
         )
         for s in todo:
             self._scopes[s] = got[s]
             self.index[s] = {v["id"]: v for v in got[s]["verdicts"]}
-        if self.settings["submission"]:
+        if self.settings.submission:
             from ..reports.submission_text import effect_text
             from ..engine.gate import EXISTING, NOT_GATING, audit_without, gating_checks, scope_gate, without
 
-            old = without(records, self.settings["submission"])
+            old = without(records, self.settings.submission)
             old_ids = case_ids_by_scope(old, cases(old)) if old is not None else {}
-            gating = gating_checks(self.settings.get("gate", []))
+            gating = gating_checks(self.settings.gate)
             with sharing(self._cache):
                 for s in todo:
                     self._without[s] = audit_without(old, s, old_ids, **self.audit_kw())
-                    g = scope_gate(records, s, self._scopes[s], self._without[s], self.settings["submission"], gating)
+                    g = scope_gate(records, s, self._scopes[s], self._without[s], self.settings.submission, gating)
                     rows = [r for r in g["rows"] if r["effect"] in (EXISTING, NOT_GATING)]
                     self.context[s] = {r["id"]: effect_text(r) for r in rows}
         self._freeze_heap()
@@ -257,20 +255,20 @@ class AuditSession:
                 f"bundled check(s) with no test module in {self.audits_dir}: "
                 + ", ".join(f"{n} (needs test_{n}.py, or report_only = True if it has no cases)" for n in untested)
             )
-        if self.settings.get("gate") and not self.settings["submission"]:
+        if self.settings.gate and not self.settings.submission:
             raise pytest.UsageError("--audit-gate needs --audit-submission MODEL (it names checks that gate)")
         if _is_worker(self.config):
             return  # the controller validated, loaded and computed
         self.fingerprint()
-        if self.settings["submission"]:
+        if self.settings.submission:
             from ..reports.text import clean
             from ..engine.gate import GateError, gating_checks, unknown_models_message
 
-            unknown = [m for m in self.settings["submission"] if m not in self.records.models]
+            unknown = [m for m in self.settings.submission if m not in self.records.models]
             if unknown:
                 raise pytest.UsageError(clean(unknown_models_message(unknown, self.records.models)))
             try:
-                gating_checks(self.settings.get("gate", []))
+                gating_checks(self.settings.gate)
             except GateError as exc:
                 raise pytest.UsageError(clean(exc)) from None
         if self._controls_xdist():
@@ -281,7 +279,7 @@ class AuditSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         """xdist controller -> worker: the resolved settings and the finished audit."""
-        node.workerinput[SETTINGS_KEY] = json.dumps({**self.settings, "path": self.path, "sha256": self.sha256})
+        node.workerinput[SETTINGS_KEY] = self.settings.replace(path=self.path, sha256=self.sha256).as_json()
         node.workerinput[FINISHED_KEY] = self.payload()
 
     @pytest.hookimpl(optionalhook=True)
@@ -358,7 +356,7 @@ class AuditSession:
         """The test's verdict, looked up in the finished audit."""
         scope, vid, also = request.param
         context = None
-        if self.settings["submission"]:
+        if self.settings.submission:
             context = {}
             for s in (scope, *(a[0] for a in also)):
                 context.update(self.context.get(s, {}))
@@ -423,12 +421,12 @@ class AuditSession:
         self.write_outputs(report)
         if self.output_errors:
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
-        elif self.settings["submission"]:
+        elif self.settings.submission:
             gate = report.get("submission_audit", {}).get("overall", {})
             if session.exitstatus == 0 and gate.get("exit_code"):
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
         elif (
-            self.settings["strict"]
+            self.settings.strict
             and session.exitstatus == 0
             and any(v["status"] == "warn" for v in self.verdicts.values())
         ):
@@ -449,24 +447,24 @@ class AuditSession:
         scopes = report_copy({s: self._scopes[s] for s in names})  # own copy: user verdicts and evidence are added
         summary = records_summary(self.records, self.path, self.fingerprint())
         s = self.settings
-        rep = build_report(summary, scopes, seed=s["seed"], n_boot=s["boot"], thresholds=self.thresholds)
+        rep = build_report(summary, scopes, seed=s.seed, n_boot=s.boot, thresholds=self.thresholds)
         add_user_verdicts(rep, self.verdicts.values())
-        if s["submission"]:
-            rep["submission"] = list(s["submission"])
+        if s.submission:
+            rep["submission"] = list(s.submission)
         with sharing(self._cache):
             enrich_report(rep, self.records, known_evidence=self._evidence)
-        if s["submission"]:
+        if s.submission:
             from ..engine.gate import submission_audit
 
             rep["submission_audit"] = submission_audit(
                 self.records,
-                s["submission"],
-                seed=s["seed"],
-                n_boot=s["boot"],
+                s.submission,
+                seed=s.seed,
+                n_boot=s.boot,
                 thresholds=self.thresholds,
-                strict=s["strict"],
-                gate=s.get("gate", []),
-                alpha=s["alpha"],
+                strict=s.strict,
+                gate=s.gate,
+                alpha=s.alpha,
                 computed={n: (self._scopes[n], self._without[n]) for n in names if n in self._without},
             )
         return rep
@@ -475,7 +473,7 @@ class AuditSession:
         from ..records.writer import atomic_write_bytes
         from ..reports.outputs import render_outputs, written_line
 
-        for opt, path, render in render_outputs(report, self.settings):
+        for opt, path, render in render_outputs(report, vars(self.settings)):
             try:
                 data = render().encode()
                 atomic_write_bytes(path, data)

@@ -10,12 +10,12 @@ from .results import FAILURE_DETAILS_LIMIT
 def write_summary(session: Any, terminalreporter: Any, width: int) -> None:
     """The audit line and tables (``--audit-summary``), the counts line, the notes on folded
     alias scopes, the dropped failure details, the written reports and any output errors."""
-    if session.settings["summary"] != "none":
+    if session.settings.summary != "none":
         report = session.report()
         from ..reports.terminal import counts_line, wrap_line
 
         judged = list(session.verdicts.values())
-        why = "--audit-submission: only the verdicts about the newcomer" if session.settings["submission"] else "-k/-m"
+        why = "--audit-submission: only the verdicts about the newcomer" if session.settings.submission else "-k/-m"
         trailer = (
             [counts_line(report, session.test_outcomes, session.multi_verdict_tests, judged, why)]
             if session.test_outcomes
@@ -29,7 +29,7 @@ def write_summary(session: Any, terminalreporter: Any, width: int) -> None:
         else:
             from ..reports.terminal import render_summary
 
-            text = render_summary(report, judged, detail=session.settings["summary"], width=width, trailer=trailer)
+            text = render_summary(report, judged, detail=session.settings.summary, width=width, trailer=trailer)
         terminalreporter.write_sep("=", "leaderboard audit")
         for line in text.splitlines():
             terminalreporter.write_line(line)
