@@ -89,7 +89,7 @@ def test_a_short_judge_is_a_fail_not_a_keyerror(run):
     res, rep = run("short")
     assert res.parseoutcomes().get("errors", 0) == 0
     mine = [v for v in _verdicts(rep) if v["check"] == "uc_simple"]
-    assert mine and all(v["status"] == "fail" and "0 verdict(s)" in v["message"] for v in mine)
+    assert mine and all(v["status"] == "fail" and "returned 0 verdicts for" in v["message"] for v in mine)
 
 
 def test_a_registered_check_cannot_shadow_a_bundled_verdict_id(run):

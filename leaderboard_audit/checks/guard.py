@@ -27,6 +27,10 @@ from .verdicts import FAIL, make_verdict
 NUMBERS = ("value", "threshold", "margin")
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def is_bundled(check: Any) -> bool:
     return type(check).__module__.startswith("leaderboard_audit.")
 
@@ -80,7 +84,7 @@ def guarded_verdicts(check: Any, case_ids: list[str], run: Callable[[], list[dic
         return [_failed(check, vid, why) for vid in case_ids or [f"{check.name}[?]"]]
     out = [_finite(check, v, case_ids[j] if j < len(case_ids) else f"{check.name}[?]") for j, v in enumerate(found)]
     for vid in case_ids[len(out) :]:
-        out.append(_failed(check, vid, f"returned {len(found)} verdict(s) for {len(case_ids)} case(s)"))
+        out.append(_failed(check, vid, f"returned {_count(len(found), 'verdict')} for {_count(len(case_ids), 'case')}"))
     return out[: len(case_ids)] if case_ids else out
 
 

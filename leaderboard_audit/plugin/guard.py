@@ -76,14 +76,14 @@ def basetemp_problem(
 ) -> str | None:
     """Why ``--basetemp`` must not be used with these records, or None: pytest empties the
     basetemp folder as a run starts (xdist's controller does so before its workers start), so
-    a basetemp that is, holds or lies inside the records folder (a file source's folder)
-    would delete them or write into them."""
+    a basetemp that is or holds the records (a file source, or a records folder) would delete
+    them, and one inside a records folder would write into it."""
     if basetemp is None or not str(basetemp).strip():
         return None
     base = Path(invocation_dir, basetemp)
     rec = Path(invocation_dir, records)
-    holder = rec.parent if rec.is_file() else rec
-    if inside(base, holder) or inside(holder, base):
+    # a folder of records: emptied, or written into; a file source: emptied with its folder
+    if inside(rec, base) or (not rec.is_file() and inside(base, rec)):
         return (
             f"--basetemp {basetemp} would be emptied by pytest and holds, or lies inside, the records "
             f"({records}): choose another folder"
