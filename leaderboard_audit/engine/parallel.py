@@ -77,13 +77,22 @@ def _without(b: str) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _run(fn: Callable[[str], Any], names: Sequence[str], workers: int, **job: Any) -> dict[str, Any]:
+    import gc
+
     _JOB.update(job)
+    # the heap forked as it is: a child's collections would otherwise walk (and so copy) every
+    # page of the parent's objects
+    frozen = gc.isenabled() and gc.get_freeze_count() == 0  # a caller's own freeze is left as it is
+    if frozen:
+        gc.freeze()
     try:
         with _pool(min(workers, len(names))) as pool:
             futures = {n: pool.submit(fn, n) for n in names}
             return {n: f.result() for n, f in futures.items()}
     finally:
         _JOB.clear()
+        if frozen:
+            gc.unfreeze()
 
 
 def parallel_scopes(

@@ -90,8 +90,13 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError("--audit-submission needs --audit PATH (or --audit-collect SPEC)")
         return
     if workerinput is None:
-        from .options import limit_worker_threads
+        from .options import audit_alone_under_xdist, limit_worker_threads
 
+        if audit_alone_under_xdist(config):
+            # -n N on the audit alone: its N processes, no xdist workers (they could only look
+            # verdicts up and send each test's report across; docs/performance.md)
+            config.option.numprocesses, config.option.tx, config.option.dist = 0, [], "no"
+            config.stash[AUDIT_ALONE] = settings.workers
         limit_worker_threads(config)
     from .session import AuditSession
 
@@ -115,6 +120,17 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     except (OSError, pytest.UsageError):
         return None
     return True if p == root or root in p.parents else None
+
+
+#: config.stash: ``-n N`` given for the audit alone, run as N audit processes in one pytest process
+AUDIT_ALONE = pytest.StashKey[int]()
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    n = config.stash.get(AUDIT_ALONE, None)
+    if n is None:
+        return None
+    return f"leaderboard-audit: the audit alone under -n: computed in {n} processes, no xdist workers"
 
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)  # before xdist's own (one per CPU)

@@ -117,6 +117,20 @@ def add_options(parser: pytest.Parser) -> None:
         parser.addini(f"audit_{name}", f"leaderboard-audit threshold {name}", default=None)
 
 
+def audit_alone_under_xdist(config: pytest.Config) -> bool:
+    """Whether ``-n N`` (N >= 1) was given for the audit alone: no test paths of the user's on
+    the command line (the plugin then collects only the audit's tests). xdist's workers would
+    only look the finished verdicts up and send each test's report to the controller: slower
+    than the one process that computed them (docs/performance.md, "When -n pays")."""
+    n = config.getoption("numprocesses", None)
+    return (
+        isinstance(n, int)
+        and n >= 1
+        and config.getoption("dist", "no") != "no"
+        and config.args_source != pytest.Config.ArgsSource.ARGS
+    )
+
+
 def audit_workers(config: pytest.Config) -> int:
     """How many processes compute the audit: ``--audit-workers``, else ``-n``'s count (``-n auto``
     included), else 1."""

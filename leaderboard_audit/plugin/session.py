@@ -28,8 +28,6 @@ from .results import (
     report_copy,
 )
 
-POOLED = "pooled"
-
 
 def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
@@ -349,7 +347,10 @@ class AuditSession:
             param = getattr(getattr(it, "callspec", None), "params", {}).get("audit_check")
             if isinstance(param, tuple):
                 picked.append((it.originalname.removeprefix("test_"), it.callspec.id))  # type: ignore[attr-defined]
-        self.compute(sorted(self.scopes_judged(picked), key=lambda s: (s != POOLED, s)))
+        from ..engine import scopes_of
+
+        judged = self.scopes_judged(picked)
+        self.compute([s for s in scopes_of(self.records) if s in judged])
 
     @pytest.fixture
     def audit_check(self, request: pytest.FixtureRequest) -> AuditCheck:

@@ -212,7 +212,8 @@ def test_a_process_that_ends_with_its_run_leaves_the_heap_frozen(pytester, stabl
     monkeypatch.setenv("FROZEN_AT_END", str(seen))
     r = pytester.runpytest_subprocess("-p", "freeze_probe", "--audit", str(stable_dir), *ARGS)
     assert r.ret in (0, 1), r.stdout.str()[-2000:]
-    r = pytester.runpytest_subprocess("-p", "freeze_probe", "--audit", str(stable_dir), *ARGS, "-n", "2")
+    beside = pytester.makepyfile(test_beside="def test_beside():\n    pass\n")  # xdist runs for the user's tests
+    r = pytester.runpytest_subprocess("-p", "freeze_probe", "--audit", str(stable_dir), *ARGS, "-n", "2", str(beside))
     assert r.ret in (0, 1), r.stdout.str()[-2000:]
     script = pytester.makepyfile(
         main_script=f"import pytest, sys; sys.exit(pytest.main(['-p', 'freeze_probe', '--audit', {str(stable_dir)!r}]))"

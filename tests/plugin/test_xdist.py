@@ -29,6 +29,15 @@ def demo_dir(tmp_path_factory) -> Path:
     return write(simulate(demo_spec(items_per_benchmark=40)), tmp_path_factory.mktemp("demo"))
 
 
+BESIDE = "def test_beside():\n    pass\n"
+
+
+def _beside(pytester) -> str:
+    """A test of the user's own, on the command line: the run uses xdist's workers for it (the
+    audit alone under -n runs in one pytest process: ``test_the_audit_alone_under_n_starts_no_workers``)."""
+    return str(pytester.makepyfile(test_beside=BESIDE))
+
+
 def _run(pytester, *args: str):
     r = pytester.runpytest_subprocess(*ARGS, *args)
     out = r.stdout.str() + r.stderr.str()
@@ -38,7 +47,8 @@ def _run(pytester, *args: str):
 
 def test_reports_byte_identical_across_workers_and_reruns(pytester, demo_dir, tmp_path):
     """Four benchmarks (so mix runs in the pool's third stage): JSON, Markdown and HTML the
-    same bytes under -n 0, 2, 4, auto, --audit-workers 2 and a rerun of -n 2."""
+    same bytes under -n 0, 2, 4, auto, --audit-workers 2, and -n 2 with xdist's workers (a test
+    of the user's beside the audit) twice."""
     runs = {}
     cases = (
         ("n0", "-n 0"),
@@ -54,8 +64,8 @@ def test_reports_byte_identical_across_workers_and_reruns(pytester, demo_dir, tm
                  str(out["md"]), "--audit-html", str(out["html"]), *opt.split())  # fmt: skip
         assert r.ret in (0, 1), r.stdout.str()[-3000:]
         runs[tag] = {ext: p.read_bytes() for ext, p in out.items()}
-        if tag == "auto":  # the audit alone: its own processes, no xdist workers
-            assert not any("bringing up nodes" in line or "created:" in line for line in r.stdout.lines)
+        xdist = any("created:" in line for line in r.stdout.lines)
+        assert xdist == tag.startswith("x"), (tag, r.stdout.lines[:8])  # the audit alone: no xdist workers
     for tag, _ in cases[1:]:
         for ext in ("json", "md", "html"):
             assert runs[tag][ext] == runs["n0"][ext], (tag, ext)
@@ -73,7 +83,9 @@ def test_a_selection_reports_under_two_workers_what_it_reports_serially(pytester
     got = {}
     for n in ("0", "2"):
         rep = tmp_path / f"n{n}.json"
-        r = _run(pytester, "--audit", str(demo_dir), "--audit-report", str(rep), "-k", select, "-n", n)
+        r = _run(
+            pytester, "--audit", str(demo_dir), "--audit-report", str(rep), "-k", select, "-n", n, _beside(pytester)
+        )
         assert r.ret in (0, 1), r.stdout.str()[-3000:]
         got[n] = (rep.read_bytes(), _outcomes(r.stdout.lines[-1]))
     assert got["2"] == got["0"]
@@ -97,7 +109,7 @@ def test_workers_never_read_the_records(pytester, demo_dir, tmp_path, monkeypatc
     monkeypatch.syspath_prepend(str(pytester.path))
     seen = tmp_path / "seen.jsonl"
     monkeypatch.setenv("PROBE_OUT", str(seen))
-    r = _run(pytester, "-p", "worker_probe", "--audit", str(demo_dir), "-n", "2")
+    r = _run(pytester, "-p", "worker_probe", "--audit", str(demo_dir), "-n", "2", _beside(pytester))
     assert r.ret == 1, r.stdout.str()[-2000:]
     workers = [json.loads(line) for line in seen.read_text().splitlines()]
     assert len(workers) == 2 and workers == [{"loaded": False, "scopes": 0}] * 2
@@ -134,7 +146,9 @@ def test_c05_records_replaced_during_the_run_certify_the_bytes_audited(pytester,
     monkeypatch.setenv("OTHER_RECORDS", str(b))
     monkeypatch.setenv("BOARD_RECORDS", str(board))
     run = tmp_path / "run.json"
-    r = _run(pytester, "-p", "replacer", "--audit", str(board), "--audit-report", str(run), "-n", "2")
+    r = _run(
+        pytester, "-p", "replacer", "--audit", str(board), "--audit-report", str(run), "-n", "2", _beside(pytester)
+    )
     assert r.ret in (0, 1), r.stdout.str()[-2000:]
     assert not b.exists() and Path(board).read_bytes() != a.read_bytes()  # it was replaced
     got, want = json.loads(run.read_text()), json.loads(serial.read_text())
@@ -271,3 +285,15 @@ def test_a_corrupt_packed_file_is_one_usage_error_before_any_test(pytester, tmp_
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*bad.arrow*checksum*"])
     assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
+
+
+def test_the_audit_alone_under_n_starts_no_workers(pytester, demo_dir, tmp_path):
+    """-n 2 with no test paths of the user's: the audit in 2 processes, no xdist workers (they
+    would only look verdicts up), said in the header; the report is the serial one."""
+    a, b = tmp_path / "n0.json", tmp_path / "n2.json"
+    assert _run(pytester, "--audit", str(demo_dir), "--audit-report", str(a)).ret == 1
+    r = _run(pytester, "--audit", str(demo_dir), "--audit-report", str(b), "-n", "2", "-v")  # -q -v: the header
+    assert r.ret == 1 and a.read_bytes() == b.read_bytes()
+    out = r.stdout.str()
+    assert "leaderboard-audit: the audit alone under -n: computed in 2 processes, no xdist workers" in out
+    assert "created:" not in out and "workers [" not in out
