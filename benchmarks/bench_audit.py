@@ -17,8 +17,8 @@ import time
 
 def main() -> None:
     from leaderboard_audit.records import load_records, write_records
-    from leaderboard_audit.auditor import audit
-    from leaderboard_audit.simulate import paper_sized_spec, simulate
+    from leaderboard_audit.engine import audit
+    from leaderboard_audit.records.simulate import paper_sized_spec, simulate
 
     with tempfile.TemporaryDirectory() as d:
         write_records(simulate(paper_sized_spec()), d)

@@ -21,7 +21,7 @@ NEW = ("flip", "compliance", "robust_subset", "mix")
 def paper_sized_with_margins_and_preds():
     from leaderboard_audit.metrics.per_model import robust_masks
     from leaderboard_audit.records import PRED_ABSENT, PRED_UNPARSEABLE
-    from leaderboard_audit.simulate import paper_sized_spec, simulate
+    from leaderboard_audit.records.simulate import paper_sized_spec, simulate
 
     r = simulate(paper_sized_spec())
     C = r.correct
@@ -50,7 +50,7 @@ def best(fn, n: int = 3) -> float:
 
 
 def main() -> None:
-    from leaderboard_audit.auditor import audit, make_scope
+    from leaderboard_audit.engine import audit, make_scope
     from leaderboard_audit.checks import registry
 
     r = paper_sized_with_margins_and_preds()

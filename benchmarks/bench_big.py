@@ -4,15 +4,14 @@ Builds the grid in blocks of models (logistic abilities, item difficulties and p
 shifts; no planted structure), writes the packed form (``records/packed.py``), then runs
 ``pytest --audit BIG.packed -q`` in a child process and prints wall time and peak RSS.
 Not a test: ``python benchmarks/bench_big.py [--models 1000 --items 30000]``;
-``--items 8000 --xdist 3``: -n 0 and -n 2 alternating, 3 pairs, each figure with the load
-average beside it (issue 24's target: -n 2 <= 0.65x of -n 0); ``--items 8000 --timeline 3``:
-the same pairs with ``xdist_timeline.py`` loaded, and each process's CPU by phase (medians).
+``--items 8000 --xdist 3``: ``pytest -n 0`` and ``-n 2`` alternating, 3 pairs, each figure with
+the load average beside it; ``--items 8000 --jobs 3``: the CLI's ``audit --jobs 1`` and
+``--jobs 2`` alternating, the same way (docs/performance.md).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import statistics
@@ -157,66 +156,19 @@ def rss_compare(path: Path) -> None:
     print(f"summed RSS -n 2 / -n 0: {got['2'] / got['0']:.2f} (target <= 1.5); PSS: {got_pss['2'] / got_pss['0']:.2f}")
 
 
-PHASES = ("startup", "collection", "loop", "statistics", "end", "cpu")
-
-
-def phases(row: dict) -> dict[str, float]:
-    """A process's CPU seconds by phase (``xdist_timeline.py``'s row): before the session
-    (interpreter, pytest, plugins, configure), collection (records loaded, tests made), the
-    test loop and, inside it, the statistics, the end (reports, summary), and in all."""
-    c = row["cpu"]
-    loop_start = c.get("collected", c.get("loop", c["sessionstart"]))
-    return {
-        "startup": c["sessionstart"],
-        "collection": loop_start - c["sessionstart"],
-        "loop": c["sessionfinish"] - loop_start,
-        "statistics": row["statistics"],
-        "end": c["end"] - c["sessionfinish"],
-        "cpu": row["user"] + row["sys"],
-    }
-
-
-def timeline(path: Path, pairs: int) -> None:
-    """-n 0 and -n 2 alternating with ``xdist_timeline.py`` loaded: each process's CPU by phase
-    and where its phases fall in wall time, medians over the pairs."""
-    here = Path(__file__).resolve().parent
-    got: dict[str, list[dict]] = {}
-    walls: dict[str, list[float]] = {"0": [], "2": []}
-    with tempfile.TemporaryDirectory() as d:
-        for i in range(pairs):
-            for n in ("0", "2"):
-                out = Path(d) / f"{i}-{n}.jsonl"
-                env = dict(os.environ, TIMELINE_OUT=str(out), TIMELINE_T0=repr(time.time()))
-                env["PYTHONPATH"] = os.pathsep.join(p for p in (str(here), env.get("PYTHONPATH")) if p)
-                wall = pytest_run(path, "-n", n, "-p", "xdist_timeline", env=env)[0]
-                walls[n].append(wall)
-                for line in out.read_text().splitlines():
-                    row = json.loads(line)
-                    name = row["process"] if row["process"] in ("serial", "controller") else "worker"
-                    got.setdefault(f"-n {n} {name}", []).append(row)
-            print(
-                f"pair {i + 1}: -n 0 {walls['0'][-1]:.1f} s, -n 2 {walls['2'][-1]:.1f} s (load {os.getloadavg()[0]:.1f})"
-            )
-    print("CPU seconds by phase, medians (a worker: the median of every worker's):")
-    print(f"{'':24s}" + "".join(f"{p:>12s}" for p in PHASES) + f"{'loop starts':>13s}{'loop ends':>11s}")
-    for key, rows in got.items():
-        cols = [statistics.median(phases(r)[p] for r in rows) for p in PHASES]
-        starts = statistics.median(r["wall"].get("collected", r["wall"]["loop"]) for r in rows)
-        ends = statistics.median(r["wall"]["sessionfinish"] for r in rows)
-        print(f"{key:24s}" + "".join(f"{v:12.2f}" for v in cols) + f"{starts:12.2f}s{ends:10.2f}s")
-    serial = [phases(r)["cpu"] for r in got["-n 0 serial"]]
-    par = [sum(phases(r)["cpu"] for r in rows) for rows in _by_run(got, pairs)]
-    print(
-        f"CPU in all: -n 0 {statistics.median(serial):.1f} s, -n 2 {statistics.median(par):.1f} s; "
-        f"wall: -n 0 {statistics.median(walls['0']):.1f} s, -n 2 {statistics.median(walls['2']):.1f} s"
+def cli_run(path: Path, jobs: int) -> tuple[float, float, int]:
+    """(wall s, CPU s of the process tree, exit code) of ``leaderboard-audit audit PATH --jobs N``."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_before = usage.ru_utime + usage.ru_stime
+    t = time.perf_counter()
+    res = subprocess.run(
+        [sys.executable, "-m", "leaderboard_audit.cli", "audit", str(path), "--jobs", str(jobs)],
+        capture_output=True,
+        text=True,
     )
-
-
-def _by_run(got: dict[str, list[dict]], pairs: int) -> list[list[dict]]:
-    """The -n 2 runs' rows, one list per run (the controller's and its workers')."""
-    controllers, workers = got.get("-n 2 controller", []), got.get("-n 2 worker", [])
-    per = len(workers) // max(1, len(controllers))
-    return [[c, *workers[i * per : (i + 1) * per]] for i, c in enumerate(controllers[:pairs])]
+    wall = time.perf_counter() - t
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, usage.ru_utime + usage.ru_stime - cpu_before, res.returncode
 
 
 def main() -> None:
@@ -233,11 +185,11 @@ def main() -> None:
     )
     ap.add_argument("--rss", action="store_true", help="summed peak RSS of the process tree at -n 0 and -n 2")
     ap.add_argument(
-        "--timeline",
+        "--jobs",
         type=int,
         default=0,
         metavar="PAIRS",
-        help="-n 0 and -n 2 alternating, each process's CPU by phase (xdist_timeline.py)",
+        help="run the CLI's audit --jobs 1 and --jobs 2 alternating, this many pairs",
     )
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
@@ -252,13 +204,22 @@ def main() -> None:
         if a.rss:
             rss_compare(path)
             return
-        if a.timeline:
-            timeline(path, a.timeline)
+        if a.jobs:
+            ratios = []
+            for i in range(a.jobs):
+                w1, c1, _ = cli_run(path, 1)
+                l1 = os.getloadavg()[0]
+                w2, c2, _ = cli_run(path, 2)
+                l2 = os.getloadavg()[0]
+                ratios.append(w2 / w1)
+                print(
+                    f"pair {i + 1}: --jobs 1 {w1:.1f} s (CPU {c1:.1f} s, load {l1:.1f}), --jobs 2 {w2:.1f} s "
+                    f"(CPU {c2:.1f} s, load {l2:.1f}): ratio {w2 / w1:.2f}",
+                    flush=True,
+                )
+            print(f"median ratio --jobs 2 / --jobs 1 over {a.jobs} pairs: {statistics.median(ratios):.2f}")
             return
         if a.xdist:
-            from leaderboard_audit.xdist_scheduling import predicted_seconds
-
-            print(f"predicted statistics {predicted_seconds(str(path)):.1f} s (xdist_scheduling cost model)")
             ratios = []
             for i in range(a.xdist):
                 w0, r0, _, _ = pytest_run(path, "-n", "0")

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from leaderboard_audit.auditor import audit_scope_computed
+from leaderboard_audit.engine import audit_scope_computed
 from leaderboard_audit.records.grid import Config, Grid
 from leaderboard_audit.records.model import Items, Records
 from leaderboard_audit.reports.leaderboard import render_csv

@@ -39,7 +39,7 @@ EXACT_AT = (0.1, 0.2)
 
 def grids() -> list[tuple[str, object]]:
     from leaderboard_audit.records import load_records
-    from leaderboard_audit.simulate import paper_sized_spec, simulate
+    from leaderboard_audit.records.simulate import paper_sized_spec, simulate
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

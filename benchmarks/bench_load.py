@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from leaderboard_audit.records import load_records, write_records
-from leaderboard_audit.simulate import paper_sized_spec, simulate
+from leaderboard_audit.records.simulate import paper_sized_spec, simulate
 
 
 def best_of(fn, repeat: int) -> float:

@@ -45,7 +45,7 @@ def paper(repeat: int, tmp: Path) -> None:
     from leaderboard_audit.records.cache import load_cached
     from leaderboard_audit.records.fingerprint import sha256_of
     from leaderboard_audit.records.packed import write_packed
-    from leaderboard_audit.simulate import paper_sized_spec, simulate
+    from leaderboard_audit.records.simulate import paper_sized_spec, simulate
 
     rec = simulate(paper_sized_spec())
     M, N, K = rec.shape

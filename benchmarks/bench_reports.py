@@ -52,7 +52,7 @@ def records_for(shape: str, work: Path) -> Path:
         return HERE.parent / "fixtures" / "real"
     if shape == "paper":
         from leaderboard_audit.records import write_records
-        from leaderboard_audit.simulate import paper_sized_spec, simulate
+        from leaderboard_audit.records.simulate import paper_sized_spec, simulate
 
         path = work / "paper"
         if not (path / "grid.json").exists():
@@ -85,7 +85,7 @@ def submission_markdown(shape: str, report: dict, work: Path) -> tuple[int, floa
 
     from leaderboard_audit.records import load_records
     from leaderboard_audit.reports.markdown import render_markdown
-    from leaderboard_audit.submission import with_gate
+    from leaderboard_audit.engine.gate import with_gate
 
     rec = load_records(records_for(shape, work))
     board = report["scopes"]["pooled"]["leaderboard"]

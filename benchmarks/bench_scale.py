@@ -76,7 +76,7 @@ def bench_leaderboard(tmp: Path) -> None:
 
 def paper_dir(tmp: Path, items_scale: int = 1) -> Path:
     from leaderboard_audit.records import write_records
-    from leaderboard_audit.simulate import paper_sized_spec, simulate
+    from leaderboard_audit.records.simulate import paper_sized_spec, simulate
 
     spec = paper_sized_spec()
     if items_scale != 1:
@@ -92,7 +92,7 @@ def bench_paper(tmp: Path) -> None:
     d = paper_dir(tmp)
     walls = [run(["--audit", str(d)])[0] for _ in range(5)]
     print(f"paper 12x3679x26: best {min(walls):.2f} s, median {sorted(walls)[2]:.2f} s of 5 end to end")
-    from leaderboard_audit.auditor import audit_scopes
+    from leaderboard_audit.engine import audit_scopes
     from leaderboard_audit.records import load_records
 
     r = load_records(d)

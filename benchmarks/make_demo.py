@@ -13,7 +13,7 @@ import argparse
 from pathlib import Path
 
 from leaderboard_audit.records import write_records
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.records.simulate import demo_spec, simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 

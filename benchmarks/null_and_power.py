@@ -1,6 +1,6 @@
 """False alarms under nulls and power under planted truths, per check (AUDITS v4; issue 43).
 
-Generator (the statistical review's, written independently of ``leaderboard_audit.simulate``):
+Generator (the statistical review's, written independently of ``leaderboard_audit.records.simulate``):
 
     logit[m,i,k] = a_i (theta_m - b_i) + z_mi + s_i (c_k + d_mk + u_ik) + e_mik;  C = logit > 0
     z ~ N(0, 1.5) model x item knowledge; e ~ N(0, 0.7) cell noise; c ~ N(0, .3) config;
@@ -41,7 +41,7 @@ if os.environ.get("AUDIT_CODE"):  # another checkout's package (v3 for the compa
 
 import numpy as np  # noqa: E402
 
-from leaderboard_audit.auditor import audit_scopes  # noqa: E402
+from leaderboard_audit.engine import audit_scopes  # noqa: E402
 from leaderboard_audit.records.grid import paper_grid  # noqa: E402
 from leaderboard_audit.records.model import Items, Records  # noqa: E402
 
@@ -227,7 +227,7 @@ def draw_theta_b(theta: np.ndarray, N: int, rng: np.random.Generator, grid) -> n
 def run_gate(delta: float, sd: float, boards: int, items: int = 400, seed: int = 4, kind: str = "A") -> dict:
     """The CI gate (``--audit-submission``): 5 models spaced 0.5 logits apart plus a newcomer
     ``delta`` logits from the best; the share of boards where the gate exits 1."""
-    from leaderboard_audit.submission import submission_audit
+    from leaderboard_audit.engine.gate import submission_audit
 
     grid = paper_grid()
     blocked = 0
@@ -301,7 +301,7 @@ def run_pairs(models: int, items: int, boards: int, kind: str = "A0", seed: int 
     """Board-wide error control of the pair verdicts (issue 42): null boards of ``models`` x
     ``items`` x 26 configurations; the share of boards with any manufactured or ranking FAIL,
     and the mean number of adjacent pairs 'identified' by the unadjusted per-pair test."""
-    from leaderboard_audit.auditor import audit_scope_computed
+    from leaderboard_audit.engine import audit_scope_computed
 
     grid = paper_grid()
     fails = {"manufactured": 0, "ranking": 0}

@@ -22,11 +22,11 @@ import time
 
 import numpy as np
 
-from leaderboard_audit.auditor import audit_scope
+from leaderboard_audit.engine import audit_scope
 from leaderboard_audit.metrics.bootstrap import paired_sign_bootstrap_ci
 from leaderboard_audit.metrics.identified import sign_test_p
 from leaderboard_audit.records.grid import paper_grid
-from leaderboard_audit.simulate import SimModel, SimSpec, exchangeable_spec, simulate
+from leaderboard_audit.records.simulate import SimModel, SimSpec, exchangeable_spec, simulate
 
 GRID = paper_grid()
 

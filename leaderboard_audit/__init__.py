@@ -16,7 +16,7 @@ _LAZY = {
     "RecordsError": ("leaderboard_audit.records", "RecordsError"),
     "load_records": ("leaderboard_audit.records", "load_records"),
     "write_records": ("leaderboard_audit.records", "write_records"),
-    "audit": ("leaderboard_audit.auditor", "audit"),
+    "audit": ("leaderboard_audit.engine.run", "audit"),
     "report_tables": ("leaderboard_audit.reports.frames", "report_tables"),
 }
 

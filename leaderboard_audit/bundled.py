@@ -137,6 +137,6 @@ def demo_main(argv: list[str] | None = None) -> int:
     except BundledError as exc:
         print(f"leaderboard-audit demo: {exc}", file=sys.stderr)
         return 4
-    from .report_cli import main as audit_main
+    from .cli.audit import main as audit_main
 
     return audit_main([str(path), *rest])

@@ -178,6 +178,16 @@ def audit_formats() -> tuple[str, ...]:
     return RECORDS_FORMATS + IMPORTERS.names()
 
 
+def audit_format_arg() -> Any:
+    """``type=`` of every ``--audit-format`` / ``--format``: a records format, or an importer's
+    name or alias (any case), as its canonical name."""
+    return IMPORTERS.arg_type(RECORDS_FORMATS)
+
+
+def audit_format_metavar() -> str:
+    return IMPORTERS.metavar(RECORDS_FORMATS)
+
+
 def is_importer(fmt: str) -> bool:
     return fmt not in RECORDS_FORMATS and fmt in IMPORTERS
 
@@ -220,6 +230,8 @@ __all__ = [
     "MAPPING_FILE",
     "RECORDS_FORMATS",
     "ImporterSpec",
+    "audit_format_arg",
+    "audit_format_metavar",
     "audit_formats",
     "format_names",
     "formats_help",

@@ -172,6 +172,34 @@ class Registry(Mapping[str, T], Generic[T]):
             self._entries[canon] = entry
         return entry
 
+    def arg_type(self, fixed: Iterable[str] = ()) -> Callable[[str], str]:
+        """An ``argparse`` ``type=``: a value's canonical name (a name or an alias, any case,
+        ``_`` read as ``-``), or one of the ``fixed`` values that are no entry of this registry
+        (``auto``); anything else is refused naming the choices."""
+        keep = tuple(fixed)
+        own = {name_key(f): f for f in keep}
+
+        def canonical(text: str) -> str:
+            if name_key(text) in own:
+                return own[name_key(text)]
+            try:
+                return self.canonical(text)
+            except RegistryError:
+                import argparse
+
+                raise argparse.ArgumentTypeError(f"{text!r} is not one of {self.metavar(keep)}") from None
+
+        canonical.__name__ = self.kind  # argparse's "invalid <name> value" names the family
+        return canonical
+
+    def metavar(self, fixed: Iterable[str] = ()) -> str:
+        """``{a,b (alias b2),...}``: the choices a user can type, as a ``metavar``."""
+        shown = [
+            *fixed,
+            *(n + (f" (alias {', '.join(self._aliases[n])})" if self._aliases.get(n) else "") for n in self.names()),
+        ]
+        return "{" + ",".join(shown) + "}"
+
     def names(self) -> tuple[str, ...]:
         self._load()
         return tuple(self._entries)

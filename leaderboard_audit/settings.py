@@ -9,10 +9,14 @@ The controller resolves them once and sends them to xdist workers (``workerinput
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
-from collections.abc import Callable
 
 DEFAULT_SEED = 1234
 DEFAULT_BOOT = 10_000
@@ -182,6 +186,53 @@ def resolve(
     return out
 
 
+@dataclass(frozen=True)
+class Settings:
+    """One run's settings, resolved and checked once (``resolve_settings`` for the numbers, the
+    front end for the rest), then read-only; an xdist worker receives them as ``as_json`` and
+    rebuilds them with ``from_json``. ``path`` and ``sha256`` may be filled in later by the run
+    (``--audit-collect`` produces the records; the fingerprint is taken as they load)."""
+
+    seed: int = DEFAULT_SEED
+    boot: int = DEFAULT_BOOT
+    alpha: float = DEFAULT_ALPHA
+    strict: bool = False
+    intersect: bool = False
+    thresholds: Mapping[str, Any] = field(default_factory=dict)
+    path: str | None = None
+    format: str = "auto"
+    mapping: str | None = None
+    metric: str | None = None
+    report: str | None = None
+    markdown: str | None = None
+    html: str | None = None
+    leaderboard: str | None = None
+    collect: str | None = None
+    submission: tuple[str, ...] = ()
+    gate: tuple[str, ...] = ()
+    summary: str = "short"
+    cache: str | None = None
+    workers: int = 1
+    sha256: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "thresholds", MappingProxyType(dict(self.thresholds)))
+        object.__setattr__(self, "submission", tuple(self.submission))
+        object.__setattr__(self, "gate", tuple(self.gate))
+
+    def as_json(self) -> str:
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d.update(thresholds=dict(self.thresholds), submission=list(self.submission), gate=list(self.gate))
+        return json.dumps(d, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Settings:
+        return cls(**json.loads(text))
+
+    def replace(self, **changes: Any) -> Settings:
+        return dataclasses.replace(self, **changes)
+
+
 INI_KEYS = ("seed", "boot", "alpha", "strict")  # ini ``audit_<key>`` (thresholds: ``audit_<name>``)
 
 
@@ -209,8 +260,26 @@ def resolve_settings(
     )
 
 
+def bundled_threshold_names() -> tuple[str, ...]:
+    """The bundled checks' threshold names (each check class's ``thresholds = {...}``), read from
+    the checks' source text without importing them (numpy), for pytest's ini registration:
+    ``pytest --help`` stays import-light (~2 ms), and a bundled check declares its thresholds in
+    one place (``tests/checks/test_check_registry.py`` checks the two agree). Third-party
+    checks' thresholds are set through ``[tool.leaderboard_audit]`` or ``--audit-threshold``."""
+    import re
+
+    declared = re.compile(r"^    thresholds(?:\s*:[^=\n]*)?\s*=\s*\{(.*?)\}", re.M | re.S)
+    names: set[str] = set()
+    for path in sorted((Path(__file__).parent / "checks").glob("*.py")):
+        for body in declared.findall(path.read_text(encoding="utf-8")):
+            names.update(re.findall(r"[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']\s*:", body))
+    return tuple(sorted(names))
+
+
 __all__ = [
     "DEFAULT_ALPHA",
+    "Settings",
+    "bundled_threshold_names",
     "DEFAULT_BOOT",
     "DEFAULT_SEED",
     "INI_KEYS",

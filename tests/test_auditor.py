@@ -7,7 +7,7 @@ import pandas as pd
 
 import leaderboard_audit
 from helpers.paths import TINY
-from leaderboard_audit.auditor import dumps_report
+from leaderboard_audit.engine import dumps_report
 
 
 def test_audit_takes_a_path_and_gives_the_loaded_records_report():

@@ -13,7 +13,7 @@ TINY = REPO / "fixtures" / "tiny"
 UC = """
 import os
 from leaderboard_audit.checks import Check
-from leaderboard_audit.verdicts import judge, make_verdict
+from leaderboard_audit.checks.verdicts import judge, make_verdict
 MODE = os.environ.get("UC_MODE", "ok")
 
 class Simple(Check):
@@ -89,7 +89,7 @@ def test_a_short_judge_is_a_fail_not_a_keyerror(run):
     res, rep = run("short")
     assert res.parseoutcomes().get("errors", 0) == 0
     mine = [v for v in _verdicts(rep) if v["check"] == "uc_simple"]
-    assert mine and all(v["status"] == "fail" and "0 verdict(s)" in v["message"] for v in mine)
+    assert mine and all(v["status"] == "fail" and "returned 0 verdicts for" in v["message"] for v in mine)
 
 
 def test_a_registered_check_cannot_shadow_a_bundled_verdict_id(run):
@@ -122,6 +122,6 @@ def test_registry_errors_are_usage_errors(run, pytester, entry, needle):
     text = res.stdout.str() + res.stderr.str()
     assert res.ret == pytest.ExitCode.USAGE_ERROR and "INTERNALERROR" not in text, text
     assert "registered checks: " in text and needle in text, text
-    code = "import sys; from leaderboard_audit.report_cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from leaderboard_audit.cli.audit import main; sys.exit(main(sys.argv[1:]))"
     cli = subprocess.run([sys.executable, "-c", code, str(TINY)], capture_output=True, text=True, timeout=120)
     assert cli.returncode == 2 and "registered checks: " in cli.stderr and "--threshold" not in cli.stderr, cli.stderr

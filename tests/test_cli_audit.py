@@ -5,9 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from leaderboard_audit.cli import main
+from leaderboard_audit.cli.main import main
 from leaderboard_audit.records import load_records
-from leaderboard_audit.auditor import audit, dumps_report
+from leaderboard_audit.engine import audit, dumps_report
 from helpers.paths import REPO
 
 TINY = REPO / "fixtures" / "tiny"

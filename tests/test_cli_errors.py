@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from leaderboard_audit.cli import main
+from leaderboard_audit.cli.main import main
 from leaderboard_audit.records import load_records
 from helpers.builders import disk_full_on
 from helpers.paths import REPO

@@ -59,7 +59,7 @@ def descriptive(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def compute(root: Path, fixture: str) -> dict[str, Any]:
-    from leaderboard_audit.auditor import audit
+    from leaderboard_audit.engine import audit
     from leaderboard_audit.records import load_records
 
     rep = audit(load_records(root / "fixtures" / fixture), seed=SEED, n_boot=N_BOOT)

@@ -208,7 +208,7 @@ def test_the_job_installs_the_pinned_wheel_into_a_fresh_python(boards, tmp_path)
     assert r["conclusion"] == "success", s[INSTALL].get("output")
     out = s[INSTALL]["output"]
     assert ": OK" in out and "Successfully installed leaderboard-audit-" in out  # sha256sum, then pip
-    installed = list((work / "python").rglob("site-packages/leaderboard_audit/guard.py"))
+    installed = list((work / "python").rglob("site-packages/leaderboard_audit/plugin/guard.py"))
     assert len(installed) == 1  # the wheel's, in the job's own python
     assert not list((work / "runner_cache").glob("leaderboard_audit*"))  # the cache never had it
 
@@ -364,7 +364,7 @@ def test_without_the_guard_step_the_audit_step_alone_runs_nothing(boards, tmp_pa
     base0, board = boards
     base = pr_tree(tmp_path, base0, "base")
     wf = WORKFLOW.read_text()
-    guard_step = "      - name: refuse anything but data in records/\n        run: python -P -m leaderboard_audit.guard records\n"
+    guard_step = "      - name: refuse anything but data in records/\n        run: leaderboard-audit guard records\n"
     assert guard_step in wf
     (base / ".github" / "workflows" / "audit-gate.yml").write_text(wf.replace(guard_step, ""))
     marker = tmp_path / "MARKER"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from leaderboard_audit.guard import main, not_data
+from leaderboard_audit.plugin.guard import main, not_data
 
 
 def test_guard_refuses_config_code_and_shell_names(tmp_path, capsys):

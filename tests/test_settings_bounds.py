@@ -7,7 +7,7 @@ import pytest
 
 from leaderboard_audit.settings import SettingsError, pyproject_table
 from leaderboard_audit.checks import Thresholds
-from leaderboard_audit.verdicts import COUNT_MAXIMA
+from leaderboard_audit.checks.verdicts import COUNT_MAXIMA
 from helpers.paths import REPO
 
 

@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from leaderboard_audit.cli import main
+from leaderboard_audit.cli.main import main
 from helpers.paths import REPO
 
 REAL = REPO / "fixtures" / "real"
@@ -58,12 +58,15 @@ def test_session_settings_are_frozen_once_resolved(pytester):
     records = shutil.copytree(REPO / "fixtures" / "tiny", pytester.path / "rec")
     pytester.makepyfile(
         test_frozen="""
+        import dataclasses
         import pytest
         def test_frozen(request, audit_records):
             session = request.config.pluginmanager.get_plugin("leaderboard-audit-session")
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                session.settings.seed = 1
             with pytest.raises(TypeError):
-                session.settings["seed"] = 1
-            assert len(session.fingerprint()) == 64 and "sha256" not in session.settings or session.settings.get("sha256")
+                session.settings.thresholds["band_pass"] = 1.0
+            assert len(session.fingerprint()) == 64 and session.settings.sha256 is None
         """
     )
     r = pytester.runpytest("-p", "no:cacheprovider", "-rA", "--audit", str(records), "test_frozen.py")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from leaderboard_audit.submission import with_gate
+from leaderboard_audit.engine.gate import with_gate
 
 import json
 from pathlib import Path
@@ -14,7 +14,7 @@ import html as html_mod
 
 from helpers.builders import write
 from helpers.gate_boards import big_board, done_when_board
-from leaderboard_audit.auditor import audit, cases as all_cases, make_scope
+from leaderboard_audit.engine import audit, cases as all_cases, make_scope
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import paper_grid
 from leaderboard_audit.reports.html import render_html
@@ -25,8 +25,8 @@ from leaderboard_audit.reports.submission_text import (
     render_submission_text,
     state_line,
 )
-from leaderboard_audit.simulate import demo_spec, simulate
-from leaderboard_audit.submission import GateError, gating_checks, submission_audit, submission_cases
+from leaderboard_audit.records.simulate import demo_spec, simulate
+from leaderboard_audit.engine.gate import GateError, gating_checks, submission_audit, submission_cases
 from helpers.paths import REPO
 
 ARGS = ("-p", "no:cacheprovider", "-q")
@@ -194,9 +194,9 @@ def test_split_orderings_are_context_with_their_old_verdict(demo):
 
 
 def test_a_user_check_can_gate(monkeypatch):
-    from leaderboard_audit import auditor, submission
+    from leaderboard_audit.engine import gate as submission, scope as auditor
     from leaderboard_audit.checks import Check, registry
-    from leaderboard_audit.verdicts import make_verdict
+    from leaderboard_audit.checks.verdicts import make_verdict
 
     class Newcomers(Check):
         name = "uc_newcomer"

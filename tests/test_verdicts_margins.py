@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from leaderboard_audit import load_records
-from leaderboard_audit.auditor import audit
+from leaderboard_audit.engine import audit
 from leaderboard_audit.records import Grid, Items, Records
 from leaderboard_audit.records.grid import paper_grid
 from leaderboard_audit.checks import Thresholds

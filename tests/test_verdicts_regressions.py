@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import chi2
 
-from leaderboard_audit.auditor import audit, audit_scope
+from leaderboard_audit.engine import audit, audit_scope
 from leaderboard_audit.records import Config, Grid, Items, Records
 
 P0 = Config("gen|letter_plain|p0", "gen", "letter_plain", "p0", (0, 1, 2, 3))

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..verdicts import FAIL, PASS, WARN, at_least, at_most, exact, make_verdict, skipped
+from ..checks.verdicts import FAIL, PASS, WARN, at_least, at_most, exact, make_verdict, skipped
 from .data import Battles, PairCounts
 from .orders import (
     ScoreGrid,

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..metrics.averaged import METHOD, averaged_order, configs_won
 from ..metrics.identified import identified_report
-from ..tables_model import Line
+from .tables import Line
 from .base import Check, Scope
 
 

@@ -13,8 +13,8 @@ from typing import Any
 from ..metrics import axes as axes_m
 from ..metrics.harness_effects import interaction_p
 from ..metrics.identified import holm_adjust
-from ..tables_model import Line, Table
-from ..verdicts import FAIL, PASS, WARN, at_least, at_most, exact, make_verdict, skipped
+from .tables import Line, Table
+from .verdicts import FAIL, PASS, WARN, at_least, at_most, exact, make_verdict, skipped
 from .base import Check, Scope
 
 

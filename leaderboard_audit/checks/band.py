@@ -12,8 +12,8 @@ from typing import Any
 from ..metrics.harness_effects import cochran_q_p
 from ..metrics.identified import holm_adjust
 from ..metrics.per_model import band as band_m
-from ..tables_model import Cell, Table, range_cell
-from ..verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
+from .tables import Cell, Table, range_cell
+from .verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
 from .base import Check, Scope, num
 
 BAND_KEYS = ("reference", "min", "max", "spread", "robust", "optimistic", "config_lucky")

@@ -36,7 +36,7 @@ import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..records import Records
-    from ..tables_model import Table
+    from .tables import Table
     from .thresholds import Thresholds
 
 POOLED = "pooled"

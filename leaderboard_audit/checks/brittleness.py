@@ -22,8 +22,8 @@ from ..metrics.brittleness import (
     variance_parts_from_right,
 )
 from ..metrics.per_model import derived, right_counts
-from ..tables_model import Line
-from ..verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
+from .tables import Line
+from .verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
 from .base import POOLED, Check, Scope
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -15,8 +15,8 @@ import numpy as np
 from ..metrics.champions import challenger_leads, champions as champions_m
 from ..metrics.harness_effects import one_sided
 from ..metrics.identified import holm_adjust
-from ..tables_model import Line, Table
-from ..verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
+from .tables import Line, Table
+from .verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
 from .base import Check, Scope, num
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics.compliance import DEFAULT_ANSWER_CLASSES, compliance
-from ..tables_model import Line, Table
-from ..verdicts import fmt
+from .tables import Line, Table
+from .verdicts import fmt
 from .base import POOLED, Check, Scope
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics.compression import compression as compression_m
-from ..tables_model import Line, Table, ci_cell
-from ..verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
+from .tables import Line, Table, ci_cell
+from .verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
 from .base import Check, Scope, num
 
 

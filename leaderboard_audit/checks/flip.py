@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics.flip import DEFAULT_FLIP_BOOT, PRECISION_TARGET, flip_predictor
-from ..tables_model import Cell, Line, Table, ci_cell
-from ..verdicts import fmt
+from .tables import Cell, Line, Table, ci_cell
+from .verdicts import fmt
 from .base import POOLED, Check, Scope
 
 

@@ -17,8 +17,8 @@ from ..metrics.harness_effects import one_sided
 from ..metrics.identified import holm_adjust, sign_test_p
 from ..metrics.pairs import PairStats, pairs_from_counts
 from ..metrics.power import log10_p, min_disagreements
-from ..tables_model import Cell, Table, ci_cell, pair_label
-from ..verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
+from .tables import Cell, Table, ci_cell, pair_label
+from .verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
 from .base import Check, Scope, num
 
 PAIR_KEYS = (

@@ -37,8 +37,8 @@ import numpy as np
 from ..metrics.leave_one_out import MIN_BENCHMARKS, moved, without_benchmark
 from ..metrics.per_model import items_of, released
 from ..metrics.rng import rng_for
-from ..tables_model import Cell, Line, Table, ci_cell
-from ..verdicts import FAIL, PASS, SEVERITY, WARN, exact, fmt, make_verdict, skipped
+from .tables import Cell, Line, Table, ci_cell
+from .verdicts import FAIL, PASS, SEVERITY, WARN, exact, fmt, make_verdict, skipped
 from .base import POOLED, Check, Scope
 from .drop_scope import DropScope
 
@@ -344,9 +344,9 @@ class Mix(Check):
 
     def basis(self, scope: Scope) -> dict[str, Any]:
         """What every leave-one-out set is compared with, read from the pooled scope's computed
-        sections (JSON): the rerun checks, their pooled verdicts and Table 9's headline. Under
-        xdist a worker that computes some benchmarks' sets receives it from the one that computed
-        the pooled scope (``xdist_store``) instead of computing that scope again."""
+        sections (JSON): the rerun checks, their pooled verdicts and Table 9's headline. The
+        processes that compute the leave-one-out sets (``engine.parallel``) receive it from the
+        one that computed the pooled scope instead of computing that scope again."""
         checks = self.rerun(scope)
         return {
             "checks": [c.name for c in checks],
@@ -357,7 +357,7 @@ class Mix(Check):
         }
 
     def section_of(self, scope: Scope, basis: dict[str, Any], without: dict[str, Any]) -> dict[str, Any]:
-        """The ``mix`` section from the basis and each benchmark's entry (``without_one``; a
+        """The ``mix`` section from the basis and each benchmark's entry (``reduced_entry`` and ``drop_entry``; a
         worker judging one benchmark's set has that entry only)."""
         return {
             "checks": list(basis["checks"]),
@@ -382,17 +382,6 @@ class Mix(Check):
         for b, e in without.items():
             self.drop_entry(scope, b, e, basis, level=level, draws=draws)
         return self.section_of(scope, basis, without)
-
-    def without_one(self, scope: Scope, b: str, basis: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """One benchmark's entry alone (its reduced set and its drops, at the level its own
-        changes give): what a unit that sees one benchmark can compute. ``compute`` judges the
-        board's changes together instead."""
-        e = self.reduced_entry(scope, b, basis)
-        n = len(e["status_changes"])
-        self.drop_entry(
-            scope, b, e, basis(), level=specific_level(n), draws=board_draws(int(scope.thresholds.mix_draws), n)
-        )
-        return e
 
     def reduced_entry(self, scope: Scope, b: str, basis: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """One benchmark's entry of the section without its random drops: the pooled checks on

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics.power import median, min_disagreements
-from ..tables_model import Line
+from .tables import Line
 from .base import Check, Scope
 
 

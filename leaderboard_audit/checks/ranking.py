@@ -15,8 +15,8 @@ from typing import Any
 
 
 from ..metrics.identified import identified_order, identified_report
-from ..tables_model import Cell, Line, Table
-from ..verdicts import FAIL, PASS, WARN, exact, make_verdict
+from .tables import Cell, Line, Table
+from .verdicts import FAIL, PASS, WARN, exact, make_verdict
 from .averaged import CHECK as AVERAGED, contradictions, tiers_text
 from .base import Check, Scope
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics.robust_subset import robust_subset
-from ..tables_model import Line, Table
-from ..verdicts import fmt
+from .tables import Line, Table
+from .verdicts import fmt
 from .base import Check, Scope
 
 

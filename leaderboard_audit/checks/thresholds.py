@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..verdicts import convert_threshold
+from .verdicts import convert_threshold
 
 
 class Thresholds(Mapping[str, Any]):

@@ -17,7 +17,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--output", help="override the spec's output directory")
     from .engines import ENGINES
 
-    ap.add_argument("--engine", choices=ENGINES.names(), help="override the engine")
+    ap.add_argument("--engine", type=ENGINES.arg_type(), metavar=ENGINES.metavar(), help="override the engine")
     ap.add_argument("--n-items", type=int, help="override items per benchmark")
     ap.add_argument(
         "--benchmarks-dir",

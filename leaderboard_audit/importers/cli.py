@@ -40,7 +40,7 @@ def parser() -> argparse.ArgumentParser:
         + ", ".join(aggregate_names())
         + " (e.g. leaderboard-audit import arena-counts -h).",
     )
-    p.add_argument("format", choices=IMPORTERS.names())
+    p.add_argument("format", type=IMPORTERS.arg_type(), metavar=IMPORTERS.metavar())
     p.add_argument("src", help=_per_format_src())
     p.add_argument(
         "-o",

@@ -11,32 +11,6 @@ from typing import Any
 
 import numpy as np
 
-#: what ``DerivedCache.get(..., wait=False)`` answers for a quantity another process is
-#: computing right now (``DerivedCache.shared``)
-BUSY = object()
-#: derived quantities worth handing between processes (``DerivedCache.shared``), each name
-#: with how many same-shaped arrays its value is: models x models counts summed over items,
-#: a second or more each at 1,000 models, which the pooled scope and mix's reduced sets sum
-#: from the benchmarks' (``summed_over_items``); and what every check of a scope starts from
-#: (the right counts, the config words, the all / any masks and the correct counts), which
-#: the worker of the pooled scope and the worker of a leave-one-out set would otherwise each
-#: compute for the same items (1.3 CPU-s of a ``-n 2`` run at 1,000 x 8,000 x 26: issue 24,
-#: "nothing recomputed because of how units were cut").
-#:
-#: A computation holding one of these names' locks takes another's only downwards: ``above``
-#: and ``robust_only`` may take the base names; a reduced set's ``right_counts`` or
-#: ``all_any`` its parent's (more items); a pooled ``counts`` its benchmarks' (fewer). No name
-#: takes a lock of a name above it, nor of its own name in the other direction, so no two
-#: processes wait on each other (``xdist_store``).
-SHAREABLE: dict[str, int] = {
-    "above": 1,
-    "robust_only": 1,
-    "right_counts": 1,
-    "config_words": 1,
-    "counts": 1,
-    "all_any": 2,
-}
-
 
 class DerivedCache:
     """Quantities several checks derive from the same read-only tensor, for the lifetime of one
@@ -48,11 +22,6 @@ class DerivedCache:
         self.entries: dict[int, tuple[weakref.ref, dict[tuple[Any, ...], Any]]] = {}
         #: id(child) -> (weak reference to it, parent, item index): child == parent[:, index]
         self.sources: dict[int, tuple[weakref.ref, np.ndarray, np.ndarray]] = {}
-        #: where the ``SHAREABLE`` quantities of the records' own tensor come from when other
-        #: processes audit the same records (xdist workers: ``xdist_store.SharedArrays``,
-        #: whose ``get(C, name, compute, wait)`` computes, or reads what another process
-        #: computed); None: this process computes what it needs
-        self.shared: Any = None
 
     def link(self, child: np.ndarray, parent: np.ndarray, idx: np.ndarray) -> None:
         key = id(child)
@@ -83,9 +52,9 @@ class DerivedCache:
                 del entry[1][key]
         self.sources.pop(id(C), None)
 
-    def get(self, C: np.ndarray, name: str, compute: Callable[[], Any], *, wait: bool = True) -> Any:
-        """``compute()`` once per (memory, view, name); ``wait=False``: ``BUSY`` instead of
-        waiting for a shared quantity another process is computing."""
+    def _values(self, C: np.ndarray, create: bool = True) -> dict[tuple[Any, ...], Any] | None:
+        """The values derived from the memory ``C`` shows, keyed by (view start, shape, strides,
+        dtype, name); memory that can still change through another array: ``C``'s own."""
         owner = C
         while isinstance(owner.base, np.ndarray):
             owner = owner.base
@@ -94,26 +63,52 @@ class DerivedCache:
         okey = id(owner)
         entry = self.entries.get(okey)
         if entry is None or entry[0]() is not owner:
+            if not create:
+                return None
             entry = (weakref.ref(owner, functools.partial(self._forget, okey)), {})
             self.entries[okey] = entry
+        return entry[1]
+
+    def get(self, C: np.ndarray, name: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per (memory, view, name)."""
+        values = self._values(C)
+        assert values is not None
         key = (C.__array_interface__["data"][0], C.shape, C.strides, C.dtype.str, name)
-        values = entry[1]
         if key not in values:
-            if self.shared is not None and name in SHAREABLE:
-                value = self.shared.get(C, name, compute, wait=wait)
-                if value is BUSY:
-                    return BUSY
-            else:
-                value = compute()
-            for a in value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else (value,):
-                if isinstance(a, np.ndarray):
-                    a.flags.writeable = False
-            values[key] = value
+            values[key] = _read_only(compute())
         return values[key]
 
+    def owned(self, C: np.ndarray) -> dict[tuple[Any, ...], Any]:
+        """A copy of what was derived from the read-only memory ``C`` shows, every view of it
+        (empty where that memory is writeable: its values are per view object)."""
+        values = self._values(C, create=False)
+        return dict(values) if values is not None and not C.flags.writeable else {}
 
-#: the cache of the audit running in this context (None: nothing is shared, every call computes)
-_ACTIVE: ContextVar[DerivedCache | None] = ContextVar("leaderboard_audit_derived", default=None)
+    def adopt(self, C: np.ndarray, values: dict[tuple[Any, ...], Any]) -> None:
+        """Take ``values`` derived from the same memory as ``C`` by a process forked from this
+        one (which sees that memory at the same addresses, so ``owned``'s keys hold here)."""
+        mine = self._values(C) if values and not C.flags.writeable else None
+        if mine is not None:
+            for key, value in values.items():
+                mine.setdefault(key, _read_only(value))
+
+
+def _read_only(value: Any) -> Any:
+    """``value`` (an array, or a dict or tuple of them) with its arrays made read-only."""
+    for a in value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else (value,):
+        if isinstance(a, np.ndarray):
+            a.flags.writeable = False
+    return value
+
+
+#: the cache of the audit running in this context (None: nothing is shared, every call computes);
+#: set only by ``sharing``, which the audit enters with the cache it owns
+_CURRENT: ContextVar[DerivedCache | None] = ContextVar("leaderboard_audit_derived", default=None)
+
+
+def current_cache() -> DerivedCache | None:
+    """The cache of the audit sharing now (``sharing``), or None."""
+    return _CURRENT.get()
 
 
 @contextmanager
@@ -122,12 +117,12 @@ def sharing(cache: DerivedCache | None = None) -> Iterator[DerivedCache]:
     active, else in a new one. The auditor enters it for one scope (``audit_scope_computed``),
     the plugin's session and ``auditor.audit`` for all of a run's scopes (so the pooled scope
     and its benchmarks share), the report for its pair evidence."""
-    use = cache or _ACTIVE.get() or DerivedCache()
-    token = _ACTIVE.set(use)
+    use = cache or _CURRENT.get() or DerivedCache()
+    token = _CURRENT.set(use)
     try:
         yield use
     finally:
-        _ACTIVE.reset(token)
+        _CURRENT.reset(token)
 
 
 def items_of(child: np.ndarray, parent: np.ndarray, idx: np.ndarray) -> None:
@@ -135,14 +130,14 @@ def items_of(child: np.ndarray, parent: np.ndarray, idx: np.ndarray) -> None:
     sets and random drops), for the audit sharing now: what is computed item by item
     (``all_any``, hence the robust masks) is then read from the parent's instead of scanning
     the child's tensor again (~1 s a set at 1,000 x 30,000 x 26)."""
-    cache = _ACTIVE.get()
+    cache = _CURRENT.get()
     if cache is not None and not child.flags.writeable and not parent.flags.writeable:
         cache.link(child, parent, np.asarray(idx))
 
 
 def released(C: np.ndarray) -> None:
     """``DerivedCache.release`` in the audit sharing now (nothing outside one)."""
-    cache = _ACTIVE.get()
+    cache = _CURRENT.get()
     if cache is not None:
         cache.release(C)
 
@@ -161,7 +156,7 @@ def derived(C: np.ndarray, name: str, compute: Callable[[], Any]) -> Any:
     otherwise (the owner could still be written through) only the same view object
     does. Cached arrays are made read-only, so a caller cannot alter them.
     """
-    cache = _ACTIVE.get()
+    cache = _CURRENT.get()
     if cache is None or C.flags.writeable:
         return compute()
     return cache.get(C, name, compute)
@@ -185,15 +180,7 @@ def summed_over_items(
     ``dtype`` (what ``compute(C)`` would give; default the first part's)."""
     if not parts or len(parts) < 2 or sum(P.shape[1] for P in parts) != C.shape[1]:
         return derived(C, name, lambda: compute(C))
-    values: list[Any] = [None] * len(parts)
-    cache = _ACTIVE.get()
-    if cache is not None and cache.shared is not None:
-        # parts other processes are computing now are taken last: by then they are written
-        for i, P in enumerate(parts):
-            if not P.flags.writeable:
-                got = cache.get(P, name, lambda P=P: compute(P), wait=False)
-                values[i] = None if got is BUSY else got
-    values = [derived(P, name, lambda P=P: compute(P)) if v is None else v for v, P in zip(values, parts)]
+    values = [derived(P, name, lambda P=P: compute(P)) for P in parts]
     total = np.sum([v.astype(np.int64) for v in values], axis=0)
     out = total.astype(dtype or values[0].dtype)
     out.flags.writeable = False
@@ -229,7 +216,7 @@ def right_counts(C: np.ndarray) -> np.ndarray:
     the variance parts both start from them)."""
 
     def compute() -> np.ndarray:
-        cache = _ACTIVE.get()
+        cache = _CURRENT.get()
         src = cache.source_of(C) if cache is not None else None
         if src is not None:
             parent, idx = src
@@ -298,7 +285,7 @@ def all_any(C: np.ndarray, configs: list[int] | None = None) -> tuple[np.ndarray
     if configs is None:
 
         def compute() -> tuple[np.ndarray, np.ndarray]:
-            cache = _ACTIVE.get()
+            cache = _CURRENT.get()
             src = cache.source_of(C) if cache is not None else None
             if src is not None:  # a reduced set: its items' masks are the parent's
                 parent, idx = src

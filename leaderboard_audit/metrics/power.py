@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from .identified import sign_test_p
-from .per_model import _ACTIVE
 
 #: items_needed searches up to this many jointly robust items (v3: above it "> 10,000,000")
 ITEMS_NEEDED_CAP = 10_000_000
@@ -101,8 +100,13 @@ class _CriticalTable:
             self.k, self.cdf, self.pmf = int(at[0]), float(at[1]), float(at[2])
 
 
+#: the alphas whose tables this process made (``critical_tables``)
+_grown: set[float] = set()
+
+
 @functools.lru_cache(maxsize=8)
 def _table(alpha: float) -> _CriticalTable:
+    _grown.add(alpha)
     return _CriticalTable(alpha)
 
 
@@ -158,16 +162,20 @@ def critical_values(alpha: float, nmax: int) -> np.ndarray:
     """``critical_values(alpha, nmax)[n]`` for ``n <= nmax``.
 
     Growing the table is one Python step per ``n`` (~1 s to the millions near-tied pairs
-    ask for); where processes share an audit's results (``DerivedCache.shared``, xdist
-    workers) one of them grows it and the others continue from its table."""
-    table = _table(float(alpha))
-    nmax = int(nmax)
-    if nmax >= table.c.size:
-        cache = _ACTIVE.get()
-        shared = cache.shared if cache is not None else None
-        if shared is not None:
-            shared.grow(f"critical-{float(alpha)!r}", table, nmax)
-    return table.upto(nmax)
+    ask for); a process can hand what it grew to another (``critical_tables``,
+    ``adopt_critical_tables``), which continues from it with the same bits."""
+    return _table(float(alpha)).upto(int(nmax))
+
+
+def critical_tables() -> dict[float, tuple[np.ndarray, np.ndarray]]:
+    """alpha -> the state of every table grown in this process (``_CriticalTable.state``)."""
+    return {alpha: _table(alpha).state() for alpha in _grown}
+
+
+def adopt_critical_tables(states: dict[float, tuple[np.ndarray, np.ndarray]]) -> None:
+    """Continue from tables another process grew, where they are longer than this one's."""
+    for alpha, (c, at) in states.items():
+        _table(float(alpha)).restore(c, at)
 
 
 def _half_up(num: np.ndarray, den: int) -> np.ndarray:

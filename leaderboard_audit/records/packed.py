@@ -42,7 +42,7 @@ import numpy as np
 
 from .errors import RecordsError
 from .grid import parse_grid
-from .model import Items, Records, freeze, freeze_arrays
+from .model import Items, Records, freeze
 
 PACKED_FORMAT = "leaderboard-audit/packed-v1"
 META_KEY = b"leaderboard-audit"
@@ -571,73 +571,11 @@ def read_packed_meta(path: str | os.PathLike[str], *, warn: bool = True) -> tupl
     return rec, meta
 
 
-def read_packed_deferred(path: str | os.PathLike[str], *, keep_bits: bool = False) -> Records:
-    """:func:`read_packed` with every check made (metadata, shape, column types, nulls,
-    lengths, value ranges, the content checksum over the bits as stored) but the bits left
-    packed on disk: a ``DeferredRecords`` that reads them (``read_packed``) the first time its
-    ``correct`` array is used. A file whose bits do not start on byte boundaries (not one
-    this module writes) is read in full.
-
-    ``keep_bits``: the bits stay in memory, packed (1/8 of the tensor), and unpack from there
-    (a ``PackedBits`` loader, which can unpack a range of models): the bits the checksum
-    verified, with no second read of the file."""
-    from .model import DeferredRecords
-
-    spath, meta, head, columns = _opened(path)
-    M, N, K = head["shape"]
-    pa = _pyarrow()
-    try:
-        packed = _packed_parts(columns["correct"], K, spath, M * N)
-        if packed is None:
-            return read_packed(path)
-        values = _columns_values(columns, (M, N, K), spath)
-    except RecordsError:
-        raise
-    except (pa.ArrowException, ValueError, IndexError) as exc:
-        raise _bad(spath, f"damaged Arrow buffers ({type(exc).__name__}: {str(exc)[:200]})") from None
-    _check_digest(spath, meta, packed, values)
-    freeze_arrays(*values)  # read-only, as every reader leaves its arrays
-    load = PackedBits(packed, (M, N, K)) if keep_bits else (lambda: read_packed(spath).correct)
-    return DeferredRecords(load=load, shape=(M, N, K), **_fields(spath, head, values))
-
-
-class PackedBits:
-    """A deferred set's ``correct`` kept packed in memory (``read_packed_deferred``):
-    unpacked whole when called, or a range of models at a time (``rows``)."""
-
-    def __init__(self, packed: np.ndarray, shape: tuple[int, int, int]):
-        self.packed: np.ndarray | None = packed
-        self.shape = shape
-
-    def __call__(self) -> np.ndarray:
-        got = np.empty(self.shape, dtype=bool)
-        self.rows(got, 0, self.shape[0])
-        freeze_arrays(got)
-        return got
-
-    def rows(self, dest: np.ndarray, lo: int, hi: int) -> None:
-        """Models ``lo:hi``'s bits unpacked into ``dest`` (shape ``(hi - lo, N, K)``)."""
-        if self.packed is None:
-            raise RuntimeError("the packed bits were released")
-        _, N, K = self.shape
-        if dest.shape != (hi - lo, N, K) or dest.dtype != np.bool_ or not dest.flags.c_contiguous:
-            raise ValueError(
-                f"unpack models {lo}:{hi} into {dest.dtype}{dest.shape}: expected contiguous bool{(hi - lo, N, K)}"
-            )
-        _unpack_into(dest.reshape(-1), self.packed, lo * N * K)  # a start off a byte unpacks from bit 0
-
-    def release(self) -> None:
-        """Drop the packed bits (once the unpacked array is in place)."""
-        self.packed = None
-
-
 __all__ = [
     "PACKED_FORMAT",
     "is_packed",
     "packed_bytes",
     "read_packed",
-    "read_packed_deferred",
-    "PackedBits",
     "read_packed_meta",
     "write_packed",
 ]

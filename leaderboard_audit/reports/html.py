@@ -25,7 +25,7 @@ from .submission_text import gate_tables
 from .svg_scale import figure_distribution, skipped_figures, trimmed
 from .words import count
 from .sections import scope_parts
-from ..tables_model import (
+from ..checks.tables import (
     kind_of,
     narrow_board,
     Table,

@@ -19,7 +19,7 @@ from .sections import scope_parts
 from .next_steps import counts_note, next_steps, twin_scopes
 from .twins import reported_verdicts, steps_scope, twin_only
 from .words import count
-from ..tables_model import (
+from ..checks.tables import (
     kind_of,
     narrow_board,
     Table,

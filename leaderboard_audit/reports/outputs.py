@@ -1,19 +1,84 @@
-"""Report output paths, checked before the audit runs (a bad path fails in a second, not
-after the whole audit), and the line saying where each report was written."""
+"""The report outputs, listed once (``OUTPUTS``: the plugin's options, the CLI's flags and
+the writers all read it); their paths, checked before the audit runs (a bad path fails in a
+second, not after the whole audit); the line saying where each report was written."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Output:
+    """One report output: ``render(report, path) -> text`` (a lazy ``"module:function"``), the
+    settings key and pytest option that ask for it, the CLI's flag, the suffixes its file may
+    have (None: any) and the help line."""
+
+    key: str
+    option: str
+    flag: str
+    render: str
+    metavar: str
+    help: str
+    suffixes: tuple[str, ...] | None = None
+
+    def renderer(self) -> Callable[[dict[str, Any], str], str]:
+        module, name = self.render.split(":")
+        return getattr(importlib.import_module(module), name)
+
+
+OUTPUTS: tuple[Output, ...] = (
+    Output("report", "--audit-report", "--json", "leaderboard_audit.reports.outputs:render_json", "PATH.json",
+           "write the report-v1 JSON here"),
+    Output("markdown", "--audit-markdown", "--markdown", "leaderboard_audit.reports.outputs:render_md", "PATH.md",
+           "write a Markdown report here (with --audit-submission: the gate's PR comment)"),
+    Output("html", "--audit-html", "--html", "leaderboard_audit.reports.outputs:render_page", "PATH.html",
+           "write a self-contained HTML report here"),
+    Output("leaderboard", "--audit-leaderboard", "--leaderboard", "leaderboard_audit.reports.leaderboard:render_leaderboard",
+           "PATH", "write a publishable leaderboard (ranked by the harness-averaged comparison: rank = 1 + models "
+           "identified above; score with 95%% CI, reference, band, robust accuracy, robust-items above, configs won, "
+           "harness card); .md, .csv or .html by suffix", (".md", ".csv", ".html")),
+)  # fmt: skip
 
 #: option -> the suffixes its file may have (None: any)
-SUFFIXES: dict[str, tuple[str, ...] | None] = {
-    "--audit-report": None,
-    "--audit-markdown": None,
-    "--audit-html": None,
-    "--audit-leaderboard": (".md", ".csv", ".html"),
-}
+SUFFIXES: dict[str, tuple[str, ...] | None] = {o.option: o.suffixes for o in OUTPUTS}
+
+
+def render_json(report: dict[str, Any], path: str) -> str:
+    from ..engine.run import dumps_report
+
+    return dumps_report(report)
+
+
+def render_md(report: dict[str, Any], path: str) -> str:
+    """The Markdown report; with the submission gate, the gate's PR comment alone."""
+    from .markdown import gate_markdown, render_markdown
+
+    return gate_markdown(report) if "submission_audit" in report else render_markdown(report)
+
+
+def render_page(report: dict[str, Any], path: str) -> str:
+    from .html import render_html
+
+    return render_html(report)
+
+
+def render_outputs(
+    report: dict[str, Any], paths: Mapping[str, Any], *, flags: bool = False
+) -> list[tuple[str, str, Callable[[], str]]]:
+    """(option or, with ``flags``, the CLI's flag; path; what renders it) for every output
+    ``paths`` (settings key -> path) asks for, in ``OUTPUTS`` order."""
+    out = []
+    for o in OUTPUTS:
+        path = paths.get(o.key)
+        if path:
+            out.append((o.flag if flags else o.option, path, lambda o=o, path=path: o.renderer()(report, path)))
+    return out
 
 
 def output_problem(opt: str, path: str | os.PathLike[str], suffixes: tuple[str, ...] | None = None) -> str | None:
@@ -43,4 +108,4 @@ def written_line(opt: str, path: str, n_bytes: int) -> str:
     return f"{opt}: wrote {path} ({n_bytes:,} bytes)"
 
 
-__all__ = ["SUFFIXES", "output_problem", "written_line"]
+__all__ = ["OUTPUTS", "SUFFIXES", "Output", "output_problem", "render_outputs", "written_line"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..checks import registry
-from ..tables_model import Line
+from ..checks.tables import Line
 
 
 #: tables shown even when their check is skipped (the printed leaderboard itself, narrowed by the renderers)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..submission import CREATED, EXISTING, NEW_WARN, NOT_GATING, SKIP
-from ..tables_model import Cell, Line, Table
+from ..engine.gate import CREATED, EXISTING, NEW_WARN, NOT_GATING, SKIP
+from ..checks.tables import Cell, Line, Table
 from .text import clean
 from .words import count
 

@@ -15,7 +15,7 @@ import tabulate as _tabulate_module
 from tabulate import tabulate as _tabulate
 
 from ..checks import registry
-from ..tables_model import kind_of, narrow_board, STATUSES, Table, counts_text, status_counts
+from ..checks.tables import kind_of, narrow_board, STATUSES, Table, counts_text, status_counts
 from .next_steps import next_steps, twin_scopes
 from .twins import shown as shown_verdicts
 from .twins import steps_scope

@@ -213,7 +213,7 @@ def test_records_folder_is_not_a_judge_folder(tmp_path):
 def test_judged_records_carry_the_item_checks(tmp_path):
     """Arena-Hard judgments as records: the bit is a win over the baseline; the judge axes
     are declared axis groups, so the item-level checks read them."""
-    from leaderboard_audit.auditor import audit
+    from leaderboard_audit.engine import audit
     from leaderboard_audit.importers import load
 
     root = arena_hard_dir(tmp_path, {"m1": 0.9, "m2": 0.6, "m3": 0.0}, bias=0.6, n=60)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from helpers.builders import write
-from leaderboard_audit.auditor import audit, audit_scope, cases, dumps_report
+from leaderboard_audit.engine import audit, audit_scope, cases, dumps_report
 from leaderboard_audit.checks import registry
 from leaderboard_audit.checks.mix import compare, headline_from_sections
 from leaderboard_audit.metrics.leave_one_out import headline_numbers
@@ -19,7 +19,7 @@ from leaderboard_audit.records.grid import paper_grid
 from leaderboard_audit.reports.html import render_html
 from leaderboard_audit.reports.markdown import render_markdown
 from leaderboard_audit.reports.terminal import render_summary
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.records.simulate import demo_spec, simulate
 from helpers.boards import carried_by_one_benchmark
 from helpers.paths import REPO
 

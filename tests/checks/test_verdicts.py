@@ -22,7 +22,7 @@ from leaderboard_audit.checks.compression import compression_verdict
 from leaderboard_audit.checks.manufactured import pair_verdict
 from leaderboard_audit.metrics.identified import sign_test_p
 from leaderboard_audit.checks import Thresholds
-from leaderboard_audit.verdicts import FAIL, PASS, SKIP, WARN, make_verdict
+from leaderboard_audit.checks.verdicts import FAIL, PASS, SKIP, WARN, make_verdict
 
 # binary fractions: band 1/4 .. 1/2, fragile share 1/2, champion items 3, axes 3/4 .. 1/2,
 # brittleness 1/4 .. 1/2

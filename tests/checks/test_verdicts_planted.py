@@ -8,14 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from leaderboard_audit.auditor import audit_scope
+from leaderboard_audit.engine import audit_scope
 from leaderboard_audit.checks.manufactured import pair_verdict
 from leaderboard_audit.checks.mix import compare, specific_level
 from leaderboard_audit.checks.ranking import ranking_verdict
 from leaderboard_audit.metrics.flip import flip_predictor
 from leaderboard_audit.metrics.identified import sign_test_p
 from leaderboard_audit.records.grid import paper_grid
-from leaderboard_audit.simulate import SimModel, SimSpec, exchangeable_spec, simulate
+from leaderboard_audit.records.simulate import SimModel, SimSpec, exchangeable_spec, simulate
 from leaderboard_audit.checks import Thresholds
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import Grid, paper_grid
-from leaderboard_audit.simulate import SimModel, SimSpec, simulate
+from leaderboard_audit.records.simulate import SimModel, SimSpec, simulate
 
 #: an old manufactured pair (old-a-tuned / old-a, reversing configs), wide bands everywhere
 BASE = (

@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 from leaderboard_audit.records import Config, Grid, Items, Records
-from leaderboard_audit.auditor import audit_scope
+from leaderboard_audit.engine import audit_scope
 
 BITS = {("a", "x"): "11 11 10 00", ("a", "y"): "10 01 11 00", ("b", "x"): "10 01 10 00", ("b", "y"): "11 10 01 00"}
 

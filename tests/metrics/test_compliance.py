@@ -10,7 +10,7 @@ import pytest
 from leaderboard_audit.metrics.compliance import compliance, generation_configs, loss_split, parsed_accuracy
 from leaderboard_audit.records import PRED_ABSENT, PRED_UNPARSEABLE, load_records
 from leaderboard_audit.records.grid import paper_grid
-from leaderboard_audit.simulate import SimModel, SimSpec, simulate
+from leaderboard_audit.records.simulate import SimModel, SimSpec, simulate
 from helpers.paths import REPO
 
 REAL = REPO / "fixtures" / "real"

@@ -12,7 +12,7 @@ import helpers.reference_impl as ref_impl
 
 from leaderboard_audit.metrics.champions import champion_count
 from leaderboard_audit.metrics.compression import compression, discrimination, fragility, pearson_rows
-from leaderboard_audit.simulate import SimModel, SimSpec, simulate
+from leaderboard_audit.records.simulate import SimModel, SimSpec, simulate
 
 
 def test_correlation_ci_is_the_95_percent_item_resampling_interval():

@@ -9,7 +9,7 @@ import pytest
 
 from helpers.builders import stable_records
 from leaderboard_audit.records import Config, Grid, Items, Records
-from leaderboard_audit.auditor import audit, dumps_report
+from leaderboard_audit.engine import audit, dumps_report
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from leaderboard_audit.metrics.flip import (
 )
 from leaderboard_audit.metrics.per_model import robust_masks
 from leaderboard_audit.records import load_records
-from leaderboard_audit.simulate import SimModel, SimSpec, simulate
+from leaderboard_audit.records.simulate import SimModel, SimSpec, simulate
 from helpers.paths import REPO
 
 REAL = REPO / "fixtures" / "real"

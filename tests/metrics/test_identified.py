@@ -172,8 +172,8 @@ def test_tiers_and_edges_are_consistent(C, alpha):
 
 
 def test_adjacent_counts_agree_with_the_pairs_section():
-    from leaderboard_audit.auditor import audit_scope
-    from leaderboard_audit.simulate import demo_spec, simulate
+    from leaderboard_audit.engine import audit_scope
+    from leaderboard_audit.records.simulate import demo_spec, simulate
 
     s = audit_scope(simulate(demo_spec()), "pooled", n_boot=500)
     for p, q in zip(s["pairs"], s["identified"]["adjacent"]):

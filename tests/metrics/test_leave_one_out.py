@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from leaderboard_audit.metrics.leave_one_out import headline_numbers, leave_one_out, moved, without_benchmark
-from leaderboard_audit.auditor import audit_scope
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.engine import audit_scope
+from leaderboard_audit.records.simulate import demo_spec, simulate
 from helpers.boards import carried_by_one_benchmark
 
 

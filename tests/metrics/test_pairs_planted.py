@@ -1,6 +1,6 @@
 """Planted-truth simulations: the pair tests' false-alarm rate under a real null, and power.
 
-Simulator: ``leaderboard_audit.simulate`` (4 benchmarks x 100 items, the paper's 26
+Simulator: ``leaderboard_audit.records.simulate`` (4 benchmarks x 100 items, the paper's 26
 configs, robust_share 0.35, item_noise 0.6). Models are independent (own latent draws)
 and have no model-specific config shifts, so two models of equal ability are
 exchangeable: a true null for "the robust items order the pair".
@@ -21,7 +21,7 @@ import numpy as np
 from leaderboard_audit.metrics.identified import identified_order, sign_test_p
 from leaderboard_audit.metrics.pairs import adjacent_pairs, pair_cis
 from leaderboard_audit.metrics.per_model import leaderboard_order, robust_masks
-from leaderboard_audit.simulate import SimModel, SimSpec, simulate
+from leaderboard_audit.records.simulate import SimModel, SimSpec, simulate
 
 ITEMS = {b: 100 for b in ("arc", "hellaswag", "mmlu", "truthfulqa")}
 NULL_SEEDS = 1000
@@ -110,8 +110,8 @@ def test_twins_are_manufactured_by_the_harness():
 
 
 def test_demo_plants_every_truth():
-    from leaderboard_audit.auditor import audit_scope
-    from leaderboard_audit.simulate import demo_spec
+    from leaderboard_audit.engine import audit_scope
+    from leaderboard_audit.records.simulate import demo_spec
 
     s = audit_scope(simulate(demo_spec()), "pooled", n_boot=2000)
     pairs = {(p["higher"], p["lower"]): p for p in s["pairs"]}

@@ -9,8 +9,8 @@ import pytest
 import helpers.reference_impl as ref_impl
 from leaderboard_audit.metrics.axes import axis_groups
 from leaderboard_audit.records.grid import paper_grid
-from leaderboard_audit.auditor import audit_scope
-from leaderboard_audit.simulate import SimModel, SimSpec, simulate
+from leaderboard_audit.engine import audit_scope
+from leaderboard_audit.records.simulate import SimModel, SimSpec, simulate
 
 
 def small_spec(seed: int) -> SimSpec:

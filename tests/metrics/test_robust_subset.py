@@ -10,7 +10,7 @@ from leaderboard_audit.metrics.compression import compression, discrimination
 from leaderboard_audit.metrics.rng import rng_for
 from leaderboard_audit.metrics.robust_subset import fragile_model_counts, robust_cap, robust_subset, top_k_draws
 from leaderboard_audit.records.grid import paper_grid
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.records.simulate import demo_spec, simulate
 
 
 def test_cap_is_a_strict_majority_then_raised():

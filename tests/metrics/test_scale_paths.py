@@ -105,11 +105,11 @@ def test_derived_is_computed_once_per_read_only_array():
 
     per_model.derived(Records_view(C), "x", compute)  # outside an audit's sharing: nothing kept
     per_model.derived(Records_view(C), "x", compute)
-    assert len(calls) == 2 and per_model._ACTIVE.get() is None
+    assert len(calls) == 2 and per_model.current_cache() is None
     calls.clear()
     with per_model.sharing() as cache:
         _derived_once(C, compute, calls, cache)
-    assert per_model._ACTIVE.get() is None  # the cache goes with the audit
+    assert per_model.current_cache() is None  # the cache goes with the audit
 
 
 def _derived_once(C, compute, calls, cache):
@@ -398,7 +398,7 @@ def test_a_leave_one_out_sets_variance_parts_are_the_pooled_ones_bit_for_bit():
     from leaderboard_audit.checks.brittleness import pooled_parts
     from leaderboard_audit.metrics.leave_one_out import without_benchmark
     from leaderboard_audit.records.model import freeze
-    from leaderboard_audit.simulate import demo_spec, simulate
+    from leaderboard_audit.records.simulate import demo_spec, simulate
 
     r = freeze(simulate(demo_spec(items_per_benchmark=40)))
     with per_model.sharing():

@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import chi2
 
 from leaderboard_audit.records import load_records
-from leaderboard_audit.auditor import audit
+from leaderboard_audit.engine import audit
 from helpers.paths import REPO
 
 TINY = REPO / "fixtures" / "tiny"

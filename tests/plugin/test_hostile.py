@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from helpers.builders import stable_records, write, disk_full_on
-from leaderboard_audit.auditor import audit, dumps_report
+from leaderboard_audit.engine import audit, dumps_report
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import paper_grid
 from helpers.paths import REPO
@@ -201,7 +201,7 @@ def test_large_seeds_do_not_alias_small_ones():
 
 @pytest.mark.parametrize("name", ["tiny", "demo", "real", "release/records", "release/records-v1"])
 def test_bundled_fixtures_are_data_only(name):
-    from leaderboard_audit.guard import problems
+    from leaderboard_audit.plugin.guard import problems
 
     root = REPO / "fixtures" / name
     assert root.is_dir() and problems(root) == []

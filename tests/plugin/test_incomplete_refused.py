@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from helpers.builders import stable_records, write
-from leaderboard_audit.auditor import audit
+from leaderboard_audit.engine import audit
 from leaderboard_audit.cli import main
 from leaderboard_audit.records import load_records
 from leaderboard_audit.records.missing import FAILED, NOT_COLLECTED, NOT_POSSIBLE, IncompleteRecordsError

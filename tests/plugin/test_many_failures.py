@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard_audit.audit_session import FAILURE_DETAILS_LIMIT
+from leaderboard_audit.plugin.results import FAILURE_DETAILS_LIMIT
 from leaderboard_audit.records import write_records
-from leaderboard_audit.simulate import SimModel, SimSpec, simulate
+from leaderboard_audit.records.simulate import SimModel, SimSpec, simulate
 
 ARGS = ("-p", "no:cacheprovider", "-q", "-p", "no:randomly")
 

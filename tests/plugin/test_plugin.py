@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers.builders import stable_records, write
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.records.simulate import demo_spec, simulate
 from helpers.paths import DATA
 
 ARGS = ("-p", "no:cacheprovider", "-q")
@@ -154,8 +154,8 @@ def test_one_benchmark_folds_pooled_into_the_benchmarks_tests(pytester, stable_d
 def test_a_test_fails_when_any_verdict_it_judges_fails(pytester):
     pytester.makepyfile(
         test_two="""
-from leaderboard_audit.audit_session import record_verdict
-from leaderboard_audit.verdicts import make_verdict
+from leaderboard_audit.plugin.results import record_verdict
+from leaderboard_audit.checks.verdicts import make_verdict
 
 
 def test_two(request):
@@ -202,16 +202,18 @@ def pytest_unconfigure(config):
 
 
 def test_a_process_that_ends_with_its_run_leaves_the_heap_frozen(pytester, stable_dir, tmp_path, monkeypatch):
-    """The run of the process's own command line (each xdist worker, and the controller once
-    its report is built) keeps its frozen heap to the end: pytest's closing gc passes and the interpreter's exit skip it. A program that
-    calls pytest.main goes on after the run: the freeze is undone."""
+    """The run of the process's own command line (serial, or the xdist controller, which
+    computes the audit) keeps its frozen heap to the end: pytest's closing gc passes and the
+    interpreter's exit skip it. A program that calls pytest.main goes on after the run: the
+    freeze is undone. xdist workers compute nothing (they look verdicts up)."""
     pytester.makepyfile(freeze_probe=FREEZE_PROBE)
     monkeypatch.syspath_prepend(str(pytester.path))
     seen = tmp_path / "frozen.txt"
     monkeypatch.setenv("FROZEN_AT_END", str(seen))
     r = pytester.runpytest_subprocess("-p", "freeze_probe", "--audit", str(stable_dir), *ARGS)
     assert r.ret in (0, 1), r.stdout.str()[-2000:]
-    r = pytester.runpytest_subprocess("-p", "freeze_probe", "--audit", str(stable_dir), *ARGS, "-n", "2")
+    beside = pytester.makepyfile(test_beside="def test_beside():\n    pass\n")  # xdist runs for the user's tests
+    r = pytester.runpytest_subprocess("-p", "freeze_probe", "--audit", str(stable_dir), *ARGS, "-n", "2", str(beside))
     assert r.ret in (0, 1), r.stdout.str()[-2000:]
     script = pytester.makepyfile(
         main_script=f"import pytest, sys; sys.exit(pytest.main(['-p', 'freeze_probe', '--audit', {str(stable_dir)!r}]))"
@@ -222,11 +224,8 @@ def test_a_process_that_ends_with_its_run_leaves_the_heap_frozen(pytester, stabl
     assert len(runs) == 5 and runs[0][0] == "main"
     cli, workers, ctl, program = int(runs[0][1]), [int(c) for w, c in runs[1:3]], int(runs[3][1]), int(runs[4][1])
     assert runs[1][0] == runs[2][0] == "worker" and runs[3][0] == runs[4][0] == "main"
-    assert cli > 0 and max(workers) > 0  # left frozen where the process ends with the run (one
-    # scope here: one worker computes it, the other freezes nothing)
-    # the xdist controller computes no scope: it freezes once its report is built (the workers'
-    # results and every report), so pytest's closing gc pass skips those too
-    assert ctl > 0
+    assert cli > 0 and ctl > 0  # left frozen where the process ends with the run
+    assert max(workers) == 0  # a worker holds no audit: nothing of its own frozen
     assert program == 0  # undone where a program goes on after pytest.main
 
 
@@ -286,7 +285,7 @@ def test_submission_runs_only_the_newcomers_checks(pytester, demo_dir):
 
 def test_library_audit_equals_plugin_report(pytester, demo_dir, tmp_path):
     from leaderboard_audit.records import load_records
-    from leaderboard_audit.auditor import audit, dumps_report
+    from leaderboard_audit.engine import audit, dumps_report
 
     out = tmp_path / "r.json"
     pytester.runpytest("--audit", str(demo_dir), "--audit-report", str(out), *ARGS)

@@ -12,7 +12,7 @@ TINY = REPO / "fixtures" / "tiny"
 
 def test_a_pooled_twin_is_named_not_printed_again(pytester, tmp_path):
     from leaderboard_audit.records import write_records
-    from leaderboard_audit.simulate import SimModel, SimSpec, simulate
+    from leaderboard_audit.records.simulate import SimModel, SimSpec, simulate
 
     # one benchmark, a model whose score swings with the scoring method: its band fails (v4: beyond sampling)
     models = (SimModel("alpha", 0.5, scoring_shift={"ll": 3.0}), SimModel("beta", 0.0))

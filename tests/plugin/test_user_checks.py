@@ -88,7 +88,7 @@ def test_audit_marker_selects_the_checks(pytester, stable_dir):
 
 THIRD_PARTY = '''
 from leaderboard_audit.checks import Check
-from leaderboard_audit.verdicts import judge, make_verdict
+from leaderboard_audit.checks.verdicts import judge, make_verdict
 
 
 class MinRobust(Check):

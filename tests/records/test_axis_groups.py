@@ -11,7 +11,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from leaderboard_audit.auditor import audit
+from leaderboard_audit.engine import audit
 from leaderboard_audit.records import Items, Records, load_records, write_records
 from leaderboard_audit.records.errors import RecordsError
 from leaderboard_audit.records.grid import parse_grid

@@ -151,7 +151,7 @@ def test_parallel_loads_build_one_entry(src, tmp_path):
 
 
 def test_cache_command(src, tmp_path, capsys):
-    from leaderboard_audit.cli import main
+    from leaderboard_audit.cli.main import main
 
     load_cached(src, cache_dir=tmp_path / "c")
     assert main(["cache", "--dir", str(tmp_path / "c")]) == 0

@@ -105,7 +105,7 @@ def _pack(dest: Path) -> Path:
 
 
 def test_clear_leaves_a_folder_that_is_not_a_cache_alone(tmp_path, capsys):
-    from leaderboard_audit.pack_cli import cache_main
+    from leaderboard_audit.cli.pack import cache_main
 
     data = tmp_path / "data"
     data.mkdir()

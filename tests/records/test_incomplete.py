@@ -163,7 +163,7 @@ def test_table_reasons_are_checked(tmp_path):
 
 
 def test_pack_cli_keeps_the_mask(tmp_path):
-    from leaderboard_audit.pack_cli import main
+    from leaderboard_audit.cli.pack import main
 
     rec = make_records()
     miss = np.zeros(rec.shape, np.int8)
@@ -192,7 +192,7 @@ def test_a_complete_grids_report_bytes_are_unchanged_through_every_form(tmp_path
     tiny, demo and real: JSON, HTML and text reports byte-identical; docs/records.md.)"""
     from helpers.paths import REPO
 
-    from leaderboard_audit.auditor import audit, dumps_report
+    from leaderboard_audit.engine import audit, dumps_report
 
     def report(rec) -> str:
         return dumps_report(audit(replace(rec, source="tiny"), n_boot=200))

@@ -11,7 +11,7 @@ import numpy as np
 from leaderboard_audit import audit
 from leaderboard_audit.records import InferredLayoutWarning, load_records
 from leaderboard_audit.records.grid import PAPER_ORDERINGS
-from leaderboard_audit.auditor import dumps_report
+from leaderboard_audit.engine import dumps_report
 from helpers.paths import REPO
 
 RELEASE = REPO / "fixtures" / "release"

@@ -79,7 +79,7 @@ def test_a_name_longer_than_the_bound_is_refused(tmp_path):
 
 def test_bidi_controls_do_not_reach_markdown_or_html(tmp_path):
     """B20: a model named U+202E evil U+202C reached the Markdown (55 raw RLO) and HTML (7)."""
-    from leaderboard_audit.auditor import audit
+    from leaderboard_audit.engine import audit
     from leaderboard_audit.reports.html import render_html
     from leaderboard_audit.reports.markdown import render_markdown
 

@@ -25,7 +25,7 @@ from leaderboard_audit.records import (
     write_records,
 )
 from leaderboard_audit.records.grid import paper_grid
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.records.simulate import demo_spec, simulate
 from helpers.records import SMALL_GRID, make_records
 from helpers.paths import REPO
 

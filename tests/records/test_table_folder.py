@@ -9,8 +9,8 @@ import pytest
 from helpers.builders import stable_records, write
 from leaderboard_audit.records import RecordsError, load_records
 from leaderboard_audit.records.table import table_in_folder, write_table
-from leaderboard_audit.report_cli import main as audit_main
-from leaderboard_audit.sources import load_for_audit
+from leaderboard_audit.cli.audit import main as audit_main
+from leaderboard_audit.engine.sources import load_for_audit
 
 
 @pytest.fixture

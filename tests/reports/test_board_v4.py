@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from leaderboard_audit.auditor import audit_scope_computed, audit_scopes
+from leaderboard_audit.engine import audit_scope_computed, audit_scopes
 from leaderboard_audit.records.grid import Config, Grid
 from leaderboard_audit.records.model import Items, Records
 from leaderboard_audit.reports.leaderboard import render_csv, render_md

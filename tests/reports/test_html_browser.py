@@ -8,7 +8,7 @@ Needs ``/usr/bin/chromium`` (``apt-get install -y chromium``); skipped without i
 
 from __future__ import annotations
 
-from leaderboard_audit.submission import with_gate
+from leaderboard_audit.engine.gate import with_gate
 
 import fcntl
 import json
@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from leaderboard_audit.auditor import audit
+from leaderboard_audit.engine import audit
 from leaderboard_audit.reports.html import render_html
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.records.simulate import demo_spec, simulate
 
 CHROMIUM = os.environ.get("LEADERBOARD_AUDIT_CHROMIUM", "/usr/bin/chromium")
 FLAGS = [

@@ -3,7 +3,7 @@ escaping of untrusted strings (model names, item text, legend values)."""
 
 from __future__ import annotations
 
-from leaderboard_audit.submission import with_gate
+from leaderboard_audit.engine.gate import with_gate
 
 import copy
 import dataclasses
@@ -16,11 +16,11 @@ from hypothesis import given, settings, strategies as st
 from helpers.builders import write
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import Grid
-from leaderboard_audit.auditor import audit
-from leaderboard_audit.evidence import EVIDENCE_CAP, enrich_report
+from leaderboard_audit.engine import audit
+from leaderboard_audit.engine.evidence import EVIDENCE_CAP, enrich_report
 from leaderboard_audit.reports.html import render_html
 from leaderboard_audit.reports.markdown import md, render_markdown
-from leaderboard_audit.simulate import SimModel, SimSpec, demo_spec, simulate
+from leaderboard_audit.records.simulate import SimModel, SimSpec, demo_spec, simulate
 
 ARGS = ("-p", "no:cacheprovider", "-q")
 EVIL = "<script>alert(1)</script>"
@@ -306,7 +306,7 @@ def test_known_pair_evidence_is_used_as_it_is():
     attached without reading the records again, and equals what the records give."""
     import numpy as np
 
-    from leaderboard_audit.evidence import scope_pair_evidence
+    from leaderboard_audit.engine.evidence import scope_pair_evidence
 
     r = simulate(demo_spec(items_per_benchmark=30))
     rep = audit(r, n_boot=200)
@@ -322,7 +322,7 @@ def test_known_pair_evidence_is_used_as_it_is():
 def test_known_pair_evidence_goes_to_its_own_pair_whatever_the_model_names():
     """Known evidence is matched to pairs by position: two pairs whose "higher>lower" texts
     are the same (models "a>b", "c" and "a", "b>c") each get their own."""
-    from leaderboard_audit.evidence import add_pair_evidence
+    from leaderboard_audit.engine.evidence import add_pair_evidence
 
     pairs = [
         {"higher": "a>b", "lower": "c", "manufactured": True},

@@ -14,16 +14,16 @@ import numpy as np
 import pytest
 
 from helpers.builders import write
-from leaderboard_audit.auditor import audit
-from leaderboard_audit.submission import with_gate
-from leaderboard_audit.evidence import enrich_report
+from leaderboard_audit.engine import audit
+from leaderboard_audit.engine.gate import with_gate
+from leaderboard_audit.engine.evidence import enrich_report
 from leaderboard_audit.records import load_records
 from leaderboard_audit.reports.html import render_html
 from leaderboard_audit.reports.leaderboard import render_csv, render_leaderboard, render_md
 from leaderboard_audit.reports.markdown import render_markdown
 from leaderboard_audit.reports.next_steps import next_steps
 from leaderboard_audit.reports.terminal import evidence_block, render_summary
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.records.simulate import demo_spec, simulate
 from helpers.paths import REPO
 
 LONG = "an-organisation-with-a-long-name/model"
@@ -334,7 +334,7 @@ def test_a_folder_with_one_records_table_is_accepted(pytester, tmp_path):
 
 
 def test_cli_summary_points_to_the_cli_flags(capsys):
-    from leaderboard_audit.cli import main
+    from leaderboard_audit.cli.main import main
 
     demo = REPO / "fixtures" / "demo"
     main(["audit", str(demo), "--boot", "200"])

@@ -4,7 +4,7 @@ thousands separators (UX review 2026-12-04 #22: `92 of 4277` beside `4,277`)."""
 from __future__ import annotations
 
 from leaderboard_audit.reports.submission_text import _capped
-from leaderboard_audit.tables_model import Table
+from leaderboard_audit.checks.tables import Table
 
 
 def test_rows_left_out_are_counted_with_separators():

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard_audit.auditor import audit
+from leaderboard_audit.engine import audit
 from leaderboard_audit.reports.terminal import SHORT_LINES, render_short
-from leaderboard_audit.simulate import demo_spec, simulate
+from leaderboard_audit.records.simulate import demo_spec, simulate
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,7 @@ def test_rows_left_out_are_counted_in_words():
     """`... 1 more rows (in the full tables and the reports: see the last line)`: a wrong plural,
     and a pointer to full tables the CLI does not have (UX review 2026-12-04 #19, #22)."""
     from leaderboard_audit.reports.terminal import render_table
-    from leaderboard_audit.tables_model import Table
+    from leaderboard_audit.checks.tables import Table
 
     t = Table(key="t", title="t", headers=["a"], rows=[[1], [2], [3]])
     assert render_table(t, max_rows=2).splitlines()[-1] == (
