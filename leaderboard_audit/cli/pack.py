@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     for note in rec.notes:
         print(f"note: {note}", file=sys.stderr)
     M, N, K = rec.shape
-    from .reports.words import count
+    from ..reports.words import count
 
     print(
         f"packed {args.src}: {count(M, 'model')} x {count(N, 'item')} x {count(K, 'config')} -> {out} "

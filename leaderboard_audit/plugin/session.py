@@ -116,12 +116,13 @@ class AuditSession:
     def records(self) -> Any:
         if self._records is None:
             from ..records import RecordsError
+            from ..records.missing import IncompleteRecordsError
             from ..engine.sources import load_records_for_run
 
             path = self.records_path()
             try:
                 records, sha = load_records_for_run(path, self.settings, None)
-            except (RecordsError, FileNotFoundError) as exc:
+            except (RecordsError, FileNotFoundError, IncompleteRecordsError) as exc:
                 from ..reports.text import clean
 
                 text = "\n".join(clean(line) for line in str(exc).splitlines())  # real newlines, not "\\n"

@@ -10,7 +10,7 @@ from leaderboard_audit.arena.audit import audit_arena
 from leaderboard_audit.arena.bootstrap import bootstrap_draws, resample
 from leaderboard_audit.arena.rules import ELO_SCALE, bt_scores, outcome_weights
 
-from .test_rules import simulate_counts
+from helpers.arena import simulate_counts
 
 
 def fisher_se(pc, theta):

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers.arena import simulate_counts  # noqa: F401 - used below
 from leaderboard_audit.arena.data import Battles, PairCounts
 from leaderboard_audit.arena.rules import (
     ELO_SCALE,
@@ -20,17 +21,6 @@ from leaderboard_audit.arena.rules import (
     rule_scores,
     win_share,
 )
-
-
-def simulate_counts(strength: np.ndarray, n_per_pair: int, seed: int, tie: float = 0.0) -> PairCounts:
-    rng = np.random.default_rng(seed)
-    M = len(strength)
-    i, j = np.triu_indices(M, 1)
-    p = 1 / (1 + np.exp(strength[j] - strength[i]))
-    ties = rng.binomial(n_per_pair, tie, len(i))
-    wins = rng.binomial(n_per_pair - ties, p)
-    counts = np.column_stack([wins, n_per_pair - ties - wins, ties - ties // 2, ties // 2])
-    return PairCounts(tuple(f"m{k}" for k in range(M)), i, j, counts)
 
 
 def zermelo(pc: PairCounts, ties: str, iters: int = 20000) -> np.ndarray:
