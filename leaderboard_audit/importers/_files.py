@@ -30,10 +30,7 @@ def json_values_problem(data: bytes, max_values: int = MAX_JSON_VALUES) -> str |
     count too); linear, in C, without allocating."""
     n = data.count(b"{") + data.count(b"[") + data.count(b",")
     if n > max_values:
-        return (
-            f"holds up to {n:,} JSON values (limit {max_values:,}): decoding it would take "
-            f"gigabytes of memory"
-        )
+        return f"holds up to {n:,} JSON values (limit {max_values:,}): decoding it would take gigabytes of memory"
     return None
 
 

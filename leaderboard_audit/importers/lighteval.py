@@ -60,6 +60,24 @@ DEFAULT_METRICS = ("acc", "em", "exact_match", "extractive_match", "quasi_exact_
 METRIC_ALIASES = {"loglikelihood_acc": "acc", "exact_match": "em"}
 MATCH_MODES = ("auto", "doc_id", "query")  # or "specific:<key>"
 COLUMNS = ("doc", "metric", "model_response")
+# The fields the import reads (a column path, or a struct whose leaves are all read)
+FIELDS = (
+    "doc.id",
+    "doc.query",
+    "doc.choices",
+    "doc.gold_index",
+    "doc.specific",
+    "doc.sampling_methods",
+    "metric",
+    "model_response.logprobs",
+    "model_response.text",
+    "model_response.text_post_processed",
+)
+# Bounds on a details file, from its footer before any row is read (Dictionary encoding and
+# run-length indices let a small file hold a huge table: C02 of the 2026-12-04 review).
+MAX_DETAILS_ROWS = 1_000_000
+MAX_DETAILS_VALUES = 10_000_000  # leaf values over the fields read (~20 per honest row)
+MAX_DETAILS_TEXT_BYTES = 512 * 1024 * 1024  # their text decoded, counted on the dictionaries
 
 
 @dataclass
@@ -242,8 +260,7 @@ def read_rows(path: Path, log: ProblemLog) -> list[dict[str, Any]] | None:
                 else "pass the details_*.parquet files lighteval --save-details writes",
             )
             return None
-        cols = [c for c in COLUMNS if c in names]
-        return pf.read(columns=cols).to_pylist()
+        return _bounded_rows(path, pf, log)
     except Exception as exc:  # pyarrow raises many types (ArrowInvalid, OSError, ...) for a damaged file
         log.add(
             spath,
@@ -252,6 +269,65 @@ def read_rows(path: Path, log: ProblemLog) -> list[dict[str, Any]] | None:
             fix="re-export the details file (lighteval --save-details)",
         )
         return None
+
+
+def _wanted(leaf: str) -> bool:
+    return any(leaf == f or leaf.startswith(f + ".") for f in FIELDS)
+
+
+def _text_bytes(arr: Any) -> int:
+    """The bytes of text ``arr`` holds once decoded, counted without decoding: a dictionary's
+    values are measured once and summed over its indices."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    t = arr.type
+    if pa.types.is_dictionary(t):
+        lens = pc.binary_length(arr.dictionary).take(arr.indices)
+        return int(pc.sum(lens).as_py() or 0)
+    if pa.types.is_struct(t):
+        return sum(_text_bytes(c) for c in arr.flatten())
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return _text_bytes(arr.flatten())
+    if pa.types.is_string(t) or pa.types.is_binary(t) or pa.types.is_large_string(t) or pa.types.is_large_binary(t):
+        return int(pc.sum(pc.binary_length(arr)).as_py() or 0)
+    return 0
+
+
+def _bounded_rows(path: Path, pf: Any, log: ProblemLog) -> list[dict[str, Any]] | None:
+    """The rows (only FIELDS), or None with the bound that was passed: the row and value counts
+    from the footer first, then the text's decoded size from its dictionaries, then the rows."""
+    import pyarrow.parquet as pq
+
+    spath, md = str(path), pf.metadata
+    fix = "keep one details file per run and task as lighteval writes it (a details file this large is not one)"
+    if md.num_rows > MAX_DETAILS_ROWS:
+        log.add(spath, None, f"{md.num_rows:,} rows (limit {MAX_DETAILS_ROWS:,})", fix=fix)
+        return None
+    leaves: dict[str, str] = {}
+    values = 0
+    for g in range(md.num_row_groups):
+        rg = md.row_group(g)
+        for j in range(rg.num_columns):
+            c = rg.column(j)
+            if _wanted(c.path_in_schema):
+                leaves[c.path_in_schema] = c.physical_type
+                values += c.num_values
+    if values > MAX_DETAILS_VALUES:
+        log.add(spath, None, f"{values:,} values in the fields read (limit {MAX_DETAILS_VALUES:,})", fix=fix)
+        return None
+    texts = [p for p, kind in leaves.items() if kind == "BYTE_ARRAY"]
+    cols = [f for f in FIELDS if any(_wanted(p) and (p == f or p.startswith(f + ".")) for p in leaves)]
+    dpf = pq.ParquetFile(path, read_dictionary=texts)
+    groups, text = [], 0
+    for g in range(md.num_row_groups):  # one row group at a time: its text stays dictionary-encoded
+        t = dpf.read_row_group(g, columns=cols, use_threads=False)
+        text += sum(_text_bytes(chunk) for col in t.columns for chunk in col.chunks)
+        if text > MAX_DETAILS_TEXT_BYTES:
+            log.add(spath, None, f"its text decodes to over {MAX_DETAILS_TEXT_BYTES:,} bytes", fix=fix)
+            return None
+        groups.append(t)
+    return [r for t in groups for r in t.to_pylist()]
 
 
 def choose_metric(rows: list[dict[str, Any]], metric: str | None, where: str, log: ProblemLog) -> str | None:

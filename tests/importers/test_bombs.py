@@ -29,9 +29,7 @@ def _real_eval() -> tuple[bytes, list[dict]]:
     src = sorted(EVAL.glob("*.eval"))[0]
     z = zipfile.ZipFile(src)
     header = inspect_ai._zstd_member(src, z.getinfo("header.json"))
-    samples = [
-        json.loads(inspect_ai._zstd_member(src, i)) for i in z.infolist() if i.filename.startswith("samples/")
-    ]
+    samples = [json.loads(inspect_ai._zstd_member(src, i)) for i in z.infolist() if i.filename.startswith("samples/")]
     return header, samples
 
 
@@ -155,3 +153,60 @@ def test_helm_json_of_empty_objects_is_refused_before_it_is_decoded(tmp_path):
     with pytest.raises(RecordsError) as err:
         load(helm, "helm")
     assert f"{f}: holds up to {2 * n + 2:,} JSON values (limit {MAX_JSON_VALUES:,})" in str(err.value)
+
+
+LIGHTEVAL = paths.DATA / "lighteval" / "runs" / "question"
+
+
+def _lighteval_bomb(tmp_path: Path, rows: int, query_bytes: int) -> tuple[Path, Path]:
+    """The real details file's first row repeated ``rows`` times with a long query: dictionary
+    encoding and zstd keep it small on disk (C02)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    runs = tmp_path / "runs"
+    shutil.copytree(LIGHTEVAL, runs)
+    f = sorted(runs.rglob("details_*.parquet"))[0]
+    t = pq.read_table(f)
+    row = t.slice(0, 1).to_pylist()[0]
+    row["doc"]["query"] = "Q" * query_bytes
+    one = pa.Table.from_pylist([row], schema=t.schema)
+    with pq.ParquetWriter(f, t.schema, compression="zstd", use_dictionary=True) as w:
+        for _ in range(rows // 1000):
+            w.write_table(one.take(pa.array([0] * 1000)))
+    return runs, f
+
+
+def test_lighteval_details_whose_text_decodes_past_the_bound_are_refused_unread(tmp_path):
+    """9,000 rows of a 64 KiB query: ~600 MB of text from a file of tens of KB. d0b4150 read it
+    whole (the review's 214 KB file took 4.2 GB) and refused it for duplicate ids afterwards."""
+    from leaderboard_audit.importers import lighteval
+
+    runs, f = _lighteval_bomb(tmp_path, 9000, 2**16)
+    assert f.stat().st_size < 200_000
+    with pytest.raises(RecordsError) as err:
+        load(runs, "lighteval")
+    assert f"{f}: its text decodes to over {lighteval.MAX_DETAILS_TEXT_BYTES:,} bytes" in str(err.value)
+
+
+def test_lighteval_row_and_value_counts_are_checked_from_the_footer(tmp_path, monkeypatch):
+    from leaderboard_audit.importers import lighteval
+
+    runs, f = _lighteval_bomb(tmp_path, 2000, 10)
+    monkeypatch.setattr(lighteval, "MAX_DETAILS_ROWS", 1999)
+    with pytest.raises(RecordsError, match=r"2,000 rows \(limit 1,999\)"):
+        load(runs, "lighteval")
+    monkeypatch.setattr(lighteval, "MAX_DETAILS_ROWS", 10**6)
+    monkeypatch.setattr(lighteval, "MAX_DETAILS_VALUES", 10_000)
+    with pytest.raises(RecordsError, match=r"values in the fields read \(limit 10,000\)"):
+        load(runs, "lighteval")
+
+
+def test_lighteval_rows_hold_only_the_fields_the_import_reads():
+    from leaderboard_audit.importers.lighteval import read_rows
+    from leaderboard_audit.records.errors import ProblemLog
+
+    f = sorted(LIGHTEVAL.rglob("details_*.parquet"))[0]
+    rows = read_rows(f, ProblemLog())
+    assert rows and set(rows[0]["doc"]) == {"id", "query", "choices", "gold_index", "specific", "sampling_methods"}
+    assert "input_tokens" not in rows[0]["model_response"] and "logprobs" in rows[0]["model_response"]
