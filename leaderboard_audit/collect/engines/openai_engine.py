@@ -213,6 +213,8 @@ class OpenAIEngine:
             raise _Retryable(f"{type(e).__name__}: {getattr(e, 'reason', e)}") from e
         try:
             return json.loads(raw)
+        except RecursionError:  # '[' x 200,000: json.loads recurses once per level (C12)
+            raise _Retryable("malformed JSON (nested too deeply)") from None
         except ValueError as e:
             raise _Retryable(f"malformed JSON ({raw[:120]!r})") from e
 
