@@ -22,6 +22,9 @@ from .names import model_from_filename
 from .safe_io import JSON_ERRORS, DuplicateKeyError, loads_strict, open_regular
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
+#: a records file (any JSONL the line readers read): checked with fstat before a byte is read,
+#: so a 10 GB sparse file is refused at once (C14); 4 GiB is ~10^7 lines of 400 bytes
+MAX_FILE_BYTES = 4 * 1024**3
 CLOZE_MARGIN_KEY = "ll|cloze_plain"  # the config a per-item (scalar) margin belongs to (paper, A.1)
 UNPARSED_FIELDS = ("unparsed", "n_unparsed", "unparsed_count", "num_unparsed")
 SCALAR_MARGIN_FIELDS = ("margin", "cloze_margin")
@@ -57,8 +60,9 @@ class ModelFile:
 
 
 def bounded_lines(fh: IO[bytes], max_bytes: int) -> Iterator[tuple[int, bytes | None]]:
-    """(line number, raw bytes) of every line of ``fh``, holding at most ``max_bytes + 1`` bytes:
-    a longer line is read past in chunks and yielded as None."""
+    """(line number, raw bytes) of every line of ``fh``, holding at most ``max_bytes + 1`` bytes.
+    A longer line is yielded as None and ends the file: it is not read to its end (a sparse
+    file's one line can be terabytes: C14), and one problem names the file."""
     n = 0
     while True:
         raw = fh.readline(max_bytes + 1)
@@ -66,11 +70,19 @@ def bounded_lines(fh: IO[bytes], max_bytes: int) -> Iterator[tuple[int, bytes | 
             return
         n += 1
         if len(raw) > max_bytes and not raw.endswith(b"\n"):
-            while raw and not raw.endswith(b"\n"):  # skip the rest of the line
-                raw = fh.readline(max_bytes + 1)
             yield n, None
-        else:
-            yield n, raw
+            return
+        yield n, raw
+
+
+def size_problem(fh: IO[bytes], max_bytes: int = MAX_FILE_BYTES) -> str | None:
+    """Why the open file ``fh`` is too large to read (from ``fstat``, nothing read), or None."""
+    import os
+
+    size = os.fstat(fh.fileno()).st_size
+    if size > max_bytes:
+        return f"{size:,} bytes: larger than the {max_bytes:,} a records file may be"
+    return None
 
 
 def iter_lines(path: Path, max_bytes: int, log: ProblemLog):
@@ -88,12 +100,16 @@ def iter_lines(path: Path, max_bytes: int, log: ProblemLog):
         return
     try:
         with fh:
+            why = size_problem(fh)
+            if why is not None:
+                log.add(str(path), None, why, fix="split the records (one file per benchmark and model), or pack them")
+                return
             for n, raw in bounded_lines(fh, max_bytes):
                 if raw is None:
                     log.add(
                         str(path),
                         n,
-                        f"line longer than {max_bytes} bytes",
+                        f"line longer than {max_bytes} bytes (the file is not read further)",
                         fix="records lines hold one item each; check the file is records-v1",
                     )
                 elif raw.strip():
