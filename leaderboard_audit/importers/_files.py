@@ -9,29 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from ..records.errors import ProblemLog
+from ..records.safe_io import MAX_JSON_VALUES, json_values_problem  # noqa: F401 - the importers' bound too
 
 # What json.loads raises on bad input besides JSONDecodeError: undecodable bytes, deep
 # nesting (RecursionError), integers past Python's digit limit (ValueError).
 JSON_ERRORS = (ValueError, UnicodeDecodeError, RecursionError)
-
-# Decoded JSON costs far more memory than its bytes: ``[{},{},...]`` is ~24 bytes of
-# Python objects per byte of text. The bound is on the values ``json.loads`` would build,
-# counted (over, never under: brackets and commas inside strings count too) before it
-# runs: 16 million values are at most ~1.6 GB of objects, and an honest HELM or
-# Inspect file of 400 MB holds fewer (one value per 25-40 bytes). docs/reliability.md.
-MAX_JSON_VALUES = 16_000_000
-
-
-def json_values_problem(data: bytes, max_values: int = MAX_JSON_VALUES) -> str | None:
-    """Why decoding ``data`` could cost too much memory (too many values), or None.
-
-    Counts ``{``, ``[`` and ``,``: a value is the root, an element after a comma, or the first
-    element of a container, so this is an upper bound (brackets and commas inside strings
-    count too); linear, in C, without allocating."""
-    n = data.count(b"{") + data.count(b"[") + data.count(b",")
-    if n > max_values:
-        return f"holds up to {n:,} JSON values (limit {max_values:,}): decoding it would take gigabytes of memory"
-    return None
 
 
 def file_problem(path: Path) -> str | None:

@@ -275,59 +275,32 @@ def _wanted(leaf: str) -> bool:
     return any(leaf == f or leaf.startswith(f + ".") for f in FIELDS)
 
 
-def _text_bytes(arr: Any) -> int:
-    """The bytes of text ``arr`` holds once decoded, counted without decoding: a dictionary's
-    values are measured once and summed over its indices."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    t = arr.type
-    if pa.types.is_dictionary(t):
-        lens = pc.binary_length(arr.dictionary).take(arr.indices)
-        return int(pc.sum(lens).as_py() or 0)
-    if pa.types.is_struct(t):
-        return sum(_text_bytes(c) for c in arr.flatten())
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return _text_bytes(arr.flatten())
-    if pa.types.is_string(t) or pa.types.is_binary(t) or pa.types.is_large_string(t) or pa.types.is_large_binary(t):
-        return int(pc.sum(pc.binary_length(arr)).as_py() or 0)
-    return 0
-
-
 def _bounded_rows(path: Path, pf: Any, log: ProblemLog) -> list[dict[str, Any]] | None:
     """The rows (only FIELDS), or None with the bound that was passed: the row and value counts
-    from the footer first, then the text's decoded size from its dictionaries, then the rows."""
-    import pyarrow.parquet as pq
+    from the footer first, then the text's decoded size from its dictionaries, then the rows
+    (records/parquet_bounds.py)."""
+    from ..records.parquet_bounds import read_bounded
 
-    spath, md = str(path), pf.metadata
-    fix = "keep one details file per run and task as lighteval writes it (a details file this large is not one)"
-    if md.num_rows > MAX_DETAILS_ROWS:
-        log.add(spath, None, f"{md.num_rows:,} rows (limit {MAX_DETAILS_ROWS:,})", fix=fix)
+    leaves = {pf.metadata.row_group(0).column(j).path_in_schema for j in range(pf.metadata.num_columns)}
+    leaves = leaves if pf.metadata.num_row_groups else set()
+    cols = [f for f in FIELDS if any(p == f or p.startswith(f + ".") for p in leaves)]
+    table, why = read_bounded(
+        path,
+        cols,
+        max_rows=MAX_DETAILS_ROWS,
+        max_values=MAX_DETAILS_VALUES,
+        max_text_bytes=MAX_DETAILS_TEXT_BYTES,
+        wanted=_wanted,
+    )
+    if why is not None:
+        log.add(
+            str(path),
+            None,
+            why,
+            fix="keep one details file per run and task as lighteval writes it (a details file this large is not one)",
+        )
         return None
-    leaves: dict[str, str] = {}
-    values = 0
-    for g in range(md.num_row_groups):
-        rg = md.row_group(g)
-        for j in range(rg.num_columns):
-            c = rg.column(j)
-            if _wanted(c.path_in_schema):
-                leaves[c.path_in_schema] = c.physical_type
-                values += c.num_values
-    if values > MAX_DETAILS_VALUES:
-        log.add(spath, None, f"{values:,} values in the fields read (limit {MAX_DETAILS_VALUES:,})", fix=fix)
-        return None
-    texts = [p for p, kind in leaves.items() if kind == "BYTE_ARRAY"]
-    cols = [f for f in FIELDS if any(_wanted(p) and (p == f or p.startswith(f + ".")) for p in leaves)]
-    dpf = pq.ParquetFile(path, read_dictionary=texts)
-    groups, text = [], 0
-    for g in range(md.num_row_groups):  # one row group at a time: its text stays dictionary-encoded
-        t = dpf.read_row_group(g, columns=cols, use_threads=False)
-        text += sum(_text_bytes(chunk) for col in t.columns for chunk in col.chunks)
-        if text > MAX_DETAILS_TEXT_BYTES:
-            log.add(spath, None, f"its text decodes to over {MAX_DETAILS_TEXT_BYTES:,} bytes", fix=fix)
-            return None
-        groups.append(t)
-    return [r for t in groups for r in t.to_pylist()]
+    return table.to_pylist()
 
 
 def choose_metric(rows: list[dict[str, Any]], metric: str | None, where: str, log: ProblemLog) -> str | None:

@@ -81,7 +81,7 @@ def size_problem(fh: IO[bytes], max_bytes: int = MAX_FILE_BYTES) -> str | None:
 
     size = os.fstat(fh.fileno()).st_size
     if size > max_bytes:
-        return f"{size:,} bytes: larger than the {max_bytes:,} a records file may be"
+        return f"{size:,} bytes: larger than the {max_bytes:,} a records file may be (nothing read)"
     return None
 
 

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import MAX_SHOWN, ProblemLog, RecordsError
+from .parquet_bounds import read_bounded
 from .grid import Grid, infer_grid
 from .layout import confined
 from .legend import find_legend
@@ -54,6 +55,12 @@ CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 PARQUET_SUFFIXES = (".parquet", ".pq")
 _BITS = {"0": 0, "1": 1, "true": 1, "false": 0, "True": 1, "False": 0, "TRUE": 1, "FALSE": 0}
 _MAX_PRED = 32000
+# A table from a stranger is bounded before it is decoded (docs/reliability.md): Parquet from its
+# footer and its dictionaries (records/parquet_bounds.py), CSV by its size (fstat, nothing read).
+MAX_TABLE_ROWS = 20_000_000
+MAX_TABLE_VALUES = 250_000_000
+MAX_TABLE_TEXT_BYTES = 2 * 1024**3
+MAX_TABLE_CSV_BYTES = 2 * 1024**3
 FIX_TABLE = (
     "the long table needs one row per (model, benchmark, item_id, config) with correct = 0/1; see docs/records.md"
 )
@@ -120,6 +127,12 @@ def _read_csv(path: Path, sep: str) -> _Table:
     import pandas as pd
 
     spath = str(path)
+    with _open(path) as fh:
+        from .lines import size_problem
+
+        why = size_problem(fh, MAX_TABLE_CSV_BYTES)
+    if why is not None:
+        raise RecordsError.one(spath, None, why, fix="pack a set this large (leaderboard-audit pack)")
     _refuse_duplicate_columns(spath, _csv_header(path, sep), 1)
     try:
         with warnings.catch_warnings(), _open(path) as fh:
@@ -264,7 +277,17 @@ def _read_parquet(path: Path) -> _Table:
                         f"got Arrow type {pf.schema_arrow.field(c).type}",
                         fix=FIX_TABLE,
                     )
-            table = pf.read(columns=cols)
+            fh.seek(0)
+            table, why = read_bounded(
+                fh,
+                cols,
+                max_rows=MAX_TABLE_ROWS,
+                max_values=MAX_TABLE_VALUES,
+                max_text_bytes=MAX_TABLE_TEXT_BYTES,
+                page_checksum_verification=True,
+            )
+            if why is not None:
+                raise RecordsError.one(spath, None, why, fix="pack a set this large (leaderboard-audit pack)")
             table.validate(full=True)  # e.g. invalid UTF-8 in a string column, caught here, not later
         # ignore_metadata: never rebuild pandas objects from metadata stored in the file
         df = table.to_pandas(ignore_metadata=True, types_mapper=_nullable_dtype)

@@ -198,7 +198,7 @@ def test_lighteval_row_and_value_counts_are_checked_from_the_footer(tmp_path, mo
         load(runs, "lighteval")
     monkeypatch.setattr(lighteval, "MAX_DETAILS_ROWS", 10**6)
     monkeypatch.setattr(lighteval, "MAX_DETAILS_VALUES", 10_000)
-    with pytest.raises(RecordsError, match=r"values in the fields read \(limit 10,000\)"):
+    with pytest.raises(RecordsError, match=r"values in the columns read \(limit 10,000\)"):
         load(runs, "lighteval")
 
 

@@ -70,3 +70,83 @@ def test_reading_stops_at_the_first_over_long_line(tmp_path):
     msg = str(err.value)
     assert f"{f}:2: line longer than {MAX_LINE_BYTES} bytes (the file is not read further)" in msg
     assert f"{f}:4" not in msg
+
+
+def _parquet_table(tmp_path: Path, question_bytes: int) -> Path:
+    """The tiny set as a long Parquet table, every row's question ``question_bytes`` long:
+    dictionary-encoded, so the file stays small."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from leaderboard_audit.records.table import write_table
+
+    t = tmp_path / "board"
+    t.mkdir()
+    shutil.copy(TINY / "grid.json", t)
+    f = t / "board.parquet"
+    write_table(load_records(TINY), f)
+    tab = pq.read_table(f)
+    i = tab.schema.get_field_index("question")
+    tab = tab.set_column(i, "question", pa.array(["Q" * question_bytes] * tab.num_rows))
+    pq.write_table(tab, f, use_dictionary=True, compression="zstd")
+    return f
+
+
+def test_a_parquet_table_whose_text_decodes_past_the_bound_is_refused_unread(tmp_path, monkeypatch):
+    """The table reader read the whole file (pf.read) before any check; its text is now counted on
+    the dictionaries first. The bound (2 GiB) is lowered so that a small file passes it."""
+    from leaderboard_audit.records import table
+
+    f = _parquet_table(tmp_path, 2**16)
+    assert f.stat().st_size < 100_000
+    assert load_records(f).shape == load_records(TINY).shape  # within the bound: read as before
+    monkeypatch.setattr(table, "MAX_TABLE_TEXT_BYTES", 2**20)
+    with pytest.raises(RecordsError, match=rf"{f.name}: its text decodes to over 1,048,576 bytes"):
+        load_records(f)
+    monkeypatch.setattr(table, "MAX_TABLE_ROWS", 10)
+    with pytest.raises(RecordsError, match=r"rows \(limit 10\)"):
+        load_records(f)
+
+
+def test_a_csv_table_over_the_bound_is_refused_without_reading_it(tmp_path):
+    from leaderboard_audit.records.table import MAX_TABLE_CSV_BYTES, write_table
+
+    t = tmp_path / "board"
+    t.mkdir()
+    shutil.copy(TINY / "grid.json", t)
+    f = t / "board.csv"
+    write_table(load_records(TINY), f)
+    _sparse(f, MAX_TABLE_CSV_BYTES + 1)
+    t0 = time.perf_counter()
+    with pytest.raises(RecordsError, match=r"board.csv: [\d,]+ bytes: larger than"):
+        load_records(f)
+    assert time.perf_counter() - t0 < 5
+
+
+def test_packed_metadata_of_too_many_values_is_refused_before_it_is_decoded(tmp_path):
+    """24 MB of ``[],`` in a packed file's metadata (under its 256 MiB byte bound) would decode to
+    8 million lists; d0b4150 decoded them, then refused the format."""
+    import pyarrow as pa
+    import pyarrow.ipc
+
+    from leaderboard_audit.records.packed import META_KEY, write_packed
+    from leaderboard_audit.records.safe_io import MAX_JSON_VALUES
+
+    ok = write_packed(load_records(TINY), tmp_path / "ok.arrow")
+    t = pa.ipc.open_file(pa.memory_map(str(ok))).read_all()
+    key = META_KEY if isinstance(META_KEY, bytes) else META_KEY.encode()
+    t = t.replace_schema_metadata({key: b"[" + b"[]," * (MAX_JSON_VALUES // 2 + 1) + b"[]]"})
+    bad = tmp_path / "bad.arrow"
+    with pa.OSFile(str(bad), "wb") as sink, pa.ipc.new_file(sink, t.schema) as w:
+        w.write_table(t)
+    with pytest.raises(RecordsError, match=r"metadata holds up to [\d,]+ JSON values"):
+        load_records(bad)
+
+
+def test_a_legend_of_too_many_values_is_refused_before_it_is_decoded(tmp_path):
+    from leaderboard_audit.records.legend import MAX_GRID_VALUES
+
+    d = _tiny(tmp_path)
+    (d / "grid.json").write_text('{"configs": [' + "{}," * MAX_GRID_VALUES + "{}]}")
+    with pytest.raises(RecordsError, match=rf"grid.json: holds up to [\d,]+ JSON values \(limit {MAX_GRID_VALUES:,}\)"):
+        load_records(d)
