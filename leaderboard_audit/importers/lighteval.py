@@ -281,8 +281,7 @@ def _bounded_rows(path: Path, pf: Any, log: ProblemLog) -> list[dict[str, Any]] 
     (records/parquet_bounds.py)."""
     from ..records.parquet_bounds import read_bounded
 
-    leaves = {pf.metadata.row_group(0).column(j).path_in_schema for j in range(pf.metadata.num_columns)}
-    leaves = leaves if pf.metadata.num_row_groups else set()
+    leaves = {pf.schema.column(i).path for i in range(len(pf.schema))}  # the schema: never chunk metadata
     cols = [f for f in FIELDS if any(p == f or p.startswith(f + ".") for p in leaves)]
     table, why = read_bounded(
         path,

@@ -47,7 +47,12 @@ def read_bounded(
     """``(table, None)``, or ``(None, why)`` when a bound is passed. ``columns``: the top-level
     columns (or struct paths) to read; ``wanted(leaf path)``: which leaves count (default: the
     leaves under ``columns``). The table's text columns come back dictionary-decoded, in the
-    file's own types."""
+    file's own types.
+
+    Column-chunk metadata is never touched: pyarrow aborts the process (a C++ exception it does
+    not catch) on some damaged size statistics. The leaves come from the file's schema; the
+    value count is checked before the first row group is read for scalar leaves (rows x leaves)
+    and after each row group for list leaves (whose length no footer field bounds safely)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -59,33 +64,41 @@ def read_bounded(
     md = pf.metadata
     if md.num_rows > max_rows:
         return None, f"{md.num_rows:,} rows (limit {max_rows:,})"
-    leaves: dict[str, str] = {}
-    values = 0
-    for g in range(md.num_row_groups):
-        rg = md.row_group(g)
-        for j in range(rg.num_columns):
-            c = rg.column(j)
-            if keep(c.path_in_schema):
-                leaves[c.path_in_schema] = c.physical_type
-                values += c.num_values
-    if values > max_values:
-        return None, f"{values:,} values in the columns read (limit {max_values:,})"
-    texts = [p for p, kind in leaves.items() if kind == "BYTE_ARRAY"]
+    schema = pf.schema
+    leaves = [schema.column(i) for i in range(len(schema)) if keep(schema.column(i).path)]
+    if md.num_rows * len(leaves) > max_values:
+        return None, f"{md.num_rows * len(leaves):,} values in the columns read (limit {max_values:,})"
+    texts = [c.path for c in leaves if c.physical_type == "BYTE_ARRAY"]
     if hasattr(source, "seek"):
         source.seek(0)
     dpf = pq.ParquetFile(source, read_dictionary=texts, **open_kwargs)
-    groups, text = [], 0
+    groups, text, values = [], 0, 0
     for g in range(md.num_row_groups):  # one row group at a time: its text stays dictionary-encoded
         t = dpf.read_row_group(g, columns=columns, use_threads=False)
         text += sum(text_bytes(chunk) for col in t.columns for chunk in col.chunks)
         if text > max_text_bytes:
             return None, f"its text decodes to over {max_text_bytes:,} bytes"
+        values += sum(leaf_values(chunk) for col in t.columns for chunk in col.chunks)
+        if values > max_values:
+            return None, f"over {max_values:,} values in the columns read"
         groups.append(t)
     if not groups:
-        return pf.schema_arrow.empty_table().select(columns) if columns else pf.schema_arrow.empty_table(), None
+        return pf.schema_arrow.empty_table().select(columns), None
     table = pa.concat_tables(groups)
     plain = pa.schema([_plain_field(f) for f in table.schema])
     return table.cast(plain), None
+
+
+def leaf_values(arr: Any) -> int:
+    """The number of leaf values ``arr`` holds (list elements counted one by one)."""
+    import pyarrow as pa
+
+    t = arr.type
+    if pa.types.is_struct(t):
+        return sum(leaf_values(c) for c in arr.flatten())
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return leaf_values(arr.flatten())
+    return len(arr)
 
 
 def _plain_field(f: Any) -> Any:
@@ -109,4 +122,4 @@ def _plain_type(t: Any) -> Any:
     return t
 
 
-__all__ = ["read_bounded", "text_bytes"]
+__all__ = ["leaf_values", "read_bounded", "text_bytes"]

@@ -209,7 +209,9 @@ def test_single_bit_flips_in_parquet_never_change_data_silently(tmp_path):
             continue
         assert got.equals(base), f"bit {pos} changed the data silently"
         counts["same"] += 1
-    assert counts == {"detected": 161, "same": 139}
+    # 142/158 since issue 46 (161/139 before): the bounded reader (records/parquet_bounds.py) never
+    # decodes the file's pandas metadata, so 19 flips there no longer fail a load they cannot change
+    assert counts == {"detected": 142, "same": 158}
 
 
 def test_parquet_column_of_a_type_it_cannot_hold(tmp_path):
