@@ -282,6 +282,8 @@ def one(reader: str, job: tuple[str, Path, str, list[Path]], seed: int, scratch:
             shutil.copytree(src, copy)
             new_target = copy / target.relative_to(src)
             load_from = copy
+            if kind != "records":  # an import names its source folder in the legend: the copy's
+                base = _loader(kind)(copy)
         else:  # a file source: mutate a copy beside the honest one (its legend is there)
             new_target = src.parent / f"m{os.getpid()}{src.suffix}"
             load_from = new_target

@@ -386,10 +386,14 @@ class _FileParser:
 
     def _bit_matrix(self, keys: list[str]) -> np.ndarray:
         rows = self.rows
-        try:  # fast path; nested values make a ragged array, which numpy refuses
-            arr = np.array(rows)
-        except (ValueError, TypeError):
-            arr = np.empty(0, dtype=object)
+        # fast path for bits only: one long string among them made numpy build a fixed-width
+        # string array of rows x keys cells as wide as that string (a 1 MB value: gigabytes)
+        arr = np.empty(0, dtype=object)
+        if {type(v) for vals in rows for v in vals} <= {bool, int}:
+            try:  # nested lists make a ragged array, which numpy refuses
+                arr = np.array(rows)
+            except (ValueError, TypeError, OverflowError):
+                pass
         if arr.dtype.kind == "b" or (arr.dtype.kind == "i" and arr.ndim == 2 and not ((arr < 0) | (arr > 1)).any()):
             return arr.astype(bool)
         ok = True

@@ -150,3 +150,25 @@ def test_a_legend_of_too_many_values_is_refused_before_it_is_decoded(tmp_path):
     (d / "grid.json").write_text('{"configs": [' + "{}," * MAX_GRID_VALUES + "{}]}")
     with pytest.raises(RecordsError, match=rf"grid.json: holds up to [\d,]+ JSON values \(limit {MAX_GRID_VALUES:,}\)"):
         load_records(d)
+
+
+def test_one_long_string_among_the_bits_costs_no_more_than_its_own_bytes(tmp_path):
+    """Found by the fuzz (issue 46): a 1 MB string as one correctness value made numpy build a
+    string array of every row x config cell, each as wide as that string (4 MB a cell: 8 s and
+    1.5 GB for one 15-line file of d0b4150's release fixture). It is one named problem now."""
+    import tracemalloc
+
+    d = _tiny(tmp_path)
+    f = d / "tiny" / "beta.jsonl"
+    rows = [json.loads(x) for x in f.read_text().splitlines()]
+    key = next(iter(rows[2]["correct"]))
+    rows[2]["correct"][key] = "x" * 1_000_000
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    tracemalloc.start()
+    try:
+        with pytest.raises(RecordsError, match=rf"beta.jsonl:3: .*correct\['{key}'\] = .* is not 0/1"):
+            load_records(d)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 40 * 2**20, peak  # d0b4150: rows x configs x 4 MB
