@@ -19,7 +19,7 @@ Each outcome is one of:
 Byte mutations (a bit flip, a random byte, 8 zero bytes, a truncation) go to every reader;
 structural mutations (one JSON value replaced by a hostile one: nesting 100,000 deep, a
 5,000-digit integer, NaN, a 1 MB string, a wrong type, a bidi control...) go to the JSON-based
-ones. The default counts add up to 10,450 mutations; ``--scale 0.15`` is a ~1,500 quick pass.
+ones. The default counts add up to 10,250 mutations; ``--scale 0.15`` is a ~1,500 quick pass.
 Exit status 1 if anything loaded silently different, crashed, hung or ran out of memory.
 """
 
@@ -58,9 +58,9 @@ COUNTS: dict[str, tuple[int, bool]] = {
     "grid-json-bytes": (400, False),
     "grid-json-struct": (600, False),
     "inspect-eval-bytes": (800, True),
-    "inspect-json-struct": (600, False),
-    "lighteval-parquet-bytes": (700, False),
-    "helm-json-bytes": (300, False),
+    "inspect-json-struct": (700, False),
+    "lighteval-parquet-bytes": (800, False),
+    "helm-json-bytes": (400, False),
     "helm-json-struct": (600, False),
     "lmeval-jsonl-struct": (500, False),
     "lmeval-jsonl-bytes": (450, False),

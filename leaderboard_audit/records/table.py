@@ -61,6 +61,7 @@ MAX_TABLE_ROWS = 20_000_000
 MAX_TABLE_VALUES = 250_000_000
 MAX_TABLE_TEXT_BYTES = 2 * 1024**3
 MAX_TABLE_CSV_BYTES = 2 * 1024**3
+ROWS_KEY = b"leaderboard-audit-rows"  # Parquet schema metadata: the rows write_table wrote
 FIX_TABLE = (
     "the long table needs one row per (model, benchmark, item_id, config) with correct = 0/1; see docs/records.md"
 )
@@ -253,6 +254,26 @@ def _nullable_dtype(t):
     return None
 
 
+def _check_written_rows(spath: str, pf: Any, n_read: int) -> None:
+    """A table ``write_table`` wrote carries its row count (``ROWS_KEY``): the footer's row counts
+    are not covered by the page checksums, and one flipped bit there dropped a model's rows
+    silently (found by benchmarks/fuzz_reliability.py, issue 46)."""
+    raw = (pf.schema_arrow.metadata or {}).get(ROWS_KEY)
+    if raw is None:  # written by another tool: the structural checks only
+        return
+    try:
+        written = int(raw)
+    except ValueError:
+        written = -1
+    if written != pf.metadata.num_rows or written != n_read:
+        raise RecordsError.one(
+            spath,
+            None,
+            f"damaged: written with {raw[:20]!r} rows, its footer says {pf.metadata.num_rows} and {n_read} were read",
+            fix="restore the file from its source (write_table re-creates it)",
+        )
+
+
 def _read_parquet(path: Path) -> _Table:
     spath = str(path)
     try:
@@ -288,6 +309,7 @@ def _read_parquet(path: Path) -> _Table:
             )
             if why is not None:
                 raise RecordsError.one(spath, None, why, fix="pack a set this large (leaderboard-audit pack)")
+            _check_written_rows(spath, pf, table.num_rows)
             table.validate(full=True)  # e.g. invalid UTF-8 in a string column, caught here, not later
         # ignore_metadata: never rebuild pandas objects from metadata stored in the file
         df = table.to_pandas(ignore_metadata=True, types_mapper=_nullable_dtype)
@@ -877,7 +899,9 @@ def write_table(records: Records, path: str | os.PathLike[str], *, write_grid: b
         import pyarrow.parquet as pq
 
         buf = io.BytesIO()
-        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), buf, write_page_checksum=True)
+        table = pa.Table.from_pandas(df, preserve_index=False)
+        meta = {**(table.schema.metadata or {}), ROWS_KEY: str(table.num_rows).encode()}
+        pq.write_table(table.replace_schema_metadata(meta), buf, write_page_checksum=True)
         data = buf.getvalue()
     else:
         raise RecordsError.one(str(p), None, f"unknown table type {suffix!r}", fix="use .csv, .tsv, .parquet or .pq")

@@ -197,3 +197,25 @@ def test_damaged_parquet_size_statistics_never_abort_the_process(tmp_path):
     code += "try:\n    load_records(sys.argv[1])\nexcept RecordsError:\n    pass\n"
     r = subprocess.run([sys.executable, "-c", code, str(bad)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-500:]
+
+
+def test_a_parquet_footer_that_drops_rows_is_refused(tmp_path):
+    """Found by the fuzz (issue 46): one flipped bit in the footer's row count (which the page
+    checksums do not cover) dropped a model from a table silently. write_table now records
+    its row count in the schema metadata; a footer that disagrees is refused."""
+    import pyarrow.parquet as pq
+
+    from leaderboard_audit.records.table import write_table
+
+    t = tmp_path / "board"
+    t.mkdir()
+    shutil.copy(TINY / "grid.json", t)
+    f = t / "board.parquet"
+    write_table(load_records(TINY), f)
+    full = pq.read_table(f)
+    models = full.column("model").to_pylist()
+    keep = [i for i, m in enumerate(models) if m != models[-1]]
+    short = full.take(keep)  # the last model's rows gone, the written metadata kept
+    pq.write_table(short.replace_schema_metadata(full.schema.metadata), f, write_page_checksum=True)
+    with pytest.raises(RecordsError, match=r"board.parquet: damaged: written with b'\d+' rows, its footer says"):
+        load_records(f)
