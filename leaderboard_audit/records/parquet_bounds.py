@@ -85,7 +85,11 @@ def read_bounded(
     if not groups:
         return pf.schema_arrow.empty_table().select(columns), None
     table = pa.concat_tables(groups)
-    plain = pa.schema([_plain_field(f) for f in table.schema])
+    names = pf.schema_arrow.names
+    if all(c in names for c in columns):  # top-level columns: back to the file's own types
+        plain = pa.schema([pf.schema_arrow.field(c) for c in columns])
+    else:  # struct paths (a subset of each struct's fields): dictionaries replaced by their values
+        plain = pa.schema([_plain_field(f) for f in table.schema])
     return table.cast(plain), None
 
 
