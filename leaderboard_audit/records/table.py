@@ -28,6 +28,7 @@ Value conventions of the table (both formats):
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import warnings
@@ -61,7 +62,7 @@ MAX_TABLE_ROWS = 20_000_000
 MAX_TABLE_VALUES = 250_000_000
 MAX_TABLE_TEXT_BYTES = 2 * 1024**3
 MAX_TABLE_CSV_BYTES = 2 * 1024**3
-ROWS_KEY = b"leaderboard-audit-rows"  # Parquet schema metadata: the rows write_table wrote
+TABLE_KEY = b"leaderboard-audit-table"  # Parquet schema metadata: the rows and columns write_table wrote
 FIX_TABLE = (
     "the long table needs one row per (model, benchmark, item_id, config) with correct = 0/1; see docs/records.md"
 )
@@ -254,22 +255,25 @@ def _nullable_dtype(t):
     return None
 
 
-def _check_written_rows(spath: str, pf: Any, n_read: int) -> None:
-    """A table ``write_table`` wrote carries its row count (``ROWS_KEY``): the footer's row counts
-    are not covered by the page checksums, and one flipped bit there dropped a model's rows
-    silently (found by benchmarks/fuzz_reliability.py, issue 46)."""
-    raw = (pf.schema_arrow.metadata or {}).get(ROWS_KEY)
+def _check_written_shape(spath: str, pf: Any, n_read: int) -> None:
+    """A table ``write_table`` wrote carries its row count and column names (``TABLE_KEY``): the
+    footer is not covered by the page checksums, and one flipped bit there dropped a model's
+    rows, or renamed an optional column out of the reader's sight, silently (found by
+    benchmarks/fuzz_reliability.py, issue 46)."""
+    raw = (pf.schema_arrow.metadata or {}).get(TABLE_KEY)
     if raw is None:  # written by another tool: the structural checks only
         return
     try:
-        written = int(raw)
-    except ValueError:
-        written = -1
-    if written != pf.metadata.num_rows or written != n_read:
+        shape = json.loads(raw)
+        rows, columns = int(shape["rows"]), list(shape["columns"])
+    except (ValueError, TypeError, KeyError, RecursionError):
+        rows, columns = -1, []
+    if rows != pf.metadata.num_rows or rows != n_read or columns != pf.schema_arrow.names:
         raise RecordsError.one(
             spath,
             None,
-            f"damaged: written with {raw[:20]!r} rows, its footer says {pf.metadata.num_rows} and {n_read} were read",
+            f"damaged: written with {rows:,} rows and columns {columns}; its footer says "
+            f"{pf.metadata.num_rows:,} rows and columns {pf.schema_arrow.names}, and {n_read:,} were read",
             fix="restore the file from its source (write_table re-creates it)",
         )
 
@@ -309,7 +313,7 @@ def _read_parquet(path: Path) -> _Table:
             )
             if why is not None:
                 raise RecordsError.one(spath, None, why, fix="pack a set this large (leaderboard-audit pack)")
-            _check_written_rows(spath, pf, table.num_rows)
+            _check_written_shape(spath, pf, table.num_rows)
             table.validate(full=True)  # e.g. invalid UTF-8 in a string column, caught here, not later
         # ignore_metadata: never rebuild pandas objects from metadata stored in the file
         df = table.to_pandas(ignore_metadata=True, types_mapper=_nullable_dtype)
@@ -900,7 +904,8 @@ def write_table(records: Records, path: str | os.PathLike[str], *, write_grid: b
 
         buf = io.BytesIO()
         table = pa.Table.from_pandas(df, preserve_index=False)
-        meta = {**(table.schema.metadata or {}), ROWS_KEY: str(table.num_rows).encode()}
+        shape = {"rows": table.num_rows, "columns": table.column_names}
+        meta = {**(table.schema.metadata or {}), TABLE_KEY: json.dumps(shape).encode()}
         pq.write_table(table.replace_schema_metadata(meta), buf, write_page_checksum=True)
         data = buf.getvalue()
     else:

@@ -217,5 +217,24 @@ def test_a_parquet_footer_that_drops_rows_is_refused(tmp_path):
     keep = [i for i, m in enumerate(models) if m != models[-1]]
     short = full.take(keep)  # the last model's rows gone, the written metadata kept
     pq.write_table(short.replace_schema_metadata(full.schema.metadata), f, write_page_checksum=True)
-    with pytest.raises(RecordsError, match=r"board.parquet: damaged: written with b'\d+' rows, its footer says"):
+    with pytest.raises(RecordsError, match=r"board.parquet: damaged: written with [\d,]+ rows and columns"):
+        load_records(f)
+
+
+def test_a_parquet_footer_that_renames_a_column_is_refused(tmp_path):
+    """Found by the fuzz: a flipped bit renamed the optional column ``gold`` to ``oold`` in the
+    footer's schema, and the table loaded without its gold answers."""
+    import pyarrow.parquet as pq
+
+    from leaderboard_audit.records.table import write_table
+
+    t = tmp_path / "board"
+    t.mkdir()
+    shutil.copy(TINY / "grid.json", t)
+    f = t / "board.parquet"
+    write_table(load_records(TINY), f)
+    full = pq.read_table(f)
+    renamed = full.rename_columns(["oold" if c == "gold" else c for c in full.column_names])
+    pq.write_table(renamed.replace_schema_metadata(full.schema.metadata), f, write_page_checksum=True)
+    with pytest.raises(RecordsError, match=r"damaged: written with .* columns \[.*'gold'.*its footer says .*'oold'"):
         load_records(f)
