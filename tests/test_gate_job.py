@@ -390,3 +390,56 @@ def test_a_changed_model_file_is_audited_as_a_submission(boards, tmp_path):
     r = emu.run_job(base, pr, tmp_path / "run")
     out = steps(r)[AUDIT]["output"]
     assert re.search(r"^submission mid: \w+ - ", out, re.M), out[-3000:]
+
+
+# -- the gate fails closed (issue 46, C08) -------------------------------------------------
+
+
+def _flat_newcomer(pr: Path, board: Path) -> None:
+    rows = [json.loads(x) for x in (board / "bench" / "org__newbie.jsonl").read_text().splitlines()]
+    with open(pr / "records" / "bench_newbie.jsonl", "w") as f:
+        for row in rows:
+            f.write(json.dumps({**row, "model": "newbie", "benchmark": "bench"}) + "\n")
+
+
+@pytest.mark.parametrize(
+    "kind, named",
+    [
+        ("grid.json broken", "records/grid.json"),
+        ("newcomer as flat files", "records/bench_newbie.jsonl"),
+        ("a competitor deleted", "records/bench/mid.jsonl (deleted or no longer a file)"),
+    ],
+)
+def test_a_pr_that_changes_what_the_gate_does_not_audit_fails_it_with_the_reason(boards, tmp_path, kind, named):
+    """C08: each of these PRs left the board unreadable (or its newcomer unaudited) and passed
+    green with 'no new or changed model file' on d0b4150."""
+    base, out = boards
+    pr = pr_tree(tmp_path, base)
+    if kind == "grid.json broken":
+        (pr / "records" / "grid.json").write_text('{"configs": [}')
+    elif kind == "newcomer as flat files":
+        _flat_newcomer(pr, out["clean"])
+    else:
+        (pr / "records" / "bench" / "mid.jsonl").unlink()
+    r = emu.run_job(base, pr, tmp_path / "run")
+    s = steps(r)
+    assert r["conclusion"] == "failure"
+    assert s[AUDIT]["exit_code"] == 4
+    assert "fails the gate: the PR changes records/ files that are not a model's records file" in s[AUDIT]["output"]
+    assert f"  {named}\n" in s[AUDIT]["output"]
+
+
+def test_a_board_that_cannot_be_audited_fails_the_gate_even_when_the_pr_adds_no_model(boards, tmp_path):
+    """Fail closed: with no model file to audit, the job still loads the PR's records."""
+    base, _ = boards
+    broken = tmp_path / "base"
+    shutil.copytree(base, broken)
+    f = broken / "records" / "bench" / "mid.jsonl"
+    f.write_text(f.read_text().replace('"correct"', '"korrect"', 1))
+    pr = pr_tree(tmp_path, broken)
+    (pr / "records" / "bench" / "NOTES.md").write_text("a note\n")
+    r = emu.run_job(broken, pr, tmp_path / "run")
+    s = steps(r)
+    assert r["conclusion"] == "failure" and s[AUDIT]["exit_code"] == 4
+    assert "fails the gate: the PR's records cannot be audited:" in s[AUDIT]["output"]
+    assert "mid.jsonl:1" in s[AUDIT]["output"]

@@ -33,6 +33,8 @@ AXIS_NAMES = ("shots", "cot", "chat_template", "system_prompt")
 DESIGNS = ("one_at_a_time", "product")
 MAX_SHOTS = 5  # the selection reserves 5 items per benchmark (collect/benchmarks.py)
 COT_MAX_TOKENS = 256
+MAX_COT_TOKENS = 32_768  # cot_max_tokens: a generation budget no served model exceeds
+MAX_COT_INSTRUCTION_CHARS = 4_096
 EXEMPLAR_SEPARATOR = "\n\n"  # between exemplars and before the item (collect/prompts.py)
 COT_RULE = (
     'the last "the answer is X" (case-insensitive, X one of the labels, optionally after ":" or in '
@@ -146,8 +148,15 @@ def axes_from_obj(obj: dict[str, Any]) -> AxesSpec | None:
         if not name.replace("_", "").replace("-", "").isalnum():
             raise ValueError(f"system_prompt variant name {name!r}: use letters, digits, - and _ (it is part of a key)")
     budget = obj.get("cot_max_tokens", COT_MAX_TOKENS)
-    if type(budget) is not int or budget < 1:
-        raise ValueError(f"'cot_max_tokens' must be a positive whole number; got {budget!r}")
+    if type(budget) is not int or not 1 <= budget <= MAX_COT_TOKENS:
+        raise ValueError(f"'cot_max_tokens' must be a whole number 1..{MAX_COT_TOKENS:,}; got {budget!r}")
+    instruction = obj.get("cot_instruction", COT_INSTRUCTION)
+    if not isinstance(instruction, str) or not instruction.strip() or len(instruction) > MAX_COT_INSTRUCTION_CHARS:
+        raise ValueError(
+            f"the key 'cot_instruction' must be a non-empty string of at most {MAX_COT_INSTRUCTION_CHARS:,} "
+            f"characters (the text after each CoT prompt); got {type(instruction).__name__} "
+            f"({ascii(instruction)[:60]})"
+        )
     spec = AxesSpec(
         tuple(shots),
         cot,
@@ -155,7 +164,7 @@ def axes_from_obj(obj: dict[str, Any]) -> AxesSpec | None:
         dict(sp),
         "one_at_a_time",
         budget,
-        str(obj.get("cot_instruction", COT_INSTRUCTION)),
+        instruction,
     )
     return replace(spec, design=_design(obj.get("design", "one_at_a_time"), spec))
 

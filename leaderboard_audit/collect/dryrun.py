@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .benchmarks import Item, load_items
-from .harness import Harness, load_harness
+from .axes import EXEMPLAR_SEPARATOR
+from .benchmarks import Item
+from .harness import Harness
 from .spec import ModelSpec, Spec
 from ..reports.words import count
 
@@ -164,20 +165,39 @@ class _Counter:
     def chat(self, s: str) -> int:
         return len(self.tok.chat(s)) if self.tok is not None else self.text(s) + 8
 
+    def prompt(self, s: str, chat: bool, system: str = "", chat_kwargs: dict[str, Any] | None = None) -> int:
+        """A generation prompt under a variant, as ``prompts.prompt_ids`` builds it."""
+        if self.tok is not None:
+            from .prompts import prompt_ids
+
+            return len(prompt_ids(self.tok, s, chat, system, chat_kwargs))
+        if not chat:
+            return self.text(system + EXEMPLAR_SEPARATOR + s if system else s)
+        return self.text(s) + 8 + (self.text(system) + 4 if system else 0)
+
 
 def count_work(
-    harness: Harness, items: dict[str, list[Item]], counter: _Counter, chat_template: bool
+    harness: Harness,
+    items: dict[str, list[Item]],
+    counter: _Counter,
+    chat_template: bool,
+    chat_kwargs: dict[str, Any] | None = None,
 ) -> tuple[int, int, int]:
-    """(generation prompts, likelihood requests, prefill tokens), as run.run_chunk builds them."""
+    """(generation prompts, likelihood requests, prefill tokens), as run.run_chunk builds them:
+    under the declared axes (shots, CoT instruction, system prompt, chat template) too."""
+    from .prompts import gen_text, uses_chat
+
     gens, lls = harness.gen_configs, harness.ll_configs
     prefix = harness.decoding.continuation_prefix
+    axes = harness.axes
     n_gen = n_ll = tokens = 0
-    for its in items.values():
+    for b, its in items.items():
+        exemplars = harness.exemplars.get(b, [])
         for it in its:
             for c in gens:
-                assert c.permutation is not None
-                text = c.template.render_gen(it.question, it.options, c.permutation)
-                tokens += counter.chat(text) if chat_template else counter.text(text)
+                text = gen_text(c, it, exemplars, axes)
+                system = axes.system_text(c.variant) if axes is not None else ""
+                tokens += counter.prompt(text, uses_chat(c.variant, chat_template), system, chat_kwargs)
                 n_gen += 1
             for c in lls:
                 stem = c.template.render_stem(it.question)
@@ -185,6 +205,21 @@ def count_work(
                     tokens += counter.text(stem + prefix + opt)
                     n_ll += 1
     return n_gen, n_ll, tokens
+
+
+def gen_budget(harness: Harness, items: dict[str, list[Item]]) -> int:
+    """The most tokens generation can produce: each prompt's own budget (``cot_max_tokens``
+    under CoT, else the decoding's ``max_tokens``), as ``run._generate_by_budget`` asks for them."""
+    return sum(len(its) for its in items.values()) * sum(harness.max_tokens(c) for c in harness.gen_configs)
+
+
+def budgets_line(harness: Harness) -> str:
+    """``generation budgets: 24 configs x 32 tokens, 4 configs x 256 tokens (one generate call each)``."""
+    from collections import Counter
+
+    per = Counter(harness.max_tokens(c) for c in harness.gen_configs)
+    parts = ", ".join(f"{n} config(s) x {b:,} tokens" for b, n in sorted(per.items()))
+    return f"generation budgets: {parts} (one generate call per budget and chunk)" if per else ""
 
 
 def parse_proxies(spec: str | list[str] | None) -> list[tuple[str, str]]:
@@ -203,13 +238,13 @@ def plan(
     harness: Harness | None = None,
     items: dict[str, list[Item]] | None = None,
 ) -> tuple[list[ModelWork], dict[str, int], Harness]:
-    """The work of every model in ``spec``; nothing runs."""
-    harness = harness or load_harness(spec.grid)
+    """The work of every model in ``spec``, under the configurations the run collects (the grid
+    widened by the declared axes, ``run.harness_for``); nothing runs."""
+    from .run import harness_for, load_items_into
+
+    harness = harness or harness_for(spec)
     if items is None:
-        items = {}
-        for b in spec.benchmarks:
-            n = None if spec.n_items is None else spec.n_items + spec.item_offset
-            items[b] = load_items(b, n, files=spec.files_for(b))[spec.item_offset :]
+        harness, items = load_items_into(spec, harness)
     from ..registry import load_target
     from .engines import engine_spec
 
@@ -235,9 +270,14 @@ def plan(
             if proxy not in loaded:
                 loaded[proxy] = _load_tokenizer(proxy)
             tok, source = loaded[proxy], f"proxy {proxy}"
-        key = (source if source != "tokenizer" else f"tok:{folder or m.path}", m.chat_template)
+        kwargs = m.chat_template_kwargs or None
+        key = (
+            source if source != "tokenizer" else f"tok:{folder or m.path}",
+            m.chat_template,
+            json.dumps(kwargs, sort_keys=True, default=str),
+        )
         if key not in cache:
-            cache[key] = count_work(harness, items, _Counter(tok), m.chat_template)
+            cache[key] = count_work(harness, items, _Counter(tok), m.chat_template, kwargs)
         n_gen, n_ll, prefill = cache[key]
         total = folder and params_from_folder(folder)
         named = params_from_name(m.name) or params_from_name(m.path)
@@ -251,9 +291,7 @@ def plan(
         else:
             params = active = None
             pfrom = "unknown"
-        out.append(
-            ModelWork(m.name, n_gen, n_ll, prefill, n_gen * harness.decoding.max_tokens, source, params, active, pfrom)
-        )
+        out.append(ModelWork(m.name, n_gen, n_ll, prefill, gen_budget(harness, items), source, params, active, pfrom))
     return out, {b: len(v) for b, v in items.items()}, harness
 
 
@@ -285,7 +323,7 @@ def report(works: list[ModelWork], counts: dict[str, int], harness: Harness, *, 
         f"dry run: {count(len(works), 'model')} x {n_items:,} items ({per_bench}) x {len(harness.configs)} "
         f"configs ({len(harness.gen_configs)} generation, {len(harness.ll_configs)} likelihood)"
     )
-    lines = [head_line]
+    lines = [head_line] + ([budgets_line(harness)] if harness.gen_configs else [])
     rows = []
     tot_flops = 0.0
     unknown = False

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..records.errors import ProblemLog
+from ..records.safe_io import MAX_JSON_VALUES, json_values_problem  # noqa: F401 - the importers' bound too
 
 # What json.loads raises on bad input besides JSONDecodeError: undecodable bytes, deep
 # nesting (RecursionError), integers past Python's digit limit (ValueError).
@@ -43,6 +44,10 @@ def read_json_file(path: Path, log: ProblemLog, max_bytes: int, *, missing_fix: 
         data = path.read_bytes()
     except OSError as exc:
         log.add(str(path), None, f"cannot be read ({exc.strerror or exc})")
+        return None
+    why = json_values_problem(data)
+    if why is not None:
+        log.add(str(path), None, why, fix="check the file: an honest log holds about one JSON value per 25-40 bytes")
         return None
     try:
         return json.loads(data)

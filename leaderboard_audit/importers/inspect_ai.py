@@ -51,7 +51,12 @@ FORMAT_INFO = {
 
 MAX_JSON_BYTES = 512 * 1024 * 1024  # a .json log
 MAX_MEMBER_BYTES = 64 * 1024 * 1024  # one member of a .eval zip, uncompressed
+MAX_LOG_BYTES = 512 * 1024 * 1024  # the members of one .eval that are read, uncompressed, together
+MAX_MEMBER_RATIO = 100  # uncompressed / compressed, for a member over RATIO_FROM bytes
+RATIO_FROM = 1024 * 1024  # (Inspect's own members compress ~5x; a bomb compresses ~1000x)
+MAX_MEMBER_VALUES = 4_000_000  # JSON values in one member (~400 MB of objects at worst)
 MAX_MEMBERS = 200_000
+SAMPLE_FIELDS = ("id", "epoch", "scores", "error", "choices", "target", "input")  # all the import uses
 ZIP_ZSTD = 93
 SKIP_JSON = ("audit_mapping.json", "logs.json", "eval-set.json", "listing.json")
 LOCAL_PROVIDERS = ("hf", "vllm", "sglang")  # "hf/<hub id>": the hub id is the model
@@ -133,6 +138,15 @@ def _member(zf: Any, path: Path, info: Any, log: Any) -> Any:
     if info.file_size > MAX_MEMBER_BYTES:
         log.add(where, None, f"larger than {MAX_MEMBER_BYTES} bytes uncompressed")
         return None
+    if info.file_size > RATIO_FROM and info.file_size > MAX_MEMBER_RATIO * max(info.compress_size, 1):
+        log.add(
+            where,
+            None,
+            f"compressed {info.file_size // max(info.compress_size, 1):,}:1 ({info.compress_size:,} bytes -> "
+            f"{info.file_size:,}; the limit is {MAX_MEMBER_RATIO}:1): a decompression bomb, not read",
+            fix="import the logs Inspect wrote; re-export this one with inspect log convert",
+        )
+        return None
     try:
         try:
             with zf.open(info) as fh:
@@ -161,7 +175,54 @@ def _member(zf: Any, path: Path, info: Any, log: Any) -> Any:
     if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
         log.add(where, None, "damaged member (size or CRC differs from the zip directory)")
         return None
+    from ._files import json_values_problem
+
+    why = json_values_problem(data, MAX_MEMBER_VALUES)
+    if why is not None:
+        log.add(where, None, why)
+        return None
     return _decode(data, where, log)
+
+
+def slim_sample(s: Any) -> Any:
+    """Only what the import reads of a sample (its metadata, messages and events dropped):
+    a log's samples stay in memory until every log is read."""
+    if not isinstance(s, dict):
+        return s
+    out = {k: s[k] for k in SAMPLE_FIELDS if k in s}
+    if isinstance(out.get("input"), list):  # a chat: the question is the last user message
+        q = question_of(out["input"])
+        out["input"] = q if q is not None else []
+    scores = out.get("scores")
+    if isinstance(scores, dict):
+        out["scores"] = {
+            k: {f: v[f] for f in ("value", "answer") if f in v} if isinstance(v, dict) else v for k, v in scores.items()
+        }
+    err = out.get("error")
+    if isinstance(err, dict):
+        out["error"] = {"message": err.get("message")}
+    return out
+
+
+def _directory_problem(infos: list[Any]) -> str | None:
+    """Why the zip's central directory is not one a writer made (before anything is read), or None:
+    two entries with one name or one local header (the same bytes listed again: a zip bomb's
+    trick), or more uncompressed bytes to read than MAX_LOG_BYTES."""
+    names: set[str] = set()
+    offsets: set[int] = set()
+    total = 0
+    for i in infos:
+        if i.filename in names:
+            return f"lists the member {i.filename[:120]!r} twice"
+        if i.header_offset in offsets:
+            return f"lists two members at one offset ({i.filename[:120]!r}): overlapping entries"
+        names.add(i.filename)
+        offsets.add(i.header_offset)
+        if i.filename == "header.json" or (i.filename.startswith("samples/") and i.filename.endswith(".json")):
+            total += i.file_size
+    if total > MAX_LOG_BYTES:
+        return f"its header and samples are {total:,} bytes uncompressed (limit {MAX_LOG_BYTES:,})"
+    return None
 
 
 def read_eval_zip(path: Path, rel: str, log: Any) -> LogRead | None:
@@ -177,6 +238,15 @@ def read_eval_zip(path: Path, rel: str, log: Any) -> LogRead | None:
         infos = zf.infolist()
         if len(infos) > MAX_MEMBERS:
             log.add(str(path), None, f"more than {MAX_MEMBERS} zip members")
+            return None
+        why = _directory_problem(infos)
+        if why is not None:
+            log.add(
+                str(path),
+                None,
+                why,
+                fix="import the logs Inspect wrote (one entry per member); split a huge run into several logs",
+            )
             return None
         by_name = {i.filename: i for i in infos}
         if "header.json" not in by_name:
@@ -197,7 +267,7 @@ def read_eval_zip(path: Path, rel: str, log: Any) -> LogRead | None:
             if info.filename.startswith("samples/") and info.filename.endswith(".json"):
                 s = _member(zf, path, info, log)
                 if s is not None:
-                    run.samples.append(s)
+                    run.samples.append(slim_sample(s))
     return run
 
 
@@ -214,7 +284,7 @@ def read_json_log(path: Path, rel: str, log: Any, notes: list[str]) -> LogRead |
     samples = obj.get("samples")
     run = LogRead(path, rel, {k: v for k, v in obj.items() if k != "samples"})
     if isinstance(samples, list):
-        run.samples = samples
+        run.samples = [slim_sample(x) for x in samples]
     elif samples is not None:
         log.add(str(path), None, "'samples' is not a list")
         return None

@@ -61,6 +61,24 @@ DEFAULT_METRICS = ("acc", "em", "exact_match", "extractive_match", "quasi_exact_
 METRIC_ALIASES = {"loglikelihood_acc": "acc", "exact_match": "em"}
 MATCH_MODES = ("auto", "doc_id", "query")  # or "specific:<key>"
 COLUMNS = ("doc", "metric", "model_response")
+# The fields the import reads (a column path, or a struct whose leaves are all read)
+FIELDS = (
+    "doc.id",
+    "doc.query",
+    "doc.choices",
+    "doc.gold_index",
+    "doc.specific",
+    "doc.sampling_methods",
+    "metric",
+    "model_response.logprobs",
+    "model_response.text",
+    "model_response.text_post_processed",
+)
+# Bounds on a details file, from its footer before any row is read (Dictionary encoding and
+# run-length indices let a small file hold a huge table: C02 of the 2026-12-04 review).
+MAX_DETAILS_ROWS = 1_000_000
+MAX_DETAILS_VALUES = 10_000_000  # leaf values over the fields read (~20 per honest row)
+MAX_DETAILS_TEXT_BYTES = 512 * 1024 * 1024  # their text decoded, counted on the dictionaries
 
 
 @dataclass
@@ -243,8 +261,7 @@ def read_rows(path: Path, log: ProblemLog) -> list[dict[str, Any]] | None:
                 else "pass the details_*.parquet files lighteval --save-details writes",
             )
             return None
-        cols = [c for c in COLUMNS if c in names]
-        return pf.read(columns=cols).to_pylist()
+        return _bounded_rows(path, pf, log)
     except Exception as exc:  # pyarrow raises many types (ArrowInvalid, OSError, ...) for a damaged file
         log.add(
             spath,
@@ -253,6 +270,37 @@ def read_rows(path: Path, log: ProblemLog) -> list[dict[str, Any]] | None:
             fix="re-export the details file (lighteval --save-details)",
         )
         return None
+
+
+def _wanted(leaf: str) -> bool:
+    return any(leaf == f or leaf.startswith(f + ".") for f in FIELDS)
+
+
+def _bounded_rows(path: Path, pf: Any, log: ProblemLog) -> list[dict[str, Any]] | None:
+    """The rows (only FIELDS), or None with the bound that was passed: the row and value counts
+    from the footer first, then the text's decoded size from its dictionaries, then the rows
+    (records/parquet_bounds.py)."""
+    from ..records.parquet_bounds import read_bounded
+
+    leaves = {pf.schema.column(i).path for i in range(len(pf.schema))}  # the schema: never chunk metadata
+    cols = [f for f in FIELDS if any(p == f or p.startswith(f + ".") for p in leaves)]
+    table, why = read_bounded(
+        path,
+        cols,
+        max_rows=MAX_DETAILS_ROWS,
+        max_values=MAX_DETAILS_VALUES,
+        max_text_bytes=MAX_DETAILS_TEXT_BYTES,
+        wanted=_wanted,
+    )
+    if why is not None:
+        log.add(
+            str(path),
+            None,
+            why,
+            fix="keep one details file per run and task as lighteval writes it (a details file this large is not one)",
+        )
+        return None
+    return table.to_pylist()
 
 
 def choose_metric(rows: list[dict[str, Any]], metric: str | None, where: str, log: ProblemLog) -> str | None:

@@ -29,11 +29,11 @@ from typing import Any
 
 from ..records.errors import ProblemLog, RecordsError
 from ..records.grid import PAPER_ORDERINGS, Config, config_from_key
-from ..records.lines import bounded_lines
+from ..records.lines import bounded_lines, size_problem
 from ..records.model import Records
 from ._build import ItemMeta, Unit, build_records, none_mapped
 from .fixes import FIX_METRIC_MISSING, FIX_MODEL
-from ._files import JSON_ERRORS, file_problem, read_json_file
+from ._files import JSON_ERRORS, file_problem, json_values_problem, read_json_file
 from ._values import answer_index, deep_literal, letter_index, literal, sanitize_key, show, to_bit, to_number
 
 FORMAT_INFO = {
@@ -56,6 +56,7 @@ FORMAT_INFO = {
     "loader": "load_lmeval",
 }
 MAX_LINE_BYTES = 64 * 1024 * 1024
+MAX_LINE_VALUES = 4_000_000  # JSON values in one samples line (~400 MB of objects at worst)
 MAX_JSON_BYTES = 64 * 1024 * 1024
 MAX_YAML_BYTES = 64 * 1024
 PROMPT_CHARS = 2000
@@ -416,11 +417,19 @@ def _sample_lines(path: Path, log: ProblemLog):
         return
     try:
         with open(path, "rb") as fh:
+            why = size_problem(fh)
+            if why is not None:
+                log.add(spath, None, why)
+                return
             for n, raw in bounded_lines(fh, MAX_LINE_BYTES):
                 if raw is None:
-                    log.add(spath, n, f"line longer than {MAX_LINE_BYTES} bytes")
+                    log.add(spath, n, f"line longer than {MAX_LINE_BYTES} bytes (the file is not read further)")
                     continue
                 if not raw.strip():
+                    continue
+                why = json_values_problem(raw, MAX_LINE_VALUES)
+                if why is not None:
+                    log.add(spath, n, why)
                     continue
                 try:
                     yield n, json.loads(raw)

@@ -113,8 +113,9 @@ def ini_from_records(
 
 #: what a records folder may hold in the CI gate (``leaderboard-audit guard``)
 DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet", ".arrow", ".md", ".txt")
-#: a file or folder name the gate accepts: no shell metacharacters, spaces or controls
-SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+@=,-]*$")
+#: a file or folder name the gate accepts: no shell metacharacters, spaces or controls, and
+#: no ``@`` (a model name reaches the sticky PR comment, where ``@org/team`` is a mention: C09)
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+=,-]*$")
 
 
 def not_data(path: str | os.PathLike[str], limit: int = 20) -> list[str]:
@@ -132,7 +133,7 @@ def not_data(path: str | os.PathLike[str], limit: int = 20) -> list[str]:
             if f.is_symlink():
                 why = "a link"
             elif not SAFE_NAME.match(name):
-                why = "a name with characters outside [A-Za-z0-9._+@=,-]"
+                why = "a name with characters outside [A-Za-z0-9._+=,-]"
             elif f.is_file() and not name.endswith(DATA_SUFFIXES):
                 why = "not a data file (" + ", ".join(DATA_SUFFIXES) + ")"
             elif not f.is_file() and not f.is_dir():

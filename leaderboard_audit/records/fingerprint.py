@@ -137,14 +137,26 @@ def _hash_file(h, f: Path) -> None:
         h.update(b"<unreadable>")
         return
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             h.update(b"<not a regular file>")
+            return
+        if f.suffix.lower() == ".jsonl" and st.st_size > _max_jsonl_bytes():
+            # the line readers refuse it unread (records.lines.MAX_FILE_BYTES): no load, no cache
+            # entry and no report can follow, so its bytes need not be read here either (C14)
+            h.update(b"<larger than the records file bound: %d bytes>" % st.st_size)
             return
         try:
             for chunk in iter(lambda: fh.read(CHUNK), b""):
                 h.update(chunk)
         except OSError:
             h.update(b"<unreadable>")
+
+
+def _max_jsonl_bytes() -> int:
+    from .lines import MAX_FILE_BYTES
+
+    return MAX_FILE_BYTES
 
 
 def _file_digest(f: Path) -> bytes:

@@ -21,7 +21,7 @@ from typing import Any
 
 from .errors import RecordsError
 from .grid import DEFAULT_REFERENCE, FORMAT, Grid, parse_grid
-from .safe_io import JSON_ERRORS, loads_strict, read_regular_bytes
+from .safe_io import JSON_ERRORS, json_values_problem, loads_strict, read_regular_bytes
 
 GRID_NAME = "grid.json"
 LEGEND_NAMES = (
@@ -33,6 +33,7 @@ LEGEND_NAMES = (
     "configurations.json",
 )
 MAX_GRID_BYTES = 16 * 1024 * 1024
+MAX_GRID_VALUES = 2_000_000  # JSON values in a legend (~200 MB of objects at worst)
 _LIST_KEYS = ("configs", "configurations", "legend")
 
 
@@ -52,6 +53,9 @@ def find_legend(root: Path) -> Path | None:
 def read_legend_file(path: Path, limit: int = MAX_GRID_BYTES) -> Grid:
     """Read and validate a legend: records-v1 ``grid.json`` or a release-style legend."""
     text = read_regular_bytes(path, limit, what=path.name)
+    why = json_values_problem(text, MAX_GRID_VALUES)
+    if why is not None:
+        raise RecordsError.one(str(path), None, why, fix=f"{path.name} holds one entry per configuration")
     try:
         obj = loads_strict(text)
     except JSON_ERRORS as exc:

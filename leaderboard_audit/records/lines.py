@@ -23,6 +23,9 @@ from .names import model_from_filename
 from .safe_io import JSON_ERRORS, DuplicateKeyError, loads_strict, open_regular
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
+#: a records file (any JSONL the line readers read): checked with fstat before a byte is read,
+#: so a 10 GB sparse file is refused at once (C14); 4 GiB is ~10^7 lines of 400 bytes
+MAX_FILE_BYTES = 4 * 1024**3
 CLOZE_MARGIN_KEY = "ll|cloze_plain"  # the config a per-item (scalar) margin belongs to (paper, A.1)
 UNPARSED_FIELDS = ("unparsed", "n_unparsed", "unparsed_count", "num_unparsed")
 SCALAR_MARGIN_FIELDS = ("margin", "cloze_margin")
@@ -59,8 +62,9 @@ class ModelFile:
 
 
 def bounded_lines(fh: IO[bytes], max_bytes: int) -> Iterator[tuple[int, bytes | None]]:
-    """(line number, raw bytes) of every line of ``fh``, holding at most ``max_bytes + 1`` bytes:
-    a longer line is read past in chunks and yielded as None."""
+    """(line number, raw bytes) of every line of ``fh``, holding at most ``max_bytes + 1`` bytes.
+    A longer line is yielded as None and ends the file: it is not read to its end (a sparse
+    file's one line can be terabytes: C14), and one problem names the file."""
     n = 0
     while True:
         raw = fh.readline(max_bytes + 1)
@@ -68,11 +72,19 @@ def bounded_lines(fh: IO[bytes], max_bytes: int) -> Iterator[tuple[int, bytes | 
             return
         n += 1
         if len(raw) > max_bytes and not raw.endswith(b"\n"):
-            while raw and not raw.endswith(b"\n"):  # skip the rest of the line
-                raw = fh.readline(max_bytes + 1)
             yield n, None
-        else:
-            yield n, raw
+            return
+        yield n, raw
+
+
+def size_problem(fh: IO[bytes], max_bytes: int = MAX_FILE_BYTES) -> str | None:
+    """Why the open file ``fh`` is too large to read (from ``fstat``, nothing read), or None."""
+    import os
+
+    size = os.fstat(fh.fileno()).st_size
+    if size > max_bytes:
+        return f"{size:,} bytes: larger than the {max_bytes:,} a records file may be (nothing read)"
+    return None
 
 
 def iter_lines(path: Path, max_bytes: int, log: ProblemLog):
@@ -90,12 +102,16 @@ def iter_lines(path: Path, max_bytes: int, log: ProblemLog):
         return
     try:
         with fh:
+            why = size_problem(fh)
+            if why is not None:
+                log.add(str(path), None, why, fix="split the records (one file per benchmark and model), or pack them")
+                return
             for n, raw in bounded_lines(fh, max_bytes):
                 if raw is None:
                     log.add(
                         str(path),
                         n,
-                        f"line longer than {max_bytes} bytes",
+                        f"line longer than {max_bytes} bytes (the file is not read further)",
                         fix="records lines hold one item each; check the file is records-v1",
                     )
                 elif raw.strip():
@@ -374,10 +390,14 @@ class _FileParser:
         """The bits; a missing cell (``null`` or a reason, records/missing.py) is False in the
         bits and its reason code in ``self.mf.missing``."""
         rows = self.rows
-        try:  # fast path; nested values make a ragged array, which numpy refuses
-            arr = np.array(rows)
-        except (ValueError, TypeError):
-            arr = np.empty(0, dtype=object)
+        # fast path for bits only: one long string among them made numpy build a fixed-width
+        # string array of rows x keys cells as wide as that string (a 1 MB value: gigabytes)
+        arr = np.empty(0, dtype=object)
+        if {type(v) for vals in rows for v in vals} <= {bool, int}:
+            try:  # nested lists make a ragged array, which numpy refuses
+                arr = np.array(rows)
+            except (ValueError, TypeError, OverflowError):
+                pass
         if arr.dtype.kind == "b" or (arr.dtype.kind == "i" and arr.ndim == 2 and not ((arr < 0) | (arr > 1)).any()):
             return arr.astype(bool)
         ok = True

@@ -300,6 +300,11 @@ def _read_meta(schema, path: str) -> dict[str, Any]:
         raise _bad(path, "an Arrow file without leaderboard-audit metadata: not packed records")
     if len(raw) > MAX_META_BYTES:
         raise _bad(path, f"metadata larger than {MAX_META_BYTES} bytes")
+    from .safe_io import json_values_problem
+
+    why = json_values_problem(raw)
+    if why is not None:
+        raise _bad(path, f"metadata {why}")
     try:
         meta = json.loads(raw)
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:

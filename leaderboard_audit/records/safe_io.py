@@ -22,6 +22,29 @@ from .errors import RecordsError
 JSON_ERRORS = (ValueError, UnicodeDecodeError, RecursionError)
 
 
+# Decoded JSON costs far more memory than its bytes: ``[{},{},...]`` is ~24 bytes of
+# Python objects per byte of text. The bound is on the values ``json.loads`` would build,
+# counted (over, never under: brackets and commas inside strings count too) before it
+# runs: 16 million values are at most ~1.6 GB of objects, and an honest HELM or
+# Inspect file of 400 MB holds fewer (one value per 25-40 bytes). docs/reliability.md.
+MAX_JSON_VALUES = 16_000_000
+
+
+def json_values_problem(data: bytes | str, max_values: int = MAX_JSON_VALUES) -> str | None:
+    """Why decoding ``data`` could cost too much memory (too many values), or None.
+
+    Counts ``{``, ``[`` and ``,``: a value is the root, an element after a comma, or the first
+    element of a container, so this is an upper bound (brackets and commas inside strings
+    count too); linear, in C, without allocating."""
+    if isinstance(data, str):
+        n = data.count("{") + data.count("[") + data.count(",")
+    else:
+        n = data.count(b"{") + data.count(b"[") + data.count(b",")
+    if n > max_values:
+        return f"holds up to {n:,} JSON values (limit {max_values:,}): too many to decode"
+    return None
+
+
 class DuplicateKeyError(ValueError):
     """A JSON object names one key twice."""
 

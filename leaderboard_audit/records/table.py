@@ -30,6 +30,7 @@ Value conventions of the table (both formats):
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import warnings
@@ -40,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import MAX_SHOWN, ProblemLog, RecordsError
+from .parquet_bounds import read_bounded
 from .grid import Grid, infer_grid
 from .layout import confined
 from .legend import find_legend
@@ -57,6 +59,13 @@ CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 PARQUET_SUFFIXES = (".parquet", ".pq")
 _BITS = {"0": 0, "1": 1, "true": 1, "false": 0, "True": 1, "False": 0, "TRUE": 1, "FALSE": 0}
 _MAX_PRED = 32000
+# A table from a stranger is bounded before it is decoded (docs/reliability.md): Parquet from its
+# footer and its dictionaries (records/parquet_bounds.py), CSV by its size (fstat, nothing read).
+MAX_TABLE_ROWS = 20_000_000
+MAX_TABLE_VALUES = 250_000_000
+MAX_TABLE_TEXT_BYTES = 2 * 1024**3
+MAX_TABLE_CSV_BYTES = 2 * 1024**3
+TABLE_KEY = b"leaderboard-audit-table"  # Parquet schema metadata: the rows and columns write_table wrote
 FIX_TABLE = (
     "the long table needs one row per (model, benchmark, item_id, config) with correct = 0/1; see docs/records.md"
 )
@@ -123,6 +132,12 @@ def _read_csv(path: Path, sep: str) -> _Table:
     import pandas as pd
 
     spath = str(path)
+    with _open(path) as fh:
+        from .lines import size_problem
+
+        why = size_problem(fh, MAX_TABLE_CSV_BYTES)
+    if why is not None:
+        raise RecordsError.one(spath, None, why, fix="pack a set this large (leaderboard-audit pack)")
     _refuse_duplicate_columns(spath, _csv_header(path, sep), 1)
     try:
         with warnings.catch_warnings(), _open(path) as fh:
@@ -244,6 +259,29 @@ def _nullable_dtype(t):
     return None
 
 
+def _check_written_shape(spath: str, pf: Any, n_read: int) -> None:
+    """A table ``write_table`` wrote carries its row count and column names (``TABLE_KEY``): the
+    footer is not covered by the page checksums, and one flipped bit there dropped a model's
+    rows, or renamed an optional column out of the reader's sight, silently (found by
+    benchmarks/fuzz_reliability.py, issue 46)."""
+    raw = (pf.schema_arrow.metadata or {}).get(TABLE_KEY)
+    if raw is None:  # written by another tool: the structural checks only
+        return
+    try:
+        shape = json.loads(raw)
+        rows, columns = int(shape["rows"]), list(shape["columns"])
+    except (ValueError, TypeError, KeyError, RecursionError):
+        rows, columns = -1, []
+    if rows != pf.metadata.num_rows or rows != n_read or columns != pf.schema_arrow.names:
+        raise RecordsError.one(
+            spath,
+            None,
+            f"damaged: written with {rows:,} rows and columns {columns}; its footer says "
+            f"{pf.metadata.num_rows:,} rows and columns {pf.schema_arrow.names}, and {n_read:,} were read",
+            fix="restore the file from its source (write_table re-creates it)",
+        )
+
+
 def _read_parquet(path: Path) -> _Table:
     spath = str(path)
     try:
@@ -268,7 +306,18 @@ def _read_parquet(path: Path) -> _Table:
                         f"got Arrow type {pf.schema_arrow.field(c).type}",
                         fix=FIX_TABLE,
                     )
-            table = pf.read(columns=cols)
+            fh.seek(0)
+            table, why = read_bounded(
+                fh,
+                cols,
+                max_rows=MAX_TABLE_ROWS,
+                max_values=MAX_TABLE_VALUES,
+                max_text_bytes=MAX_TABLE_TEXT_BYTES,
+                page_checksum_verification=True,
+            )
+            if why is not None:
+                raise RecordsError.one(spath, None, why, fix="pack a set this large (leaderboard-audit pack)")
+            _check_written_shape(spath, pf, table.num_rows)
             table.validate(full=True)  # e.g. invalid UTF-8 in a string column, caught here, not later
         # ignore_metadata: never rebuild pandas objects from metadata stored in the file
         df = table.to_pandas(ignore_metadata=True, types_mapper=_nullable_dtype)
@@ -969,7 +1018,10 @@ def write_table(records: Records, path: str | os.PathLike[str], *, write_grid: b
         import pyarrow.parquet as pq
 
         buf = io.BytesIO()
-        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), buf, write_page_checksum=True)
+        table = pa.Table.from_pandas(df, preserve_index=False)
+        shape = {"rows": table.num_rows, "columns": table.column_names}
+        meta = {**(table.schema.metadata or {}), TABLE_KEY: json.dumps(shape).encode()}
+        pq.write_table(table.replace_schema_metadata(meta), buf, write_page_checksum=True)
         data = buf.getvalue()
     else:
         raise RecordsError.one(str(p), None, f"unknown table type {suffix!r}", fix="use .csv, .tsv, .parquet or .pq")

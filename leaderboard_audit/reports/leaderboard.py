@@ -14,6 +14,7 @@ the top rows and a note (the CSV always has every model).
 from __future__ import annotations
 
 import csv
+import re
 import io
 from pathlib import Path
 from typing import Any
@@ -73,7 +74,7 @@ def harness_card(report: dict[str, Any]) -> list[tuple[str, str]]:
 def render_csv(report: dict[str, Any]) -> str:
     got = first_scope(report)
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL)  # a CR or LF cannot end a row (C04)
     w.writerow(HEADERS)
     if got is not None:
         for r in rows_of(got[1])[0]:
@@ -81,10 +82,24 @@ def render_csv(report: dict[str, Any]) -> str:
     return buf.getvalue()
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # OWASP, "CSV Injection"
+
+
 def _csv_cell(v: str) -> str:
-    """No spreadsheet formulas from a model name."""
-    risky = v[:1] in ("=", "+", "-", "@") and len(v) > 1 and not v[1:2].isdigit()
-    return "'" + v if risky else v
+    """No spreadsheet formulas (OWASP's rule: a cell that starts with ``= + - @``, a tab or a
+    carriage return gets a leading ``'``; a number such as ``-0.5`` is left as it is) and no
+    invisible characters: control and format characters are written escaped (``\\u202e``)."""
+    from .text import clean
+
+    v = clean(v)
+    if v.startswith(FORMULA_STARTS) and v != "-" and not _is_number(v):
+        return "'" + v
+    return v
+
+
+def _is_number(v: str) -> bool:
+    """A plain decimal (``-0.500``): what the numeric columns hold; ``-inf`` or ``-1e9`` are not."""
+    return re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", v) is not None
 
 
 def render_md(report: dict[str, Any], max_rows: int = MD_ROWS) -> str:

@@ -42,7 +42,9 @@ def md(s: Any, width: int | None = None) -> str:
     text = "".join((repr(ch)[1:-1] if is_format_char(ch) else ch) if ch >= " " and ch != "\x7f" else " " for ch in raw)
     if width is not None and len(text) > width:
         text = text[: width - 1] + "…"
-    return html.escape(_MD_SPECIAL.sub(r"\\\1", text), quote=True)
+    # '@' as an entity: GitHub turns '@user' and '@org/team' into mentions (notifications from a
+    # bot's comment), and an entity renders as '@' without one (C09)
+    return html.escape(_MD_SPECIAL.sub(r"\\\1", text), quote=True).replace("@", "&#64;")
 
 
 def _table(headers: list[str], rows: list[list[Any]], max_rows: int | None = None) -> list[str]:

@@ -99,7 +99,13 @@ def test_cot_answer_maps_slots_through_the_ordering_and_classes_no_label_as_othe
         ({"design": "grid"}, "design = 'grid': choose one of one_at_a_time, product"),
         ({"shots": [0, 5], "design": [{"shots": 3}]}, r"design\[0\]: shots = 3 is not one of the declared values"),
         ({"system_prompt": {"a b": "x"}}, "use letters, digits"),
-        ({"cot": [False, True], "cot_max_tokens": 0}, "'cot_max_tokens' must be a positive"),
+        ({"cot": [False, True], "cot_max_tokens": 0}, "'cot_max_tokens' must be a whole number 1..32,768"),
+        # C16 (issue 46): any type became the instruction text; any budget was accepted
+        ({"cot": [False, True], "cot_max_tokens": 10**12}, "'cot_max_tokens' must be a whole number 1..32,768"),
+        ({"cot": [False, True], "cot_instruction": {"a": 1}}, "'cot_instruction' must be a non-empty string"),
+        ({"cot": [False, True], "cot_instruction": 7}, "'cot_instruction' must be a non-empty string"),
+        ({"cot": [False, True], "cot_instruction": "  "}, "'cot_instruction' must be a non-empty string"),
+        ({"cot": [False, True], "cot_instruction": "x" * 5000}, "at most 4,096 characters"),
     ],
 )
 def test_axes_spec_errors(obj, msg):
@@ -126,6 +132,18 @@ def test_designs_and_keys():
     assert grid["axis_groups"]["chat_template"] == ["gen|letter_plain|p0", "gen|letter_plain|p0|chat=on"]
     # only single-axis departures form a group: the listed design's one config varies two axes
     assert set(listed.to_grid().to_json()["axis_groups"]) == {"ordering", "format", "scoring"}
+
+
+def test_a_bad_cot_instruction_is_a_named_error_exit_4_from_the_cli(tmp_path, capsys):
+    """C16 through ``leaderboard-audit collect``: d0b4150 collected with the instruction "{'a': 1}"."""
+    from leaderboard_audit.collect.cli import main
+
+    p = _spec(tmp_path)
+    p.write_text("cot = [false, true]\ncot_instruction = { a = 1 }\n" + p.read_text())
+    assert main([str(p)]) == 4
+    err = capsys.readouterr().err
+    assert f"{p}:2: the key 'cot_in" in err and "got dict ({'a': 1})" in err  # the CLI cuts long lines
+    assert "Traceback" not in err
 
 
 def test_the_cot_budget_is_its_own_generate_call():

@@ -195,3 +195,37 @@ def test_tokenizer_proxy_arguments():
         ("", "/t/a=b"),
     ]
     assert parse_proxies("Gemma=/tok") == [("gemma", "/tok")] and parse_proxies(None) == []
+
+
+@pytest.mark.parametrize(
+    "axes",
+    [
+        {"cot": [False, True], "system_prompt": {"none": "", "terse": "Be brief."}},
+        {"shots": [0, 2], "cot": [False, True], "design": "product", "cot_max_tokens": 64},
+        {"chat_template": [False, True], "system_prompt": {"none": "", "long": "You are careful. " * 5}},
+    ],
+)
+def test_counts_under_declared_axes_equal_what_the_runner_sends(tmp_path, axes):
+    """C15: d0b4150 priced the paper's 26 configurations whatever axes the spec declared (28 run
+    here for the first spec), and every generation at the decoding's budget (CoT has its own)."""
+    spec = _spec(tmp_path, **axes)
+    engines = []
+
+    def factory(m):
+        engines.append(_Counting(m.path))
+        return engines[0]
+
+    root = collect(spec, progress=False, engine_factory=factory)
+    (w,), counts, harness = plan(spec)
+    e = engines[0]
+    collected = json.loads((Path(root) / "grid.json").read_text())["configs"]
+    assert len(harness.configs) == len(collected) > 26
+    assert (w.gen_prompts, w.ll_requests, w.prefill_tokens, w.max_generated_tokens) == (
+        e.gen,
+        e.ll,
+        e.tokens,
+        e.max_new,
+    )
+    text = report([w], counts, harness, accelerators={"H100": 989.0})
+    assert f"x {len(collected)} configs" in text.splitlines()[0]
+    assert "generation budgets:" in text.splitlines()[1]

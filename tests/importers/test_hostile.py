@@ -234,8 +234,9 @@ def test_a_legend_too_deep_to_write_is_a_records_error():
         build_records([unit], source="runs")
 
 
-def test_samples_line_longer_than_the_bound_is_reported_and_skipped(tmp_path, monkeypatch):
-    """An over-long samples line is one problem naming its line; the lines after it still parse."""
+def test_samples_line_longer_than_the_bound_is_reported_and_ends_the_file(tmp_path, monkeypatch):
+    """An over-long samples line is one problem naming its line, and the file is not read past it
+    (issue 46, C14: reading a sparse file's one line to its end took minutes)."""
     from leaderboard_audit.importers import lmeval
     from leaderboard_audit.records.errors import ProblemLog
 
@@ -244,7 +245,7 @@ def test_samples_line_longer_than_the_bound_is_reported_and_skipped(tmp_path, mo
     p.write_text('{"doc_id": 0}\n' + '{"x": "' + "a" * 300 + '"}\n\n{"doc_id": 2}\n')
     log = ProblemLog()
     rows = list(lmeval._sample_lines(p, log))
-    assert rows == [(1, {"doc_id": 0}), (4, {"doc_id": 2})]
+    assert rows == [(1, {"doc_id": 0})]
     assert log.total == 1
     with pytest.raises(RecordsError) as err:
         log.raise_if_any()

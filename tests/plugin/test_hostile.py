@@ -50,15 +50,18 @@ def test_records_that_would_configure_pytest_are_refused(pytester, stable_dir, s
     assert "code from the records" not in result.stdout.str()
 
 
-def test_control_characters_in_names_are_escaped(pytester, tmp_path):
+def test_control_characters_in_names_are_refused_and_shown_escaped(pytester, tmp_path):
+    """Names with control characters are refused when read (issue 46: a carriage return split
+    a CSV row); the refusal shows them escaped, never raw."""
     r = stable_records(names=("alpha\x1b[31m", "beta\x07", "gamma"))
     d = write(r, tmp_path / "r")
     result = pytester.runpytest_subprocess(
         "--audit", str(d), "--audit-threshold", "band_pass=-1", *Q, "--audit-summary", "full"
     )
-    out = result.stdout.str()
+    out = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "\x1b[31m" not in out and "\x07" not in out
-    assert "alpha\\x1b[31m" in out
+    assert "'alpha\\x1b[31m' holds a control character" in out
 
 
 def test_benchmark_named_pooled_is_refused(pytester, tmp_path):

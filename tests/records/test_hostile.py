@@ -209,7 +209,10 @@ def test_single_bit_flips_in_parquet_never_change_data_silently(tmp_path):
             continue
         assert got.equals(base), f"bit {pos} changed the data silently"
         counts["same"] += 1
-    assert counts == {"detected": 161, "same": 139}
+    # 146/154 since issue 46 (161/139 before): the bounded reader (records/parquet_bounds.py) never
+    # decodes the file's pandas metadata, so flips there no longer fail a load they cannot change,
+    # and the table's recorded shape (table.TABLE_KEY) makes the file, and its footer, longer
+    assert counts == {"detected": 146, "same": 154}
 
 
 def test_parquet_column_of_a_type_it_cannot_hold(tmp_path):

@@ -280,7 +280,7 @@ def test_plugin_writes_the_leaderboard_and_says_where(pytester, tmp_path):
     out = tmp_path / "board.csv"
     res = pytester.runpytest("--audit", str(d), "--audit-leaderboard", str(out), "--audit-boot", "200", *ARGS)
     text = res.stdout.str()
-    assert out.exists() and out.read_text().startswith("rank,model,score")
+    assert out.exists() and out.read_text().startswith('"rank","model","score"')  # every field quoted (issue 46, C04)
     assert f"--audit-leaderboard: wrote {out} (" in text
 
 

@@ -211,8 +211,15 @@ class OpenAIEngine:
             raise APIError(f"{method} {url}: {e}; raise engine_options.max_response_mb if that is expected") from None
         except (OSError, http.client.HTTPException) as e:  # refused, reset, deadline, cut bodies
             raise _Retryable(f"{type(e).__name__}: {getattr(e, 'reason', e)}") from e
+        from ...records.safe_io import json_values_problem
+
+        why = json_values_problem(raw)  # 256 MB of '{},' would decode to ~6 GB of objects
+        if why is not None:
+            raise APIError(f"{method} {url}: the response {why}")
         try:
             return json.loads(raw)
+        except RecursionError:  # '[' x 200,000: json.loads recurses once per level (C12)
+            raise _Retryable("malformed JSON (nested too deeply)") from None
         except ValueError as e:
             raise _Retryable(f"malformed JSON ({raw[:120]!r})") from e
 

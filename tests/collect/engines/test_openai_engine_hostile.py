@@ -201,6 +201,28 @@ def test_nonfinite_logprobs_and_huge_token_ids_are_named_errors(body, call, matc
         eng.score([([65, 66], 1)]) if call == "score" else eng.generate([[65, 66]], 4)
 
 
+@pytest.mark.parametrize("call", ["score", "gen"])
+def test_a_deeply_nested_json_answer_is_malformed_json_not_a_traceback(call):
+    """C12: ``[`` x 200,000 made json.loads raise RecursionError straight out of _call (d0b4150
+    caught ValueError only): retried, then an APIError naming it."""
+    handler = type("H", (_Fixed,), {"body": b"[" * 200_000 + b"]" * 200_000})
+    srv = _serve("127.0.0.1", handler)
+    eng = _engine(f"http://127.0.0.1:{srv.server_address[1]}", model="m", max_retries=1)
+    with pytest.raises(APIError, match=r"gave up after 2 attempts.*malformed JSON \(nested too deeply\)"):
+        eng.score([([65, 66], 1)]) if call == "score" else eng.generate([[65, 66]], 4)
+
+
+def test_an_answer_of_too_many_json_values_is_refused_before_it_is_decoded():
+    """48 MB of ``{},`` (under the 256 MiB body bound) would decode to ~1.2 GB of dicts."""
+    from leaderboard_audit.records.safe_io import MAX_JSON_VALUES
+
+    handler = type("H", (_Fixed,), {"body": b"[" + b"{}," * (MAX_JSON_VALUES // 2 + 1) + b"{}]"})
+    srv = _serve("127.0.0.1", handler)
+    eng = _engine(f"http://127.0.0.1:{srv.server_address[1]}", model="m", timeout_s=30.0)
+    with pytest.raises(APIError, match=r"the response holds up to [\d,]+ JSON values"):
+        eng.generate([[65, 66]], 4)
+
+
 def test_a_missing_transformers_is_a_collect_error_with_the_install_hint(monkeypatch):
     import sys
 
