@@ -157,7 +157,7 @@ MUTANTS_ALL = [
     ),
     (
         "auditor: skipped sections computed",
-        "leaderboard_audit/auditor.py",
+        "leaderboard_audit/engine/scope.py",
         "if check.section is not None and (reason is None or check.section_when_skipped):",
         "if check.section is not None:",
     ),

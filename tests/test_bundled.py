@@ -1,4 +1,4 @@
-"""The demo and the docs shipped beside the code (leaderboard_audit/bundled.py), in a
+"""The demo and the docs shipped beside the code (leaderboard_audit/cli/bundled.py), in a
 source tree; tests/test_bundled_wheel.py runs the same from an installed wheel."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 import pytest
 
 from helpers.paths import DEMO, REPO
-from leaderboard_audit import bundled
+from leaderboard_audit.cli import bundled
 from leaderboard_audit.cli import main as cli_main
 
 

@@ -241,7 +241,8 @@ def test_without_the_install_step_nothing_provides_the_tool(boards, tmp_path):
     r = emu.run_job(base, pr, tmp_path / "run")
     s = steps(r)
     assert INSTALL not in s
-    assert s[GUARD]["outcome"] == "failure" and "No module named 'leaderboard_audit'" in s[GUARD]["output"]
+    # the guard is the installed tool's command: without the install step there is none
+    assert s[GUARD]["outcome"] == "failure" and "leaderboard-audit: command not found" in s[GUARD]["output"]
 
 
 # -- (b)-(d) hostile pull requests -------------------------------------------------------

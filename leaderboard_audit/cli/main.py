@@ -10,7 +10,7 @@ import sys
 # command -> (lazy "module:function" target, help)
 SUBCOMMANDS = {
     "demo": (
-        "leaderboard_audit.bundled:demo_main",
+        "leaderboard_audit.cli.bundled:demo_main",
         "the first lesson: audit the bundled demo (--copy DIR: its records)",
     ),
     "audit": ("leaderboard_audit.cli.audit:main", "audit records and print/write the report"),
@@ -20,7 +20,7 @@ SUBCOMMANDS = {
     "pack": ("leaderboard_audit.cli.pack:main", "write records in the packed form (fast to load)"),
     "cache": ("leaderboard_audit.cli.pack:cache_main", "show or clear the records load cache"),
     "guard": ("leaderboard_audit.plugin.guard:main", "refuse a records folder holding anything but data (CI gate)"),
-    "docs": ("leaderboard_audit.bundled:docs_main", "print docs/NAME.md (bundled: works outside the source tree)"),
+    "docs": ("leaderboard_audit.cli.bundled:docs_main", "print docs/NAME.md (bundled: works outside the source tree)"),
 }
 DOCS_LINE = "docs: every docs/NAME.md named in the outputs ships with the package: leaderboard-audit docs NAME"
 

@@ -29,7 +29,7 @@ from .axes import EXEMPLAR_SEPARATOR
 from .benchmarks import Item
 from .harness import Harness
 from .spec import ModelSpec, Spec
-from ..reports.words import count
+from ..records.words import count
 
 CHARS_PER_TOKEN = 4.0
 

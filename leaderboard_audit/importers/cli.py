@@ -17,7 +17,7 @@ from typing import Any
 
 from ..records.errors import RecordsError
 from ..formats import IMPORTERS
-from ..reports.words import count
+from ..records.words import count
 
 PROG = "leaderboard-audit import"
 # options with a flag of their own below; any other option an importer declares gets

@@ -203,7 +203,7 @@ def load_or_decide(src: str, fmt: str, opts: dict[str, Any], argv_words: list[st
         shape = None
         if rec is not None:
             n_models, n_items, n_cfg = rec.shape
-            from ..reports.words import count
+            from ..records.words import count
 
             shape = (
                 f"{count(n_models, 'model')} x {count(n_items, 'item')} x {count(n_cfg, 'config')} "

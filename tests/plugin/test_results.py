@@ -132,7 +132,8 @@ def test_progress_on_a_pipe_is_flushed_a_line_at_a_time(pytester):
     )
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--audit", str(records), "test_many.py"]
     out = subprocess.run(cmd, cwd=pytester.path, capture_output=True, text=True, timeout=300).stdout
-    final = out.strip().splitlines()[-1]  # pytest's own last line (the audit's counts line names "passed" too)
+    # pytest's own closing line "N passed ... in Xs" (the audit's counts line names "passed" too)
+    final = [line for line in out.splitlines() if re.search(r"\d+ passed.* in [\d.]+s", line)][-1]
     tests = int(re.search(r"(\d+) passed", final).group(1)) + int((re.search(r"(\d+) failed", final) or [0, 0])[1])
     flushes = int(re.search(r"flushes=(\d+)", out).group(1))
     assert tests >= 400 and flushes < tests / 10, out[-3000:]

@@ -127,7 +127,7 @@ def test_ordinary_names_in_any_script_are_accepted(tmp_path, name):
 def test_format_characters_that_remain_allowed_are_escaped_in_every_output(tmp_path):
     """Bidi controls and zero-width characters (Unicode Cf) are allowed in names (B20), and no
     output holds one raw: terminal, Markdown, HTML, CSV and the JSON report."""
-    from leaderboard_audit.auditor import audit
+    from leaderboard_audit.engine import audit
     from leaderboard_audit.reports.html import render_html
     from leaderboard_audit.reports.leaderboard import render_csv, render_md
     from leaderboard_audit.reports.markdown import render_markdown
@@ -157,7 +157,7 @@ def test_the_gate_comment_cannot_mention_anyone(tmp_path):
     assert md("x,@org/security-team") == "x,&#64;org/security\\-team"
     assert md("@user [x](http://evil.example) <img src=x>").count("@") == 0
     recs = board_of(tmp_path, ["atlas-70b", "x,@org/security-team", "dune-1b"])
-    from leaderboard_audit.auditor import audit
+    from leaderboard_audit.engine import audit
 
     report = audit(load_records(recs), n_boot=50)
     assert not re.search(r"@[A-Za-z0-9]", render_markdown(report))

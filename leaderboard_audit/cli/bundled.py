@@ -16,7 +16,7 @@ import shutil
 import sys
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parent.parent  # the leaderboard_audit package (this file is in its cli/)
 
 
 class BundledError(LookupError):
@@ -137,6 +137,6 @@ def demo_main(argv: list[str] | None = None) -> int:
     except BundledError as exc:
         print(f"leaderboard-audit demo: {exc}", file=sys.stderr)
         return 4
-    from .cli.audit import main as audit_main
+    from .audit import main as audit_main
 
     return audit_main([str(path), *rest])
