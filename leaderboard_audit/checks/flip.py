@@ -112,10 +112,13 @@ def flip_line(f: dict[str, Any]) -> str:
         )
     if not sc or sc["recall"] is None:
         return text + f"; no margin cutoff reaches {pct} precision (fragile share {fmt(base, 2)})"
-    return text + (
+    text += (
         f"; flagging the lowest margins at {pct} precision catches {_recall(sc)} of the fragile items "
         f"(fragile share {fmt(base, 2)})"
     )
+    if base is not None and f["precision_target"] - base < 0.1:  # UX review #21: flagging all is nearly as good
+        text += f", barely above flagging every item (which gives {base:.0%} precision)"
+    return text
 
 
 def _recall(sc: dict[str, Any] | None) -> str:

@@ -360,9 +360,15 @@ def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any, alpha: f
         margin = max(margin, 0.0)
     ci = p["ci"]
     ci_txt = "n/a (no jointly robust items)" if ci is None else ci_cell(ci)
+    # UX review #23: a share above 1 means the robust items favour the lower model
+    over = (
+        f" (above 1: the robust items favour the lower model, so the fragile items carry {fs:.1f}x the gap)"
+        if fs is not None and fs > 1
+        else ""
+    )
     msg = (
         f"{pair_label(h, lo)}: {why}. gap {fmt(p['gap'])} ({p['gap_items']} item{'' if abs(p['gap_items']) == 1 else 's'}), fragile share "
-        f"{fmt(fs)}; robust items {n_j}: higher_only {ho}, lower_only {lw}, sign test p "
+        f"{fmt(fs)}{over}; robust items {n_j}: higher_only {ho}, lower_only {lw}, sign test p "
         f"{p.get('p_value', 1.0):.3g} (alpha {alpha:g}, unadjusted); robust diff CI {ci_txt}"
         + ("" if one_config else f"; reversing {p['reversing']}/{n_configs}")
     )

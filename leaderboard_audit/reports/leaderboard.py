@@ -102,6 +102,24 @@ def _is_number(v: str) -> bool:
     return re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", v) is not None
 
 
+def provenance(report: dict[str, Any]) -> str:
+    """One line saying where the board comes from (UX review #20): the tool's version, the
+    benchmarks, the seed and the records' SHA-256."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        tool = f"leaderboard-audit {version('leaderboard-audit')}"
+    except PackageNotFoundError:  # pragma: no cover - a source tree without an install
+        tool = "leaderboard-audit"
+    rec = report.get("records") or {}
+    sha = rec.get("sha256")
+    benches = ", ".join(rec.get("benchmarks") or []) or "-"
+    return (
+        f"Made by {tool} from records {rec.get('path') or '-'} (benchmarks {benches}; "
+        f"sha256 {sha[:16] + '...' if sha else 'not taken'}), seed {report.get('seed', '-')}."
+    )
+
+
 def render_md(report: dict[str, Any], max_rows: int = MD_ROWS) -> str:
     from .markdown import md
 
@@ -111,7 +129,7 @@ def render_md(report: dict[str, Any], max_rows: int = MD_ROWS) -> str:
     name, s = got
     rows, notes = rows_of(s)
     out = [f"# Leaderboard ({md(name)}: {count(s['n_models'], 'model')}, {count(s['n_items'], 'item')})", ""]
-    out += [md(n) for n in notes] + [""]
+    out += [md(n) for n in notes] + ["", md(provenance(report)), ""]
     shown = rows[:max_rows]
     out += ["| " + " | ".join(HEADERS) + " |", "|" + "|".join("---" for _ in HEADERS) + "|"]
     out += ["| " + " | ".join(md(r[h]) for h in HEADERS) + " |" for r in shown]
@@ -143,8 +161,9 @@ def render_leaderboard_html(report: dict[str, Any]) -> str:
     return (
         "<!DOCTYPE html>\n"
         f'<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="{CSP}">'
-        f"<title>Leaderboard</title><style>{STYLE}</style></head><body><h1>Leaderboard</h1>"
+        f"<title>Leaderboard{e(' (' + ', '.join((report.get('records') or {}).get('benchmarks') or []) + ')') if (report.get('records') or {}).get('benchmarks') else ''}</title><style>{STYLE}</style></head><body><h1>Leaderboard</h1>"
         + "".join(f"<p>{e(n)}</p>" for n in notes)
+        + f"<p>{e(provenance(report))}</p>"
         + f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
         f"<h2>Harness</h2><ul>{card}</ul><script>{SCRIPT}</script></body></html>\n"
     )

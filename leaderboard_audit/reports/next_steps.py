@@ -68,6 +68,24 @@ def _range(values: list[int]) -> str:
     return f"{lo:,}" if lo == hi else f"median {med_text}, range {lo:,}-{hi:,}"
 
 
+def one_model_line(s: dict[str, Any]) -> str | None:
+    """UX review #16: a one-model board has no order to audit; say so, with its own facts."""
+    rows = s.get("leaderboard") or []
+    if len(rows) != 1:
+        return None
+    r = rows[0]
+    text = f"one model ({r['model']}): there is no order to audit; add models to compare"
+    if s.get("n_configs", 1) > 1 and r.get("min") is not None:
+        text += (
+            f". Its score is a band: {r['min']:.3f} to {r['max']:.3f} over {s['n_configs']} configurations "
+            f"(reference {r['reference']:.3f}, robust {r['robust']:.3f})"
+        )
+        br = (s.get("brittleness") or {}).get(r["model"])
+        if isinstance(br, dict) and br.get("brittleness") is not None:
+            text += f"; {br['brittleness']:.0%} of its variance is prompt sensitivity (Brittlebench)"
+    return text
+
+
 def board_line(s: dict[str, Any]) -> str | None:
     """Which order the published board uses and why (AUDITS v4, "The board")."""
     board = (s.get("averaged") or {}).get("board")
@@ -233,6 +251,9 @@ def next_steps(report: dict[str, Any]) -> list[str]:
         return []
     _, s = got
     out: list[str] = []
+    line = one_model_line(s)
+    if line:
+        out.append(line)
     if s.get("n_configs", 1) <= 1:
         out.append(MORE_CONFIGS)
     line = fragile_line(s)

@@ -1,0 +1,77 @@
+"""UX review 2026-12-04, minor items fixed with the v4 work: #16 (one-model boards), #21 (the
+flip line next to the base rate), #23 (a fragile share above 1 explained)."""
+
+from __future__ import annotations
+
+from leaderboard_audit import audit
+from leaderboard_audit.checks.flip import flip_line
+from leaderboard_audit.checks.manufactured import pair_verdict
+from leaderboard_audit.checks.thresholds import Thresholds
+from leaderboard_audit.records.simulate import SimModel, SimSpec, simulate
+from leaderboard_audit.reports.next_steps import next_steps
+
+
+def test_one_model_board_says_there_is_no_order_and_gives_its_band():
+    rep = audit(simulate(SimSpec((SimModel("solo", 0.3, scoring_shift={"ll": 1.0}),), {"arc": 60})), n_boot=200)
+    steps = next_steps(rep)
+    assert steps and steps[0].startswith("one model (solo): there is no order to audit; add models to compare")
+    assert "Its score is a band:" in steps[0] and "26 configurations" in steps[0]
+
+
+def test_flip_line_says_when_the_target_is_barely_above_the_base_rate():
+    f = {
+        "config": "ll|cloze_plain",
+        "precision_target": 0.8,
+        "pooled": {"auc": 0.6, "ci": [0.55, 0.65], "base_rate": 0.78, "screen": {"recall": 0.96, "flagged": 625}},
+    }
+    assert "barely above flagging every item (which gives 78% precision)" in flip_line(f)
+    f["pooled"]["base_rate"] = 0.4
+    assert "barely above" not in flip_line(f)
+
+
+def _pair(fs: float) -> dict:
+    return {
+        "higher": "a",
+        "lower": "b",
+        "gap": 0.01,
+        "gap_items": 1,
+        "fragile_share": fs,
+        "robust_items": 40,
+        "higher_only": 3,
+        "lower_only": 5,
+        "robust_diff": -0.05,
+        "ci": [-0.2, 0.1],
+        "p_value": 0.73,
+        "identified": None,
+        "robust_tie": True,
+        "manufactured": True,
+        "reversing": 0,
+        "cause": "sampling",
+        "items_needed": None,
+        "p_against_board": 1.0,
+        "reversing_significant": 0,
+    }
+
+
+def test_a_fragile_share_above_one_is_explained():
+    v = pair_verdict("s", _pair(3.0), 26, Thresholds())
+    assert "fragile share 3.000 (above 1: the robust items favour the lower model" in v["message"]
+    v = pair_verdict("s", _pair(0.5), 26, Thresholds())
+    assert "above 1" not in v["message"]
+
+
+def test_the_published_board_says_where_it_comes_from(tmp_path):
+    """#20: the board's files carried no provenance (tool version, benchmarks, seed, records hash)."""
+    from leaderboard_audit.records import load_records
+    from leaderboard_audit.reports.leaderboard import render_leaderboard
+
+    from helpers.paths import REPO
+
+    demo = REPO / "fixtures" / "demo"
+    rep = audit(load_records(demo), n_boot=200, path=str(demo))
+    md = render_leaderboard(rep, "b.md").replace("\\", "")
+    assert "Made by leaderboard-audit" in md and "sha256 " in md and "seed 1234" in md
+    html = render_leaderboard(rep, "b.html")
+    assert (
+        "<title>Leaderboard (arc, hellaswag, mmlu, truthfulqa)</title>" in html and "Made by leaderboard-audit" in html
+    )
