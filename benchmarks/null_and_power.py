@@ -62,22 +62,9 @@ def records_of(C: np.ndarray, grid) -> Records:
     return Records(correct=C, models=names, items=items, grid=grid, source="null_and_power")
 
 
-def draw(kind: str, M: int, N: int, rng: np.random.Generator, grid, planted: str | None = None) -> np.ndarray:
+def planted_shifts(M: int, grid, planted: str | None) -> np.ndarray:
+    """The model x config logit shifts of a planted truth (zeros for none)."""
     K = len(grid)
-    a = rng.lognormal(0, 0.3, N)
-    b = rng.normal(0, 1, N)
-    if kind == "B":
-        theta = 0.3 * (np.arange(M)[::-1] - (M - 1) / 2)
-        z = rng.normal(0, 1.5, (M, N))
-        latent = (a * (theta[:, None] - b) + z) > 0
-        f = rng.uniform(0, 0.3, N)
-        flip = rng.random((M, N, K)) < f[None, :, None]
-        return latent[:, :, None] ^ flip
-    theta = np.zeros(M) if planted is None else 0.5 * (np.arange(M)[::-1] - (M - 1) / 2)
-    z = rng.normal(0, 1.5, (M, N))
-    s = np.where(rng.random(N) < 0.3, 0.0, rng.uniform(0.5, 1.5, N))
-    c = rng.normal(0, 0.3, K)
-    u = rng.normal(0, 0.5, (N, K))
     d = np.zeros((M, K))
     ref = grid.reference_index
     configs = grid.configs
@@ -94,11 +81,15 @@ def draw(kind: str, M: int, N: int, rng: np.random.Generator, grid, planted: str
         for k, cf in enumerate(configs):
             if cf.scoring != rc.scoring:
                 d[1, k] = 2.5
-    logit = (a * (theta[:, None] - b) + z)[:, :, None] + s[None, :, None] * (
-        c[None, None, :] + d[:, None, :] + u[None, :, :]
-    )
-    logit = logit + rng.normal(0, 0.7, (M, N, K))
-    return logit > 0
+    return d
+
+
+def draw(kind: str, M: int, N: int, rng: np.random.Generator, grid, planted: str | None = None) -> np.ndarray:
+    """A board of the null ``kind`` (A0 or B), or A0 with a planted truth and abilities spaced 0.5 logits."""
+    if kind == "B":
+        return draw_theta_b(0.3 * (np.arange(M)[::-1] - (M - 1) / 2), N, rng, grid)
+    theta = np.zeros(M) if planted is None else 0.5 * (np.arange(M)[::-1] - (M - 1) / 2)
+    return draw_theta(theta, N, rng, grid, d=planted_shifts(M, grid, planted))
 
 
 def statuses(rep: dict) -> dict[str, dict[str, list[str]]]:
@@ -198,8 +189,11 @@ def run_board(models: int, boards: int, items: int = 100, seed: int = 2) -> dict
     }
 
 
-def draw_theta(theta: np.ndarray, N: int, rng: np.random.Generator, grid, sd: float = 0.0) -> np.ndarray:
-    """The A generator with given abilities and a model x config harness effect of sd ``sd``."""
+def draw_theta(
+    theta: np.ndarray, N: int, rng: np.random.Generator, grid, sd: float = 0.0, d: np.ndarray | None = None
+) -> np.ndarray:
+    """The A generator with given abilities and a model x config harness effect of sd ``sd``
+    (or the fixed shifts ``d``)."""
     M, K = theta.size, len(grid)
     a = rng.lognormal(0, 0.3, N)
     b = rng.normal(0, 1, N)
@@ -207,7 +201,8 @@ def draw_theta(theta: np.ndarray, N: int, rng: np.random.Generator, grid, sd: fl
     s = np.where(rng.random(N) < 0.3, 0.0, rng.uniform(0.5, 1.5, N))
     c = rng.normal(0, 0.3, K)
     u = rng.normal(0, 0.5, (N, K))
-    d = rng.normal(0, sd, (M, K)) if sd > 0 else np.zeros((M, K))
+    if d is None:
+        d = rng.normal(0, sd, (M, K)) if sd > 0 else np.zeros((M, K))
     logit = (a * (theta[:, None] - b) + z)[:, :, None] + s[None, :, None] * (
         c[None, None, :] + d[:, None, :] + u[None, :, :]
     )

@@ -92,25 +92,25 @@ def most_destructive_v4(dis: dict[str, np.ndarray], robust: dict[str, np.ndarray
     return [usable[int(j)] for j in np.argmax(stack, axis=1)]
 
 
-def axis_kendall_min(acc: np.ndarray, ref: int, groups: dict[str, list[int]]) -> dict[str, float | None]:
-    """Min Kendall tau-b between the reference and the group's other configs
-    (None when the axis has no other config or every tau is undefined)."""
+def _axis_taus(acc: np.ndarray, ref: int, groups: dict[str, list[int]], reduce: str) -> dict[str, float | None]:
+    """``reduce`` ("min" or "mean") of the Kendall tau-b between the reference and each group's
+    other configs (None when the axis has no other config or every tau is undefined)."""
     out: dict[str, float | None] = {}
     for a, g in groups.items():
         others = [k for k in g if k != ref]
         tau = kendall_tau_b(acc[:, ref], acc[:, others]) if others else np.array([])
         tau = tau[np.isfinite(tau)]
-        out[a] = float(tau.min()) if tau.size else None
+        out[a] = float(getattr(tau, reduce)()) if tau.size else None
     return out
+
+
+def axis_kendall_min(acc: np.ndarray, ref: int, groups: dict[str, list[int]]) -> dict[str, float | None]:
+    """Min Kendall tau-b between the reference and the group's other configs
+    (None when the axis has no other config or every tau is undefined)."""
+    return _axis_taus(acc, ref, groups, "min")
 
 
 def axis_kendall_mean(acc: np.ndarray, ref: int, groups: dict[str, list[int]]) -> dict[str, float | None]:
     """Mean Kendall tau-b between the reference and the group's other configs (AUDITS v4: the
     load-bearing axis; the min favours the group with more configs, review T5)."""
-    out: dict[str, float | None] = {}
-    for a, g in groups.items():
-        others = [k for k in g if k != ref]
-        tau = kendall_tau_b(acc[:, ref], acc[:, others]) if others else np.array([])
-        tau = tau[np.isfinite(tau)]
-        out[a] = float(tau.mean()) if tau.size else None
-    return out
+    return _axis_taus(acc, ref, groups, "mean")
