@@ -97,7 +97,17 @@ def _list_entry(x: Any) -> str:
     if not isinstance(x, dict):
         return clean(x)
     if "config" in x and "winners" in x:
-        return f"{clean(x['config'])}: {clean('/'.join(x['winners']))} by {x.get('margin_items')}"
+        # the lead over the reference winner the verdict reads (review T14), else the margin over the runner-up
+        lead = x.get("lead_items")
+        if lead is not None:
+            return f"{clean(x['config'])}: {clean('/'.join(x['winners']))} +{lead} over the reference winner"
+        return f"{clean(x['config'])}: {clean('/'.join(x['winners']))} (ties the reference winner; by {x.get('margin_items')} over the runner-up)"
+    if "config" in x and "model" in x and "lead_items" in x:  # a significant challenge (v4)
+        return (
+            f"{clean(x['config'])}: {clean(x['model'])} +{x['lead_items']} over {clean(x.get('reference_winner', ''))}"
+            f" ({x.get('wins')} v {x.get('losses')}, Holm p "
+            f"{'n/a' if x.get('p_holm') is None else format(x['p_holm'], '.2g')})"
+        )
     if {"id", "before", "after"} <= set(x):
         return f"{clean(x['id'])} {clean(x['before'])} -> {clean(x['after'])}"
     return " ".join(f"{clean(k)}={clean(v if not isinstance(v, float) else num(v))}" for k, v in x.items())

@@ -75,3 +75,24 @@ def test_the_published_board_says_where_it_comes_from(tmp_path):
     assert (
         "<title>Leaderboard (arc, hellaswag, mmlu, truthfulqa)</title>" in html and "Made by leaderboard-audit" in html
     )
+
+
+def test_champion_evidence_prints_the_lead_the_verdict_reads():
+    """Statistical review T14: "by N" was the margin over the runner-up, not the lead over the
+    reference winner that the verdict uses."""
+    from leaderboard_audit.reports.terminal import _list_entry
+
+    win = {"config": "k", "winners": ["b"], "margin_items": 6, "lead_items": 2}
+    assert _list_entry(win) == "k: b +2 over the reference winner"
+    tie = {"config": "k", "winners": ["a", "b"], "margin_items": 6, "lead_items": None}
+    assert "ties the reference winner" in _list_entry(tie)
+    sig = {
+        "config": "k",
+        "model": "b",
+        "reference_winner": "a",
+        "wins": 46,
+        "losses": 2,
+        "lead_items": 44,
+        "p_holm": 1e-9,
+    }
+    assert _list_entry(sig) == "k: b +44 over a (46 v 2, Holm p 1e-09)"
