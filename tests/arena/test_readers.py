@@ -16,8 +16,16 @@ from leaderboard_audit.arena.data import ArenaInputError, counts_document, count
 from leaderboard_audit.arena.formats import sniff
 from leaderboard_audit.arena.table import read_table, table_document, table_from_document
 
+# names the records' name policy accepts (no control, format or separator characters: C10)
 names = st.text(
-    st.characters(min_codepoint=33, max_codepoint=0x2FF, exclude_characters=",\"'\\"), min_size=1, max_size=12
+    st.characters(
+        min_codepoint=33,
+        max_codepoint=0x2FF,
+        exclude_characters=",\"'\\",
+        exclude_categories=("Cc", "Cf", "Zs", "Zl", "Zp"),
+    ),
+    min_size=1,
+    max_size=12,
 ).filter(lambda s: s == s.strip())  # the readers strip names
 
 
