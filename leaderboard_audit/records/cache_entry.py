@@ -11,7 +11,7 @@ reads directly:
   ``[name, dtype, count]`` in file order;
 * then each array's bytes, back to back: ``correct`` (the packed bits, little bit
   order), and, when present, ``pred`` (<i2), ``margin`` (<f8), ``answer_class`` (i1),
-  ``unparsed`` (<i2), ``missing`` (i1).
+  ``unparsed`` (<i2), ``missing`` (i1), ``score`` (<f8).
 
 It is validated as a packed file is (the header's checks, value ranges, the checksum),
 so a corrupt or edited entry is an error the cache treats as a miss. Not an interchange
@@ -43,7 +43,14 @@ from .packed import (
 )
 
 MAGIC = b"LBAUDIT-CACHE-1\n"
-ARRAYS = (("pred", "<i2"), ("margin", "<f8"), ("answer_class", "i1"), ("unparsed", "<i2"), ("missing", "i1"))
+ARRAYS = (
+    ("pred", "<i2"),
+    ("margin", "<f8"),
+    ("answer_class", "i1"),
+    ("unparsed", "<i2"),
+    ("missing", "i1"),
+    ("score", "<f8"),
+)
 
 
 def entry_bytes(
@@ -56,7 +63,7 @@ def entry_bytes(
     meta = {**packed_meta(records), **(extra_meta or {})}
     meta.pop("mac", None)
     meta["content_sha256"] = content_sha256(
-        meta, bits, records.pred, records.margin, records.answer_class, records.unparsed, records.missing
+        meta, bits, records.pred, records.margin, records.answer_class, records.unparsed, records.missing, records.score
     )
     if sign is not None:
         meta["mac"] = sign(meta["content_sha256"])
@@ -102,7 +109,7 @@ def read_entry(path: str | os.PathLike[str]) -> tuple[Records, dict[str, Any]]:
         a = arrays.get(name)
         return None if a is None else a.astype(a.dtype.newbyteorder("="), copy=True)
 
-    values = [own(name) for name, _ in ARRAYS]  # pred, margin, answer_class, unparsed, missing
+    values = [own(name) for name, _ in ARRAYS]  # pred, margin, answer_class, unparsed, missing, score
     check_values(spath, "array", *values)
     meta_summed = {k: v for k, v in meta.items() if k not in ("arrays", "mac")}
     return checked_records(spath, meta_summed, head, correct, bits, *values), meta

@@ -17,6 +17,7 @@ from typing import IO, Any
 import numpy as np
 
 from .errors import ProblemLog, RecordsError
+from .graded import FIX_SCORE, is_score
 from .missing import FIX_MISSING, MISSING_REASONS, reason_code
 from .model import ANSWER_CLASSES, UNPARSED_ABSENT
 from .names import model_from_filename
@@ -45,6 +46,7 @@ class ModelFile:
     lines: list[int] = field(default_factory=list)
     correct: np.ndarray | None = None  # (n, K) bool
     missing: np.ndarray | None = None  # (n, K) int8 reason codes (records/missing.py); None: all observed
+    score: np.ndarray | None = None  # (n, K) float64 graded outcomes (records/graded.py); None: all 0/1
     gold: list[Any] = field(default_factory=list)
     question: list[str | None] = field(default_factory=list)
     options: list[list[str] | None] = field(default_factory=list)
@@ -388,7 +390,9 @@ class _FileParser:
 
     def _bit_matrix(self, keys: list[str]) -> np.ndarray:
         """The bits; a missing cell (``null`` or a reason, records/missing.py) is False in the
-        bits and its reason code in ``self.mf.missing``."""
+        bits and its reason code in ``self.mf.missing``; a graded outcome (a number strictly
+        between 0 and 1, records/graded.py) is False in the bits, and every cell's outcome is
+        in ``self.mf.score`` once one is graded."""
         rows = self.rows
         # fast path for bits only: one long string among them made numpy build a fixed-width
         # string array of rows x keys cells as wide as that string (a 1 MB value: gigabytes)
@@ -401,13 +405,13 @@ class _FileParser:
         if arr.dtype.kind == "b" or (arr.dtype.kind == "i" and arr.ndim == 2 and not ((arr < 0) | (arr > 1)).any()):
             return arr.astype(bool)
         ok = True
-        bits = np.zeros((len(rows), len(keys)), dtype=bool)
+        score = np.zeros((len(rows), len(keys)), dtype=np.float64)
         missing = np.zeros((len(rows), len(keys)), dtype=np.int8)
         for r, vals in enumerate(rows):
             bad = []
             for j, (k, v) in enumerate(zip(keys, vals)):
-                if _is_bit(v):
-                    bits[r, j] = bool(v)
+                if is_score(v):
+                    score[r, j] = float(v)
                     continue
                 code = reason_code(v)
                 if code is None:
@@ -420,26 +424,24 @@ class _FileParser:
                 self.bad(
                     self.mf.lines[r],
                     f"item {self.mf.ids[r]!r}: correct[{k!r}] = {show(v)} "
-                    f"is not 0/1 or a missing cell (null, {', '.join(repr(x) for x in MISSING_REASONS)})"
-                    + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""),
-                    fix="correctness bits are 0/1 or true/false; " + FIX_MISSING,
+                    f"is not 0/1 or a missing cell (null, {', '.join(repr(x) for x in MISSING_REASONS)}), "
+                    "nor a graded outcome in [0, 1]" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""),
+                    fix=FIX_SCORE + "; " + FIX_MISSING,
                 )
         if not ok:
             return np.zeros((len(rows), len(keys)), dtype=bool)
         if missing.any():
             self.mf.missing = missing
-        return bits
-
-
-def _is_bit(v: Any) -> bool:
-    return type(v) is bool or (type(v) is int and v in (0, 1))
+        if ((score > 0) & (score < 1)).any():
+            self.mf.score = score
+        return score == 1
 
 
 def _same_bits(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return a.keys() == b.keys() and all(
-        _is_bit(a[k])
-        and _is_bit(b[k])
-        and int(a[k]) == int(b[k])
+        is_score(a[k])
+        and is_score(b[k])
+        and float(a[k]) == float(b[k])
         or a[k] is b[k]
         or (type(a[k]) is str and a[k] == b[k])
         for k in a

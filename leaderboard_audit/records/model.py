@@ -74,7 +74,13 @@ def freeze(records: Records) -> Records:
     The readers do this: nothing writes into loaded records, and read-only memory lets
     the metrics share what they derive from it across views (``metrics.per_model.derived``)."""
     freeze_arrays(
-        records.correct, records.pred, records.margin, records.unparsed, records.answer_class, records.missing
+        records.correct,
+        records.pred,
+        records.margin,
+        records.unparsed,
+        records.answer_class,
+        records.missing,
+        records.score,
     )
     return records
 
@@ -102,7 +108,9 @@ class Records:
     (docs/records.md, "The paper's release"); it describes the files, not the data.
     ``missing`` (int8, same shape as ``correct``) is None for a complete grid, else
     ``OBSERVED`` (0) where a cell was observed and the code of why it is missing
-    elsewhere (records/missing.py; ``correct`` is False there).
+    elsewhere (records/missing.py; ``correct`` is False there). ``score`` (float64, same
+    shape) is None for a boolean set, else every cell's graded outcome in [0, 1]
+    (records/graded.py): ``correct`` is then ``score == 1``, and 0 at a missing cell.
     """
 
     correct: np.ndarray
@@ -118,6 +126,12 @@ class Records:
     answer_class: np.ndarray | None = None
     layout_notes: tuple[str, ...] = ()
     missing: np.ndarray | None = None
+    score: np.ndarray | None = None
+
+    @property
+    def graded(self) -> bool:
+        """Whether some outcome is graded (strictly between 0 and 1): ``score`` is present."""
+        return self.score is not None
 
     @property
     def complete(self) -> bool:
@@ -150,6 +164,7 @@ class Records:
             unparsed=_frozen(self.unparsed),
             answer_class=_frozen(self.answer_class),
             missing=_frozen(self.missing),
+            score=_frozen(self.score),
         )
 
     def _take_items(self, idx: np.ndarray | slice) -> Records:
@@ -165,6 +180,7 @@ class Records:
             unparsed=cut(self.unparsed),
             answer_class=cut(self.answer_class),
             missing=cut(self.missing),
+            score=cut(self.score),
         )
 
     def scope(self, benchmark: str) -> Records:
@@ -205,6 +221,7 @@ class Records:
             unparsed=cut(self.unparsed),
             answer_class=cut(self.answer_class),
             missing=cut(self.missing),
+            score=cut(self.score),
         )
 
     def equals(self, other: Records) -> bool:
@@ -224,6 +241,7 @@ class Records:
             and same(self.unparsed, other.unparsed)
             and same(self.answer_class, other.answer_class)
             and same(self.missing, other.missing)
+            and same(self.score, other.score)
             and self.items.benchmark.tolist() == other.items.benchmark.tolist()
             and self.items.item_id.tolist() == other.items.item_id.tolist()
             and self.items.gold == other.items.gold

@@ -14,6 +14,9 @@ any of it is decoded, records/packed_ipc.py):
 * optional column ``margin``: ``fixed_size_list<float64>[K]`` (NaN where none);
 * optional column ``missing``: ``fixed_size_list<int8>[K]``, present only when some cell is
   missing: 0 where observed, else the reason code (records/missing.py);
+* optional column ``score``: ``fixed_size_list<float64>[K]``, present only when some
+  outcome is graded (strictly between 0 and 1, records/graded.py): every cell's outcome
+  in [0, 1]; ``correct`` is then ``score == 1`` and both are 0 at a missing cell;
 * schema metadata ``leaderboard-audit``: one JSON object holding the legend (grid.json's
   object), the models, the items (benchmark, item_id, gold, question, options), notes,
   ``dropped``, and ``content_sha256``: SHA-256 over the rest of the metadata, the packed
@@ -92,6 +95,7 @@ def content_sha256(
     answer_class: np.ndarray | None = None,
     unparsed: np.ndarray | None = None,
     missing: np.ndarray | None = None,
+    score: np.ndarray | None = None,
 ) -> str:
     """SHA-256 over the metadata, the packed correctness bits, then pred (int16 LE), margin (float64 LE),
     answer_class (int8), unparsed (int16 LE) and missing (int8), each present one named (a
@@ -104,6 +108,7 @@ def content_sha256(
         ("answer_class", answer_class, "i1"),
         ("unparsed", unparsed, "<i2"),
         ("missing", missing, "i1"),
+        ("score", score, "<f8"),
     ):
         if arr is not None:
             h.update(name.encode() + b"\0")
@@ -143,7 +148,14 @@ def packed_bytes(records: Records, extra_meta: dict[str, Any] | None = None) -> 
     bits = _packed_bits(records.correct)
     meta_obj = {**packed_meta(records), **(extra_meta or {})}
     meta_obj["content_sha256"] = content_sha256(
-        meta_obj, bits, records.pred, records.margin, records.answer_class, records.unparsed, records.missing
+        meta_obj,
+        bits,
+        records.pred,
+        records.margin,
+        records.answer_class,
+        records.unparsed,
+        records.missing,
+        records.score,
     )
     child = pa.Array.from_buffers(pa.bool_(), M * N * K, [None, pa.py_buffer(bits)])
     cols = {"correct": pa.FixedSizeListArray.from_arrays(child, K)}
@@ -161,6 +173,9 @@ def packed_bytes(records: Records, extra_meta: dict[str, Any] | None = None) -> 
     if records.missing is not None:  # reason codes (records/missing.py); absent for a complete grid
         vals = pa.array(np.ascontiguousarray(records.missing, dtype=np.int8).reshape(-1))
         cols["missing"] = pa.FixedSizeListArray.from_arrays(vals, K)
+    if records.score is not None:  # graded outcomes (records/graded.py); absent for a boolean set
+        vals = pa.array(np.ascontiguousarray(records.score, dtype=np.float64).reshape(-1))
+        cols["score"] = pa.FixedSizeListArray.from_arrays(vals, K)
     meta = json.dumps(meta_obj, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
     table = pa.table(cols).replace_schema_metadata({META_KEY: meta})
     sink = pa.BufferOutputStream()
@@ -406,11 +421,19 @@ def _column_names(schema, K: int, spath: str) -> list[str]:
     """The schema's column names, each checked to be fixed_size_list<type>[K] (unparsed: int16)."""
     pa = _pyarrow()
     cols = set(schema.names)
-    if "correct" not in cols or not cols <= {"correct", "pred", "margin", "answer_class", "unparsed", "missing"}:
+    if "correct" not in cols or not cols <= {
+        "correct",
+        "pred",
+        "margin",
+        "answer_class",
+        "unparsed",
+        "missing",
+        "score",
+    }:
         raise _bad(
             spath,
             f"columns {sorted(cols)}; expected 'correct' and optionally 'pred', 'margin', 'answer_class', "
-            "'unparsed', 'missing'",
+            "'unparsed', 'missing', 'score'",
         )
     if "unparsed" in cols and schema.field("unparsed").type != pa.int16():
         raise _bad(spath, f"column 'unparsed' is {schema.field('unparsed').type}, expected int16")
@@ -420,13 +443,14 @@ def _column_names(schema, K: int, spath: str) -> list[str]:
         ("margin", pa.float64()),
         ("answer_class", pa.int8()),
         ("missing", pa.int8()),
+        ("score", pa.float64()),
     ):
         if name not in cols:
             continue
         typ = schema.field(name).type
         if not (pa.types.is_fixed_size_list(typ) and typ.list_size == K and typ.value_type == value_type):
             raise _bad(spath, f"column {name!r} is {typ}, expected fixed_size_list<{value_type}>[{K}]")
-    return [n for n in ("unparsed", "correct", "pred", "margin", "answer_class", "missing") if n in cols]
+    return [n for n in ("unparsed", "correct", "pred", "margin", "answer_class", "missing", "score") if n in cols]
 
 
 def _columns(table, K: int, spath: str) -> dict[str, Any]:
@@ -442,6 +466,7 @@ def check_values(
     answer_class: np.ndarray | None,
     unparsed: np.ndarray | None,
     missing: np.ndarray | None = None,
+    score: np.ndarray | None = None,
 ) -> None:
     """The value ranges every reader of the packed content enforces (``kind`` names where the
     values came from: "column" in the Arrow file, "array" in a load-cache entry)."""
@@ -462,6 +487,13 @@ def check_values(
             raise _bad(spath, f"{kind} 'missing' holds values that are not reason codes 0..{len(MISSING_REASONS)}")
         if not missing.any():
             raise _bad(spath, f"{kind} 'missing' marks no cell (a complete grid has no 'missing')")
+    if score is not None:
+        from .graded import graded_values
+
+        if not np.isfinite(score).all() or ((score < 0) | (score > 1)).any():
+            raise _bad(spath, f"{kind} 'score' holds values outside [0, 1] or not finite")
+        if not graded_values(score):
+            raise _bad(spath, f"{kind} 'score' holds only 0 and 1 (a boolean set has no 'score')")
 
 
 def checked_records(
@@ -475,17 +507,27 @@ def checked_records(
     answer_class: np.ndarray | None,
     unparsed: np.ndarray | None,
     missing: np.ndarray | None = None,
+    score: np.ndarray | None = None,
 ) -> Records:
     """The records the packed content describes, once its checksum verifies (``meta`` without
     keys the checksum does not cover), read-only as every reader returns them (``freeze``)."""
     M, N, K = head["shape"]
-    values = (pred, margin, answer_class, unparsed, missing)
+    values = (pred, margin, answer_class, unparsed, missing, score)
     _check_digest(spath, meta, packed, values)
-    return freeze(Records(correct=correct.reshape(M, N, K), **_fields(spath, head, values)))
+    rec = Records(correct=correct.reshape(M, N, K), **_fields(spath, head, values))
+    if score is not None:
+        from .graded import check_score
+
+        why = check_score(rec.score, rec.correct, rec.missing)
+        if why is not None:
+            raise _bad(spath, why)
+    return freeze(rec)
 
 
-#: pred, margin, answer_class, unparsed and missing as read (flat; any may be None)
-Values = tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray | None]
+#: pred, margin, answer_class, unparsed, missing and score as read (flat; any may be None)
+Values = tuple[
+    np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray | None, np.ndarray | None
+]
 
 
 def _check_digest(spath: str, meta: dict[str, Any], packed: np.ndarray, values: Values) -> None:
@@ -500,7 +542,7 @@ def _check_digest(spath: str, meta: dict[str, Any], packed: np.ndarray, values: 
 def _fields(spath: str, head: dict[str, Any], values: Values) -> dict[str, Any]:
     """Every field of the records but ``correct``, shaped."""
     M, N, K = head["shape"]
-    pred, margin, answer_class, unparsed, missing = values
+    pred, margin, answer_class, unparsed, missing, score = values
     return {
         "models": head["models"],
         "items": head["items"],
@@ -514,13 +556,14 @@ def _fields(spath: str, head: dict[str, Any], values: Values) -> dict[str, Any]:
         "unparsed": None if unparsed is None else unparsed.reshape(M, N),
         "layout_notes": head["layout_notes"],
         "missing": None if missing is None else missing.reshape(M, N, K),
+        "score": None if score is None else score.reshape(M, N, K),
     }
 
 
 def _columns_values(columns: dict[str, Any], shape: tuple[int, int, int], spath: str) -> Values:
     """pred, margin, answer_class and unparsed from the file's columns (flat), range-checked."""
     M, N, K = shape
-    pred = margin = answer_class = unparsed = missing = None
+    pred = margin = answer_class = unparsed = missing = score = None
     if "pred" in columns:
         pred = _list_values(columns["pred"], K, "<i2", spath, "pred", M * N).astype(np.int16, copy=False)
     if "margin" in columns:
@@ -536,8 +579,10 @@ def _columns_values(columns: dict[str, Any], shape: tuple[int, int, int], spath:
         unparsed = col.to_numpy().astype(np.int16, copy=False)
     if "missing" in columns:
         missing = _list_values(columns["missing"], K, "i1", spath, "missing", M * N).astype(np.int8, copy=False)
-    check_values(spath, "column", pred, margin, answer_class, unparsed, missing)
-    return pred, margin, answer_class, unparsed, missing
+    if "score" in columns:
+        score = _list_values(columns["score"], K, "<f8", spath, "score", M * N).astype(np.float64, copy=False)
+    check_values(spath, "column", pred, margin, answer_class, unparsed, missing, score)
+    return pred, margin, answer_class, unparsed, missing, score
 
 
 def _opened(path: str | os.PathLike[str]) -> tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]:

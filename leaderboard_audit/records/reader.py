@@ -21,6 +21,7 @@ from .grid import Grid, infer_grid
 from .layout import confined, discover, resolve
 from .legend import GRID_NAME, MAX_GRID_BYTES, find_legend, read_legend_file
 from .lines import MAX_LINE_BYTES, ModelFile, read_model_file
+from .graded import normalised_score
 from .missing import normalised
 from .model import ANSWER_CLASS_ABSENT, PRED_ABSENT, PRED_UNPARSEABLE, UNPARSED_ABSENT, Items, Records
 from .names import RESERVED_FIX, filename_for_model, model_from_filename, reserved_benchmark
@@ -175,10 +176,11 @@ class _Blocks:
         self.has_class = any(mf.answer_class for mf in every)
         self.has_unparsed = any(u != UNPARSED_ABSENT for mf in every for u in mf.unparsed)
         self.has_missing = any(mf.missing is not None for mf in every)
+        self.has_score = any(mf.score is not None for mf in every)
         self.kpos = {k: j for j, k in enumerate(grid.keys)}
         self.K = len(grid)
         self.arrays: dict[str, list[np.ndarray]] = {
-            n: [] for n in ("correct", "pred", "margin", "answer_class", "unparsed", "missing")
+            n: [] for n in ("correct", "pred", "margin", "answer_class", "unparsed", "missing", "score")
         }
         self.bench: list[str] = []
         self.ids: list[str] = []
@@ -194,6 +196,7 @@ class _Blocks:
         cblock = np.full((M, n, K), ANSWER_CLASS_ABSENT, dtype=np.int8) if self.has_class else None
         ublock = np.full((M, n), UNPARSED_ABSENT, dtype=np.int16) if self.has_unparsed else None
         xblock = np.zeros((M, n, K), dtype=np.int8) if self.has_missing else None
+        sblock = np.zeros((M, n, K), dtype=np.float64) if self.has_score else None
         text_q: list[str | None] = [None] * n
         text_o: list[list[str] | None] = [None] * n
         gold_b: list[Any] = [None] * n
@@ -208,6 +211,8 @@ class _Blocks:
             block[mi] = mf.correct[rows]
             if xblock is not None and mf.missing is not None:
                 xblock[mi] = mf.missing[rows]
+            if sblock is not None:  # a file of 0/1 outcomes only: its bits are its scores
+                sblock[mi] = mf.correct[rows] if mf.score is None else mf.score[rows]
             scattered = pblock is not None or mblock is not None or cblock is not None
             inv = {r: j for j, r in enumerate(rows.tolist())} if scattered else {}
             if pblock is not None:
@@ -237,6 +242,7 @@ class _Blocks:
             ("answer_class", cblock),
             ("unparsed", ublock),
             ("missing", xblock),
+            ("score", sblock),
         ):
             if arr is not None:
                 self.arrays[name].append(arr)
@@ -300,6 +306,7 @@ def assemble(
         unparsed=blocks.joined("unparsed"),
         answer_class=blocks.joined("answer_class"),
         missing=normalised(blocks.joined("missing")),
+        score=normalised_score(blocks.joined("score")),
         source=source,
         notes=tuple(notes),
         dropped=dropped if intersect else {},

@@ -16,7 +16,9 @@ from 0, as pandas and pyarrow index them.
 Value conventions of the table (both formats):
 
 * ``correct``: 0/1 or true/false (a CSV cell ``0``, ``1``, ``true``, ``false``;
-  a Parquet integer or boolean column). Floats such as ``1.0`` are refused, as in JSONL.
+  a Parquet integer or boolean column), or a graded outcome: a number from 0 to 1
+  (records/graded.py; a CSV cell such as ``0.5``, a Parquet float column). NaN, a
+  number outside [0, 1] or other text is refused, naming the line or row.
 * ``gold``: an integer is an option index, anything else a letter; empty = unknown.
 * ``pred``: the predicted option index; ``-1`` (or ``null`` in CSV) = unparseable
   answer; empty/null = no prediction recorded.
@@ -33,6 +35,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -42,6 +45,7 @@ import numpy as np
 
 from .errors import MAX_SHOWN, ProblemLog, RecordsError
 from .parquet_bounds import read_bounded
+from .graded import FIX_SCORE, graded_values
 from .grid import Grid, infer_grid
 from .layout import confined
 from .legend import find_legend
@@ -218,7 +222,7 @@ _ARROW_KINDS = {
     "question": "s",
     "item_id": "si",
     "gold": "si",
-    "correct": "ib",
+    "correct": "ibf",
     "pred": "sif",
     "margin": "sif",
     "answer_class": "s",
@@ -228,7 +232,7 @@ _ARROW_KINDS = {
 _KIND_TEXT = {
     "s": "strings",
     "si": "strings or integers",
-    "ib": "0/1 integers or booleans (not floats)",
+    "ibf": "0/1 integers, booleans or numbers in [0, 1]",
     "sif": "numbers",
 }
 
@@ -397,31 +401,46 @@ def _numbers(t: _Table, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] 
     return None
 
 
-def _bits(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray] | None:
-    """``correct`` as int8 0/1 and a mask of the rows whose value is not a bit."""
+def _bits(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+    """``correct`` as int8 bits (``score == 1``), a mask of the rows whose value is not an
+    outcome, and the outcomes themselves (float64) when some is graded (records/graded.py)."""
     import pandas as pd
 
     s = t.df["correct"]
     if t.text or pd.api.types.infer_dtype(s.head(1000), skipna=True) in ("string", "empty"):
         codes, uniq = _factorize(t, "correct")
-        conv = np.array(
-            [_BITS.get(u, np.nan) if isinstance(u, str) else np.nan for u in uniq.tolist()] + [np.nan], dtype=np.float64
-        )
+        conv = np.array([_outcome_text(u) for u in uniq.tolist()] + [np.nan], dtype=np.float64)
         v = conv[codes]
     elif pd.api.types.is_bool_dtype(s.dtype) or pd.api.types.is_integer_dtype(s.dtype):
         v = s.to_numpy(dtype=np.float64, na_value=np.nan)
     elif pd.api.types.is_float_dtype(s.dtype):
-        v = np.full(len(s), np.nan)  # floats are not bits (1.0 is refused in JSONL too)
+        v = s.to_numpy(dtype=np.float64, na_value=np.nan)
     else:
         log.add(
             t.path,
             None,
-            f"column 'correct' must hold 0/1 or true/false, got {pd.api.types.infer_dtype(s, skipna=True)} values",
+            f"column 'correct' must hold 0/1, true/false or numbers in [0, 1], got "
+            f"{pd.api.types.infer_dtype(s, skipna=True)} values",
             fix=FIX_TABLE,
         )
         return None
-    bad = ~((v == 0) | (v == 1))
-    return np.where(bad, 0, v).astype(np.int8), bad
+    with np.errstate(invalid="ignore"):
+        bad = ~((v >= 0) & (v <= 1))  # NaN is bad
+    v = np.where(bad, 0.0, v)
+    return (v == 1).astype(np.int8), bad, v if graded_values(v) else None
+
+
+_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def _outcome_text(u: Any) -> float:
+    """A CSV cell's outcome: a bit word (``0``, ``true``, ...) or a plain decimal number
+    (no sign, no spaces); NaN for anything else (the caller reports it)."""
+    if not isinstance(u, str):
+        return np.nan
+    if u in _BITS:
+        return float(_BITS[u])
+    return float(u) if _NUMBER.fullmatch(u) else np.nan
 
 
 def _pred(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray] | None:
@@ -601,6 +620,7 @@ class _Cells:
     answer_class: tuple[np.ndarray, np.ndarray] | None = None
     unparsed: tuple[np.ndarray, np.ndarray] | None = None
     missing: np.ndarray | None = None  # per row: reason code (records/missing.py), 0 = observed
+    score: np.ndarray | None = None  # per row: the outcome (records/graded.py) when some is graded
 
     def who(self, r: int) -> str:
         return (
@@ -612,7 +632,8 @@ class _Cells:
 def _decode_rows(t: _Table) -> _Cells:
     log = ProblemLog()
     cols = {c: _text(t, c, log, allow_int=(c == "item_id")) for c in REQUIRED[:4]}
-    bits = _bits(t, log)
+    got = _bits(t, log)
+    bits, score = (got[:2], got[2]) if got is not None else (None, None)
     optional = {c: c in t.df.columns for c in OPTIONAL}
     pred = _pred(t, log) if optional["pred"] else None
     margin = _margin(t, log) if optional["margin"] else None
@@ -639,6 +660,7 @@ def _decode_rows(t: _Table) -> _Cells:
         answer_class,
         unparsed,
         missing,
+        score,
     )
     for name, col in cols.items():
         t.report(log, np.flatnonzero(col.codes < 0), lambda r, name=name: f"empty {name!r}", fix=FIX_TABLE)
@@ -658,14 +680,14 @@ def _report_bad_values(t: _Table, cells: _Cells, log: ProblemLog) -> None:
         return (
             f"{cells.who(r)}: correct is null (a missing value)"
             if v == "null"
-            else f"{cells.who(r)}: correct = {v} is not 0/1"
+            else f"{cells.who(r)}: correct = {v} is not 0/1 or a graded outcome in [0, 1]"
         )
 
     t.report(
         log,
         np.flatnonzero(cells.bits[1]),
         bit_msg,
-        fix="correctness bits are 0/1 or true/false; a missing cell has an empty 'correct' and its reason in the "
+        fix=FIX_SCORE + "; a missing cell has an empty 'correct' and its reason in the "
         f"'missing' column ({', '.join(MISSING_REASONS)})",
     )
     if cells.pred is not None:
@@ -739,6 +761,7 @@ class _Groups:
     C: np.ndarray  # (G, K) int8 bits
     first_row: np.ndarray  # each group's first row
     X: np.ndarray | None = None  # (G, K) int8 missing codes, None when every cell was observed
+    S: np.ndarray | None = None  # (G, K) float64 outcomes, None when none is graded
 
     @property
     def size(self) -> int:
@@ -761,7 +784,11 @@ def _pivot(t: _Table, cells: _Cells, cfg: np.ndarray, keys: tuple[str, ...]) -> 
     if cells.missing is not None and cells.missing.any():
         X = np.zeros((G, K), dtype=np.int8)
         X[grp, cfg] = cells.missing
-    groups = _Groups(grp, C, np.unique(grp, return_index=True)[1], X)
+    S = None
+    if cells.score is not None:
+        S = np.zeros((G, K), dtype=np.float64)
+        S[grp, cfg] = cells.score
+    groups = _Groups(grp, C, np.unique(grp, return_index=True)[1], X, S)
     log = ProblemLog()
     _report_holes(t, cells, groups, keys, log)
     _report_missing_pairs(t, cells, groups, log)
@@ -846,6 +873,7 @@ def _model_files(t: _Table, cells: _Cells, g: _Groups) -> dict[str, dict[str, Mo
             options=[None] * n,
             unit=t.unit,
             missing=g.X[sel] if g.X is not None and g.X[sel].any() else None,
+            score=g.S[sel] if g.S is not None and graded_values(g.S[sel]) else None,
         )
     return files
 
@@ -937,6 +965,13 @@ def table_frame(records: Records) -> pd.DataFrame:
         data["correct"] = pd.array(data["correct"], dtype="Int8")
         data["correct"][miss != 0] = pd.NA
         data["missing"] = np.array([None, *MISSING_REASONS], dtype=object)[miss]
+    if records.score is not None:  # graded outcomes: a float column (docs/records.md, "Graded outcomes")
+        sc = records.score.reshape(-1)
+        if records.missing is None:
+            data["correct"] = sc.astype(np.float64)
+        else:
+            data["correct"] = pd.array(sc, dtype="Float64")
+            data["correct"][records.missing.reshape(-1) != 0] = pd.NA
     if any(g is not None for g in it.gold):
         gold = np.array([None if g is None else str(g) for g in it.gold], dtype=object)
         data["gold"] = np.tile(np.repeat(gold, K), M)

@@ -133,6 +133,9 @@ def model_lines(records: Records, mi: int, benchmark: str) -> list[dict[str, Any
     idx = np.flatnonzero(records.items.benchmark == benchmark)
     model = records.models[mi]
     corr = records.correct[mi][idx].astype(np.uint8).tolist()
+    if records.score is not None:  # a graded outcome is its number; 0 and 1 stay 0/1 (docs/records.md)
+        sc = records.score[mi][idx].tolist()
+        corr = [[v if 0.0 < v < 1.0 else b for v, b in zip(sr, cr)] for sr, cr in zip(sc, corr)]
     if records.missing is not None:  # a missing cell is written as its reason (docs/records.md)
         from .missing import MISSING_REASONS
 

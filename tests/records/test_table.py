@@ -157,19 +157,28 @@ def test_value_not_a_bit_names_parquet_row(tmp_path):
     assert f"{p}, row 7: model 'alpha', item 'arc-1'" in str(e) and "correct = 2 is not 0/1" in str(e)
 
 
-@pytest.mark.parametrize("value", ["2", "yes", "1.0", "", " 1"])
+@pytest.mark.parametrize("value", ["2", "yes", "1.5", "nan", "-0.5", "", " 1", "0.5 "])
 def test_text_values_not_bits(tmp_path, value):
     df = frame().astype({"correct": str})
     df.loc[0, "correct"] = value
     assert f"{tmp_path / 't.csv'}:2: " in str(error(save(df, tmp_path / "t.csv")))
 
 
-def test_parquet_float_bits_refused(tmp_path):
+def test_parquet_float_outcomes_of_0_and_1_read_as_bits(tmp_path):
+    df = frame()
+    want = read_table(save(df, tmp_path / "a.csv"))
+    df["correct"] = df["correct"].astype(float)  # a graded column whose outcomes are all 0/1
+    got = read_table(save(df, tmp_path / "t.parquet"))
+    assert got.score is None and np.array_equal(got.correct, want.correct)
+
+
+def test_parquet_float_outside_unit_interval_names_row(tmp_path):
     df = frame()
     df["correct"] = df["correct"].astype(float)
+    df.loc[3, "correct"] = float("nan")
+    df.loc[7, "correct"] = 1.5
     e = error(save(df, tmp_path / "t.parquet"))
-    assert e.total == 1  # one problem naming the column, not one per row
-    assert "column 'correct' must hold 0/1 integers or booleans (not floats), got Arrow type double" in str(e)
+    assert e.total == 2 and "row 7" in str(e) and "correct = 1.5 is not 0/1 or a graded outcome in [0, 1]" in str(e)
 
 
 def test_duplicate_rows(tmp_path):

@@ -152,7 +152,16 @@ def test_extra_config_key(recs):
 
 @pytest.mark.parametrize(
     "value,shown",
-    [(2, "2"), (-1, "-1"), (1.0, "1.0"), ("1", '"1"'), ("missing", '"missing"'), ([1], "[1]"), ({"a": 1}, '{"a": 1}')],
+    [
+        (2, "2"),
+        (-1, "-1"),
+        (1.5, "1.5"),
+        (-0.0 - 1e-9, "-1e-09"),
+        ("1", '"1"'),
+        ("missing", '"missing"'),
+        ([1], "[1]"),
+        ({"a": 1}, '{"a": 1}'),
+    ],
 )
 def test_value_not_a_bit(recs, value, shown):
     p = recs / "mmlu" / "alpha.jsonl"
