@@ -61,6 +61,8 @@ class Outcomes:
         self.items: dict[tuple[str, str], list[str]] = defaultdict(list)  # the item of each value
         self.config_axes: dict[str, dict[str, str]] = {}
         self.notes: list[str] = []
+        #: MT-Bench pairs: the models named as model_1 and as model_2 (empty: a fixed baseline)
+        self.pair_sides: dict[str, set[str]] = defaultdict(set)
 
     def add(self, model: str, axes: dict[str, str], value: float, item: str = "") -> None:
         key = "|".join(f"{a}={v}" for a, v in axes.items())
@@ -253,6 +255,11 @@ def arena_hard_outcomes(path: str | os.PathLike[str]) -> Outcomes:
 
 def read_mt_bench(path: str | os.PathLike[str]) -> ScoreTable:
     """MT-Bench ``*_single.jsonl`` or ``*_pair.jsonl`` (a file or a folder of them)."""
+    return mt_bench_outcomes(path).table(str(Path(path)), {"turn": "1"})
+
+
+def mt_bench_outcomes(path: str | os.PathLike[str]) -> Outcomes:
+    """MT-Bench judgments as outcomes; each one's item is its ``question_id``."""
     p = Path(path)
     files = sorted(p.rglob("*.jsonl")) if p.is_dir() else [p]
     out = Outcomes()
@@ -277,9 +284,12 @@ def read_mt_bench(path: str | os.PathLike[str]) -> ScoreTable:
                     continue
                 if not 1 <= score <= 10:
                     raise ArenaInputError(f"{where}: 'score' is {score!r}; expected 1..10 (or -1: no score)")
-                out.add(model, {"judge": jname, "turn": turn}, (float(score) - 1) / 9)
+                out.add(model, {"judge": jname, "turn": turn}, (float(score) - 1) / 9, str(row.get("question_id", ln)))
                 continue
             m1, m2 = _need(row, "model_1", where), _need(row, "model_2", where)
+            item = str(row.get("question_id", ln))
+            out.pair_sides["model_1"].add(m1)
+            out.pair_sides["model_2"].add(m2)
             for g, first, second in (("g1_winner", m1, m2), ("g2_winner", m2, m1)):
                 w = row.get(g)
                 if w not in ("model_1", "model_2", "tie", "error"):
@@ -289,11 +299,11 @@ def read_mt_bench(path: str | os.PathLike[str]) -> ScoreTable:
                     continue
                 s1 = 0.5 if w == "tie" else 1.0 if w == "model_1" else 0.0  # model_1's outcome
                 s_first = s1 if first == m1 else 1 - s1
-                out.add(first, {"judge": jname, "position": "first", "turn": turn}, s_first)
-                out.add(second, {"judge": jname, "position": "second", "turn": turn}, 1 - s_first)
+                out.add(first, {"judge": jname, "position": "first", "turn": turn}, s_first, item)
+                out.add(second, {"judge": jname, "position": "second", "turn": turn}, 1 - s_first, item)
     if skipped:
         out.notes.append(f"{skipped} judgment(s) without a verdict (score -1 or 'error') left out")
-    return out.table(str(p), {"turn": "1"})
+    return out
 
 
 __all__ = [
@@ -302,6 +312,7 @@ __all__ = [
     "arena_hard_outcomes",
     "axis_pairs",
     "length_controlled",
+    "mt_bench_outcomes",
     "read_alpaca_annotations",
     "read_arena_hard",
     "read_mt_bench",

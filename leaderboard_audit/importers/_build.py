@@ -38,7 +38,7 @@ class Unit:
     benchmark: str
     model: str
     config: Config
-    bits: dict[str, int] = field(default_factory=dict)  # match key -> 0/1
+    bits: dict[str, float] = field(default_factory=dict)  # match key -> 0/1, or a graded outcome in [0, 1]
     pred: dict[str, int | None] = field(default_factory=dict)  # match key -> option index / None
     margin: dict[str, float] = field(default_factory=dict)
     meta: dict[str, ItemMeta] = field(default_factory=dict)
@@ -198,7 +198,10 @@ def model_file(
     mine = [cells[(b, m, key)] for key in keys]
     mf.ids = list(order)
     mf.lines = list(range(1, len(order) + 1))
-    mf.correct = np.array([[u.bits[k] for u in mine] for k in order], dtype=bool).reshape(len(order), len(keys))
+    v = np.array([[u.bits[k] for u in mine] for k in order], dtype=np.float64).reshape(len(order), len(keys))
+    mf.correct = v == 1
+    if ((v > 0) & (v < 1)).any():  # a graded outcome (records/graded.py): the bit is a win outright
+        mf.score = v
     mf.gold = [mt.gold for mt in metas]
     mf.question = [mt.question for mt in metas]
     mf.options = [mt.options for mt in metas]

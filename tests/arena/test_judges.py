@@ -211,24 +211,36 @@ def test_records_folder_is_not_a_judge_folder(tmp_path):
 
 
 def test_judged_records_carry_the_item_checks(tmp_path):
-    """Arena-Hard judgments as records: the bit is a win over the baseline; the judge axes
-    are declared axis groups, so the item-level checks read them."""
+    """Arena-Hard judgments as records: each cell the graded outcome against the baseline
+    (3-way and 5-way, both positions); the judge axes are declared axis groups, so the
+    item-level checks read them."""
+    from leaderboard_audit.arena.judges import AH_3WAY, AH_5WAY
     from leaderboard_audit.engine import audit
     from leaderboard_audit.importers import load
 
     root = arena_hard_dir(tmp_path, {"m1": 0.9, "m2": 0.6, "m3": 0.0}, bias=0.6, n=60)
     rec = load(root, "judged")
-    assert rec.shape == (3, 60, 2)
-    ref, other = "judge=judge-x|position=baseline-first", "judge=judge-x|position=model-first"
-    assert rec.grid.reference == ref and rec.grid.extra["axis_groups"] == {"position": [ref, other]}
-    # the bits equal the games' own labels: a win is B>A or B>>A in game 1, A>B or A>>B in game 2
+    assert rec.shape == (3, 60, 4) and rec.graded
+    key = "judge=judge-x|position={}|scale={}".format
+    ref = key("baseline-first", "5way")
+    assert rec.grid.reference == ref
+    assert rec.grid.extra["axis_groups"] == {
+        "position": [ref, key("model-first", "5way")],
+        "scale": [ref, key("baseline-first", "3way")],
+    }
+    # each outcome is the game's own label read for the model (game 2 shows the model as A)
+    mirror = {"A>>B": "B>>A", "A>B": "B>A", "A=B": "A=B", "B>A": "A>B", "B>>A": "A>>B"}
     rows = [json.loads(x) for x in (root / "judge-x" / "m1.jsonl").read_text().splitlines()]
     m = rec.models.index("m1")
     ids = [str(i) for i in rec.items.item_id.tolist()]
+    col = {k: j for j, k in enumerate(rec.grid.keys)}
     for row in rows:
         k = ids.index(row["question_id"])
-        assert rec.correct[m, k, 0] == (row["games"][0]["score"] in ("B>A", "B>>A"))
-        assert rec.correct[m, k, 1] == (row["games"][1]["score"] in ("A>B", "A>>B"))
+        g1, g2 = row["games"][0]["score"], mirror[row["games"][1]["score"]]
+        for scale, table in (("3way", AH_3WAY), ("5way", AH_5WAY)):
+            assert rec.score[m, k, col[key("baseline-first", scale)]] == table[g1]
+            assert rec.score[m, k, col[key("model-first", scale)]] == table[g2]
+    assert np.array_equal(rec.correct, rec.score == 1)  # the bit is a win outright
     report = audit(rec, n_boot=200)
     band = [v for v in report["scopes"]["pooled"]["verdicts"] if v["check"] == "band"]
     assert all(v["status"] == "fail" for v in band)  # the biased judge moves every model's win share
