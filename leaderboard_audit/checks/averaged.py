@@ -15,7 +15,7 @@ import numpy as np
 from ..metrics.averaged import METHOD, averaged_order, configs_won
 from ..metrics.identified import identified_report
 from .tables import Line
-from .base import Check, Scope
+from .base import Check, Scope, num
 
 
 class Averaged(Check):
@@ -38,11 +38,12 @@ class Averaged(Check):
         if scope.shape[0] < 2:
             return None
         names = scope.names
-        ao = averaged_order(scope.C, models=names, alpha=scope.alpha, display=scope.order, parts=scope.parts)
+        parts = None if scope.graded else scope.parts  # graded: the outcomes' item means (scope.S)
+        ao = averaged_order(scope.S, models=names, alpha=scope.alpha, display=scope.order, parts=parts)
         out = identified_report(ao, names, method=METHOD)
         out["winner"] = out.pop("robust_winner")
         out["coincides"] = bool(scope.single_config)
-        won = configs_won(scope.C) if not scope.verdicts_only else None
+        won = configs_won(scope.S) if not scope.verdicts_only else None
         adjacent = []
         for h, lo in zip(scope.order[:-1].tolist(), scope.order[1:].tolist()):
             entry = {
@@ -80,7 +81,7 @@ def board_section(ao: Any, scope: Scope) -> dict[str, Any]:
     names = scope.names
     above = bh_edges(np.asarray(ao.only), scope.shape[1], scope.alpha)
     rank = board_ranks(above)
-    mean, ci = mean_ci(right_counts(scope.C), scope.shape[2])
+    mean, ci = mean_ci(right_counts(scope.S), scope.shape[2])
     order = sorted(range(len(names)), key=lambda m: (int(rank[m]), -float(mean[m]), names[m]))
     return {
         "rule": RULE,
@@ -112,7 +113,7 @@ def contradictions(io: Any, scope: Scope) -> list[dict[str, Any]]:
         {
             "printed_above": names[y],
             "identified_above": names[x],
-            "reference_items": [int(ref_counts[y]), int(ref_counts[x])],
+            "reference_items": [num(ref_counts[y]), num(ref_counts[x])],
             "only": [int(io.only[y, x]), int(io.only[x, y])],
             "p_holm": float(io.p_holm[x, y]),
         }

@@ -38,7 +38,7 @@ class Band(Check):
     def compute(self, scope: Scope) -> list[dict[str, Any]]:
         b = band_m(scope.C, scope.ref, scope.counts)  # the scope's counts: a sum of its parts'
         ref_counts = scope.counts[:, scope.ref]
-        q, qp = cochran_q_p(scope.counts, scope.right_square_sums)
+        q, qp = cochran_q_p(scope.counts, scope.right_square_sums, scope.cell_square_sums)
         q_holm = holm_adjust(qp)
         rows = []
         for m in scope.order.tolist():
@@ -48,7 +48,7 @@ class Band(Check):
                 "tie": bool((ref_counts == ref_counts[m]).sum() > 1),
             }
             row.update({k: num(b[k][m]) for k in BAND_KEYS})
-            row["reference_items"] = int(ref_counts[m])
+            row["reference_items"] = num(ref_counts[m])  # a sum of outcomes on graded records
             # v4: is the spread beyond item sampling? Cochran's Q, Holm over the scope's models
             row["cochran_q"] = num(q[m])
             row["harness_p"] = float(qp[m])

@@ -40,6 +40,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from .thresholds import Thresholds
 
 POOLED = "pooled"
+#: why compression and the robust subset skip graded records (docs/audits.md, "Graded outcomes")
+GRADED_COMPRESSION = (
+    "graded outcomes: item discrimination and the compressed set's champions are defined on right/wrong "
+    "items; on a judged leaderboard they are not defined yet"
+)
 
 
 def num(x: Any) -> Any:
@@ -87,7 +92,20 @@ class Scope:
 
     @property
     def C(self) -> np.ndarray:
+        """The bits: won (right) outright; what robust, fragile and the robust pairs read."""
         return self.records.correct
+
+    @property
+    def graded(self) -> bool:
+        """Whether the outcomes are graded (records/graded.py; docs/audits.md, "Graded outcomes")."""
+        return self.records.score is not None
+
+    @property
+    def S(self) -> np.ndarray:
+        """The outcomes: ``score`` on graded records, else the bits ``C`` (the same array).
+        Accuracies (counts, the harness-averaged order, discordances) are read from it."""
+        score = self.records.score
+        return self.records.correct if score is None else score
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -111,6 +129,8 @@ class Scope:
         metrics that count the same array (``per_model.correct_counts``)."""
         from ..metrics.per_model import correct_counts
 
+        if self.graded:  # mean outcomes (docs/audits.md, "Graded outcomes")
+            return correct_counts(self.S)
         return correct_counts(self.C, self.parts)
 
     @cached_property
@@ -126,18 +146,22 @@ class Scope:
     def config_discordance(self, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(x_only, y_only), pairs x configs: items ``xs[j]`` gets right under a config and
         ``ys[j]`` wrong, and the reverse (``harness_effects.config_discordance``)."""
-        from ..metrics.harness_effects import config_discordance
+        from ..metrics.harness_effects import config_discordance, graded_config_discordance
         from ..metrics.per_model import config_words
 
+        if self.graded:
+            return graded_config_discordance(self.S, xs, ys)
         return config_discordance(config_words(self.C), xs, ys)
 
     @cached_property
     def reference_discordance(self) -> tuple[np.ndarray, np.ndarray]:
         """(x_only, y_only), models x configs: items right under config k and wrong under the
         reference, and the reverse (``harness_effects.reference_discordance``)."""
-        from ..metrics.harness_effects import reference_discordance
+        from ..metrics.harness_effects import graded_reference_discordance, reference_discordance
         from ..metrics.per_model import config_words
 
+        if self.graded:
+            return graded_reference_discordance(self.S, self.ref)
         return reference_discordance(config_words(self.C), self.ref)
 
     @cached_property
@@ -145,15 +169,27 @@ class Scope:
         """``sum_i R[m, i]^2`` per model, R = configs under which m gets item i right (Cochran's Q)."""
         from ..metrics.per_model import right_counts
 
+        if self.graded:
+            R = right_counts(self.S)
+            return (R * R).sum(axis=1)
         R = right_counts(self.C).astype(np.int64)
         return (R * R).sum(axis=1)
+
+    @cached_property
+    def cell_square_sums(self) -> np.ndarray | None:
+        """``sum_{i,k} S[m, i, k]^2`` per model on graded records (Cochran's Q in its
+        randomisation form); None on bits, where it equals the count of right cells."""
+        if not self.graded:
+            return None
+        S = self.S
+        return np.einsum("mik,mik->m", S, S)
 
     def averaged_pair_counts(self, hs: np.ndarray, ls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(above, below) of the pairs: items on which ``hs[j]``'s grid-averaged accuracy is
         above ``ls[j]``'s, and below (the harness-averaged order's counts, adjacent pairs only)."""
         from ..metrics.per_model import right_counts
 
-        R = right_counts(self.C)
+        R = right_counts(self.S)
         a, b = R[np.asarray(hs, dtype=np.intp)], R[np.asarray(ls, dtype=np.intp)]
         return (a > b).sum(axis=1, dtype=np.int64), (a < b).sum(axis=1, dtype=np.int64)
 

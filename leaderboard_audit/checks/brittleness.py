@@ -75,6 +75,8 @@ def _benchmark_items(records: Records, benchmark: str) -> slice | np.ndarray:
 def pooled_parts(records: Records) -> tuple[dict[str, np.ndarray], list[dict[str, np.ndarray]]]:
     """The pooled variance parts and each benchmark's, from one pass; each benchmark's is
     kept for its own scope (``per_model.derived`` on the same view)."""
+    if records.score is not None:  # graded outcomes: the scores' variances (docs/audits.md)
+        return variance_parts(records.score), [variance_parts(records.scope(b).score) for b in records.benchmarks]
     C = records.correct
     if C.dtype != bool or 0 in C.shape:
         return variance_parts(C), [variance_parts(records.scope(b).correct) for b in records.benchmarks]
@@ -92,7 +94,7 @@ def add_axis_parts(out: dict[str, Any], scope: Scope, vp: dict[str, np.ndarray])
     groups = {a: groups[a] for a in axes_m.single_axes(groups) if len(groups[a]) > 1}
     if not groups:
         return
-    v_axis = axis_variance(scope.C, groups)
+    v_axis = axis_variance(scope.S, groups)
     share = axis_shares(v_axis, vp["v_item"] + vp["v_prompt"])
     for m, name in enumerate(scope.names):
         if name in out:
@@ -113,7 +115,7 @@ class Brittleness(Check):
         if scope.name == POOLED:
             vp, parts = pooled_parts(scope.records)
         else:
-            vp = variance_parts_blocked(scope.C)
+            vp = variance_parts_blocked(scope.S)
         out: dict[str, Any] = {
             names[m]: {k: float(vp[k][m]) for k in ("v_item", "v_prompt", "brittleness")} for m in order
         }

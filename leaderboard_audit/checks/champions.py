@@ -180,7 +180,7 @@ def challenges(scope: Scope, ch: dict[str, Any]) -> dict[str, Any]:
                 "reference_winner": names[r],
                 "wins": int(a[j, k]),
                 "losses": int(b[j, k]),
-                "lead_items": int(scope.counts[m, k] - scope.counts[r, k]),
+                "lead_items": num(scope.counts[m, k] - scope.counts[r, k]),
                 "p": float(p[j, kk]),
                 "p_holm": float(p_holm[j, kk]),
             }

@@ -40,6 +40,8 @@ class Compliance(Check):
         from ..records import model as records_model
 
         r = scope.records
+        if scope.graded:
+            return {"skipped": "graded outcomes: a judge's grade has no parsed or unparseable answer to split"}
         classes = tuple(getattr(records_model, "ANSWER_CLASSES", DEFAULT_ANSWER_CLASSES))
         return compliance(
             scope.C,

@@ -13,7 +13,7 @@ from typing import Any
 from ..metrics.compression import compression as compression_m
 from .tables import Line, Table, ci_cell
 from .verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
-from .base import Check, Scope, num
+from .base import GRADED_COMPRESSION, Check, Scope, num
 
 
 class Compression(Check):
@@ -22,6 +22,9 @@ class Compression(Check):
     section = "compression"
     thresholds = {"compression_k": 100}
     needs_configs = True
+
+    def skip_reason(self, scope: Scope) -> str | None:
+        return super().skip_reason(scope) or (GRADED_COMPRESSION if scope.graded else None)
 
     def compute(self, scope: Scope) -> dict[str, Any]:
         comp = compression_m(

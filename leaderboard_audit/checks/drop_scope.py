@@ -87,6 +87,8 @@ class DropScope(Scope):
     @cached_property
     def counts(self) -> np.ndarray:
         """The kept items' counts from the parent's per-config bits (integers: exact)."""
+        if self.parent.score is not None:  # graded outcomes: the reduced set's sums (Scope)
+            return Scope.counts.func(self)  # type: ignore[attr-defined]
         out = counts_within(self.parent.correct, self._kept)
         out.flags.writeable = False
         return out
@@ -103,15 +105,21 @@ class DropScope(Scope):
 
     def config_discordance(self, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Over the parent's per-config bits, within the kept ones."""
+        if self.parent.score is not None:
+            return Scope.config_discordance(self, xs, ys)
         kept = as_words(self._kept[None, :])[0]
         return config_discordance(config_words(self.parent.correct), xs, ys, within=kept)
 
     @cached_property
     def right_square_sums(self) -> np.ndarray:
+        if self.parent.score is not None:
+            return Scope.right_square_sums.func(self)  # type: ignore[attr-defined]
         R = right_counts(self.parent.correct)[:, self._kept].astype(np.int64)
         return (R * R).sum(axis=1)
 
     def averaged_pair_counts(self, hs: np.ndarray, ls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.parent.score is not None:
+            return Scope.averaged_pair_counts(self, hs, ls)
         R = right_counts(self.parent.correct)
         a = R[np.asarray(hs, dtype=np.intp)][:, self._kept]
         b = R[np.asarray(ls, dtype=np.intp)][:, self._kept]
@@ -119,5 +127,7 @@ class DropScope(Scope):
 
     @cached_property
     def reference_discordance(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.parent.score is not None:
+            return Scope.reference_discordance.func(self)  # type: ignore[attr-defined]
         kept = as_words(self._kept[None, :])[0]
         return reference_discordance(config_words(self.parent.correct), self.ref, within=kept)

@@ -14,7 +14,7 @@ from typing import Any
 from ..metrics.robust_subset import robust_subset
 from .tables import Line, Table
 from .verdicts import fmt
-from .base import Check, Scope
+from .base import GRADED_COMPRESSION, Check, Scope
 
 
 class RobustSubset(Check):
@@ -33,6 +33,8 @@ class RobustSubset(Check):
     def compute(self, scope: Scope) -> dict[str, Any]:
         if scope.single_config:
             return {"skipped": "one configuration: every item is robust"}
+        if scope.graded:
+            return {"skipped": GRADED_COMPRESSION}
         return robust_subset(scope.C, scope.ref, seed=scope.seed, scope=scope.name, k=scope.thresholds.compression_k)
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:

@@ -51,7 +51,14 @@ def configs_won(C: np.ndarray) -> np.ndarray:
 
 
 def above_of(C: np.ndarray) -> np.ndarray:
-    """``above_counts`` of a correctness tensor's right counts."""
+    """``above_counts`` of a correctness tensor's right counts; on graded outcomes (float,
+    docs/audits.md "Graded outcomes") ``#{i: R[a, i] > R[b, i]}`` of their sums over configs."""
+    if C.dtype.kind == "f":
+        R = right_counts(C)
+        out = np.empty((R.shape[0], R.shape[0]), dtype=np.int64)
+        for a in range(R.shape[0]):
+            out[a] = (R[a][None, :] > R).sum(axis=1)
+        return out
     return above_counts(right_counts(C), C.shape[2])
 
 

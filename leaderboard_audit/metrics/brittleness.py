@@ -7,7 +7,17 @@ import numpy as np
 
 def variance_parts(C: np.ndarray) -> dict[str, np.ndarray]:
     """Per model: ``V_item = Var_i(mean_k Y)``, ``V_prompt = mean_i Var_k(Y)``
-    (population variances), ``brittleness = V_prompt / (V_item + V_prompt)`` (0 when V = 0)."""
+    (population variances), ``brittleness = V_prompt / (V_item + V_prompt)`` (0 when V = 0).
+    Graded outcomes (float, docs/audits.md "Graded outcomes"): the same variances of the
+    scores, ``Var_k(Y) = mean_k Y^2 - (mean_k Y)^2`` (no ``p (1 - p)`` shortcut)."""
+    if C.dtype.kind == "f":
+        p = C.mean(axis=2)
+        v_item = p.var(axis=1)
+        v_prompt = np.maximum((C * C).mean(axis=2) - p * p, 0.0).mean(axis=1)
+        v = v_item + v_prompt
+        with np.errstate(invalid="ignore", divide="ignore"):
+            b = np.where(v > 0, v_prompt / np.where(v > 0, v, 1.0), 0.0)
+        return {"v_item": v_item, "v_prompt": v_prompt, "brittleness": b}
     return variance_parts_from_right(C.sum(axis=2, dtype=np.int32), C.shape[2])
 
 
@@ -52,8 +62,13 @@ def axis_variance(C: np.ndarray, groups: dict[str, list[int]], block_cells: int 
     for lo in range(0, M, step):
         block = C[lo : lo + step]
         for a, g in groups.items():
-            p = block[:, :, g].sum(axis=2, dtype=np.int32) / len(g)
             unbiased = len(g) / (len(g) - 1) if len(g) > 1 else 0.0
+            if block.dtype.kind == "f":  # graded outcomes: the scores' variance over the group
+                y = block[:, :, g]
+                p = y.mean(axis=2)
+                out[a][lo : lo + step] = unbiased * np.maximum((y * y).mean(axis=2) - p * p, 0.0).mean(axis=1)
+                continue
+            p = block[:, :, g].sum(axis=2, dtype=np.int32) / len(g)
             out[a][lo : lo + step] = unbiased * (p * (1.0 - p)).mean(axis=1)
     return out
 

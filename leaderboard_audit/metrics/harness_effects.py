@@ -39,19 +39,30 @@ def chi2_sf(x: np.ndarray, df: np.ndarray | int) -> np.ndarray:
     return np.where(np.isfinite(x), out, 1.0)
 
 
-def cochran_q_p(counts: np.ndarray, row_square_sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def cochran_q_p(
+    counts: np.ndarray, row_square_sums: np.ndarray, cell_square_sums: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Cochran's Q per model and its p-value (chi-square, K - 1 degrees of freedom).
 
     ``counts[m, k]`` = items model m gets right under config k; ``row_square_sums[m] =
     sum_i R[m, i]^2`` with ``R[m, i]`` the configs under which m gets item i right.
     ``Q = (K - 1) (K sum_k C_k^2 - T^2) / (K T - sum_i R_i^2)``, T = sum_k C_k. Items right
     under every config or under none add nothing to either side, so a model with no
-    config-fragile item has Q undefined: (NaN, p = 1)."""
+    config-fragile item has Q undefined: (NaN, p = 1).
+
+    Graded outcomes (docs/audits.md, "Graded outcomes"): ``cell_square_sums[m] = sum_{i,k}
+    x_{m,i,k}^2`` replaces T in the denominator, ``K sum x^2 - sum_i R_i^2 = K sum_i sum_k
+    (x_ik - R_i / K)^2``: Q is then the randomisation statistic of a block design (configs
+    permuted within items), chi-square with K - 1 degrees of freedom, of which Cochran's Q is
+    the 0/1 case (there ``x^2 = x``)."""
     c = np.asarray(counts, dtype=np.float64)
     K = c.shape[1]
     T = c.sum(axis=1)
     num = (K - 1) * (K * (c * c).sum(axis=1) - T * T)
-    den = K * T - np.asarray(row_square_sums, dtype=np.float64)
+    sq = T if cell_square_sums is None else np.asarray(cell_square_sums, dtype=np.float64)
+    den = K * sq - np.asarray(row_square_sums, dtype=np.float64)
+    if cell_square_sums is not None:  # rounding: a model with no fragile item has den ~ 0, not 0
+        den = np.where(den > 1e-9 * np.maximum(K * sq, 1.0), den, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
     return q, chi2_sf(q, max(K - 1, 1))
@@ -93,6 +104,24 @@ def reference_discordance(words: np.ndarray, ref: int, within: np.ndarray | None
         x_only[lo:hi] = np.bitwise_count(a & ~r).sum(axis=2, dtype=np.int64)
         y_only[lo:hi] = np.bitwise_count(r & ~a).sum(axis=2, dtype=np.int64)
     return x_only, y_only
+
+
+def graded_config_discordance(S: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``config_discordance`` on graded outcomes (docs/audits.md, "Graded outcomes"):
+    ``x_only[j, k] = #{i: S[xs[j], i, k] > S[ys[j], i, k]}`` and the reverse. On 0/1 outcomes
+    these are exactly the bits' discordant items, so the exact sign test (McNemar's) reads
+    them as before; on graded ones it is the sign test of the paired outcome differences."""
+    xs = np.asarray(xs, dtype=np.intp)
+    ys = np.asarray(ys, dtype=np.intp)
+    a, b = S[xs], S[ys]
+    return (a > b).sum(axis=1, dtype=np.int64), (a < b).sum(axis=1, dtype=np.int64)
+
+
+def graded_reference_discordance(S: np.ndarray, ref: int) -> tuple[np.ndarray, np.ndarray]:
+    """``reference_discordance`` on graded outcomes: items whose outcome under config k is
+    above the reference's, and below (0 at the reference itself)."""
+    r = S[:, :, ref : ref + 1]
+    return (S > r).sum(axis=1, dtype=np.int64), (S < r).sum(axis=1, dtype=np.int64)
 
 
 def one_sided(x_only: np.ndarray, y_only: np.ndarray) -> np.ndarray:

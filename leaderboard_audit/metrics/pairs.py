@@ -22,7 +22,7 @@ class PairStats:
     higher: int
     lower: int
     gap: float
-    gap_items: int
+    gap_items: int | float
     fragile_share: float | None
     robust_items: int
     higher_only: int
@@ -185,7 +185,10 @@ def pairs_from_counts(
     for j, (h, l) in enumerate(zip(hs.tolist(), ls.tolist())):
         n_j, h_o, l_o = int(nJ[j]), int(ho[j]), int(lo[j])
         gap = float(acc[h, ref] - acc[l, ref])
-        gap_items = int(counts[h, ref] - counts[l, ref])
+        # a sum of outcomes on graded records (docs/audits.md, "Graded outcomes"): the robust
+        # part is still the won items', the fragile share what they do not account for
+        d = counts[h, ref] - counts[l, ref]
+        gap_items = int(d) if counts.dtype.kind != "f" else (int(d) if float(d).is_integer() else float(d))
         fragile_share = None if gap_items == 0 else (gap_items - (h_o - l_o)) / gap_items
         p = float(pvals[j])
         if n_j == 0:

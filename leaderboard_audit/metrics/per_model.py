@@ -198,6 +198,8 @@ def correct_counts(C: np.ndarray, parts: Sequence[np.ndarray] | None = None) -> 
     ``parts``: views that partition C's items (``Scope.parts``): the counts are the sum of
     theirs, which their benchmarks' scopes count anyway (the pooled scope and ``mix``'s
     leave-one-out sets then count no item twice)."""
+    if C.dtype.kind == "f":  # graded outcomes: sums of scores, rounded so equal sums tie exactly
+        return derived(C, "counts", lambda: graded_sum(C, axis=1))
     if C.dtype != bool or C.size == 0:
         return C.sum(axis=1, dtype=np.int64)
     if parts and len(parts) >= 2 and sum(P.shape[1] for P in parts) == C.shape[1]:
@@ -223,9 +225,20 @@ def right_counts(C: np.ndarray) -> np.ndarray:
             # in C order, as the sum gives it: indexing the item axis returns Fortran order, and
             # float reductions along a row of it (the variance parts) round differently
             return np.ascontiguousarray(right_counts(parent)[:, idx])
+        if C.dtype.kind == "f":
+            return graded_sum(C, axis=2)
         return C.sum(axis=2, dtype=np.int32 if C.shape[2] > 255 else np.uint8)
 
     return derived(C, "right_counts", compute)
+
+
+GRADED_DECIMALS = 9
+
+
+def graded_sum(S: np.ndarray, axis: int) -> np.ndarray:
+    """A sum of graded outcomes (docs/audits.md, "Graded outcomes"), rounded to 9 decimals:
+    1/9 + 2/9 and 3/9 are then one number, so ties between models are exact as with counts."""
+    return np.round(S.sum(axis=axis, dtype=np.float64), GRADED_DECIMALS)
 
 
 def as_words(mask: np.ndarray) -> np.ndarray:
