@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics.champions import challenger_leads, champions as champions_m
+from ..metrics.champions import challenger_leads, champions as champions_m, item_count
 from ..metrics.harness_effects import one_sided
 from ..metrics.identified import holm_adjust
 from .tables import Line, Table
@@ -128,7 +128,7 @@ def champions_entry(
                 "accuracy": float(ch["best"][k]),
                 "runner_up": None if ru is None else names[idx[ru]],
                 "margin": margin,
-                "margin_items": 0 if margin is None else int(round(margin * n_items)),
+                "margin_items": 0 if margin is None else item_count(margin * n_items),
                 "lead_items": leads[k],
             }
         )

@@ -14,7 +14,7 @@ def winners_per_config(acc: np.ndarray) -> np.ndarray:
     return acc == acc.max(axis=0, keepdims=True)
 
 
-def challenger_leads(acc: np.ndarray, ref: int, n_items: int) -> list[int | None]:
+def challenger_leads(acc: np.ndarray, ref: int, n_items: int) -> list[int | float | None]:
     """docs/spec/AUDITS.md v2 "Champions value": per config ``k`` whose winners include no reference
     winner (``R = winners(r)``), ``lead_items(k) = (acc[w,k] - max_{m in R} acc[m,k]) * N``
     for its winners ``w`` (they share one accuracy); None for the other configs.
@@ -23,9 +23,16 @@ def challenger_leads(acc: np.ndarray, ref: int, n_items: int) -> list[int | None
     R = np.flatnonzero(win[:, ref])
     best = acc.max(axis=0)
     ref_best = acc[R].max(axis=0)
-    lead = np.rint((best - ref_best) * n_items).astype(np.int64)
+    lead = (best - ref_best) * n_items
     challenged = ~win[R].any(axis=0)
-    return [int(lead[k]) if challenged[k] else None for k in range(acc.shape[1])]
+    return [item_count(lead[k]) if challenged[k] else None for k in range(acc.shape[1])]
+
+
+def item_count(x: float) -> int | float:
+    """An accuracy difference times N as a number of items: an integer on 0/1 outcomes; on
+    graded ones (docs/audits.md, "Graded outcomes") a sum of outcomes, kept to 9 decimals."""
+    r = round(float(x))
+    return int(r) if abs(float(x) - r) < 1e-6 else round(float(x), 9)
 
 
 def champions(acc: np.ndarray, ref: int) -> dict:
