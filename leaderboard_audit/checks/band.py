@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..metrics.harness_effects import cochran_q_p
+from ..metrics.harness_effects import cochran_q_p, graded_harness_p
 from ..metrics.identified import holm_adjust
 from ..metrics.per_model import band as band_m
 from .tables import Cell, Table, range_cell
@@ -38,7 +38,10 @@ class Band(Check):
     def compute(self, scope: Scope) -> list[dict[str, Any]]:
         b = band_m(scope.C, scope.ref, scope.counts)  # the scope's counts: a sum of its parts'
         ref_counts = scope.counts[:, scope.ref]
-        q, qp = cochran_q_p(scope.counts, scope.right_square_sums, scope.cell_square_sums)
+        if scope.graded:  # Hotelling's T^2: graded configurations are not exchangeable (docs/audits.md)
+            q, qp = graded_harness_p(scope.S, scope.ref)
+        else:
+            q, qp = cochran_q_p(scope.counts, scope.right_square_sums)
         q_holm = holm_adjust(qp)
         rows = []
         for m in scope.order.tolist():

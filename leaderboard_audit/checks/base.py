@@ -95,17 +95,20 @@ class Scope:
         """The bits: won (right) outright; what robust, fragile and the robust pairs read."""
         return self.records.correct
 
-    @property
+    @cached_property
     def graded(self) -> bool:
-        """Whether the outcomes are graded (records/graded.py; docs/audits.md, "Graded outcomes")."""
-        return self.records.score is not None
+        """Whether some outcome is graded (records/graded.py; docs/audits.md, "Graded outcomes"):
+        a subset whose outcomes are all 0/1 is audited as the boolean set it is."""
+        from ..records.graded import graded_values
+
+        score = self.records.score
+        return score is not None and graded_values(score)
 
     @property
     def S(self) -> np.ndarray:
         """The outcomes: ``score`` on graded records, else the bits ``C`` (the same array).
         Accuracies (counts, the harness-averaged order, discordances) are read from it."""
-        score = self.records.score
-        return self.records.correct if score is None else score
+        return self.records.score if self.graded else self.records.correct
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -169,20 +172,8 @@ class Scope:
         """``sum_i R[m, i]^2`` per model, R = configs under which m gets item i right (Cochran's Q)."""
         from ..metrics.per_model import right_counts
 
-        if self.graded:
-            R = right_counts(self.S)
-            return (R * R).sum(axis=1)
         R = right_counts(self.C).astype(np.int64)
         return (R * R).sum(axis=1)
-
-    @cached_property
-    def cell_square_sums(self) -> np.ndarray | None:
-        """``sum_{i,k} S[m, i, k]^2`` per model on graded records (Cochran's Q in its
-        randomisation form); None on bits, where it equals the count of right cells."""
-        if not self.graded:
-            return None
-        S = self.S
-        return np.einsum("mik,mik->m", S, S)
 
     def averaged_pair_counts(self, hs: np.ndarray, ls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(above, below) of the pairs: items on which ``hs[j]``'s grid-averaged accuracy is

@@ -112,8 +112,6 @@ class DropScope(Scope):
 
     @cached_property
     def right_square_sums(self) -> np.ndarray:
-        if self.parent.score is not None:
-            return Scope.right_square_sums.func(self)  # type: ignore[attr-defined]
         R = right_counts(self.parent.correct)[:, self._kept].astype(np.int64)
         return (R * R).sum(axis=1)
 

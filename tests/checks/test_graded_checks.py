@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from leaderboard_audit.arena.stats import t_two_sided_p
 from leaderboard_audit.engine import audit
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import parse_grid
@@ -56,8 +57,10 @@ def test_band_reads_mean_outcomes_and_won_items(scope):
     for m, values in want.items():
         assert tuple(rows[m][k] for k in keys) == pytest.approx(values)
     assert rows["a"]["reference_items"] == 2.5
-    # Cochran's Q in its randomisation form, c: T = (1, 3); K sum x^2 - sum R^2 = 7 - 5.5
-    assert rows["c"]["cochran_q"] == pytest.approx(4 / 1.5)
+    # Hotelling's T^2 on c's contrasts alt - ref = (0.5, 1, 0.5, 0): mean 1/2, variance 1/6,
+    # T^2 = 4 (1/2)^2 / (1/6) = 6 = F(1, 3), whose tail is t(3)'s at sqrt(6)
+    assert rows["c"]["cochran_q"] == pytest.approx(6.0)
+    assert rows["c"]["harness_p"] == pytest.approx(t_two_sided_p(6**0.5, 3), rel=1e-9)
 
 
 def test_champions_on_mean_outcomes(scope):
