@@ -60,7 +60,10 @@ class Band(Check):
         return rows
 
     def judge(self, scope: Scope, section: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [band_verdict(scope.name, row["model"], row, scope.thresholds, scope.alpha) for row in section]
+        return [
+            band_verdict(scope.name, row["model"], row, scope.thresholds, scope.alpha, graded=scope.graded)
+            for row in section
+        ]
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table]:
         ranges = s.get("champions", {}).get("rank_range", {})
@@ -102,12 +105,15 @@ class Band(Check):
         ]
 
 
-def band_verdict(scope: str, model: str, row: dict[str, Any], t: Any, alpha: float = 0.05) -> dict[str, Any]:
+def band_verdict(
+    scope: str, model: str, row: dict[str, Any], t: Any, alpha: float = 0.05, *, graded: bool = False
+) -> dict[str, Any]:
     """v4 (docs/audits.md): pass when the spread is at most ``band_pass``; fail when it exceeds
     ``band_warn`` **and** Cochran's Q says the model's configurations differ beyond item
     sampling (``harness_p_holm <= alpha``, Holm over the scope's models); warn otherwise.
     A hand-built row without the test is judged on the spread alone (v3)."""
     s = row["spread"]
+    q_name = "Hotelling's T^2" if graded else "Cochran's Q"  # graded outcomes: docs/audits.md
     p_holm = row.get("harness_p_holm")
     significant = p_holm is None or at_most(p_holm, alpha)
     if at_most(s, t.band_pass):
@@ -119,10 +125,10 @@ def band_verdict(scope: str, model: str, row: dict[str, Any], t: Any, alpha: flo
     if p_holm is None:
         test = ""
     elif significant:
-        test = f"; the configs differ beyond item sampling (Cochran's Q p {p_holm:.2g}, Holm over models)"
+        test = f"; the configs differ beyond item sampling ({q_name} p {p_holm:.2g}, Holm over models)"
     else:
         test = (
-            f"; within item sampling: Cochran's Q p {p_holm:.2g} (Holm over models) does not show the "
+            f"; within item sampling: {q_name} p {p_holm:.2g} (Holm over models) does not show the "
             f"configs differ for this model, so the spread alone does not fail"
         )
     msg = (

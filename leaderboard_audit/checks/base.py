@@ -47,6 +47,12 @@ GRADED_COMPRESSION = (
 )
 
 
+def discordant_items(graded: bool) -> str:
+    """What a discordant item is in a verdict's words: on graded outcomes (docs/audits.md,
+    "Graded outcomes") an item on which one model's outcome is above the other's."""
+    return "on which one scores above the other" if graded else "only one gets right"
+
+
 def num(x: Any) -> Any:
     """numpy scalars -> Python numbers; NaN -> None (report values are JSON-ready)."""
     import math

@@ -17,7 +17,7 @@ from ..metrics.harness_effects import one_sided
 from ..metrics.identified import holm_adjust
 from .tables import Line, Table
 from .verdicts import FAIL, PASS, WARN, at_most, exact, make_verdict
-from .base import Check, Scope, num
+from .base import Check, Scope, num, discordant_items
 
 
 class Champions(Check):
@@ -69,7 +69,11 @@ class Champions(Check):
         }
 
     def judge(self, scope: Scope, section: dict[str, Any]) -> list[dict[str, Any]]:
-        return [champions_verdict(scope.name, section, scope.keys[scope.ref], scope.thresholds, scope.alpha)]
+        return [
+            champions_verdict(
+                scope.name, section, scope.keys[scope.ref], scope.thresholds, scope.alpha, graded=scope.graded
+            )
+        ]
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table | Line]:
         ch = s.get("champions")
@@ -195,7 +199,7 @@ def _n2(x: float | None) -> str:
 
 
 def champions_verdict(
-    scope: str, ch: dict[str, Any], reference_key: str, t: Any, alpha: float = 0.05
+    scope: str, ch: dict[str, Any], reference_key: str, t: Any, alpha: float = 0.05, *, graded: bool = False
 ) -> dict[str, Any]:
     """v4 (docs/audits.md, "AUDITS v4"). fail: some model beats the reference winner under some
     configuration beyond item sampling (exact McNemar, Holm over every (configuration,
@@ -238,7 +242,7 @@ def champions_verdict(
     elif real:
         top = real[0]
         margin = min(exact(threshold - value), -1e-12)  # decades of p below alpha
-        counts = "" if top["wins"] is None else f" ({top['wins']} v {top['losses']} items only one gets right"
+        counts = "" if top["wins"] is None else f" ({top['wins']} v {top['losses']} items {discordant_items(graded)}"
         counts += "" if top["p_holm"] is None or top["wins"] is None else f", Holm p {top['p_holm']:.2g})"
         status, why = (
             FAIL,

@@ -19,7 +19,7 @@ from ..metrics.pairs import PairStats, pairs_from_counts
 from ..metrics.power import log10_p, min_disagreements
 from .tables import Cell, Table, ci_cell, pair_label
 from .verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
-from .base import Check, Scope, num
+from .base import Check, Scope, num, discordant_items
 
 PAIR_KEYS = (
     "gap",
@@ -73,7 +73,7 @@ class Manufactured(Check):
 
     def judge(self, scope: Scope, section: list[dict[str, Any]]) -> list[dict[str, Any]]:
         K = scope.shape[2]
-        return [pair_verdict(scope.name, p, K, scope.thresholds, scope.alpha) for p in section]
+        return [pair_verdict(scope.name, p, K, scope.thresholds, scope.alpha, graded=scope.graded) for p in section]
 
 
 def board_tests(scope: Scope, pairs: list[dict[str, Any]]) -> None:
@@ -245,7 +245,9 @@ def pair_value(p: dict[str, Any]) -> float:
     return exact(s * log10_p(p.get("p_value", 1.0))) + 0.0
 
 
-def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any, alpha: float = 0.05) -> dict[str, Any]:
+def pair_verdict(
+    scope: str, p: dict[str, Any], n_configs: int, t: Any, alpha: float = 0.05, *, graded: bool = False
+) -> dict[str, Any]:
     """AUDITS v4 (docs/audits.md). The pair's own sign test on its jointly robust items stays
     unadjusted (``identified``, value ``s * (-log10 p)`` against ``-log10 alpha``); what can
     fail a run is judged in the board-wide family (``board_tests``): fail when the robust
@@ -310,7 +312,7 @@ def pair_verdict(scope: str, p: dict[str, Any], n_configs: int, t: Any, alpha: f
             why = (
                 f"manufactured by the harness: the robust items do not order the pair, and {rev_sig}/{n_configs} "
                 f"{'configs reverse' if rev_sig != 1 else 'config reverses'} it beyond item sampling ({rev.get('config')}: "
-                f"{lo} {rev.get('lower_only')} v {rev.get('higher_only')} items only one gets right, board-wide "
+                f"{lo} {rev.get('lower_only')} v {rev.get('higher_only')} items {discordant_items(graded)}, board-wide "
                 f"Holm p {rev.get('p_board', 1.0):.2g}); {p['reversing']}/{n_configs} print the opposite order"
             )
             margin = decades(rev.get("p_board", 1.0))
