@@ -1,0 +1,58 @@
+"""The regularised incomplete beta function without scipy (Lentz's continued fraction, as in
+Numerical Recipes ``betacf``): the F tail of the graded band test (``harness_effects.
+graded_harness_p``) and Student's t tail of the arena checks (``arena/stats.py``, checked
+against scipy in tests/arena/test_stats.py)."""
+
+from __future__ import annotations
+
+import math
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    tiny, eps = 1e-300, 3e-16
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 400):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < eps:
+            break
+    return h
+
+
+def betainc(a: float, b: float, x: float, y: float | None = None) -> float:
+    """The regularised incomplete beta function I_x(a, b); ``y`` = 1 - x when the caller
+    has it without cancellation."""
+    y = 1.0 - x if y is None else y
+    if x <= 0.0:
+        return 0.0
+    if y <= 0.0:
+        return 1.0
+    lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(y)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(lbt) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(lbt) * _betacf(b, a, y) / b
+
+
+def f_sf(f: float, d1: float, d2: float) -> float:
+    """P(F >= f) for Fisher's F with (d1, d2) degrees of freedom."""
+    if f <= 0.0:
+        return 1.0
+    return betainc(d2 / 2, d1 / 2, d2 / (d2 + d1 * f))
+
+
+__all__ = ["betainc", "f_sf"]
