@@ -194,6 +194,11 @@ def challenges(scope: Scope, ch: dict[str, Any]) -> dict[str, Any]:
     return {"tested": tested, "alpha": scope.alpha, "min_p_holm": best, "significant": found}
 
 
+def _items(x: float) -> str:
+    """A lead in items: a count, or on graded records a sum of outcomes (two decimals)."""
+    return f"{x:.2f}" if isinstance(x, float) else str(x)
+
+
 def _n2(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.2f}"
 
@@ -248,7 +253,7 @@ def champions_verdict(
             FAIL,
             (
                 f"{ch['count']} champions; under {top['config']}, {top['model']} beats the reference winner "
-                f"{top['reference_winner']} by {top['lead_items']} items{counts}, beyond item sampling"
+                f"{top['reference_winner']} by {_items(top['lead_items'])} items{counts}, beyond item sampling"
                 + (f"; {len(real) - 1} more such wins" if len(real) > 1 else "")
             ),
         )

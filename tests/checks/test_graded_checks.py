@@ -106,3 +106,33 @@ def test_outcomes_of_0_and_1_give_the_boolean_audit():
     a, b = audit(bits, n_boot=200), audit(as_scores, n_boot=200)
     for name in ("leaderboard", "champions", "pairs", "averaged", "axes", "brittleness", "identified"):
         assert a["scopes"]["bench"][name] == b["scopes"]["bench"][name], name
+
+
+def test_random_drop_of_graded_records_reads_the_kept_outcomes():
+    """mix's random drops (drop_scope.py) count from the parent's bits; on graded records
+    they read the reduced set's outcomes, as a Scope of the same items does."""
+    from dataclasses import replace
+
+    from helpers.records import make_records
+
+    from leaderboard_audit.checks.base import Scope
+    from leaderboard_audit.checks.drop_scope import DropScope
+    from leaderboard_audit.checks.thresholds import Thresholds
+
+    rec = make_records(benches=(("arc", 6), ("mmlu", 5), ("race", 5)), seed=3)
+    rng = np.random.default_rng(0)
+    score = rng.choice([0.0, 0.25, 0.5, 1.0], size=rec.shape)
+    g = replace(rec, correct=score == 1, score=score)
+    keep = np.sort(rng.permutation(g.shape[1])[:11])
+    labels = g.items.benchmark[keep]
+    t = Thresholds()
+    drop = DropScope(g, keep, np.setdiff1d(np.arange(g.shape[1]), keep), labels, seed=1, n_boot=10, thresholds=t)
+    same = Scope(g.select_items(keep), "pooled", seed=1, n_boot=10, thresholds=t)
+    assert np.array_equal(drop.counts, same.counts) and drop.counts.dtype.kind == "f"
+    hs, ls = np.array([0, 1]), np.array([1, 2])
+    assert all(np.array_equal(a, b) for a, b in zip(drop.config_discordance(hs, ls), same.config_discordance(hs, ls)))
+    assert all(
+        np.array_equal(a, b) for a, b in zip(drop.averaged_pair_counts(hs, ls), same.averaged_pair_counts(hs, ls))
+    )
+    assert all(np.array_equal(a, b) for a, b in zip(drop.reference_discordance, same.reference_discordance))
+    assert all(np.array_equal(a, b) for a, b in zip(drop.pair_counts(hs, ls), same.pair_counts(hs, ls)))
