@@ -430,7 +430,7 @@ def _bits(t: _Table, log: ProblemLog) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return (v == 1).astype(np.int8), bad, v if graded_values(v) else None
 
 
-_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", re.ASCII)
 
 
 def _outcome_text(u: Any) -> float:

@@ -157,7 +157,7 @@ def test_value_not_a_bit_names_parquet_row(tmp_path):
     assert f"{p}, row 7: model 'alpha', item 'arc-1'" in str(e) and "correct = 2 is not 0/1" in str(e)
 
 
-@pytest.mark.parametrize("value", ["2", "yes", "1.5", "nan", "-0.5", "", " 1", "0.5 "])
+@pytest.mark.parametrize("value", ["2", "yes", "1.5", "nan", "-0.5", "", " 1", "0.5 ", "1e5", "\u0661"])
 def test_text_values_not_bits(tmp_path, value):
     df = frame().astype({"correct": str})
     df.loc[0, "correct"] = value
