@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from arena.test_judges import alpaca_annotations
-from helpers.judges import arena_hard_judgments, null_graded_records
+from helpers.judges import alpaca_annotations, arena_hard_judgments, null_graded_records
 
 from leaderboard_audit.engine import audit
 from leaderboard_audit.importers import load

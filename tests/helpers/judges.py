@@ -37,6 +37,33 @@ def arena_hard_judgments(
     return tmp / "model_judgment"
 
 
+def alpaca_annotations(path: Path, quality: dict[str, float], length: dict[str, int], gamma: float, n: int, seed: int):
+    """AlpacaEval's annotations.json (tatsu-lab/alpaca_eval: one record per instruction with
+    output_1/generator_1 the baseline's, output_2/generator_2 the model's, and the
+    annotator's preference in [1, 2]). The judge favours longer answers by ``gamma``."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for model, q in quality.items():
+        for i in range(n):
+            base_len = int(rng.integers(800, 1200))
+            own = int(max(1, length[model] + rng.normal(0, 150)))
+            d = (own - base_len) / 1000
+            p = 1 / (1 + np.exp(-(q + gamma * np.tanh(d) + rng.normal(0, 0.5))))
+            rows.append(
+                {
+                    "instruction": f"instruction {i}",
+                    "output_1": "x" * base_len,
+                    "generator_1": "baseline",
+                    "output_2": "y" * own,
+                    "generator_2": model,
+                    "annotator": "judge-x",
+                    "preference": 1 + float(p),
+                }
+            )
+    path.write_text(json.dumps(rows))
+    return path
+
+
 NULL_KEYS = (
     "position=baseline-first|scale=5way",
     "position=baseline-first|scale=3way",
