@@ -543,6 +543,10 @@ def _collect(
                 want, f"--only-model {want!r} is not a model of the spec", fix=f"use one of: {', '.join(names)}"
             )
     run_models = [m for m in spec.models if not only_models or m.name in only_models]
+    if only_models and spec.budgeted:
+        raise CollectError(
+            "--only-model", "a budgeted collection plans over every model of the spec", fix="drop --only-model"
+        )
     harness = harness_for(spec)
     root = Path(spec.output)
     existed = root.exists()
@@ -575,6 +579,10 @@ def _drop_if_nothing_collected(root: Path, keep_folder: bool) -> None:
 def _collect_into(
     spec: Spec, harness: Harness, root: Path, run_models: list[Any], *, progress: bool, engine_factory: Any
 ) -> Path:
+    if spec.budgeted:  # a share of the cells, chosen round by round (collect/budgeted.py)
+        from .budgeted import collect_budgeted
+
+        return collect_budgeted(spec, harness, root, progress=progress, engine_factory=engine_factory)
     harness, items = load_items_into(spec, harness)
     write_grid(grid_for(spec, harness), root)
 
