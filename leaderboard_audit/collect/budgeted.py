@@ -106,7 +106,7 @@ class _Round:
         self.lazy: _Lazy | None = None
         self.lazies: dict[str, _Lazy] = {}
         self.resumed = self.computed = 0
-        self.t0 = time.monotonic()
+        self.busy = 0.0  # seconds in engine batches (not loading)
 
     def engine(self, mi: int) -> Any:
         """The model's engine; one model is loaded at a time (memory), so another is closed first."""
@@ -114,6 +114,11 @@ class _Round:
         if self.lazy is not None and self.lazy.m.name != m.name:
             self.lazy.close()
         self.lazy = self.lazies.setdefault(m.name, _Lazy(self.spec, m, self.factory))
+        if self.lazy.engine is None:
+            t = time.monotonic()
+            self.lazy.get()
+            if self.progress:
+                print(f"[collect] budget: loaded {m.name} ({time.monotonic() - t:.1f}s)", file=sys.stderr, flush=True)
         return self.lazy.get()
 
     def close(self) -> None:
@@ -155,8 +160,10 @@ class _Round:
                     results = got["results"]
                     self.resumed += sum(len(by_item[i]) for i in part)
                 else:
+                    engine = self.engine(m)
+                    t = time.monotonic()
                     results = run_cells(
-                        self.engine(m),
+                        engine,
                         self.harness,
                         cells,
                         model=self.spec.models[m].name,
@@ -166,6 +173,7 @@ class _Round:
                     )
                     atomic_write_bytes(path, json.dumps({"cells": names, "results": results}, sort_keys=True).encode())
                     self.computed += sum(len(by_item[i]) for i in part)
+                    self.busy += time.monotonic() - t
                 for i, r in zip(part, results):
                     self._merge(m, i, r)
                     for k in by_item[i]:
@@ -190,8 +198,7 @@ class _Round:
             return
         M, N, K = self.observed.shape
         spent = int(self.observed.sum())
-        el = time.monotonic() - self.t0
-        rate = self.computed / el if el > 0 else float("nan")
+        rate = self.computed / self.busy if self.busy > 0 else float("nan")
         print(
             f"[collect] budget: round {self.round} ({kind}) {model} | cells {spent:,}/{self.budget:,} of the budget "
             f"({spent / (M * N * K):.1%} of {M * N * K:,}) | robust status decided {self.decided():,}/{M * N:,} | "
