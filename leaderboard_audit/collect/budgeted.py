@@ -208,6 +208,12 @@ class _Round:
         )
 
 
+def _grid_design(root: Path) -> dict[str, Any]:
+    got = _read(root / "grid.json")
+    d = got.get(DESIGN_KEY) if isinstance(got, dict) else None  # grid.json holds the legend's extras at its top
+    return d if isinstance(d, dict) else {}
+
+
 def _read(path: Path) -> Any:
     try:
         return json.loads(path.read_bytes())
@@ -236,7 +242,7 @@ def collect_budgeted(spec: Spec, harness: Harness, root: Path, *, progress: bool
     def manifest_path(b: str, m: str) -> Path:
         return root / "_raw" / b / f"{stems[m]}.manifest.json"
 
-    if (root / "grid.json").is_file() and all(
+    if _grid_design(root).get("fingerprint") == dfp and all(
         verify(read_manifest(manifest_path(b, m.name)), root, fingerprint=fps[(b, m.name)], need_raw=spec.raw_sidecar)
         is None
         for b in spec.benchmarks
@@ -299,7 +305,7 @@ def collect_budgeted(spec: Spec, harness: Harness, root: Path, *, progress: bool
     ids = SimpleNamespace(benchmark=np.array([b for b, _ in flat]), item_id=np.array([it.item_id for _, it in flat]))
     models = tuple(m.name for m in spec.models)
     d = design(p, fraction=fraction, seed=spec.budget_seed, keys=tuple(keys), items=ids, models=models)
-    d.update(_mode(spec))
+    d.update(_mode(spec), fingerprint=dfp)
     write_grid(dataclasses.replace(grid, extra={**grid.extra, DESIGN_KEY: d}), root)
     shutil.rmtree(work, ignore_errors=True)
     for x in (base, base.parent):

@@ -175,3 +175,33 @@ def test_the_collection_fixture_runs_a_budgeted_spec(pytester, tmp_path):
     pytester.makepyfile(FIXTURE_TEST.format(spec=str(spec)))
     r = pytester.runpytest("-p", "no:cacheprovider", "-q")
     assert r.ret == 0, r.stdout.str()
+
+
+def _certified(root: Path) -> dict[str, bytes]:
+    """Every file's bytes, a manifest without its provenance (how each run made the file)."""
+    out = {}
+    for name, data in _tree(root).items():
+        if name.endswith(".manifest.json"):
+            man = json.loads(data)
+            man.pop("provenance", None)
+            data = json.dumps(man, sort_keys=True).encode()
+        out[name] = data
+    return out
+
+
+def test_a_ray_budgeted_collection_equals_the_single_process_one(tmp_path, monkeypatch):
+    ray = pytest.importorskip("ray")
+    from leaderboard_audit.collect.distributed import collect_ray
+
+    ref = collect(_budget_spec(tmp_path / "a", "budget = 0.3"), progress=False)
+    spec = load_spec(_budget_spec(tmp_path / "b", "budget = 0.3"))
+    log = tmp_path / "calls.jsonl"
+    monkeypatch.setenv(CALL_LOG_ENV, str(log))  # the driver builds every batch, so it logs them
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=80 * 2**20)
+    try:
+        got = collect_ray(spec, progress=False)
+    finally:
+        ray.shutdown()
+    assert _certified(got) == _certified(ref)
+    cells = _logged(log)
+    assert len(cells) == len(set(cells)) == len(_observed(load_records(got)))
