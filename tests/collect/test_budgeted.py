@@ -26,8 +26,8 @@ from leaderboard_audit.records import load_records
 from leaderboard_audit.records.missing import NOT_COLLECTED
 
 
-def _budget_spec(tmp: Path, *lines: str, out: str = "records") -> Path:
-    p = _spec(tmp, out=out)
+def _budget_spec(tmp: Path, *lines: str, out: str = "records", **kw) -> Path:
+    p = _spec(tmp, out=out, **kw)
     text = p.read_text()
     # top-level keys must come before the first table
     p.write_text("\n".join(lines) + "\n" + text)
@@ -205,3 +205,25 @@ def test_a_ray_budgeted_collection_equals_the_single_process_one(tmp_path, monke
     assert _certified(got) == _certified(ref)
     cells = _logged(log)
     assert len(cells) == len(set(cells)) == len(_observed(load_records(got)))
+
+
+def test_a_budgeted_collection_through_the_http_engine_equals_the_in_process_one(tmp_path):
+    from collect.engines.test_openai_engine import StubServer
+    from leaderboard_audit.collect.engines.fake import ByteTokenizer, FakeEngine
+    from leaderboard_audit.collect.engines.openai_engine import OpenAIEngine
+
+    spec_a = _budget_spec(tmp_path / "a", "budget = 0.3", models=["m"])
+    ref = collect(spec_a, progress=False, engine_factory=lambda m: FakeEngine("fake-m"))
+    server = StubServer()  # an OpenAI-compatible server on 127.0.0.1 over the fake engine
+    try:
+        opts = {"base_url": server.url, "prompts_per_request": 0, "concurrency": 2, "backoff_s": 0.01}
+        spec = load_spec(_budget_spec(tmp_path / "b", "budget = 0.3", models=["m"]))
+        spec.engine, spec.engine_options = "openai", opts
+        http = lambda m: OpenAIEngine("fake-m", tokenizer=ByteTokenizer(), **opts)  # noqa: E731
+        got = collect(spec, progress=False, engine_factory=http)
+        assert server.seen  # every batch went over HTTP
+    finally:
+        server.close()
+    data = {k: v for k, v in _tree(got).items() if k != "grid.json" and not k.endswith(".manifest.json")}
+    assert data == {k: v for k, v in _tree(ref).items() if k in data} and len(data) == 4
+    assert load_records(got).grid.extra[DESIGN_KEY]["cells"] == load_records(ref).grid.extra[DESIGN_KEY]["cells"]
