@@ -8,9 +8,9 @@ n_items = 100                      # per benchmark (paper: 1000)
 benchmarks = ["arc", "hellaswag", "mmlu", "truthfulqa"]
 benchmarks_dir = "../shared/benchmarks"   # optional: local Parquet files in hub schema
 chunk_items = 50                   # items per batched engine call / checkpoint
-budget = 0.3                       # optional: a budgeted collection, this share of the grid's cells
+# budget = 0.3                     # optional: a budgeted collection, this share of the grid's cells
 # until_decided = true; max_budget = 0.5   # or: until every robust status is known, at most 0.5
-budget_seed = 0                    # the budgeted design's seed
+# budget_seed = 0                  # the budgeted design's seed
 
 [benchmark_files]                  # optional, per benchmark, overrides benchmarks_dir
 arc = "path/to/ARC-Challenge-test.parquet"
