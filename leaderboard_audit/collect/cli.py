@@ -97,6 +97,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if a.replay is not None:
             from .replay import replay_main
 
+            if a.until_decided or a.max_budget is not None:
+                raise CollectError(
+                    a.replay, "--until-decided and --max-budget need a SPEC", fix="replay with --budget FRACTION"
+                )
+
             return replay_main(a.replay, a.output, a.budget, a.seed or 0, quiet=a.quiet)
         return _run(a)
     except (CollectError, RecordsError) as exc:

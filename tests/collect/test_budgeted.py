@@ -143,6 +143,8 @@ def test_cli_flags_and_their_errors(tmp_path, capsys):
         capsys.readouterr()
         assert main([str(spec), "--output", str(tmp_path / "x"), *argv]) == 4, argv
         assert msg in capsys.readouterr().err, argv
+    assert main(["--replay", str(tmp_path / "records"), "--until-decided", "--max-budget", "0.5"]) == 4
+    assert "need a SPEC" in capsys.readouterr().err
 
 
 def test_spec_keys_are_checked():
