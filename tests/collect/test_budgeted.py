@@ -229,3 +229,12 @@ def test_a_budgeted_collection_through_the_http_engine_equals_the_in_process_one
     data = {k: v for k, v in _tree(got).items() if k != "grid.json" and not k.endswith(".manifest.json")}
     assert data == {k: v for k, v in _tree(ref).items() if k in data} and len(data) == 4
     assert load_records(got).grid.extra[DESIGN_KEY]["cells"] == load_records(ref).grid.extra[DESIGN_KEY]["cells"]
+
+
+def test_a_dry_run_of_a_budgeted_spec_says_its_ceiling(tmp_path, capsys):
+    from leaderboard_audit.collect.cli import main
+
+    assert main([str(_spec(tmp_path)), "--budget", "0.3", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "budgeted collection (--budget 0.3): at most 30% of the grid's cells" in out
+    assert not (tmp_path / "records").exists()
