@@ -70,8 +70,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="answer from the complete records set DIR instead of an engine: a budgeted collection "
         "(needs --budget and --output; no SPEC; docs/collect.md, 'Budgeted collection and replay')",
     )
-    ap.add_argument("--budget", type=float, metavar="FRACTION", help="with --replay: the share of the grid's cells")
-    ap.add_argument("--seed", type=int, default=0, help="with --replay: the design's seed (default 0)")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        metavar="FRACTION",
+        help="a budgeted collection: evaluate this share of the grid's cells, chosen round by round "
+        "(with SPEC or --replay; docs/collect.md, 'Budgeted collection')",
+    )
+    ap.add_argument(
+        "--until-decided",
+        action="store_true",
+        help="a budgeted collection that stops once every (model, item)'s robust status is known; needs --max-budget",
+    )
+    ap.add_argument("--max-budget", type=float, metavar="FRACTION", help="the cap of --until-decided (share of cells)")
+    ap.add_argument(
+        "--seed", type=int, help="a budgeted collection's design seed (default 0, or the spec's budget_seed)"
+    )
     a = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
     if (a.replay is None) == (a.spec is None):
         ap.error("give a SPEC, or --replay DIR (not both)")
@@ -83,7 +97,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if a.replay is not None:
             from .replay import replay_main
 
-            return replay_main(a.replay, a.output, a.budget, a.seed, quiet=a.quiet)
+            if a.until_decided or a.max_budget is not None:
+                raise CollectError(
+                    a.replay, "--until-decided and --max-budget need a SPEC", fix="replay with --budget FRACTION"
+                )
+
+            return replay_main(a.replay, a.output, a.budget, a.seed or 0, quiet=a.quiet)
         return _run(a)
     except (CollectError, RecordsError) as exc:
         print(f"leaderboard-audit collect: {exc}", file=sys.stderr)
@@ -123,6 +142,14 @@ def _run(a: argparse.Namespace) -> int:
                 fix="give the folder that holds the benchmarks' Parquet files (docs/collect.md, 'Benchmarks')",
             )
         spec.benchmarks_dir = where
+    if a.budget is not None or a.until_decided or a.max_budget is not None:
+        spec.budget, spec.until_decided, spec.max_budget = a.budget, a.until_decided, a.max_budget
+    if a.seed is not None:
+        spec.budget_seed = a.seed
+    try:
+        spec.check_budget()
+    except ValueError as exc:
+        raise CollectError(a.spec, str(exc), fix="see docs/collect.md, 'Budgeted collection'") from None
     if a.dry_run:
         from .dryrun import dry_run_main
 

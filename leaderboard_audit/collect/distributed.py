@@ -198,6 +198,16 @@ class _RemoteEngine:
         pass
 
 
+class _PoolEngine(_RemoteEngine):
+    """A pool as one engine whose ``close`` ends the model's actors (budgeted collection)."""
+
+    def __init__(self, pool: _Pool) -> None:
+        super().__init__(pool, pool.get().tokenizer)
+
+    def close(self) -> None:
+        self.pool.close()
+
+
 class _NoEngine:
     """What the final assembly gets: every chunk must already be checkpointed."""
 
@@ -273,14 +283,11 @@ def _collect_ray(
     harness = harness_for(spec)
     root = Path(spec.output)
     _prepare_output(root)
-    harness, items = load_items_into(spec, harness)
-    write_grid(grid_for(spec, harness), root)
-    total = sum(len(v) for v in items.values()) * len(spec.models)
-    prog = Progress(total, len(harness.configs), enabled=progress)
     resources = ray.cluster_resources()
     t0 = time.monotonic()
     engine = engine_spec(spec.engine)
-    for m in spec.models:
+
+    def make_pool(m: ModelSpec) -> tuple[_Pool, Slots]:
         if engine.local_weights and m.path.startswith("gguf:"):
             from .models import resolve_model_path
 
@@ -293,7 +300,20 @@ def _collect_ray(
         key_var = dict(spec.engine_options, **m.options).get("api_key_env")
         if engine.placement == "http" and key_var and key_var in os.environ:
             env.setdefault(key_var, os.environ[key_var])  # to the actors' memory, never to a file
-        pool = _Pool(ray, spec, m, slots, env)
+        return _Pool(ray, spec, m, slots, env), slots
+
+    if spec.budgeted:  # the rounds' batches go to the model's actors; the driver plans and writes
+        from .budgeted import collect_budgeted
+
+        return collect_budgeted(
+            spec, harness, root, progress=progress, engine_factory=lambda m: _PoolEngine(make_pool(m)[0])
+        )
+    harness, items = load_items_into(spec, harness)
+    write_grid(grid_for(spec, harness), root)
+    total = sum(len(v) for v in items.values()) * len(spec.models)
+    prog = Progress(total, len(harness.configs), enabled=progress)
+    for m in spec.models:
+        pool, slots = make_pool(m)
         plans = {b: _FilePlan(spec, harness, root, b, m, items[b], prog) for b in spec.benchmarks}
         for plan in plans.values():
             if not file_complete(plan):  # a complete file keeps no checkpoint folder

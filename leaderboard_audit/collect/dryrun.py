@@ -390,5 +390,14 @@ def dry_run_main(
         accels = {k: v[0] for k, v in ACCELERATORS.items()}
     works, counts, harness = plan(spec, tokenizer_proxy=tokenizer_proxy)
     print(report(works, counts, harness, accelerators=accels))
+    if spec.budgeted:  # the plan chooses its cells from the answers, so only its ceiling is known
+        from .budgeted import budget_fraction
+
+        f = budget_fraction(spec)
+        print(
+            f"budgeted collection ({'--until-decided, cap' if spec.until_decided else '--budget'} {f:g}): at most "
+            f"{f:.0%} of the grid's cells above, fewer when every robust status is known sooner "
+            "(docs/collect.md, 'Budgeted collection with an engine')"
+        )
     sys.stdout.flush()
     return 0

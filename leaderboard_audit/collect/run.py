@@ -115,23 +115,101 @@ def run_chunk(
     """Records lines and raw sidecar lines for ``items``: two batched engine calls, or one
     (``combined``, engines with ``run``: generation and scoring scheduled together). Under
     declared axes, CoT prompts take one more generation call with their own budget."""
+    cells = [Cells(it, benchmark, harness.gen_configs, harness.ll_configs, exemplars) for it in items]
+    got = run_cells(
+        engine,
+        harness,
+        cells,
+        model=model,
+        chat_template=chat_template,
+        parse=parse,
+        combined=combined,
+        chat_kwargs=chat_kwargs,
+    )
+    return [record_line(c, r, model) for c, r in zip(cells, got)], [raw_line(c, r) for c, r in zip(cells, got)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Cells:
+    """Some configurations of one item: what one engine batch evaluates for it."""
+
+    item: Item
+    benchmark: str
+    gens: Sequence[HarnessConfig]
+    lls: Sequence[HarnessConfig]
+    exemplars: Sequence[Item] = ()
+
+
+def record_line(c: Cells, r: dict[str, Any], model: str) -> dict[str, Any]:
+    """The records line of one item from its evaluated cells (``run_cells``)."""
+    it = c.item
+    line: dict[str, Any] = {
+        "benchmark": c.benchmark,
+        "model": model,
+        "item_id": it.item_id,
+        "gold": it.gold,
+        "question": it.question,
+        "options": list(it.options),
+        "correct": r["correct"],
+        "pred": r["pred"],
+    }
+    if r["margin"]:
+        line["margin"] = r["margin"]
+    if r["classes"]:
+        line["answer_class"] = r["classes"]
+    return line
+
+
+def raw_line(c: Cells, r: dict[str, Any]) -> dict[str, Any]:
+    """The raw sidecar line of one item: generated texts and options' log-likelihoods."""
+    return {
+        "item_id": c.item.item_id,
+        "gen": r["raw_gen"],
+        "ll_mean_logprob": r["raw_ll"],
+        **({"ll_score": r["raw_other"]} if r["raw_other"] else {}),
+    }
+
+
+#: an environment variable naming a file: every batch of cells handed to an engine appends
+#: one JSON line there (the cells, and the prompts and requests the engine got); the CI
+#: budget check reads it to prove the engine evaluated exactly the planned cells
+CALL_LOG_ENV = "LEADERBOARD_AUDIT_CALL_LOG"
+
+
+def run_cells(
+    engine: Any,
+    harness: Harness,
+    cells: Sequence[Cells],
+    *,
+    model: str,
+    chat_template: bool,
+    parse: str = "paper",
+    combined: bool = False,
+    chat_kwargs: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """Evaluate the given (item, config) cells in one batch (two engine calls, one per CoT
+    budget more): per item, its ``correct``, ``pred``, ``margin``, answer ``classes`` and raw
+    texts and scores, for its configs only."""
     tok = engine.tokenizer
-    gens, lls = harness.gen_configs, harness.ll_configs
     dec = harness.decoding
-    prompts = [gen_prompt_ids(tok, c, it, chat_template, chat_kwargs, harness, exemplars) for it in items for c in gens]
-    budgets = [harness.max_tokens(c) for _ in items for c in gens]
+    prompts = [
+        gen_prompt_ids(tok, g, c.item, chat_template, chat_kwargs, harness, c.exemplars) for c in cells for g in c.gens
+    ]
+    budgets = [harness.max_tokens(g) for c in cells for g in c.gens]
     reqs: list[tuple[list[int], int]] = []
-    for it in items:
-        for c in lls:
-            reqs.extend(ll_requests(tok, c, it, dec.continuation_prefix))
+    for c in cells:
+        for lc in c.lls:
+            reqs.extend(ll_requests(tok, lc, c.item, dec.continuation_prefix))
+    _log_call(model, cells, len(prompts), len(reqs))
     if combined and hasattr(engine, "run") and prompts and reqs and len(set(budgets)) == 1:
         outs, scored = engine.run(prompts, dec.max_tokens, reqs, seed=dec.seed)
     else:
         outs = _generate_by_budget(engine, prompts, budgets, dec.seed)
         scored = engine.score(reqs) if reqs else []
-    lines, raws = [], []
+    results = []
     g = s = 0
-    for it in items:
+    for cell in cells:
+        it = cell.item
         correct: dict[str, int] = {}
         pred: dict[str, int | None] = {}
         margin: dict[str, float] = {}
@@ -139,7 +217,7 @@ def run_chunk(
         raw_ll: dict[str, list[float]] = {}
         raw_other: dict[str, list[float]] = {}  # options' scores under another normalization
         classes: dict[str, str] = {}
-        for c in gens:
+        for c in cell.gens:
             text = tok.decode(outs[g])
             g += 1
             assert c.template.label_style is not None
@@ -151,7 +229,7 @@ def run_chunk(
             raw_gen[c.key] = text
             pred[c.key] = p
             correct[c.key] = int(p is not None and p == it.gold)
-        for c in lls:
+        for c in cell.lls:
             norm = get_normalization(c.template.normalization or dec.normalization)
             sc = [norm.score(scored[s + j], it.options[j]) for j in range(len(it.options))]
             s += len(it.options)
@@ -160,30 +238,33 @@ def run_chunk(
             pred[c.key] = best
             correct[c.key] = int(best == it.gold)
             margin[c.key] = round(mg, MARGIN_DIGITS)
-        line: dict[str, Any] = {
-            "benchmark": benchmark,
-            "model": model,
-            "item_id": it.item_id,
-            "gold": it.gold,
-            "question": it.question,
-            "options": list(it.options),
-            "correct": correct,
-            "pred": pred,
-        }
-        if margin:
-            line["margin"] = margin
-        if classes:
-            line["answer_class"] = classes
-        lines.append(line)
-        raws.append(
+        results.append(
             {
-                "item_id": it.item_id,
-                "gen": raw_gen,
-                "ll_mean_logprob": raw_ll,
-                **({"ll_score": raw_other} if raw_other else {}),
+                "correct": correct,
+                "pred": pred,
+                "margin": margin,
+                "classes": classes,
+                "raw_gen": raw_gen,
+                "raw_ll": raw_ll,
+                "raw_other": raw_other,
             }
         )
-    return lines, raws
+    return results
+
+
+def _log_call(model: str, cells: Sequence[Cells], n_prompts: int, n_requests: int) -> None:
+    where = os.environ.get(CALL_LOG_ENV)
+    if not where:
+        return
+    entry = {
+        "model": model,
+        "cells": [[c.benchmark, c.item.item_id, k.key] for c in cells for k in (*c.gens, *c.lls)],
+        "prompts": n_prompts,
+        "requests": n_requests,
+        "expected_requests": sum(len(c.item.options) * len(c.lls) for c in cells),
+    }
+    with open(where, "a", encoding="utf-8") as fh:  # one write per batch: lines never interleave
+        fh.write(json.dumps(entry, sort_keys=True) + "\n")
 
 
 def _generate_by_budget(engine: Any, prompts: list[list[int]], budgets: list[int], seed: int) -> list[list[int]]:
@@ -462,6 +543,10 @@ def _collect(
                 want, f"--only-model {want!r} is not a model of the spec", fix=f"use one of: {', '.join(names)}"
             )
     run_models = [m for m in spec.models if not only_models or m.name in only_models]
+    if only_models and spec.budgeted:
+        raise CollectError(
+            "--only-model", "a budgeted collection plans over every model of the spec", fix="drop --only-model"
+        )
     harness = harness_for(spec)
     root = Path(spec.output)
     existed = root.exists()
@@ -494,6 +579,10 @@ def _drop_if_nothing_collected(root: Path, keep_folder: bool) -> None:
 def _collect_into(
     spec: Spec, harness: Harness, root: Path, run_models: list[Any], *, progress: bool, engine_factory: Any
 ) -> Path:
+    if spec.budgeted:  # a share of the cells, chosen round by round (collect/budgeted.py)
+        from .budgeted import collect_budgeted
+
+        return collect_budgeted(spec, harness, root, progress=progress, engine_factory=engine_factory)
     harness, items = load_items_into(spec, harness)
     write_grid(grid_for(spec, harness), root)
 

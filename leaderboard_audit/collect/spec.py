@@ -8,6 +8,9 @@ n_items = 100                      # per benchmark (paper: 1000)
 benchmarks = ["arc", "hellaswag", "mmlu", "truthfulqa"]
 benchmarks_dir = "../shared/benchmarks"   # optional: local Parquet files in hub schema
 chunk_items = 50                   # items per batched engine call / checkpoint
+# budget = 0.3                     # optional: a budgeted collection, this share of the grid's cells
+# until_decided = true; max_budget = 0.5   # or: until every robust status is known, at most 0.5
+# budget_seed = 0                  # the budgeted design's seed
 
 [benchmark_files]                  # optional, per benchmark, overrides benchmarks_dir
 arc = "path/to/ARC-Challenge-test.parquet"
@@ -66,6 +69,29 @@ class Spec:
     batch_items: int | None = None  # items per engine call (a multiple of chunk_items; default chunk_items)
     parse: str = "paper"  # "strict": enumerations (" A, B, C, D") score unparseable (collect/answers.py)
     axes: AxesSpec | None = None  # shots, cot, chat_template, system_prompt, design (collect/axes.py)
+    budget: float | None = None  # a budgeted collection: this share of the grid's cells (collect/budgeted.py)
+    until_decided: bool = False  # a budgeted collection until every robust status is known, within max_budget
+    max_budget: float | None = None  # the cap of until_decided (a share of the grid's cells)
+    budget_seed: int = 0  # the budgeted design's seed
+
+    @property
+    def budgeted(self) -> bool:
+        return self.budget is not None or self.until_decided
+
+    def check_budget(self) -> None:
+        """``budget`` alone, or ``until_decided`` with its ``max_budget`` cap (docs/collect.md)."""
+        if self.budget is not None and self.until_decided:
+            raise ValueError("give 'budget' (--budget) or 'until_decided' (--until-decided), not both")
+        if self.until_decided and self.max_budget is None:
+            raise ValueError("'until_decided' (--until-decided) needs its cap 'max_budget' (--max-budget FRACTION)")
+        if self.max_budget is not None and not self.until_decided:
+            raise ValueError(
+                "'max_budget' (--max-budget) is the cap of 'until_decided'; for a fixed share use 'budget'"
+            )
+        for name in ("budget", "max_budget"):
+            v = getattr(self, name)
+            if v is not None and not 0 < v <= 1:
+                raise ValueError(f"'{name}' must be a share of the grid's cells in (0, 1], got {v!r}")
 
     def files_for(self, bench: str) -> str | None:
         if bench in self.benchmark_files:
@@ -140,6 +166,7 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
     }
     known |= {"parse", "batch_items", "benchmark_sources"}
     known |= {"shots", "cot", "chat_template", "system_prompt", "design", "cot_max_tokens", "cot_instruction"}
+    known |= {"budget", "until_decided", "max_budget", "budget_seed"}
     unknown = set(obj) - known
     if unknown:
         raise ValueError(
@@ -196,7 +223,7 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
                 f"'chat_template' is declared as an axis, so it applies to every model; drop "
                 f"chat_template = true from [[models]] {', '.join(own)}"
             )
-    return Spec(
+    spec = Spec(
         models=models,
         output=rel(str(obj.get("output", "records"))),  # type: ignore[arg-type]
         benchmarks=benches,
@@ -213,7 +240,22 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         batch_items=int(obj["batch_items"]) if obj.get("batch_items") else None,
         benchmark_sources=sources,
         axes=axes,
+        budget=_share(obj, "budget"),
+        until_decided=bool(obj.get("until_decided", False)),
+        max_budget=_share(obj, "max_budget"),
+        budget_seed=int(obj.get("budget_seed", 0)),
     )
+    spec.check_budget()
+    return spec
+
+
+def _share(obj: dict[str, Any], key: str) -> float | None:
+    v = obj.get(key)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise ValueError(f"'{key}' must be a number in (0, 1] (a share of the grid's cells), got {v!r}")
+    return float(v)
 
 
 def _benchmark_sources(obj: Any, rel: Any) -> dict[str, dict[str, Any]]:
