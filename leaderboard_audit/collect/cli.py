@@ -129,6 +129,8 @@ def _run(a: argparse.Namespace) -> int:
         return dry_run_main(
             spec, accelerator=a.accelerator, peak_tflops=a.peak_tflops, tokenizer_proxy=a.tokenizer_proxy
         )
+    if not spec.benchmarks and spec.judge is not None:  # benchmarks = []: the judge stage alone
+        return _judge(spec, a)
     if a.ray is not None:
         if a.only_model:
             raise CollectError(
@@ -160,6 +162,20 @@ def _run(a: argparse.Namespace) -> int:
             print(line)
     else:
         print(f"records: {root}")
+    return _judge(spec, a) if spec.judge is not None else 0
+
+
+def _judge(spec: object, a: argparse.Namespace) -> int:
+    """The spec's judge stage (docs/collect.md, "Judge stage"), after its benchmarks."""
+    from .judge import run_judge, summary_lines
+
+    out = run_judge(spec, progress=not a.quiet, verbose=a.verbose)
+    from ..records import load_records
+
+    rec = load_records(out)
+    print(f"judged records: {out} ({len(rec.models)} models x {len(rec.items)} items x {len(rec.grid)} configs)")
+    for line in summary_lines(out.parent):
+        print(line)
     return 0
 
 

@@ -66,6 +66,7 @@ class Spec:
     batch_items: int | None = None  # items per engine call (a multiple of chunk_items; default chunk_items)
     parse: str = "paper"  # "strict": enumerations (" A, B, C, D") score unparseable (collect/answers.py)
     axes: AxesSpec | None = None  # shots, cot, chat_template, system_prompt, design (collect/axes.py)
+    judge: Any = None  # the [judge] table: collect/judge.py's JudgeSpec
 
     def files_for(self, bench: str) -> str | None:
         if bench in self.benchmark_files:
@@ -140,34 +141,13 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
     }
     known |= {"parse", "batch_items", "benchmark_sources"}
     known |= {"shots", "cot", "chat_template", "system_prompt", "design", "cot_max_tokens", "cot_instruction"}
+    known |= {"judge"}  # the judge stage (collect/judge.py)
     unknown = set(obj) - known
     if unknown:
         raise ValueError(
             f"unknown spec key(s) {', '.join(repr(k) for k in sorted(unknown))}; known: {', '.join(sorted(known))}"
         )
-    models = []
-    for m in obj.get("models") or []:
-        if "path" not in m:
-            raise ValueError("each [[models]] entry needs a 'path'")
-        path = str(m["path"])
-        if not path.startswith("gguf:") and (path.startswith((".", "/", "~"))):
-            path = str(rel(path))
-        mk = set(m) - {"name", "path", "dtype", "chat_template", "options", "chat_template_kwargs"}
-        if mk:
-            raise ValueError(
-                f"unknown [[models]] key(s) {', '.join(repr(k) for k in sorted(mk))}; known: "
-                "name, path, dtype, chat_template, options, chat_template_kwargs"
-            )
-        models.append(
-            ModelSpec(
-                str(m.get("name") or path.split(":")[-1].rstrip("/").split("/")[-1]),
-                path,
-                str(m.get("dtype", "auto")),
-                bool(m.get("chat_template", False)),
-                dict(m.get("options") or {}),
-                dict(m.get("chat_template_kwargs") or {}),
-            )
-        )
+    models = [model_from_obj(m, rel) for m in obj.get("models") or []]
     if not models:
         raise ValueError("the spec names no [[models]]")
     names = [m.name for m in models]
@@ -177,6 +157,8 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         dup = next(n for n in names if names.count(n) > 1)
         raise ValueError(f"model name '{dup}' appears twice; model names must be unique")
     benches = list(obj.get("benchmarks") or SOURCES)
+    if "judge" in obj and obj.get("benchmarks") == []:  # the judge stage alone
+        benches = []
     sources = _benchmark_sources(obj.get("benchmark_sources") or {}, rel)
     for b in benches:
         if b not in SOURCES and b not in sources:
@@ -196,9 +178,15 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
                 f"'chat_template' is declared as an axis, so it applies to every model; drop "
                 f"chat_template = true from [[models]] {', '.join(own)}"
             )
+    output = rel(str(obj.get("output", "records")))
+    judge = None
+    if "judge" in obj:
+        from .judge import judge_from_obj
+
+        judge = judge_from_obj(obj["judge"], rel, models, output)  # type: ignore[arg-type]
     return Spec(
         models=models,
-        output=rel(str(obj.get("output", "records"))),  # type: ignore[arg-type]
+        output=output,  # type: ignore[arg-type]
         benchmarks=benches,
         n_items=None if n in (None, 0, "all") else int(n),
         engine=str(obj.get("engine", DEFAULT_ENGINE)),
@@ -213,6 +201,30 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         batch_items=int(obj["batch_items"]) if obj.get("batch_items") else None,
         benchmark_sources=sources,
         axes=axes,
+        judge=judge,
+    )
+
+
+def model_from_obj(m: Any, rel: Any) -> ModelSpec:
+    """One [[models]] (or [[judge.models]]) entry."""
+    if not isinstance(m, dict) or "path" not in m:
+        raise ValueError("each [[models]] entry needs a 'path'")
+    path = str(m["path"])
+    if not path.startswith("gguf:") and (path.startswith((".", "/", "~"))):
+        path = str(rel(path))
+    mk = set(m) - {"name", "path", "dtype", "chat_template", "options", "chat_template_kwargs"}
+    if mk:
+        raise ValueError(
+            f"unknown [[models]] key(s) {', '.join(repr(k) for k in sorted(mk))}; known: "
+            "name, path, dtype, chat_template, options, chat_template_kwargs"
+        )
+    return ModelSpec(
+        str(m.get("name") or path.split(":")[-1].rstrip("/").split("/")[-1]),
+        path,
+        str(m.get("dtype", "auto")),
+        bool(m.get("chat_template", False)),
+        dict(m.get("options") or {}),
+        dict(m.get("chat_template_kwargs") or {}),
     )
 
 

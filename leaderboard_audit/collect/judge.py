@@ -1,0 +1,448 @@
+"""The judge stage (docs/collect.md, "Judge stage"): the models under test answer open-ended
+prompts, judge models compare each answer with a baseline's answer in both positions under
+each declared judge prompt, and the judgments become records through the judged importer.
+
+Layout written under the stage's output folder (Arena-Hard-Auto's, so every file is also
+an input of ``leaderboard-audit import judged`` and ``pytest --audit``)::
+
+    question.jsonl                            the prompts: question_id, turns, the baseline
+    model_answer/<model>.jsonl                answers (Arena-Hard ``choices[0].turns[0].content``)
+    model_judgment/<judge>/<model>.jsonl      both games per question and judge prompt
+    records/                                  records (importers/judged.py) of model_judgment/
+    summary.json                              verdict parse classes per judge, prompt and game
+    manifest.json                             each file's fingerprint, SHA-256 and provenance
+
+Each answers file and each (judge, model) judgments file is computed in one engine call,
+written atomically, and certified in ``manifest.json`` by a fingerprint of what it depends
+on (the model, engine, prompts, budgets, and the SHA-256 of the answers it judges); a
+rerun skips every certified file and loads no model, so it is a no-op. A killed run
+redoes at most the file it was writing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+from collections.abc import Callable
+
+from ..records.reader import filename_for_model
+from ..records.writer import atomic_write_bytes, dumps_line
+from .judge_prompts import JUDGE_PROMPTS, PARSE_CLASSES, parse_verdict
+
+REFERENCE = "reference"  # the baseline is the benchmark's best answer (its gold option)
+UNPARSED_RULES = ("tie", "drop")
+STAGE_VERSION = 1  # bump when the prompts' assembly or the files' layout change
+POSITIONS = ("baseline-first", "model-first")  # Arena-Hard's game 1 and game 2
+
+
+@dataclass
+class JudgeSpec:
+    judges: list[Any]  # ModelSpec
+    output: Path
+    baseline: str = REFERENCE
+    prompts: list[str] = dataclasses.field(default_factory=lambda: ["arena-hard"])
+    benchmark: str = "truthfulqa"
+    n_items: int = 20
+    answer_max_tokens: int = 256
+    judge_max_tokens: int = 256
+    unparsed: str = "tie"
+
+
+JUDGE_KEYS = {
+    "models",
+    "output",
+    "baseline",
+    "prompts",
+    "benchmark",
+    "n_items",
+    "answer_max_tokens",
+    "judge_max_tokens",
+    "unparsed",
+}
+
+
+def judge_from_obj(obj: Any, rel: Callable[[str], Path], models: list[Any], output: Path) -> JudgeSpec:
+    """The spec's ``[judge]`` table; ``models`` are the spec's models under test."""
+    from .spec import _check_model_name, model_from_obj
+
+    if not isinstance(obj, dict):
+        raise ValueError("'judge' must be a table ([judge])")  # noqa: TRY004
+    unknown = set(obj) - JUDGE_KEYS
+    if unknown:
+        raise ValueError(
+            f"unknown [judge] key(s) {', '.join(repr(k) for k in sorted(unknown))}; known: {', '.join(sorted(JUDGE_KEYS))}"
+        )
+    judges = [model_from_obj(m, rel) for m in obj.get("models") or []]
+    if not judges:
+        raise ValueError("the [judge] table names no judge: add a [[judge.models]] entry (name, path)")
+    names = [j.name for j in judges]
+    for name in names:
+        _check_model_name(name)
+    if len(set(names)) != len(names):
+        raise ValueError(f"judge name '{next(n for n in names if names.count(n) > 1)}' appears twice")
+    baseline = str(obj.get("baseline", REFERENCE))
+    under_test = [m.name for m in models]
+    if baseline != REFERENCE and baseline not in under_test:
+        raise ValueError(
+            f"baseline = '{baseline}' is neither 'reference' nor a model of the spec ({', '.join(under_test)})"
+        )
+    if baseline != REFERENCE and len(under_test) < 2:
+        raise ValueError(f"baseline = '{baseline}' leaves no other model to judge")
+    prompts = list(obj.get("prompts") or ["arena-hard"])
+    for p in prompts:
+        if p not in JUDGE_PROMPTS:
+            raise ValueError(f"judge prompt '{p}' is not known; known: {', '.join(JUDGE_PROMPTS)}")
+    if len(set(prompts)) != len(prompts):
+        raise ValueError("a judge prompt appears twice in 'prompts'")
+    unparsed = str(obj.get("unparsed", "tie"))
+    if unparsed not in UNPARSED_RULES:
+        raise ValueError(f"unparsed = '{unparsed}'; known: {', '.join(UNPARSED_RULES)}")
+    spec = JudgeSpec(
+        judges=judges,
+        output=rel(str(obj["output"])) if "output" in obj else output / "_judge",
+        baseline=baseline,
+        prompts=prompts,
+        benchmark=str(obj.get("benchmark", "truthfulqa")),
+        n_items=int(obj.get("n_items", 20)),
+        answer_max_tokens=int(obj.get("answer_max_tokens", 256)),
+        judge_max_tokens=int(obj.get("judge_max_tokens", 256)),
+        unparsed=unparsed,
+    )
+    for key in ("n_items", "answer_max_tokens", "judge_max_tokens"):
+        if getattr(spec, key) < 1:
+            raise ValueError(f"'{key}' in [judge] must be at least 1")
+    return spec
+
+
+# --------------------------------------------------------------------------- prompts
+
+
+def judge_prompt_text(prompt: str, question: str, baseline: str, answer: str, position: str) -> str:
+    """The user turn of one game: ``baseline-first`` shows the baseline as Assistant A."""
+    p = JUDGE_PROMPTS[prompt]
+    if position == POSITIONS[0]:
+        return p.render(question, baseline, answer)
+    if position == POSITIONS[1]:
+        return p.render(question, answer, baseline)
+    raise ValueError(f"position {position!r}: expected one of {POSITIONS}")
+
+
+def judge_prompt_ids(tok: Any, judge: Any, prompt: str, user_text: str) -> list[int]:
+    """The judge's prompt ids: system and user turns in its chat template, or raw text."""
+    from .prompts import prompt_ids
+
+    return prompt_ids(tok, user_text, judge.chat_template, JUDGE_PROMPTS[prompt].system, judge.chat_template_kwargs)
+
+
+def judgment_line(
+    qid: str, model: str, judge: str, prompt: str, baseline: str, texts: list[str], unparsed: str
+) -> tuple[dict[str, Any], list[str]]:
+    """One Arena-Hard judgment line (both games) and the two games' parse classes. An
+    unparsed game scores ``A=B`` under ``unparsed = "tie"`` and ``null`` under ``"drop"``
+    (the importer then leaves the question out for that model and says how many)."""
+    scale = JUDGE_PROMPTS[prompt].scale
+    games, hows = [], []
+    for text in texts:
+        v = parse_verdict(text, scale)
+        label = v.label if v.parsed else ("A=B" if unparsed == "tie" else None)
+        games.append({"score": label, "judgment": text, "parse": v.how})
+        hows.append(v.how)
+    line = {
+        "question_id": qid,
+        "model": model,
+        "judge": judge,
+        "judge_prompt": prompt,
+        "baseline": baseline,
+        "games": games,
+    }
+    return line, hows
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _fp(obj: Any) -> str:
+    return _sha(json.dumps(obj, sort_keys=True, default=str).encode())
+
+
+class _Manifest:
+    """``manifest.json``: relative path -> fingerprint, SHA-256 and provenance (atomic rewrites)."""
+
+    def __init__(self, root: Path) -> None:
+        self.path = root / "manifest.json"
+        self.root = root
+        try:
+            got = json.loads(self.path.read_bytes())
+            self.files: dict[str, Any] = got["files"] if isinstance(got.get("files"), dict) else {}
+        except (OSError, ValueError, AttributeError):
+            self.files = {}
+
+    def complete(self, rel: str, fp: str) -> bool:
+        e = self.files.get(rel)
+        if not isinstance(e, dict) or e.get("fingerprint") != fp:
+            return False
+        try:
+            return _sha((self.root / rel).read_bytes()) == e.get("sha256")
+        except OSError:
+            return False
+
+    def sha(self, rel: str) -> str:
+        return str(self.files[rel]["sha256"])
+
+    def write(self, rel: str, data: bytes, fp: str, provenance: dict[str, Any] | None = None) -> None:
+        atomic_write_bytes(self.root / rel, data)
+        self.files[rel] = {
+            "fingerprint": fp,
+            "sha256": _sha(data),
+            **({"provenance": provenance} if provenance else {}),
+        }
+        self.save()
+
+    def save(self) -> None:
+        body = {"stage": "judge", "version": STAGE_VERSION, "files": self.files}
+        atomic_write_bytes(self.path, (json.dumps(body, indent=1, sort_keys=True) + "\n").encode())
+
+
+class _Engines:
+    """One engine loaded at a time, kept while the next model needs the same weights and settings."""
+
+    def __init__(self, spec: Any, factory: Any) -> None:
+        self.spec, self.factory = spec, factory
+        self.key: Any = None
+        self.lazy: Any = None
+
+    def get(self, m: Any) -> Any:
+        from .run import _Lazy
+
+        key = (m.path, m.dtype, json.dumps(m.options, sort_keys=True))
+        if key != self.key:
+            self.close()
+            self.key, self.lazy = key, _Lazy(self.spec, m, self.factory)
+        return self.lazy
+
+    def close(self) -> None:
+        if self.lazy is not None:
+            self.lazy.close()
+        self.key = self.lazy = None
+
+
+def _say(progress: bool, msg: str) -> None:
+    if progress:
+        print(f"[judge] {msg}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- the stage
+
+
+def run_judge(spec: Any, *, progress: bool = True, engine_factory: Any = None, verbose: bool = False) -> Path:
+    """Answer, judge and import as the spec's ``[judge]`` table says; returns the records folder."""
+    from .quiet import libraries_quiet
+
+    with libraries_quiet(verbose):
+        return _run(spec, progress, engine_factory)
+
+
+def _run(spec: Any, progress: bool, engine_factory: Any) -> Path:
+    from .run import _load_benchmark_items, _prepare_output
+
+    js: JudgeSpec = spec.judge
+    root = Path(js.output)
+    _prepare_output(root)
+    t0 = time.monotonic()
+    items = _load_benchmark_items(
+        dataclasses.replace(spec, benchmarks=[js.benchmark], n_items=js.n_items, item_offset=0)
+    )[js.benchmark]
+    man = _Manifest(root)
+    questions = [
+        {
+            "question_id": it.item_id,
+            "turns": [{"content": it.question}],
+            "reference": it.options[it.gold] if 0 <= it.gold < len(it.options) else "",
+        }
+        for it in items
+    ]
+    qdata = "".join(dumps_line(q) + "\n" for q in questions).encode()
+    qfp = _fp({"benchmark": js.benchmark, "questions": _sha(qdata)})
+    if not man.complete("question.jsonl", qfp):
+        man.write("question.jsonl", qdata, qfp)
+    engines = _Engines(spec, engine_factory)
+    try:
+        answers = {m.name: _answers(spec, js, m, questions, man, engines, progress) for m in spec.models}
+        if js.baseline == REFERENCE:
+            base = [q["reference"] for q in questions]
+            base_sha = _sha(json.dumps(base).encode())
+        else:
+            base = answers[js.baseline]
+            base_sha = man.sha(f"model_answer/{filename_for_model(js.baseline)}")
+        judged = [m for m in spec.models if m.name != js.baseline]
+        summary: dict[str, dict[str, dict[str, int]]] = {}
+        for j in js.judges:
+            for m in judged:
+                rel = f"model_judgment/{filename_for_model(j.name)[: -len('.jsonl')]}/{filename_for_model(m.name)}"
+                fp = _fp(
+                    {
+                        "version": STAGE_VERSION,
+                        "judge": asdict(j),
+                        "engine": spec.engine,
+                        "engine_options": spec.engine_options,
+                        "prompts": [asdict(JUDGE_PROMPTS[p]) for p in js.prompts],
+                        "max_tokens": js.judge_max_tokens,
+                        "unparsed": js.unparsed,
+                        "answers": man.sha(f"model_answer/{filename_for_model(m.name)}"),
+                        "baseline": [js.baseline, base_sha],
+                    }
+                )
+                if not man.complete(rel, fp):
+                    _judge_file(spec, js, j, m, questions, answers[m.name], base, man, engines, rel, fp, progress)
+                else:
+                    _say(progress, f"{rel}: complete")
+                _count(root / rel, summary)
+    finally:
+        engines.close()
+    sdata = (json.dumps(_summary(summary, js), indent=1, sort_keys=True) + "\n").encode()
+    if not (root / "summary.json").exists() or (root / "summary.json").read_bytes() != sdata:
+        atomic_write_bytes(root / "summary.json", sdata)
+    out = _records(js, root, man, progress)
+    _say(progress, f"done: {root} ({time.monotonic() - t0:.1f}s)")
+    return out
+
+
+def _answers(
+    spec: Any, js: JudgeSpec, m: Any, questions: list[dict[str, Any]], man: _Manifest, engines: _Engines, progress: bool
+) -> list[str]:
+    from .prompts import prompt_ids
+
+    rel = f"model_answer/{filename_for_model(m.name)}"
+    fp = _fp(
+        {
+            "version": STAGE_VERSION,
+            "model": asdict(m),
+            "engine": spec.engine,
+            "engine_options": spec.engine_options,
+            "questions": [[q["question_id"], q["turns"][0]["content"]] for q in questions],
+            "max_tokens": js.answer_max_tokens,
+        }
+    )
+    if man.complete(rel, fp):
+        _say(progress, f"{rel}: complete")
+        lines = (man.root / rel).read_text(encoding="utf-8").splitlines()
+        return [json.loads(x)["choices"][0]["turns"][0]["content"] for x in lines]
+    t = time.monotonic()
+    lazy = engines.get(m)
+    eng = lazy.get()
+    tok = eng.tokenizer
+    ids = [prompt_ids(tok, q["turns"][0]["content"], m.chat_template, "", m.chat_template_kwargs) for q in questions]
+    outs = eng.generate(ids, js.answer_max_tokens, seed=1234)
+    texts = [tok.decode(o).strip() for o in outs]
+    lines = [
+        dumps_line(
+            {
+                "question_id": q["question_id"],
+                "model_id": m.name,
+                "choices": [{"index": 0, "turns": [{"content": text, "token_len": len(o)}]}],
+            }
+        )
+        for q, text, o in zip(questions, texts, outs)
+    ]
+    man.write(rel, "".join(x + "\n" for x in lines).encode(), fp, lazy.provenance())
+    _say(progress, f"{rel}: {len(texts)} answers ({time.monotonic() - t:.1f}s)")
+    return texts
+
+
+def _judge_file(
+    spec: Any,
+    js: JudgeSpec,
+    j: Any,
+    m: Any,
+    questions: list[dict[str, Any]],
+    answers: list[str],
+    base: list[str],
+    man: _Manifest,
+    engines: _Engines,
+    rel: str,
+    fp: str,
+    progress: bool,
+) -> None:
+    t = time.monotonic()
+    lazy = engines.get(j)
+    eng = lazy.get()
+    tok = eng.tokenizer
+    games = [
+        (q, p, judge_prompt_text(p, q["turns"][0]["content"], b, a, pos))
+        for p in js.prompts
+        for q, a, b in zip(questions, answers, base)
+        for pos in POSITIONS
+    ]
+    ids = [judge_prompt_ids(tok, j, p, x) for _, p, x in games]
+    outs = [tok.decode(o).strip() for o in eng.generate(ids, js.judge_max_tokens, seed=1234)]
+    lines = []
+    for k in range(0, len(games), 2):
+        q, p, _ = games[k]
+        line, _ = judgment_line(q["question_id"], m.name, j.name, p, js.baseline, outs[k : k + 2], js.unparsed)
+        lines.append(dumps_line(line))
+    man.write(rel, "".join(x + "\n" for x in lines).encode(), fp, lazy.provenance())
+    _say(progress, f"{rel}: {len(games)} games ({time.monotonic() - t:.1f}s)")
+
+
+def _count(path: Path, summary: dict[str, dict[str, dict[str, int]]]) -> None:
+    """Parse classes per (judge, prompt) and game, read back from a judgments file."""
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = json.loads(raw)
+        key = f"{line['judge']}|{line['judge_prompt']}"
+        for pos, game in zip(POSITIONS, line["games"]):
+            c = summary.setdefault(key, {}).setdefault(pos, dict.fromkeys(PARSE_CLASSES, 0))
+            c[game["parse"]] += 1
+
+
+def _summary(summary: dict[str, dict[str, dict[str, int]]], js: JudgeSpec) -> dict[str, Any]:
+    return {
+        "unparsed_rule": js.unparsed,
+        "parse_classes": summary,
+        "unparsed": {
+            k: {pos: sum(c[x] for x in ("conflict", "none", "empty")) for pos, c in v.items()}
+            for k, v in summary.items()
+        },
+    }
+
+
+def summary_lines(root: Path) -> list[str]:
+    """One line per judge and prompt: games judged, parsed, unparsed (and what became of them)."""
+    s = json.loads((root / "summary.json").read_text(encoding="utf-8"))
+    rule = {"tie": "scored as ties (A=B)", "drop": "left out (null scores)"}[s["unparsed_rule"]]
+    out = []
+    for key, per in sorted(s["parse_classes"].items()):
+        total = sum(sum(c.values()) for c in per.values())
+        bad = {pos: sum(c[x] for x in ("conflict", "none", "empty")) for pos, c in per.items()}
+        parts = ", ".join(f"{pos} {n}" for pos, n in bad.items())
+        out.append(
+            f"judge verdicts {key}: {total} games, {total - sum(bad.values())} parsed, unparsed {parts} ({rule})"
+        )
+    return out
+
+
+def _records(js: JudgeSpec, root: Path, man: _Manifest, progress: bool) -> Path:
+    """``records/`` imported from ``model_judgment/`` (skipped when no judgments file changed)."""
+    from ..importers._output import write_import
+    from ..importers.judged import load_judged
+
+    out = root / "records"
+    shas = {k: v["sha256"] for k, v in sorted(man.files.items()) if k.startswith("model_judgment/")}
+    fp = _fp({"judgments": shas, "benchmark": js.benchmark})
+    if (out / "grid.json").exists() and man.files.get("records", {}).get("fingerprint") == fp:
+        return out
+    rec = load_judged(root / "model_judgment", intersect=js.unparsed == "drop", benchmark=f"{js.benchmark}-judged")
+    write_import(rec, out)
+    man.files["records"] = {"fingerprint": fp}
+    man.save()
+    _say(progress, f"records: {out}")
+    return out
