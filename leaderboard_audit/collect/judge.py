@@ -441,7 +441,9 @@ def _records(js: JudgeSpec, root: Path, man: _Manifest, progress: bool) -> Path:
     if (out / "grid.json").exists() and man.files.get("records", {}).get("fingerprint") == fp:
         return out
     rec = load_judged(root / "model_judgment", intersect=js.unparsed == "drop", benchmark=f"{js.benchmark}-judged")
-    write_import(rec, out)
+    # imported_from: the folder is an import, so the next import may replace it (importers/_output.py)
+    extra = {**rec.grid.extra, "imported_from": "judged", "source": "model_judgment/ (collect/judge.py)"}
+    write_import(dataclasses.replace(rec, grid=dataclasses.replace(rec.grid, extra=extra)), out)
     man.files["records"] = {"fingerprint": fp}
     man.save()
     _say(progress, f"records: {out}")
