@@ -137,7 +137,12 @@ def judge_prompt_ids(tok: Any, judge: Any, prompt: str, user_text: str) -> list[
     """The judge's prompt ids: system and user turns in its chat template, or raw text."""
     from .prompts import prompt_ids
 
-    return prompt_ids(tok, user_text, judge.chat_template, JUDGE_PROMPTS[prompt].system, judge.chat_template_kwargs)
+    p = JUDGE_PROMPTS[prompt]
+    ids = prompt_ids(tok, user_text, judge.chat_template, p.system, judge.chat_template_kwargs)
+    if p.prefill:  # the prefill's own tokens, without the special tokens encode() puts first
+        lead, more = tok.encode(""), tok.encode(p.prefill)
+        ids += more[len(lead) :] if more[: len(lead)] == lead else more
+    return ids
 
 
 def judgment_line(
@@ -384,7 +389,10 @@ def _judge_file(
         for pos in POSITIONS
     ]
     ids = [judge_prompt_ids(tok, j, p, x) for _, p, x in games]
-    outs = [tok.decode(o).strip() for o in eng.generate(ids, js.judge_max_tokens, seed=1234)]
+    outs = [
+        JUDGE_PROMPTS[p].prefill + tok.decode(o) if JUDGE_PROMPTS[p].prefill else tok.decode(o).strip()
+        for (_, p, _), o in zip(games, eng.generate(ids, js.judge_max_tokens, seed=1234))
+    ]
     lines = []
     for k in range(0, len(games), 2):
         q, p, _ = games[k]

@@ -8,6 +8,9 @@ asks for a verdict label on its scale:
   judge_config ``system_prompt`` and ``prompt_template``), condensed: the instruction to
   write an answer of its own first is left out, as tiny judges spend their whole budget on
   it. Labels ``[[A>>B]]``, ``[[A>B]]``, ``[[A=B]]``, ``[[B>A]]``, ``[[B>>A]]``.
+* ``arena-hard-verdict-first`` (5-way): the same prompt with the judge's turn prefilled
+  ``My final verdict is [[``, so the label comes first and unexplained (the verdict is
+  read from the prefill and what follows; tiny judges then give a label nearly always).
 * ``mt-bench-pair`` (3-way): MT-Bench's ``pair-v2`` prompt (lm-sys/FastChat,
   ``fastchat/llm_judge/data/judge_prompts.jsonl``). Labels ``[[A]]``, ``[[B]]``, ``[[C]]``
   (a tie).
@@ -38,6 +41,7 @@ class JudgePrompt:
     system: str
     template: str  # with {question}, {answer_a}, {answer_b}
     source: str
+    prefill: str = ""  # the start of the judge's turn, given: its verdict is read from prefill + output
 
     def render(self, question: str, answer_a: str, answer_b: str) -> str:
         return self.template.format(question=question, answer_a=answer_a, answer_b=answer_b)
@@ -84,7 +88,17 @@ MT_BENCH_PAIR = JudgePrompt(
     "MT-Bench pair-v2 (lm-sys/FastChat fastchat/llm_judge/data/judge_prompts.jsonl)",
 )
 
-JUDGE_PROMPTS: dict[str, JudgePrompt] = {p.name: p for p in (ARENA_HARD, MT_BENCH_PAIR)}
+ARENA_HARD_VERDICT_FIRST = JudgePrompt(
+    "arena-hard-verdict-first",
+    "5way",
+    ARENA_HARD.system,
+    ARENA_HARD.template,
+    "Arena-Hard-Auto v0.1's prompt as above, the judge's turn prefilled with the label's opening "
+    "(a judge without its explanation)",
+    prefill="My final verdict is [[",
+)
+
+JUDGE_PROMPTS: dict[str, JudgePrompt] = {p.name: p for p in (ARENA_HARD, MT_BENCH_PAIR, ARENA_HARD_VERDICT_FIRST)}
 
 
 @dataclass(frozen=True)

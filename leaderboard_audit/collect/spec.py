@@ -20,6 +20,12 @@ name = "SmolLM2-135M-Instruct"     # display name in the records
 path = "gguf:smollm2-135m-instruct"  # HF folder, hub id, or gguf:<name> (leaderboard-audit models)
 dtype = "auto"                     # auto: bfloat16 on a GPU, float32 on CPU
 chat_template = false
+
+[judge]                            # optional: the judge stage (collect/judge.py, docs/collect.md)
+prompts = ["arena-hard"]
+[[judge.models]]
+name = "SmolLM2-judge"
+path = "gguf:smollm2-135m-instruct"
 ```
 """
 

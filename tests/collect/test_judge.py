@@ -26,6 +26,13 @@ from leaderboard_audit.collect.spec import ModelSpec, spec_from_obj
 BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks"
 
 REAL = [  # (prompt scale, SmolLM2 judge text, label, how)
+    ("5way", 'My final verdict is [[A>>B]]\n\nThe word "pom" originally stood for', "A>>B", "bracketed"),
+    (  # verdict-first: the prefill's label, then a second one of its own
+        "5way",
+        "My final verdict is [[A>>B]]\n\nThe answer is tie: [[A=B]]\n\nThe Greek and Roman statues",
+        None,
+        "conflict",
+    ),
     (
         "5way",
         "The answer is tie: [[A=B]]\n\nThe Greek and Roman statues were painted in vibrant hues.",
@@ -122,6 +129,16 @@ def test_judge_prompt_ids_system_turn_or_raw_text() -> None:
     system = JUDGE_PROMPTS["mt-bench-pair"].system
     assert chat == f"<system>{system}<user>{user}<assistant>"
     assert raw == f"{system}\n\n{user}"
+
+
+def test_verdict_first_prompt_prefills_the_judges_turn() -> None:
+    tok = ByteTokenizer()
+    user = judge_prompt_text("arena-hard-verdict-first", "Q?", "x", "y", "model-first")
+    ids = judge_prompt_ids(tok, ModelSpec("j", "j", chat_template=True), "arena-hard-verdict-first", user)
+    system = JUDGE_PROMPTS["arena-hard"].system
+    assert tok.decode(ids) == f"<system>{system}<user>{user}<assistant>My final verdict is [["
+    assert ids.count(1) == 1  # the prefill adds no second BOS
+    assert parse_verdict("My final verdict is [[" + "A>B]] because", "5way").label == "A>B"
 
 
 def test_judgment_line_unparsed_rules() -> None:
