@@ -126,8 +126,17 @@ def _run(a: argparse.Namespace) -> int:
     if a.dry_run:
         from .dryrun import dry_run_main
 
+        if spec.judge is not None:
+            print("[collect] --dry-run: the [judge] stage is not estimated (docs/collect.md)", file=sys.stderr)
+
         return dry_run_main(
             spec, accelerator=a.accelerator, peak_tflops=a.peak_tflops, tokenizer_proxy=a.tokenizer_proxy
+        )
+    if spec.judge is not None and a.only_model:
+        raise CollectError(
+            a.spec,
+            "--only-model with a [judge] table: the judge stage judges every model of the spec",
+            fix="collect the new model without --only-model (finished answer and judgment files are kept)",
         )
     if not spec.benchmarks and spec.judge is not None:  # benchmarks = []: the judge stage alone
         return _judge(spec, a)

@@ -190,6 +190,10 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         from .judge import judge_from_obj
 
         judge = judge_from_obj(obj["judge"], rel, models, output)  # type: ignore[arg-type]
+        if judge.benchmark not in SOURCES and judge.benchmark not in sources:
+            raise ValueError(
+                f"unknown benchmark '{judge.benchmark}' in [judge]; known: {', '.join(list(SOURCES) + list(sources))}"
+            )
     return Spec(
         models=models,
         output=output,  # type: ignore[arg-type]

@@ -178,6 +178,7 @@ def _spec(tmp_path: Path, **judge: object) -> dict:
         ({"positions": ["a"]}, "unknown \\[judge\\] key"),
         ({"models": []}, "names no judge"),
         ({"n_items": 0}, "'n_items' in \\[judge\\]"),
+        ({"benchmark": "alpaca"}, "unknown benchmark 'alpaca' in \\[judge\\]"),
     ],
 )
 def test_judge_spec_errors(tmp_path: Path, judge: dict, message: str) -> None:
