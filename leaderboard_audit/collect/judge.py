@@ -290,10 +290,22 @@ def _run(spec: Any, progress: bool, engine_factory: Any) -> Path:
             base = answers[js.baseline]
             base_sha = man.sha(f"model_answer/{filename_for_model(js.baseline)}")
         judged = [m for m in spec.models if m.name != js.baseline]
+        rels = {
+            (
+                j.name,
+                m.name,
+            ): f"model_judgment/{filename_for_model(j.name)[: -len('.jsonl')]}/{filename_for_model(m.name)}"
+            for j in js.judges
+            for m in judged
+        }
+        wanted = {"question.jsonl", *rels.values()} | {
+            f"model_answer/{filename_for_model(m.name)}" for m in spec.models
+        }
+        _drop_stale(man, wanted, progress)
         summary: dict[str, dict[str, dict[str, int]]] = {}
         for j in js.judges:
             for m in judged:
-                rel = f"model_judgment/{filename_for_model(j.name)[: -len('.jsonl')]}/{filename_for_model(m.name)}"
+                rel = rels[(j.name, m.name)]
                 fp = _fp(
                     {
                         "version": STAGE_VERSION,
@@ -320,6 +332,19 @@ def _run(spec: Any, progress: bool, engine_factory: Any) -> Path:
     out = _records(js, root, man, progress)
     _say(progress, f"done: {root} ({time.monotonic() - t0:.1f}s)")
     return out
+
+
+def _drop_stale(man: _Manifest, wanted: set[str], progress: bool) -> None:
+    """Files an earlier run of this stage wrote for a model, judge or baseline the spec no
+    longer names: removed, so the import reads the spec's judgments only."""
+    stale = [rel for rel in man.files if rel != "records" and rel not in wanted]
+    for rel in stale:
+        (man.root / rel).unlink(missing_ok=True)
+        del man.files[rel]
+        _say(progress, f"{rel}: no longer in the spec; removed")
+    if stale:
+        man.files.pop("records", None)
+        man.save()
 
 
 def _answers(

@@ -240,3 +240,15 @@ def test_a_model_as_the_baseline_is_not_judged(tmp_path: Path) -> None:
     assert sorted(p.name for p in (root / "model_judgment" / "j1").iterdir()) == ["m2.jsonl"]
     line = json.loads((root / "model_judgment" / "j1" / "m2.jsonl").read_text().splitlines()[0])
     assert line["baseline"] == "m1"
+
+
+@needs_bench
+def test_a_model_dropped_from_the_spec_leaves_the_records(tmp_path: Path) -> None:
+    run_judge(spec_from_obj(_spec(tmp_path)), progress=False)
+    obj = _spec(tmp_path)
+    obj["models"] = obj["models"][:1] + [{"name": "m3", "path": "m3"}]
+    out = run_judge(spec_from_obj(obj), progress=False)
+    root = tmp_path / "out" / "_judge"
+    assert sorted(p.name for p in (root / "model_judgment" / "j1").iterdir()) == ["m1.jsonl", "m3.jsonl"]
+    assert not (root / "model_answer" / "m2.jsonl").exists()
+    assert sorted(p.name for p in (out / "truthfulqa-judged").iterdir()) == ["m1.jsonl", "m3.jsonl"]
