@@ -469,6 +469,8 @@ def _records(js: JudgeSpec, root: Path, man: _Manifest, progress: bool) -> Path:
     from ..importers.judged import load_judged
 
     out = root / "records"
+    if js.unparsed == "drop":
+        _check_some_scored(js, root, man)
     shas = {k: v["sha256"] for k, v in sorted(man.files.items()) if k.startswith("model_judgment/")}
     fp = _fp({"judgments": shas, "benchmark": js.benchmark})
     if (out / "grid.json").exists() and man.files.get("records", {}).get("fingerprint") == fp:
@@ -481,3 +483,23 @@ def _records(js: JudgeSpec, root: Path, man: _Manifest, progress: bool) -> Path:
     man.save()
     _say(progress, f"records: {out}")
     return out
+
+
+def _check_some_scored(js: JudgeSpec, root: Path, man: _Manifest) -> None:
+    """Under ``unparsed = "drop"`` every (judge, model, prompt) needs a question whose two
+    games both parsed, or the records would lack that configuration."""
+    from .errors import CollectError
+
+    for rel in sorted(k for k in man.files if k.startswith("model_judgment/")):
+        scored = {p: 0 for p in js.prompts}
+        for raw in (root / rel).read_text(encoding="utf-8").splitlines():
+            line = json.loads(raw)
+            scored[line["judge_prompt"]] += all(g["score"] is not None for g in line["games"])
+        empty = [p for p, n in scored.items() if n == 0]
+        if empty:
+            raise CollectError(
+                root / rel,
+                f"unparsed = 'drop' leaves no question with both games scored under judge prompt(s) "
+                f"{', '.join(empty)}: nothing to import (summary.json counts the parse classes)",
+                fix="set unparsed = 'tie', raise judge_max_tokens, or use the arena-hard-verdict-first prompt",
+            )

@@ -252,3 +252,15 @@ def test_a_model_dropped_from_the_spec_leaves_the_records(tmp_path: Path) -> Non
     assert sorted(p.name for p in (root / "model_judgment" / "j1").iterdir()) == ["m1.jsonl", "m3.jsonl"]
     assert not (root / "model_answer" / "m2.jsonl").exists()
     assert sorted(p.name for p in (out / "truthfulqa-judged").iterdir()) == ["m1.jsonl", "m3.jsonl"]
+
+
+@needs_bench
+def test_drop_rule_with_nothing_scored_is_one_clear_error(tmp_path: Path) -> None:
+    from leaderboard_audit.collect.errors import CollectError
+
+    # the fake engine's judge never writes a label: every game unparsed
+    with pytest.raises(CollectError, match="unparsed = 'drop' leaves no question") as exc:
+        run_judge(spec_from_obj(_spec(tmp_path, unparsed="drop")), progress=False)
+    assert "m1.jsonl" in str(exc.value) and "unparsed = 'tie'" in str(exc.value)
+    summary = json.loads((tmp_path / "out" / "_judge" / "summary.json").read_text())
+    assert summary["unparsed"]["j1|arena-hard"] == {"baseline-first": 6, "model-first": 6}
