@@ -264,3 +264,45 @@ def test_drop_rule_with_nothing_scored_is_one_clear_error(tmp_path: Path) -> Non
     assert "m1.jsonl" in str(exc.value) and "unparsed = 'tie'" in str(exc.value)
     summary = json.loads((tmp_path / "out" / "_judge" / "summary.json").read_text())
     assert summary["unparsed"]["j1|arena-hard"] == {"baseline-first": 6, "model-first": 6}
+
+
+@needs_bench
+def test_cli_runs_the_benchmarks_then_the_judge_stage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from leaderboard_audit.collect.cli import main
+    from leaderboard_audit.records import load_records
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        f"""output = "out"
+engine = "fake"
+benchmarks = ["truthfulqa"]
+benchmarks_dir = "{BENCH}"
+n_items = 3
+chunk_items = 3
+
+[[models]]
+name = "m1"
+path = "m1"
+
+[[models]]
+name = "m2"
+path = "m2"
+
+[judge]
+n_items = 2
+prompts = ["arena-hard-verdict-first"]
+answer_max_tokens = 8
+judge_max_tokens = 8
+
+[[judge.models]]
+name = "j1"
+path = "j1"
+"""
+    )
+    assert main([str(spec), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "records: " in out and "(2 models x 3 items x 26 configs)" in out
+    assert "judged records: " in out and "(2 models x 2 items x 2 configs)" in out
+    assert "judge verdicts j1|arena-hard-verdict-first: 8 games" in out
+    mc = load_records(tmp_path / "out")  # the multiple-choice records skip _judge/
+    assert mc.benchmarks == ("truthfulqa",)
