@@ -466,7 +466,7 @@ def summary_lines(root: Path) -> list[str]:
 def _records(js: JudgeSpec, root: Path, man: _Manifest, progress: bool) -> Path:
     """``records/`` imported from ``model_judgment/`` (skipped when no judgments file changed)."""
     from ..importers._output import write_import
-    from ..importers.judged import load_judged
+    from ..importers.judged import FORMAT_INFO, load_judged
 
     out = root / "records"
     if js.unparsed == "drop":
@@ -477,7 +477,7 @@ def _records(js: JudgeSpec, root: Path, man: _Manifest, progress: bool) -> Path:
         return out
     rec = load_judged(root / "model_judgment", intersect=js.unparsed == "drop", benchmark=f"{js.benchmark}-judged")
     # imported_from: the folder is an import, so the next import may replace it (importers/_output.py)
-    extra = {**rec.grid.extra, "imported_from": "judged", "source": "model_judgment/ (collect/judge.py)"}
+    extra = {**rec.grid.extra, "imported_from": FORMAT_INFO["name"], "source": "model_judgment/ (collect/judge.py)"}
     write_import(dataclasses.replace(rec, grid=dataclasses.replace(rec.grid, extra=extra)), out)
     man.files["records"] = {"fingerprint": fp}
     man.save()
