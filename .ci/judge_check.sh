@@ -69,7 +69,7 @@ from pathlib import Path
 from leaderboard_audit.collect.judge_prompts import JUDGE_PROMPTS, PARSE_CLASSES, parse_verdict
 root, n = Path(sys.argv[1]), int(sys.argv[2])
 summary = json.loads((root / "summary.json").read_text())
-counts = {}
+counts, swap = {}, {}
 games = unparsed = 0
 for model in ("SmolLM2-chat", "SmolLM2-raw"):
     answers = [json.loads(x) for x in (root / "model_answer" / f"{model}.jsonl").read_text().splitlines()]
@@ -86,7 +86,15 @@ for model in ("SmolLM2-chat", "SmolLM2-raw"):
             c[v.how] += 1
             games += 1
             unparsed += not v.parsed
+        g1, g2 = (g["score"] if g["parse"] not in ("conflict", "none", "empty") else None for g in line["games"])
+        if g1 and g2:  # who won each game, game 2's positions swapped back
+            w1 = {"A": "baseline", "B": "model"}.get(g1[0] if ">" in g1 else "=", "tie")
+            w2 = {"A": "model", "B": "baseline"}.get(g2[0] if ">" in g2 else "=", "tie")
+            k = swap.setdefault(f"SmolLM2-judge|{line['judge_prompt']}", {"both_parsed": 0, "consistent": 0})
+            k["both_parsed"] += 1
+            k["consistent"] += w1 == w2
 assert counts == summary["parse_classes"], (counts, summary["parse_classes"])
+assert swap == summary["position_consistency"], (swap, summary["position_consistency"])
 print(f"judge_check: {games} games, every parse class recomputed from the judge's text; {unparsed} unparsed, "
       "all counted in summary.json and scored as ties")
 PY

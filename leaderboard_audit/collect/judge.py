@@ -302,7 +302,7 @@ def _run(spec: Any, progress: bool, engine_factory: Any) -> Path:
             f"model_answer/{filename_for_model(m.name)}" for m in spec.models
         }
         _drop_stale(man, wanted, progress)
-        summary: dict[str, dict[str, dict[str, int]]] = {}
+        summary: dict[str, Any] = {"parse_classes": {}, "position_consistency": {}}
         for j in js.judges:
             for m in judged:
                 rel = rels[(j.name, m.name)]
@@ -427,38 +427,54 @@ def _judge_file(
     _say(progress, f"{rel}: {len(games)} games ({time.monotonic() - t:.1f}s)")
 
 
-def _count(path: Path, summary: dict[str, dict[str, dict[str, int]]]) -> None:
-    """Parse classes per (judge, prompt) and game, read back from a judgments file."""
+#: the judged model's outcome in a game, by label: game 1 shows the baseline as A, game 2 the model
+_WINNER = {"A>>B": "baseline", "A>B": "baseline", "A=B": "tie", "B>A": "model", "B>>A": "model"}
+_SWAP = {"baseline": "model", "model": "baseline", "tie": "tie"}
+UNPARSED = ("conflict", "none", "empty")
+
+
+def _count(path: Path, summary: dict[str, Any]) -> None:
+    """Parse classes per (judge, prompt) and game, and position consistency, read back from
+    a judgments file. A question is position-consistent when both games parsed and name the
+    same winner (model, baseline or tie) once game 2's swap is undone: MT-Bench's
+    consistency rate (Zheng et al., NeurIPS 2023, section 3.3)."""
     for raw in path.read_text(encoding="utf-8").splitlines():
         line = json.loads(raw)
         key = f"{line['judge']}|{line['judge_prompt']}"
         for pos, game in zip(POSITIONS, line["games"]):
-            c = summary.setdefault(key, {}).setdefault(pos, dict.fromkeys(PARSE_CLASSES, 0))
+            c = summary["parse_classes"].setdefault(key, {}).setdefault(pos, dict.fromkeys(PARSE_CLASSES, 0))
             c[game["parse"]] += 1
+        g1, g2 = line["games"]
+        if g1["parse"] not in UNPARSED and g2["parse"] not in UNPARSED:
+            k = summary["position_consistency"].setdefault(key, {"both_parsed": 0, "consistent": 0})
+            k["both_parsed"] += 1
+            k["consistent"] += _WINNER[g1["score"]] == _SWAP[_WINNER[g2["score"]]]
 
 
-def _summary(summary: dict[str, dict[str, dict[str, int]]], js: JudgeSpec) -> dict[str, Any]:
+def _summary(summary: dict[str, Any], js: JudgeSpec) -> dict[str, Any]:
     return {
         "unparsed_rule": js.unparsed,
-        "parse_classes": summary,
+        **summary,
         "unparsed": {
-            k: {pos: sum(c[x] for x in ("conflict", "none", "empty")) for pos, c in v.items()}
-            for k, v in summary.items()
+            k: {pos: sum(c[x] for x in UNPARSED) for pos, c in v.items()} for k, v in summary["parse_classes"].items()
         },
     }
 
 
 def summary_lines(root: Path) -> list[str]:
-    """One line per judge and prompt: games judged, parsed, unparsed (and what became of them)."""
+    """One line per judge and prompt: games judged, parsed, unparsed (and what became of them),
+    and the questions whose two games agree once the positions are swapped back."""
     s = json.loads((root / "summary.json").read_text(encoding="utf-8"))
     rule = {"tie": "scored as ties (A=B)", "drop": "left out (null scores)"}[s["unparsed_rule"]]
     out = []
     for key, per in sorted(s["parse_classes"].items()):
         total = sum(sum(c.values()) for c in per.values())
-        bad = {pos: sum(c[x] for x in ("conflict", "none", "empty")) for pos, c in per.items()}
+        bad = {pos: sum(c[x] for x in UNPARSED) for pos, c in per.items()}
         parts = ", ".join(f"{pos} {n}" for pos, n in bad.items())
+        k = s["position_consistency"].get(key, {"both_parsed": 0, "consistent": 0})
         out.append(
-            f"judge verdicts {key}: {total} games, {total - sum(bad.values())} parsed, unparsed {parts} ({rule})"
+            f"judge verdicts {key}: {total} games, {total - sum(bad.values())} parsed, unparsed {parts} ({rule}); "
+            f"position-consistent {k['consistent']} of {k['both_parsed']} questions with both games parsed"
         )
     return out
 

@@ -306,3 +306,25 @@ path = "j1"
     assert "judge verdicts j1|arena-hard-verdict-first: 8 games" in out
     mc = load_records(tmp_path / "out")  # the multiple-choice records skip _judge/
     assert mc.benchmarks == ("truthfulqa",)
+
+
+def test_position_consistency_counts_swapped_agreement(tmp_path: Path) -> None:
+    from leaderboard_audit.collect.judge import _count
+
+    games = [  # (game 1: the baseline as A, game 2: the model as A)
+        ("[[B>A]]", "[[A>B]]"),  # the model wins both: consistent
+        ("[[A>>B]]", "[[A>>B]]"),  # A wins both: the position decides, inconsistent
+        ("[[A=B]]", "It is a tie."),  # a tie both times: consistent
+        ("[[B>>A]]", "no label"),  # one game unparsed: not counted
+    ]
+    path = tmp_path / "m.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps(judgment_line(f"q{k}", "m", "j", "arena-hard", "reference", list(g), "tie")[0]) + "\n"
+            for k, g in enumerate(games)
+        )
+    )
+    summary: dict = {"parse_classes": {}, "position_consistency": {}}
+    _count(path, summary)
+    assert summary["position_consistency"] == {"j|arena-hard": {"both_parsed": 3, "consistent": 2}}
+    assert summary["parse_classes"]["j|arena-hard"]["model-first"]["none"] == 1
