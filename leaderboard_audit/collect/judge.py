@@ -241,6 +241,11 @@ class _Engines:
         self.key = self.lazy = None
 
 
+def _provenance(lazy: Any, m: Any) -> dict[str, Any]:
+    """The engine's provenance with ``m``'s own settings (a shared engine was loaded for another entry)."""
+    return {**lazy.provenance(), "model_source": m.path, "chat_template": m.chat_template}
+
+
 def _say(progress: bool, msg: str) -> None:
     if progress:
         print(f"[judge] {msg}", file=sys.stderr, flush=True)
@@ -384,7 +389,7 @@ def _answers(
         )
         for q, text, o in zip(questions, texts, outs)
     ]
-    man.write(rel, "".join(x + "\n" for x in lines).encode(), fp, lazy.provenance())
+    man.write(rel, "".join(x + "\n" for x in lines).encode(), fp, _provenance(lazy, m))
     _say(progress, f"{rel}: {len(texts)} answers ({time.monotonic() - t:.1f}s)")
     return texts
 
@@ -423,7 +428,7 @@ def _judge_file(
         q, p, _ = games[k]
         line, _ = judgment_line(q["question_id"], m.name, j.name, p, js.baseline, outs[k : k + 2], js.unparsed)
         lines.append(dumps_line(line))
-    man.write(rel, "".join(x + "\n" for x in lines).encode(), fp, lazy.provenance())
+    man.write(rel, "".join(x + "\n" for x in lines).encode(), fp, _provenance(lazy, j))
     _say(progress, f"{rel}: {len(games)} games ({time.monotonic() - t:.1f}s)")
 
 

@@ -328,3 +328,14 @@ def test_position_consistency_counts_swapped_agreement(tmp_path: Path) -> None:
     _count(path, summary)
     assert summary["position_consistency"] == {"j|arena-hard": {"both_parsed": 3, "consistent": 2}}
     assert summary["parse_classes"]["j|arena-hard"]["model-first"]["none"] == 1
+
+
+@needs_bench
+def test_a_shared_engine_keeps_each_entrys_provenance(tmp_path: Path) -> None:
+    obj = _spec(tmp_path)
+    obj["models"] = [{"name": "raw", "path": "same"}, {"name": "chat", "path": "same", "chat_template": True}]
+    run_judge(spec_from_obj(obj), progress=False)
+    files = json.loads((tmp_path / "out" / "_judge" / "manifest.json").read_text())["files"]
+    assert files["model_answer/raw.jsonl"]["provenance"]["chat_template"] is False
+    assert files["model_answer/chat.jsonl"]["provenance"]["chat_template"] is True
+    assert files["model_judgment/j1/raw.jsonl"]["provenance"]["model_source"] == "j1"
