@@ -339,3 +339,41 @@ def test_a_shared_engine_keeps_each_entrys_provenance(tmp_path: Path) -> None:
     assert files["model_answer/raw.jsonl"]["provenance"]["chat_template"] is False
     assert files["model_answer/chat.jsonl"]["provenance"]["chat_template"] is True
     assert files["model_judgment/j1/raw.jsonl"]["provenance"]["model_source"] == "j1"
+
+
+@needs_bench
+def test_a_killed_run_resumes_keeping_the_finished_files(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        f"""output = "out"
+engine = "fake"
+benchmarks = []
+benchmarks_dir = "{BENCH}"
+models = [{{name = "m1", path = "m1"}}, {{name = "m2", path = "m2"}}]
+
+[judge]
+n_items = 2
+answer_max_tokens = 8
+judge_max_tokens = 8
+models = [{{name = "j1", path = "j1"}}]
+"""
+    )
+    repo = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": repo, "LEADERBOARD_AUDIT_FAKE_CRASH_AFTER": "1"}
+    cmd = [sys.executable, "-m", "leaderboard_audit.collect.cli", str(spec), "--quiet"]
+    # each fake engine may make one call: the judge's second (judgments of m2) dies like SIGKILL
+    assert subprocess.run(cmd, env=env, capture_output=True).returncode == 137
+    root = tmp_path / "out" / "_judge"
+    done = {rel: (root / rel).stat().st_mtime_ns for rel in ("model_answer/m1.jsonl", "model_judgment/j1/m1.jsonl")}
+    assert not (root / "model_judgment" / "j1" / "m2.jsonl").exists()
+    assert not list(root.rglob("*.tmp*"))  # atomic writes: no partial file
+    del env["LEADERBOARD_AUDIT_FAKE_CRASH_AFTER"]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert {rel: (root / rel).stat().st_mtime_ns for rel in done} == done
+    assert (root / "model_judgment" / "j1" / "m2.jsonl").exists()
+    assert "judged records: " in run.stdout
