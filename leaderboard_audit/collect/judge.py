@@ -9,7 +9,7 @@ an input of ``leaderboard-audit import judged`` and ``pytest --audit``)::
     model_answer/<model>.jsonl                answers (Arena-Hard ``choices[0].turns[0].content``)
     model_judgment/<judge>/<model>.jsonl      both games per question and judge prompt
     records/                                  records (importers/judged.py) of model_judgment/
-    summary.json                              verdict parse classes per judge, prompt and game
+    summary.json                              parse classes per judge, prompt and game; position consistency
     manifest.json                             each file's fingerprint, SHA-256 and provenance
 
 Each answers file and each (judge, model) judgments file is computed in one engine call,
