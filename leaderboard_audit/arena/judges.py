@@ -21,7 +21,8 @@ differ only in that axis (``ScoreTable.axes``), which the ``judge_axis`` check r
   "judge", "games": [{"score": "A>B", ...}, {"score": ...}]}``; game 1 shows the
   baseline as A, game 2 the model as A. Labels ``A>>B``, ``A>B``, ``A=B``, ``B>A``,
   ``B>>A`` (``null``: the judge gave none; left out, a note counts them). Axes:
-  ``judge``, ``position`` (``baseline-first`` = game 1, ``model-first`` = game 2; the
+  ``judge`` (and ``prompt`` when lines name a ``judge_prompt``, as the collector's judge
+  stage writes them), ``position`` (``baseline-first`` = game 1, ``model-first`` = game 2; the
   reference averages both: ``both``) and ``scale`` (``3way``, ``5way``).
 * MT-Bench ``<judge>_single.jsonl``: ``{"question_id", "model", "judge": [model,
   prompt], "score": 1..10, "turn"}`` (``-1``: no score, left out): outcome
@@ -243,11 +244,13 @@ def arena_hard_outcomes(path: str | os.PathLike[str]) -> Outcomes:
             g1, g2 = labels
             mirror = {"A>>B": "B>>A", "A>B": "B>A", "A=B": "A=B", "B>A": "A>B", "B>>A": "A>>B"}
             item = str(row.get("question_id", ln))
+            prompt = row.get("judge_prompt")  # the collector's judge stage names its prompt: an axis
+            who = {"judge": judge, **({"prompt": prompt} if isinstance(prompt, str) and prompt.strip() else {})}
             for scale, table in (("3way", AH_3WAY), ("5way", AH_5WAY)):
                 first, second = table[g1], table[mirror[g2]]  # game 2 shows the model as A
-                out.add(model, {"judge": judge, "position": "baseline-first", "scale": scale}, first, item)
-                out.add(model, {"judge": judge, "position": "model-first", "scale": scale}, second, item)
-                out.add(model, {"judge": judge, "position": "both", "scale": scale}, (first + second) / 2, item)
+                out.add(model, {**who, "position": "baseline-first", "scale": scale}, first, item)
+                out.add(model, {**who, "position": "model-first", "scale": scale}, second, item)
+                out.add(model, {**who, "position": "both", "scale": scale}, (first + second) / 2, item)
     if missing:
         out.notes.append(f"{missing} judgment(s) with a game the judge did not score left out")
     return out

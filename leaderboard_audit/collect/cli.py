@@ -153,9 +153,20 @@ def _run(a: argparse.Namespace) -> int:
     if a.dry_run:
         from .dryrun import dry_run_main
 
+        if spec.judge is not None:
+            print("[collect] --dry-run: the [judge] stage is not estimated (docs/collect.md)", file=sys.stderr)
+
         return dry_run_main(
             spec, accelerator=a.accelerator, peak_tflops=a.peak_tflops, tokenizer_proxy=a.tokenizer_proxy
         )
+    if spec.judge is not None and a.only_model:
+        raise CollectError(
+            a.spec,
+            "--only-model with a [judge] table: the judge stage judges every model of the spec",
+            fix="collect the new model without --only-model (finished answer and judgment files are kept)",
+        )
+    if not spec.benchmarks and spec.judge is not None:  # benchmarks = []: the judge stage alone
+        return _judge(spec, a)
     if a.ray is not None:
         if a.only_model:
             raise CollectError(
@@ -187,6 +198,20 @@ def _run(a: argparse.Namespace) -> int:
             print(line)
     else:
         print(f"records: {root}")
+    return _judge(spec, a) if spec.judge is not None else 0
+
+
+def _judge(spec: object, a: argparse.Namespace) -> int:
+    """The spec's judge stage (docs/collect.md, "Judge stage"), after its benchmarks."""
+    from .judge import run_judge, summary_lines
+
+    out = run_judge(spec, progress=not a.quiet, verbose=a.verbose)
+    from ..records import load_records
+
+    rec = load_records(out)
+    print(f"judged records: {out} ({len(rec.models)} models x {len(rec.items)} items x {len(rec.grid)} configs)")
+    for line in summary_lines(out.parent):
+        print(line)
     return 0
 
 

@@ -23,6 +23,12 @@ name = "SmolLM2-135M-Instruct"     # display name in the records
 path = "gguf:smollm2-135m-instruct"  # HF folder, hub id, or gguf:<name> (leaderboard-audit models)
 dtype = "auto"                     # auto: bfloat16 on a GPU, float32 on CPU
 chat_template = false
+
+[judge]                            # optional: the judge stage (collect/judge.py, docs/collect.md)
+prompts = ["arena-hard"]
+[[judge.models]]
+name = "SmolLM2-judge"
+path = "gguf:smollm2-135m-instruct"
 ```
 """
 
@@ -73,6 +79,7 @@ class Spec:
     until_decided: bool = False  # a budgeted collection until every robust status is known, within max_budget
     max_budget: float | None = None  # the cap of until_decided (a share of the grid's cells)
     budget_seed: int = 0  # the budgeted design's seed
+    judge: Any = None  # the [judge] table: collect/judge.py's JudgeSpec
 
     @property
     def budgeted(self) -> bool:
@@ -167,34 +174,13 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
     known |= {"parse", "batch_items", "benchmark_sources"}
     known |= {"shots", "cot", "chat_template", "system_prompt", "design", "cot_max_tokens", "cot_instruction"}
     known |= {"budget", "until_decided", "max_budget", "budget_seed"}
+    known |= {"judge"}  # the judge stage (collect/judge.py)
     unknown = set(obj) - known
     if unknown:
         raise ValueError(
             f"unknown spec key(s) {', '.join(repr(k) for k in sorted(unknown))}; known: {', '.join(sorted(known))}"
         )
-    models = []
-    for m in obj.get("models") or []:
-        if "path" not in m:
-            raise ValueError("each [[models]] entry needs a 'path'")
-        path = str(m["path"])
-        if not path.startswith("gguf:") and (path.startswith((".", "/", "~"))):
-            path = str(rel(path))
-        mk = set(m) - {"name", "path", "dtype", "chat_template", "options", "chat_template_kwargs"}
-        if mk:
-            raise ValueError(
-                f"unknown [[models]] key(s) {', '.join(repr(k) for k in sorted(mk))}; known: "
-                "name, path, dtype, chat_template, options, chat_template_kwargs"
-            )
-        models.append(
-            ModelSpec(
-                str(m.get("name") or path.split(":")[-1].rstrip("/").split("/")[-1]),
-                path,
-                str(m.get("dtype", "auto")),
-                bool(m.get("chat_template", False)),
-                dict(m.get("options") or {}),
-                dict(m.get("chat_template_kwargs") or {}),
-            )
-        )
+    models = [model_from_obj(m, rel) for m in obj.get("models") or []]
     if not models:
         raise ValueError("the spec names no [[models]]")
     names = [m.name for m in models]
@@ -204,6 +190,8 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         dup = next(n for n in names if names.count(n) > 1)
         raise ValueError(f"model name '{dup}' appears twice; model names must be unique")
     benches = list(obj.get("benchmarks") or SOURCES)
+    if "judge" in obj and obj.get("benchmarks") == []:  # the judge stage alone
+        benches = []
     sources = _benchmark_sources(obj.get("benchmark_sources") or {}, rel)
     for b in benches:
         if b not in SOURCES and b not in sources:
@@ -223,9 +211,19 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
                 f"'chat_template' is declared as an axis, so it applies to every model; drop "
                 f"chat_template = true from [[models]] {', '.join(own)}"
             )
+    output = rel(str(obj.get("output", "records")))
+    judge = None
+    if "judge" in obj:
+        from .judge import judge_from_obj
+
+        judge = judge_from_obj(obj["judge"], rel, models, output)  # type: ignore[arg-type]
+        if judge.benchmark not in SOURCES and judge.benchmark not in sources:
+            raise ValueError(
+                f"unknown benchmark '{judge.benchmark}' in [judge]; known: {', '.join(list(SOURCES) + list(sources))}"
+            )
     spec = Spec(
         models=models,
-        output=rel(str(obj.get("output", "records"))),  # type: ignore[arg-type]
+        output=output,  # type: ignore[arg-type]
         benchmarks=benches,
         n_items=None if n in (None, 0, "all") else int(n),
         engine=str(obj.get("engine", DEFAULT_ENGINE)),
@@ -244,9 +242,33 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         until_decided=bool(obj.get("until_decided", False)),
         max_budget=_share(obj, "max_budget"),
         budget_seed=int(obj.get("budget_seed", 0)),
+        judge=judge,
     )
     spec.check_budget()
     return spec
+
+
+def model_from_obj(m: Any, rel: Any) -> ModelSpec:
+    """One [[models]] (or [[judge.models]]) entry."""
+    if not isinstance(m, dict) or "path" not in m:
+        raise ValueError("each [[models]] entry needs a 'path'")
+    path = str(m["path"])
+    if not path.startswith("gguf:") and (path.startswith((".", "/", "~"))):
+        path = str(rel(path))
+    mk = set(m) - {"name", "path", "dtype", "chat_template", "options", "chat_template_kwargs"}
+    if mk:
+        raise ValueError(
+            f"unknown [[models]] key(s) {', '.join(repr(k) for k in sorted(mk))}; known: "
+            "name, path, dtype, chat_template, options, chat_template_kwargs"
+        )
+    return ModelSpec(
+        str(m.get("name") or path.split(":")[-1].rstrip("/").split("/")[-1]),
+        path,
+        str(m.get("dtype", "auto")),
+        bool(m.get("chat_template", False)),
+        dict(m.get("options") or {}),
+        dict(m.get("chat_template_kwargs") or {}),
+    )
 
 
 def _share(obj: dict[str, Any], key: str) -> float | None:

@@ -233,3 +233,26 @@ def test_judged_through_pytest_and_import(pytester, tmp_path):
     out = tmp_path / "records"
     assert cli_main(["import", "judged", str(root), "-o", str(out)]) == 0
     assert (out / "grid.json").exists()
+
+
+def test_arena_hard_judge_prompt_is_an_axis(tmp_path):
+    """Lines naming a ``judge_prompt`` (the collector's judge stage) add a ``prompt`` axis;
+    without the key the configurations are as before (test_arena_hard_by_hand)."""
+    root = tmp_path / "judge-z"
+    root.mkdir()
+    rows = []
+    for model in ("m", "n"):
+        for prompt, labels in (("arena-hard", ["B>A", "A>B"]), ("mt-bench-pair", ["A>B", "A>B"])):
+            games = [{"score": x} for x in labels]
+            rows.append({"question_id": 1, "model": model, "judge": "judge-z", "judge_prompt": prompt, "games": games})
+    (root / "all.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    t = read_arena_hard(root)
+    assert set(t.axes) == {"prompt", "position", "scale"}
+    col = {c: k for k, c in enumerate(t.configs)}
+    m = t.models.index("m")
+    assert t.scores[m, col["judge=judge-z|prompt=arena-hard|position=model-first|scale=3way"]] == 1.0
+    assert t.scores[m, col["judge=judge-z|prompt=mt-bench-pair|position=baseline-first|scale=3way"]] == 0.0
+    from leaderboard_audit.importers.judged import load_judged
+
+    rec = load_judged(root)
+    assert set(rec.grid.axis_groups) == {"prompt", "position"}
