@@ -208,8 +208,12 @@ def test_stage_layout_records_and_noop_rerun(tmp_path: Path) -> None:
     assert len(lines) == 6 and {x["judge_prompt"] for x in lines} == {"arena-hard", "mt-bench-pair"}
     assert all(len(x["games"]) == 2 for x in lines)
     grid = json.loads((out / "grid.json").read_text())
-    assert set(grid["axis_groups"]) == {"position", "prompt"}
-    assert len(grid["configs"]) == 4
+    assert set(grid["axis_groups"]) == {
+        "position",
+        "prompt",
+        "scale",
+    }  # scale: graded 3-way and 5-way readings (importers/judged.py)
+    assert len(grid["configs"]) == 8  # 2 prompts x 2 positions x 2 scales (3-way and 5-way readings)
     summary = json.loads((root / "summary.json").read_text())
     per = summary["parse_classes"]["j1|arena-hard"]
     assert sum(per["baseline-first"].values()) == 6  # 2 models x 3 questions, every game counted
@@ -302,7 +306,7 @@ path = "j1"
     assert main([str(spec), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "records: " in out and "(2 models x 3 items x 26 configs)" in out
-    assert "judged records: " in out and "(2 models x 2 items x 2 configs)" in out
+    assert "judged records: " in out and "(2 models x 2 items x 4 configs)" in out
     assert "judge verdicts j1|arena-hard-verdict-first: 8 games" in out
     mc = load_records(tmp_path / "out")  # the multiple-choice records skip _judge/
     assert mc.benchmarks == ("truthfulqa",)
