@@ -408,18 +408,23 @@ def robust_estimates(sc: Scope) -> dict[str, Any] | None:
         lo_b, hi_b = inc.robust_accuracy_bounds(b.status)
         rows = {}
         for m in range(sc.shape[0]):
-            ks = np.flatnonzero(b.possible[m])
-            full = sample[b.obs[m][sample][:, ks].all(axis=1)]
-            vals = b.C[m][full][:, ks].all(axis=1)
-            est, lo, hi = inc.srs_interval(vals, N)
+            est, lo, hi = inc.srs_interval(sample_values(b, m, sample), N)
             rows[sc.names[m]] = [
                 float(est) if np.isfinite(est) else None,
-                float(max(lo, lo_b[m])),
-                float(min(hi, hi_b[m])),
+                float(np.clip(lo, lo_b[m], hi_b[m])),
+                float(np.clip(hi, lo_b[m], hi_b[m])),
             ]
         out = {"items": int(sample.size), "robust_accuracy": rows}
     sc.__dict__["_incomplete_estimates"] = out
     return out
+
+
+def sample_values(b: Bounds, m: int, sample: np.ndarray) -> np.ndarray:
+    """Model m's robust indicator on the sampled items whose cells (on its possible configs)
+    were all observed: the values the design-based estimate averages."""
+    ks = np.flatnonzero(b.possible[m])
+    full = sample[b.obs[m][sample][:, ks].all(axis=1)]
+    return b.C[m][full][:, ks].all(axis=1)
 
 
 def incomplete_section(sc: Scope) -> dict[str, Any]:
