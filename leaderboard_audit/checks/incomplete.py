@@ -58,15 +58,32 @@ class Bounds:
         ``SHOWN_CELLS`` as [model, item, config] (item: ``benchmark/item_id`` in a pooled scope
         of several benchmarks)."""
         hit = mask & self.collectable
-        n = int(hit.sum())
+        n = int(np.count_nonzero(hit))
         shown = []
         if n:
             items = sc.records.items
             several = len(sc.records.benchmarks) > 1
-            for m, i, k in np.argwhere(hit)[:SHOWN_CELLS].tolist():
+            first = np.flatnonzero(hit.reshape(-1)[: self._prefix(hit)])[:SHOWN_CELLS]
+            for m, i, k in zip(*(a.tolist() for a in np.unravel_index(first, hit.shape))):
                 item = f"{items.benchmark[i]}/{items.item_id[i]}" if several else str(items.item_id[i])
                 shown.append([sc.names[m], item, sc.keys[k]])
         return {"count": n, "shown": shown}
+
+    @staticmethod
+    def _prefix(hit: np.ndarray) -> int:
+        """A prefix of the flat mask holding its first ``SHOWN_CELLS`` cells (grown by doubling:
+        the cells listed are the first in (model, item, config) order without scanning it all)."""
+        flat = hit.reshape(-1)
+        end = 1 << 16
+        while end < flat.size and np.count_nonzero(flat[:end]) < SHOWN_CELLS:
+            end <<= 1
+        return end
+
+    def all_cells(self, sc: Scope) -> dict[str, Any]:
+        """``cells`` of every missing cell (the checks without an exact rule), once per scope."""
+        if not hasattr(self, "_all"):
+            self._all = self.cells(sc, np.ones(self.C.shape, dtype=bool))
+        return self._all
 
 
 def bounds_of(sc: Scope) -> Bounds:
@@ -102,7 +119,7 @@ def decide(check: Check, sc: Scope, verdicts: list[dict[str, Any]]) -> list[dict
                 f"the {check.name} check has no exact bound on an incomplete grid (docs/audits.md, "
                 f"'Incomplete grids'); collecting the scope's missing cells decides it"
             )
-            out.append(undecided(v, why, b.cells(sc, np.ones(b.C.shape, dtype=bool))))
+            out.append(undecided(v, why, b.all_cells(sc)))
     return out
 
 
