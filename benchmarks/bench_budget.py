@@ -177,7 +177,7 @@ def statuses(report: dict) -> dict[str, dict]:
     return {v["id"]: v for s in report["scopes"].values() for v in s["verdicts"] if v["status"] != "skip"}
 
 
-def verdict_run(audit_seeds: int, cover_seeds: int) -> str:
+def verdict_run(audit_seeds: int, cover_seeds: int, band_round: bool = False) -> str:
     from leaderboard_audit.checks.incomplete import robust_estimates
     from leaderboard_audit.collect.budget import BudgetError
     from leaderboard_audit.collect.replay import replay_plan, replayed_records
@@ -198,7 +198,7 @@ def verdict_run(audit_seeds: int, cover_seeds: int) -> str:
             core = [0, 0]
             try:
                 for s in range(audit_seeds):
-                    p = replay_plan(full, b, s)
+                    p = replay_plan(full, b, s, band_round=band_round)
                     used.append(p.cells / total)
                     got = statuses(audit(replayed_records(full, p, fraction=b, seed=s), n_boot=N_BOOT))
                     for vid, v in got.items():
@@ -215,7 +215,7 @@ def verdict_run(audit_seeds: int, cover_seeds: int) -> str:
                             core[1] += 1
                 hits, widths = [], []
                 for s in range(cover_seeds):
-                    p = replay_plan(full, b, 1000 + s)
+                    p = replay_plan(full, b, 1000 + s, band_round=band_round)
                     est = robust_estimates(make_scope(replayed_records(full, p, fraction=b, seed=s), "pooled"))
                     if est is None:
                         continue
@@ -241,10 +241,11 @@ def main() -> None:
     ap.add_argument("--verdicts", action="store_true", help="the verdict level (module doc)")
     ap.add_argument("--audit-seeds", type=int, default=5, help="audited replays per grid and budget (default 5)")
     ap.add_argument("--cover-seeds", type=int, default=100, help="replays for the coverage (default 100)")
+    ap.add_argument("--band-round", action="store_true", help="plans with the band round (collect/budget.py)")
     a = ap.parse_args()
     t = time.perf_counter()
     if a.verdicts:
-        print(verdict_run(a.audit_seeds, a.cover_seeds))
+        print(verdict_run(a.audit_seeds, a.cover_seeds, a.band_round))
         print(
             f"\n({a.audit_seeds} audited replays and {a.cover_seeds} coverage replays per row; "
             f"{time.perf_counter() - t:.1f} s)"

@@ -149,3 +149,20 @@ def test_estimating_from_adaptively_chosen_cells_is_caught(monkeypatch):
 
     monkeypatch.setattr(inc_checks, "sample_values", settled)
     assert coverage(full, 40) < 0.5
+
+
+def test_the_band_round_observes_each_models_band_config_whole_and_stays_exact(steady, real):
+    """collect/budget.py ``band_round``: each model's config farthest from the reference on the
+    sample, on every item (the plan raises if a cell is asked twice); its verdicts stay exact."""
+    from leaderboard_audit.collect.budget import band_config
+
+    full, truth = real
+    p = replay_plan(full, 0.2, 3, band_round=True)
+    assert [r["kind"] for r in p.rounds[:3]] == ["reference", "random_sample", "band"]
+    ks = band_config(np.asarray(full.correct) & p.observed, p.sample, full.grid.reference_index)
+    assert all(p.observed[m, :, k].all() for m, k in enumerate(ks.tolist()))
+    assert p.cells <= p.budget_cells
+    n, wrong = compare(replayed_records(full, p, fraction=0.2, seed=3), truth)
+    assert wrong == []
+    without = replay_plan(full, 0.2, 3)
+    assert "band" not in [r["kind"] for r in without.rounds]
