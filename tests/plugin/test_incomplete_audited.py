@@ -83,6 +83,8 @@ def test_packed_records_missing_reference_cells_are_refused_by_the_deferred_cont
 def test_cli_audit_and_library_on_incomplete_records(tmp_path, capsys):
     path = incomplete(tmp_path)
     assert main(["audit", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "incomplete grid: 8 of 4,680 cells missing;" in " ".join(out.split()), out
     assert main(["audit", str(path), "--strict"]) == 1
     capsys.readouterr()
     refused = incomplete(tmp_path / "ref", reference=True)
@@ -97,3 +99,5 @@ def test_cli_audit_and_library_on_incomplete_records(tmp_path, capsys):
     # the same grid complete audits as ever
     full = replace(load_records(path), correct=stable_records().correct, missing=None)
     assert all("decided" not in v for s in audit(full, n_boot=10)["scopes"].values() for v in s["verdicts"])
+    assert main(["audit", str(write(full, tmp_path / "full"))]) == 0
+    assert "incomplete grid" not in capsys.readouterr().out
