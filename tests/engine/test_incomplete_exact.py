@@ -166,3 +166,14 @@ def test_the_band_round_observes_each_models_band_config_whole_and_stays_exact(s
     assert wrong == []
     without = replay_plan(full, 0.2, 3)
     assert "band" not in [r["kind"] for r in without.rounds]
+
+
+def test_forked_scopes_give_the_serial_bytes_on_incomplete_records(real):
+    """engine/parallel.py judges mix in the pool: its verdicts are decided there too."""
+    from leaderboard_audit.engine import dumps_report
+
+    full, _ = real
+    rec = replayed_records(full, replay_plan(full, 0.3, 1), fraction=0.3, seed=1)
+    serial = dumps_report(audit(rec, n_boot=100))
+    assert dumps_report(audit(rec, n_boot=100, workers=2)) == serial
+    assert '"decided": false' in serial
