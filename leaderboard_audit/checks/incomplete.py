@@ -11,7 +11,8 @@ adaptively chosen cells.
 Exact rules: ``band`` (spread bounds and a bound of Cochran's Q), ``ranking`` (the adjacent
 pairs and every contradicting edge of the harness-averaged order, each pair's sign test at
 its least and most favourable completion), ``champions`` (per-configuration winners from
-accuracy bounds, challenges at their least and most favourable completion). Every other
+accuracy bounds, challenges at their least and most favourable completion), ``axes`` (pass
+and warn from bounds of each config's Kendall tau-b; a fail is never decided). Every other
 check's verdict on an incomplete scope is undecided, with that reason.
 
 ``decide`` is called by the engine (engine/scope.py) only when the records have missing
@@ -32,7 +33,7 @@ from .verdicts import FAIL, PASS, SKIP, WARN, exact
 
 SHOWN_CELLS = 20  # (model, item, config) cells listed in an undecided verdict
 NOT_POSSIBLE = 2  # records/missing.py's code
-EXACT_CHECKS = ("band", "ranking", "champions")
+EXACT_CHECKS = ("band", "ranking", "champions", "axes")
 DESIGN_KEY = "collection_design"
 
 
@@ -113,6 +114,8 @@ def decide(check: Check, sc: Scope, verdicts: list[dict[str, Any]]) -> list[dict
             out.append(_ranking(sc, v))
         elif check.name == "champions":
             out.append(_champions(sc, v))
+        elif check.name == "axes":
+            out.append(_axes(sc, v))
         else:
             b = bounds_of(sc)
             why = (
@@ -384,6 +387,48 @@ def _mcnemar(b: Bounds, m: int, r: int, k: int) -> tuple[np.ndarray, ...]:
     b_lo = int((r_right & m_wrong).sum())
     b_hi = int((~r_wrong & ~m_right).sum())
     return np.array([a_lo]), np.array([a_hi]), np.array([b_lo]), np.array([b_hi])
+
+
+# axes ---------------------------------------------------------------------------------
+
+
+def _axes(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
+    """pass: every single axis's configs keep tau-b >= ``axes_pass`` in every completion; warn:
+    some config's tau is below ``axes_pass`` in every completion and none can fall below
+    ``axes_warn`` (so no axis can fail, whatever its interaction test says); else undecided
+    (a fail also needs the interaction test, which is not bounded here)."""
+    from ..metrics import axes as axes_m
+
+    b = bounds_of(sc)
+    t = sc.thresholds
+    groups = axes_m.axis_groups(sc.records.grid)
+    ks = sorted({k for a in axes_m.single_axes(groups) for k in groups[a] if k != sc.ref})
+    x = b.cnt_lo[:, sc.ref]
+    lows, highs = [], []
+    for k in ks:
+        has = b.possible[:, k]
+        got = inc.kendall_tau_bounds(x[has], b.cnt_lo[has, k], b.cnt_hi[has, k])
+        if got is None:
+            lows = []
+            break
+        lows.append(got[0])
+        highs.append(got[1])
+    mask = np.zeros(b.C.shape, dtype=bool)
+    mask[:, :, ks] = True
+    if lows:
+        vb = (min(lows), min(highs))
+        span = f"the least Kendall tau of a single axis's configs lies between {vb[0]:.2f} and {vb[1]:.2f}"
+        if bool(_le(t.axes_pass, vb[0])):
+            return decided(v, PASS, f"{span}: every single axis keeps the order (pass >= {t.axes_pass})", vb)
+        if not bool(_le(t.axes_pass, vb[1])) and bool(_le(t.axes_warn, vb[0])):
+            why = f"{span}: below {t.axes_pass}, never below {t.axes_warn}, so no axis can fail"
+            return decided(v, WARN, why, vb)
+        why = f"{span} (pass >= {t.axes_pass}, warn >= {t.axes_warn}; a fail also needs the interaction test)"
+        return undecided(v, why, b.cells(sc, mask), vb)
+    why = (
+        "a Kendall tau of some single axis's config can be undefined (every model tied), depending on the missing cells"
+    )
+    return undecided(v, why, b.cells(sc, mask))
 
 
 # estimates ----------------------------------------------------------------------------

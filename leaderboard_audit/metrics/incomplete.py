@@ -195,6 +195,43 @@ def sign_p_range(
     return one_sided(x_lo, y_hi), one_sided(x_hi, y_lo)
 
 
+def kendall_tau_bounds(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[float, float] | None:
+    """Bounds of Kendall's tau-b (metrics/kendall.py) between exact ``x`` and a ``y`` known only
+    to lie in ``[lo, hi]`` (integer counts), over every ``y`` in the box; None when tau can be
+    undefined (every pair tied in x, or possibly in y).
+
+    ``tau = S / sqrt(n_x n_y)``: S (concordant minus discordant pairs) lies between the sure
+    concordant pairs less every other untied one and the reverse; ``n_y`` (pairs not tied in y)
+    between the pairs that cannot tie and those that do not surely tie. Each end takes the
+    denominator that moves it outward, so the bounds hold for S and n_y jointly."""
+    x = np.asarray(x, dtype=float)
+    lo = np.asarray(lo, dtype=float)
+    hi = np.asarray(hi, dtype=float)
+    iu, ju = np.triu_indices(len(x), k=1)
+    dx = np.sign(x[iu] - x[ju])
+    d_lo = lo[iu] - hi[ju]  # y_a - y_b lies in [d_lo, d_hi]
+    d_hi = hi[iu] - lo[ju]
+    untied = dx != 0
+    n_x = int(untied.sum())
+    sure_c = untied & (((dx > 0) & (d_lo > 0)) | ((dx < 0) & (d_hi < 0)))
+    sure_d = untied & (((dx > 0) & (d_hi < 0)) | ((dx < 0) & (d_lo > 0)))
+    s_lo = int(sure_c.sum()) - (n_x - int(sure_c.sum()))
+    s_hi = (n_x - int(sure_d.sum())) - int(sure_d.sum())
+    can_tie = (d_lo <= 0) & (d_hi >= 0)
+    sure_tie = (d_lo == 0) & (d_hi == 0)
+    ny_min = int((~can_tie).sum())
+    ny_max = len(iu) - int(sure_tie.sum())
+    if n_x == 0 or ny_min == 0:
+        return None
+
+    def tau(s: int, ny: int) -> float:
+        return float(np.clip(s / np.sqrt(n_x * ny), -1.0, 1.0))
+
+    t_lo = tau(s_lo, ny_max) if s_lo >= 0 else tau(s_lo, ny_min)
+    t_hi = tau(s_hi, ny_min) if s_hi >= 0 else tau(s_hi, ny_max)
+    return t_lo, t_hi
+
+
 def srs_interval(
     values: np.ndarray, population: int, z: float = 1.959963984540054
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -228,6 +265,7 @@ __all__ = [
     "band_bounds_on",
     "cochran_q_bounds",
     "count_bounds",
+    "kendall_tau_bounds",
     "possible_configs",
     "right_count_bounds",
     "sign_p_range",
