@@ -153,9 +153,26 @@ def test_ranking_and_champions_fail_decided_when_the_contradiction_holds_in_ever
     assert want["champions[bench]"]["status"] == "fail"
 
 
+def test_axes_pass_decided_when_every_config_keeps_the_order_in_every_completion(grid1):
+    # b's p1 55 (not 30): under p1 (90, 55, [39, 40]) and ll (90, [60, 65], [40, 43]) every
+    # pair keeps the reference order (90, 60, 40): tau-b 1 in every completion
+    full, inc = build(dict(GRID1, b=(range(60), range(55), range(60))), MISS1)
+    v = verdicts(inc)["axes[bench]"]
+    assert (v["status"], v["decided"]) == ("pass", True)
+    assert v["evidence"]["value_bounds"] == [1.0, 1.0]
+    assert verdicts(full)["axes[bench]"]["status"] == "pass"
+    # grid1: b's p1 (30) falls below c (39 or 40): tau 1/3 whatever is missing, and a fail
+    # would need the interaction test: undecided
+    _, inc1 = grid1
+    w = inc1["axes[bench]"]
+    assert (w["status"], w["decided"]) == ("warn", False)
+    assert w["evidence"]["value_bounds"] == [pytest.approx(1 / 3), pytest.approx(1 / 3)]
+
+
 def test_checks_without_exact_bounds_are_undecided_with_their_reason(grid1):
     _, inc = grid1
-    other = [v for v in inc.values() if v["check"] not in ("band", "ranking", "champions") and v["status"] != "skip"]
+    exact_rules = ("band", "ranking", "champions", "axes")
+    other = [v for v in inc.values() if v["check"] not in exact_rules and v["status"] != "skip"]
     assert other
     for v in other:
         assert (v["status"], v["decided"]) == ("warn", False), v
