@@ -27,6 +27,7 @@ import numpy as np
 
 from ..metrics import incomplete as inc
 from ..metrics.harness_effects import chi2_sf
+from ..metrics.identified import holm_adjust
 from ..metrics.incomplete import UNDECIDED
 from .base import Check, Scope
 from .verdicts import FAIL, PASS, SKIP, WARN, exact
@@ -192,17 +193,25 @@ def _band(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
 
 def _significance(sc: Scope, b: Bounds, m: int) -> tuple[bool, bool]:
     """(Cochran's Q of model m is significant after Holm over the scope's models in every
-    completion, in none). Holm's adjusted p is at most M times the raw p and at least the raw
-    p, so the first needs M p_max <= alpha and the second p_min > alpha."""
-    M = sc.shape[0]
-    k = int(b.possible[m].sum())
-    q_lo, q_hi = inc.cochran_q_bounds(b.C[m : m + 1], b.miss[m : m + 1], b.possible[m : m + 1])
-    df = max(k - 1, 1)
-    p_max = 1.0 if not np.isfinite(q_lo[0]) else float(chi2_sf(q_lo, df)[0])
-    p_min = 0.0 if not np.isfinite(q_hi[0]) else float(chi2_sf(q_hi, df)[0])
-    if np.isnan(q_hi[0]):
-        p_min = 1.0  # Q undefined in every completion: p = 1
-    return bool(_le(M * p_max, sc.alpha)), not bool(_le(p_min, sc.alpha))
+    completion, in none). Holm's adjusted p-values never fall when a raw p rises (Holm is
+    closed testing with Bonferroni: each adjusted p is a max of set sizes times set minima),
+    so Holm over every model's largest p bounds each adjusted p from above, Holm over the
+    smallest from below."""
+    if "_band_holm" not in sc.__dict__:
+        M = sc.shape[0]
+        p_max, p_min = np.ones(M), np.ones(M)
+        for j in range(M):
+            k = int(b.possible[j].sum())
+            q_lo, q_hi = inc.cochran_q_bounds(b.C[j : j + 1], b.miss[j : j + 1], b.possible[j : j + 1])
+            df = max(k - 1, 1)
+            # Q undefined (every item all right or all wrong) gives p = 1: possible when q_hi is inf
+            if np.isfinite(q_lo[0]) and np.isfinite(q_hi[0]):
+                p_max[j] = float(chi2_sf(q_lo, df)[0])
+            if not np.isnan(q_hi[0]):
+                p_min[j] = 0.0 if np.isinf(q_hi[0]) else float(chi2_sf(q_hi, df)[0])
+        sc.__dict__["_band_holm"] = (holm_adjust(p_max), holm_adjust(p_min))
+    h_max, h_min = sc.__dict__["_band_holm"]
+    return bool(_le(h_max[m], sc.alpha)), not bool(_le(h_min[m], sc.alpha))
 
 
 # ranking ------------------------------------------------------------------------------
@@ -229,16 +238,22 @@ def _pair_bounds(b: Bounds, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray,
     return tuple(res)
 
 
-def _edges(sc: Scope, b: Bounds, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(x above y in every completion, x above y in some completion) per pair: the
-    harness-averaged order's edge (sign test, Holm over all pairs at alpha). Sure: the
-    least favourable p times the family size is at most alpha (Holm's p is at most that);
-    possible: the most favourable raw p is at most alpha (Holm's p is at least the raw p)."""
-    M = sc.shape[0]
-    family = M * (M - 1) // 2
+def _edges(sc: Scope, b: Bounds, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(xs above ys in every completion, in some completion, ys above xs in every, in some)
+    per pair (xs, ys: every pair once): the harness-averaged order's edge (two-sided sign
+    test, Holm over all pairs at alpha). A pair's p is largest where the counts are least
+    favourable to the side that leads in every completion (1 when no side always leads), and
+    smallest at the most favourable counts of either side; Holm's adjusted p-values are
+    monotone in the raw ones, so Holm over the largest bounds each adjusted p from above and
+    Holm over the smallest from below."""
     x_lo, x_hi, y_lo, y_hi = _pair_bounds(b, xs, ys)
-    p_max, p_min = inc.sign_p_range(x_lo, x_hi, y_lo, y_hi)
-    return _le(family * p_max, sc.alpha), _le(p_min, sc.alpha)
+    up_max, up_min = inc.sign_p_range(x_lo, x_hi, y_lo, y_hi)
+    dn_max, dn_min = inc.sign_p_range(y_lo, y_hi, x_lo, x_hi)
+    h_max = holm_adjust(np.minimum(up_max, dn_max))
+    h_min = holm_adjust(np.minimum(up_min, dn_min))
+    sure = _le(h_max, sc.alpha)
+    can = _le(h_min, sc.alpha)
+    return sure & (x_lo > y_hi), can & (x_hi > y_lo), sure & (y_lo > x_hi), can & (y_hi > x_lo)
 
 
 def _ranking(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
@@ -247,8 +262,7 @@ def _ranking(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
     names = sc.names
     ref_counts = b.cnt_lo[:, sc.ref]  # the reference cells are all observed (engine refuses otherwise)
     iu, ju = np.triu_indices(M, k=1)
-    up_sure, up_can = _edges(sc, b, iu, ju)
-    dn_sure, dn_can = _edges(sc, b, ju, iu)
+    up_sure, up_can, dn_sure, dn_can = _edges(sc, b, iu, ju)
     # a contradiction: x identified above y although y's reference score is higher
     against_up = ref_counts[ju] > ref_counts[iu]  # iu above ju would contradict
     against_dn = ref_counts[iu] > ref_counts[ju]

@@ -50,8 +50,9 @@ def test_cochran_q_lies_within_its_bounds(grid, p):
         R = right_counts(C).astype(np.int64)
         q, _ = cochran_q_p(counts, (R * R).sum(axis=1))
         for m in range(M):
-            if np.isnan(q[m]):
-                continue  # undefined in this completion: no bound claims a value
+            if np.isnan(q[m]):  # undefined here (p = 1): the high bound must say it can be
+                assert not np.isfinite(q_hi[m]), (m, q_hi[m])
+                continue
             if np.isfinite(q_lo[m]):
                 assert q[m] >= q_lo[m] - 1e-9, (m, q[m], q_lo[m])
             if np.isfinite(q_hi[m]):
