@@ -330,7 +330,7 @@ def _champions(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
     items = sc.thresholds.champion_items
     lo = np.where(b.possible, b.cnt_lo, -1)
     hi = np.where(b.possible, b.cnt_hi, -1)
-    others_hi = np.array([[np.delete(hi[:, k], m).max(initial=-1) for k in range(K)] for m in range(M)])
+    others_hi = _others_max(hi)
     sure_win = b.possible & (lo >= others_hi)  # a winner (ties win) in every completion
     strict = b.possible & (lo > others_hi)  # the only winner in every completion
     vb = None
@@ -387,6 +387,17 @@ def _champions(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
         parts.append("whether a configuration's winner beats the reference winner beyond item sampling")
     why = " and ".join(parts) + " depends on the missing cells"
     return undecided(v, why, b.cells(sc, open_cells), vb)
+
+
+def _others_max(a: np.ndarray) -> np.ndarray:
+    """(M, K): per model and config, the largest value of the other models (-1 when none)."""
+    M = a.shape[0]
+    if M < 2:
+        return np.full(a.shape, -1)
+    top = np.argmax(a, axis=0)
+    best = a.max(axis=0)
+    second = np.where(np.arange(M)[:, None] == top[None, :], -1, a).max(axis=0)
+    return np.where(np.arange(M)[:, None] == top[None, :], second[None, :], best[None, :])
 
 
 def _mcnemar(b: Bounds, m: int, r: int, k: int) -> tuple[np.ndarray, ...]:
