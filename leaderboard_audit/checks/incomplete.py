@@ -252,8 +252,11 @@ def _edges(sc: Scope, b: Bounds, xs: np.ndarray, ys: np.ndarray) -> tuple[np.nda
     h_max = holm_adjust(np.minimum(up_max, dn_max))
     h_min = holm_adjust(np.minimum(up_min, dn_min))
     sure = _le(h_max, sc.alpha)
-    can = _le(h_min, sc.alpha)
-    return sure & (x_lo > y_hi), can & (x_hi > y_lo), sure & (y_lo > x_hi), can & (y_hi > x_lo)
+    # where a side leads, the pair's adjusted p is at least its raw p, itself at least that
+    # side's most favourable p
+    up_can = _le(np.maximum(h_min, up_min), sc.alpha) & (x_hi > y_lo)
+    dn_can = _le(np.maximum(h_min, dn_min), sc.alpha) & (y_hi > x_lo)
+    return sure & (x_lo > y_hi), up_can, sure & (y_lo > x_hi), dn_can
 
 
 def _ranking(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
