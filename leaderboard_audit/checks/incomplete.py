@@ -344,22 +344,27 @@ def _champions(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
     not_pass = len({m for m in range(M) if sure_win[m].any()}) > 1
     can_ref = [r for r in range(M) if hi[r, ref] >= lo[:, ref].max()]
     live = [k for k in range(K) if k != ref]
-    tested = max(1, (K - 1) * (M - 1))
-    # FAIL in every completion: a certain sole reference winner r beaten under k beyond item sampling
+    # FAIL in every completion: a certain sole reference winner r beaten under k beyond item
+    # sampling. The family is then fixed, (K - 1)(M - 1) challenges, and Holm over each one's
+    # largest p bounds its adjusted p from above (Holm is monotone in the raw p-values)
     if len(can_ref) == 1 and strict[can_ref[0], ref]:
         r = can_ref[0]
-        for m in range(M):
-            for k in live:
-                if m == r or not (b.possible[m, k] and b.possible[r, k]):
-                    continue
+        cand = [(m, k) for m in range(M) if m != r for k in live]
+        p_max = np.ones(len(cand))
+        leads = np.zeros(len(cand), dtype=bool)
+        for j, (m, k) in enumerate(cand):
+            if b.possible[m, k] and b.possible[r, k]:
                 a_lo, _, _, b_hi = _mcnemar(b, m, r, k)
-                p_max = float(inc.sign_p_range(a_lo, a_lo, b_hi, b_hi)[0][0])
-                if lo[m, k] - hi[r, k] > items and _le(tested * p_max, sc.alpha):
-                    why = (
-                        f"under {sc.keys[k]}, {names[m]} beats the reference winner {names[r]} by more than "
-                        f"{items:g} items beyond item sampling in every completion"
-                    )
-                    return decided(v, FAIL, why, vb)
+                p_max[j] = float(inc.sign_p_range(a_lo, a_lo, b_hi, b_hi)[0][0])
+                leads[j] = lo[m, k] - hi[r, k] > items
+        hit = np.flatnonzero(leads & _le(holm_adjust(p_max), sc.alpha))
+        if hit.size:
+            m, k = cand[int(hit[0])]
+            why = (
+                f"under {sc.keys[k]}, {names[m]} beats the reference winner {names[r]} by more than "
+                f"{items:g} items beyond item sampling in every completion ({hit.size} such challenge(s))"
+            )
+            return decided(v, FAIL, why, vb)
     # no challenge can be real in any completion
     open_cells = np.zeros(b.C.shape, dtype=bool)
     can_real = False
