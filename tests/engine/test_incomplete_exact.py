@@ -177,3 +177,34 @@ def test_forked_scopes_give_the_serial_bytes_on_incomplete_records(real):
     serial = dumps_report(audit(rec, n_boot=100))
     assert dumps_report(audit(rec, n_boot=100, workers=2)) == serial
     assert '"decided": false' in serial
+
+
+def test_a_replays_design_gives_estimates_in_the_section_and_the_undecided_band_verdicts(real):
+    full, _ = real
+    p = replay_plan(full, 0.1, 2)
+    rep = audit(replayed_records(full, p, fraction=0.1, seed=2), n_boot=100)
+    pooled = rep["scopes"]["pooled"]
+    est = pooled["incomplete"]["estimates"]
+    assert est["items"] == len(p.sample) > 0
+    bounds = pooled["incomplete"]["robust_accuracy_bounds"]
+    for model, (value, lo, hi) in est["robust_accuracy"].items():
+        assert bounds[model][0] <= lo <= hi <= bounds[model][1]
+    band = [v for v in pooled["verdicts"] if v["check"] == "band" and v.get("decided") is False]
+    assert band and all(v["evidence"]["estimate"]["items"] == len(p.sample) for v in band)
+
+
+def test_a_model_without_a_config_is_ranked_on_the_configs_both_have(real):
+    """Every ll cell of one model not possible: the section names the configs it was compared
+    on, and its band (all other cells observed) is decided on those configs."""
+    from leaderboard_audit.records.missing import NOT_POSSIBLE
+
+    full, _ = real
+    ll = [k for k, key in enumerate(full.grid.keys) if key.startswith("ll|")]
+    miss = np.zeros(full.shape, dtype=np.int8)
+    miss[0][:, ll] = NOT_POSSIBLE
+    rec = replace(full, correct=np.asarray(full.correct) & (miss == 0), missing=miss)
+    rep = audit(rec, n_boot=100)
+    on = rep["scopes"]["pooled"]["incomplete"]["compared_on"]
+    assert on == {full.models[0]: [k for k in full.grid.keys if not k.startswith("ll|")]}
+    band = {v["id"]: v for v in rep["scopes"]["pooled"]["verdicts"]}[f"band[pooled-{full.models[0]}]"]
+    assert band["decided"] is True and f"on its {len(full.grid.keys) - len(ll)} possible configs" in band["message"]
