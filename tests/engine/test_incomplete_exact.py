@@ -193,7 +193,7 @@ def test_a_replays_design_gives_estimates_in_the_section_and_the_undecided_band_
     assert band and all(v["evidence"]["estimate"]["items"] == len(p.sample) for v in band)
 
 
-def test_a_model_without_a_config_is_ranked_on_the_configs_both_have(real):
+def test_a_model_without_a_config_is_compared_on_the_configs_it_has(real):
     """Every ll cell of one model not possible: the section names the configs it was compared
     on, and its band (all other cells observed) is decided on those configs."""
     from leaderboard_audit.records.missing import NOT_POSSIBLE
