@@ -18,8 +18,17 @@ the plan at budget 1 (it stops once every status is known), against two referenc
 same rounds with the configurations in a random order per pair (no flip estimate), and an
 oracle that knows which configuration fails first (the floor for any order).
 
-Not a test and not timed: ``python benchmarks/bench_budget.py [--seeds N]`` prints a
-Markdown table.
+With ``--verdicts``, the verdict level instead (docs/collect.md, "What the verdicts decide
+at a budget"): on fixtures/real, fixtures/demo, the release-format fixture and the two
+simulated grids, at budgets 0.05 / 0.1 / 0.2 / 0.3 and 1 (the plan stops once every robust
+status is known), the replay's audit against the full grid's: the share of verdicts
+identical (an undecided verdict counts as different; skipped ones, the same on both, are
+left out), the decided verdicts that contradict the full grid, and the coverage of the 95%
+intervals of the estimates (each model's pooled robust accuracy) over ``--cover-seeds``
+replays.
+
+Not a test and not timed: ``python benchmarks/bench_budget.py [--seeds N] [--verdicts
+[--audit-seeds N] [--cover-seeds N]]`` prints Markdown tables.
 """
 
 from __future__ import annotations
@@ -150,11 +159,98 @@ def run(seeds: int) -> str:
     return "\n".join(out) + "\n\n" + "\n".join(exact)
 
 
+VERDICT_BUDGETS = (0.05, 0.1, 0.2, 0.3, 1.0)
+N_BOOT = 200  # the pair bootstrap's resamples, the same for the full grid and the replays
+
+
+def verdict_grids() -> list[tuple[str, object]]:
+    from leaderboard_audit.records import load_records
+
+    out = grids()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out.insert(2, ("fixtures/release", load_records(ROOT / "fixtures" / "release" / "records")))
+    return out
+
+
+def statuses(report: dict) -> dict[str, dict]:
+    return {v["id"]: v for s in report["scopes"].values() for v in s["verdicts"] if v["status"] != "skip"}
+
+
+def verdict_run(audit_seeds: int, cover_seeds: int, band_round: bool = False) -> str:
+    from leaderboard_audit.checks.incomplete import robust_estimates
+    from leaderboard_audit.collect.budget import BudgetError
+    from leaderboard_audit.collect.replay import replay_plan, replayed_records
+    from leaderboard_audit.engine import audit, make_scope
+
+    out = [
+        "| grid | budget | cells used | verdicts identical | decided | decided but contradicting | "
+        "band identical | ranking / champions identical | 95% coverage (replays) | mean interval width |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, full in verdict_grids():
+        truth = statuses(audit(full, n_boot=N_BOOT))
+        robust = np.asarray(full.correct).all(axis=2).mean(axis=1)
+        total = int(np.prod(full.shape))
+        for b in VERDICT_BUDGETS:
+            used, same, dec, bad, n = [], 0, 0, 0, 0
+            band = [0, 0]
+            core = [0, 0]
+            try:
+                for s in range(audit_seeds):
+                    p = replay_plan(full, b, s, band_round=band_round)
+                    used.append(p.cells / total)
+                    got = statuses(audit(replayed_records(full, p, fraction=b, seed=s), n_boot=N_BOOT))
+                    for vid, v in got.items():
+                        ok = v.get("decided", True) and v["status"] == truth[vid]["status"]
+                        n += 1
+                        same += ok
+                        dec += bool(v.get("decided", True))
+                        bad += bool(v.get("decided", True)) and v["status"] != truth[vid]["status"]
+                        if v["check"] == "band":
+                            band[0] += ok
+                            band[1] += 1
+                        elif v["check"] in ("ranking", "champions"):
+                            core[0] += ok
+                            core[1] += 1
+                hits, widths = [], []
+                for s in range(cover_seeds):
+                    p = replay_plan(full, b, 1000 + s, band_round=band_round)
+                    est = robust_estimates(make_scope(replayed_records(full, p, fraction=b, seed=s), "pooled"))
+                    if est is None:
+                        continue
+                    for m, model in enumerate(full.models):
+                        _, lo, hi = est["robust_accuracy"][model]
+                        hits.append(lo - 1e-12 <= robust[m] <= hi + 1e-12)
+                        widths.append(hi - lo)
+            except BudgetError:
+                out.append(f"| {name} | {b:g} | below the reference round | | | | | | | |")
+                continue
+            cover = f"{np.mean(hits):.1%} ({cover_seeds})" if hits else "no sample"
+            width = f"{np.mean(widths):.3f}" if widths else ""
+            out.append(
+                f"| {name} | {b:g} | {np.mean(used):.1%} | {same / n:.1%} | {dec / n:.1%} | {bad} of {dec} | "
+                f"{band[0] / max(band[1], 1):.0%} | {core[0] / max(core[1], 1):.0%} | {cover} | {width} |"
+            )
+    return "\n".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=5, help="replays per grid and budget (default 5)")
+    ap.add_argument("--verdicts", action="store_true", help="the verdict level (module doc)")
+    ap.add_argument("--audit-seeds", type=int, default=5, help="audited replays per grid and budget (default 5)")
+    ap.add_argument("--cover-seeds", type=int, default=100, help="replays for the coverage (default 100)")
+    ap.add_argument("--band-round", action="store_true", help="plans with the band round (collect/budget.py)")
     a = ap.parse_args()
     t = time.perf_counter()
+    if a.verdicts:
+        print(verdict_run(a.audit_seeds, a.cover_seeds, a.band_round))
+        print(
+            f"\n({a.audit_seeds} audited replays and {a.cover_seeds} coverage replays per row; "
+            f"{time.perf_counter() - t:.1f} s)"
+        )
+        return
     print(run(a.seeds))
     print(f"\n({a.seeds} seeds per row; {time.perf_counter() - t:.1f} s)")
 

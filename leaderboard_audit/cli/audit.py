@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     from ..records.missing import IncompleteRecordsError, refuse_incomplete
 
     try:
-        refuse_incomplete(records, args.path)  # issue 44: no verdict on an incomplete grid yet
+        refuse_incomplete(records, args.path)  # only reference cells missing: the rest is audited
     except IncompleteRecordsError as exc:
         print(f"leaderboard-audit audit: {exc}", file=sys.stderr)
         return 4

@@ -111,11 +111,14 @@ def plan(
     *,
     sample_share: float = DEFAULT_SAMPLE_SHARE,
     sample_items: int | None = None,
+    band_round: bool = False,
 ) -> Plan:
     """Run the rounds against ``answer`` within ``fraction`` of the grid's cells (module doc).
 
     ``sample_items``: the random sample's size, instead of ``sample_share`` of the budget
-    (benchmarks/bench_budget.py: the cost of every robust status at a given design)."""
+    (benchmarks/bench_budget.py: the cost of every robust status at a given design).
+    ``band_round``: after the sample, each model's ``band_config`` on every item, so its band's
+    side can be decided exactly (docs/collect.md, "What the verdicts decide at a budget")."""
     M, N, K = shape
     budget = budget_cells(fraction, shape)
     rng = np.random.default_rng(seed)
@@ -147,9 +150,12 @@ def plan(
         rounds.append({"round": 2, "kind": "random_sample", "cells": len(m), "items": n_s})
         left -= len(m)
 
+    if band_round and n_s and K > 1:
+        left -= _band_round(ask, observed, band_config(correct, sample, ref), left, rounds)
     order = flip_order(correct, sample, ref)
     status = np.full((M, N), UNDECIDED, dtype=np.int8)
     status[~correct[:, :, ref]] = NOT_ROBUST
+    status[(observed & ~correct).any(axis=2)] = NOT_ROBUST  # the band round's failures
     if n_s:
         full = correct[:, sample].all(axis=2)
         status[:, sample] = np.where(full, ROBUST, NOT_ROBUST)
@@ -159,6 +165,14 @@ def plan(
         pm, pi = np.nonzero(status == UNDECIDED)
         if not len(pm) or left <= 0:
             break
+        seen = observed[pm, pi, order[pm, r]]  # the band round's cells: right, or settled above
+        if seen.any():
+            sm, si = pm[seen], pi[seen]
+            if r == K - 2:
+                status[sm, si] = ROBUST
+            pm, pi = pm[~seen], pi[~seen]
+            if not len(pm):
+                continue
         if len(pm) > left:  # the budget ends inside this round: a random subset of the pairs
             keep = np.sort(rng.choice(len(pm), size=left, replace=False))
             pm, pi = pm[keep], pi[keep]
@@ -171,6 +185,32 @@ def plan(
         )
         left -= len(pm)
     return Plan(observed, correct, sample, order, status, budget, rounds)
+
+
+def band_config(correct: np.ndarray, sample: np.ndarray, ref: int) -> np.ndarray:
+    """Per model, the configuration whose accuracy on the sample is farthest from the
+    reference's (ties: legend order): observed on every item, its accuracy is exact beside the
+    exact reference one, so their gap bounds the band from below."""
+    sub = correct[:, sample].mean(axis=1)  # (M, K)
+    gap = np.abs(sub - sub[:, ref : ref + 1])
+    gap[:, ref] = -1.0
+    return np.argmax(gap, axis=1)
+
+
+def _band_round(ask: Any, observed: np.ndarray, ks: np.ndarray, left: int, rounds: list[dict[str, int]]) -> int:
+    """Observe ``ks[m]`` on every item for each model, in model order, while the budget lasts
+    (a model's config is taken whole or not at all: a part decides no band). Returns the cells."""
+    spent = 0
+    for m, k in enumerate(ks.tolist()):
+        items = np.flatnonzero(~observed[m, :, k])
+        if spent + len(items) > left:
+            break
+        if len(items):
+            ask(np.full(len(items), m), items, np.full(len(items), k))
+            spent += len(items)
+    if spent:
+        rounds.append({"round": len(rounds) + 1, "kind": "band", "cells": spent})
+    return spent
 
 
 def design(
@@ -205,4 +245,4 @@ def design(
     }
 
 
-__all__ = ["BudgetError", "Plan", "budget_cells", "design", "flip_order", "plan", "sample_size"]
+__all__ = ["BudgetError", "Plan", "band_config", "budget_cells", "design", "flip_order", "plan", "sample_size"]

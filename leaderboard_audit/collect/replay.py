@@ -30,7 +30,9 @@ from .errors import CollectError
 DESIGN_KEY = "collection_design"
 
 
-def replay_plan(full: Records, fraction: float, seed: int, *, sample_share: float = DEFAULT_SAMPLE_SHARE) -> Plan:
+def replay_plan(
+    full: Records, fraction: float, seed: int, *, sample_share: float = DEFAULT_SAMPLE_SHARE, band_round: bool = False
+) -> Plan:
     """The budgeted plan run against ``full``'s cells."""
     if full.missing is not None:
         raise CollectError(full.source, "--replay needs a complete records set (this one has missing cells)")
@@ -39,7 +41,9 @@ def replay_plan(full: Records, fraction: float, seed: int, *, sample_share: floa
     def answer(m: np.ndarray, i: np.ndarray, k: np.ndarray) -> np.ndarray:
         return C[m, i, k]
 
-    return plan(answer, full.shape, full.grid.reference_index, fraction, seed, sample_share=sample_share)
+    return plan(
+        answer, full.shape, full.grid.reference_index, fraction, seed, sample_share=sample_share, band_round=band_round
+    )
 
 
 def replayed_records(full: Records, p: Plan, *, fraction: float, seed: int) -> Records:

@@ -175,6 +175,10 @@ def parallel_scopes(
                 if (MIX, j) in mine:
                     v["id"] = mine[(MIX, j)]
                 verdicts.append(v)
+            if records.missing is not None:  # as audit_scope_computed does (checks/incomplete.py)
+                from ..checks.incomplete import decide
+
+                verdicts = decide(check, handle, verdicts)
             core = pooled["verdicts"]
             pooled = {k: v for k, v in pooled.items() if k != "verdicts"}
             pooled[MIX] = handle.sections[MIX] = section

@@ -126,7 +126,7 @@ def audit(
         records = load_for_audit(str(records), format, mapping=mapping, metric=metric)
     from ..records.missing import refuse_incomplete
 
-    refuse_incomplete(records, path or records.source or "records")  # a missing cell is never a wrong one
+    refuse_incomplete(records, path or records.source or "records")  # reference cells missing only
     t = thresholds or Thresholds()
     sha = None
     if path is not None:

@@ -173,11 +173,19 @@ def audit_scope_computed(
                 found = guarded_verdicts(check, [vid for _, vid in mine], run)
                 if check.section in out:
                     out[check.section] = json_safe(out[check.section])
+            if records.missing is not None:  # issue 44: decided or undecided (checks/incomplete.py)
+                from ..checks.incomplete import decide
+
+                found = decide(check, sc, found)
             for j, v in enumerate(found):
                 if ids is not None and (check.name, j) in ids:
                     v["id"] = ids[(check.name, j)]
             verdicts += found
         out["verdicts"] = verdicts
+        if records.missing is not None:
+            from ..checks.incomplete import incomplete_section
+
+            out["incomplete"] = incomplete_section(sc)
         return out, sc
 
 

@@ -11,9 +11,9 @@ same whatever the missing cells hold. Here, per model:
   any completion can give (``band_bounds``);
 * robust accuracy: the robust pairs known (low), plus the undecided ones (high).
 
-Not wired into the checks yet: the audit refuses incomplete records (records/missing.py)
-until verdicts use these bounds. ``missing`` is a records set's ``Records.missing`` (None:
-complete, every bound is then the value itself).
+The verdict rules built on them live in checks/incomplete.py (docs/audits.md, "Incomplete
+grids"). ``missing`` is a records set's ``Records.missing`` (None: complete, every bound is
+then the value itself).
 """
 
 from __future__ import annotations
@@ -74,12 +74,202 @@ def side(lo: np.ndarray, hi: np.ndarray, threshold: float) -> np.ndarray:
     return out
 
 
+NOT_POSSIBLE_CODE = 2  # records/missing.py's NOT_POSSIBLE (metrics never import records)
+
+
+def possible_configs(missing: np.ndarray | None, shape: tuple[int, int, int]) -> np.ndarray:
+    """(M, K) bool: configuration k is possible for model m unless every one of its cells is
+    ``not_possible`` (likelihood scoring behind an API): such a model is compared only on the
+    configurations it has."""
+    M, _, K = shape
+    if missing is None:
+        return np.ones((M, K), dtype=bool)
+    return ~(missing == NOT_POSSIBLE_CODE).all(axis=1)
+
+
+def count_bounds(correct: np.ndarray, missing: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(M, K) integer low and high items right per model and configuration: unknown cells
+    counted wrong, then right (``accuracy_bounds`` times N, exact integers)."""
+    obs = _observed(correct, missing)
+    right = (correct & obs).sum(axis=1)
+    return right, right + (~obs).sum(axis=1)
+
+
+def band_bounds_on(lo: np.ndarray, hi: np.ndarray, possible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``band_bounds`` over each model's possible configurations only (``possible_configs``)."""
+    lo_max = np.where(possible, lo, -np.inf).max(axis=1)
+    hi_min = np.where(possible, hi, np.inf).min(axis=1)
+    hi_max = np.where(possible, hi, -np.inf).max(axis=1)
+    lo_min = np.where(possible, lo, np.inf).min(axis=1)
+    return np.maximum(0.0, lo_max - hi_min), hi_max - lo_min
+
+
+def _min_spread_sq(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Per row, the least ``sum_k (x_k - mean x)^2`` over ``lo <= x <= hi`` (a convex
+    problem): ``x_k = clip(t, lo_k, hi_k)`` with ``t`` the mean of the result, found by
+    bisection on the decreasing ``mean(clip(t)) - t``."""
+    a, b = lo.min(axis=1).astype(float), hi.max(axis=1).astype(float)
+    for _ in range(100):
+        t = (a + b) / 2
+        up = np.clip(t[:, None], lo, hi).mean(axis=1) > t
+        a, b = np.where(up, t, a), np.where(up, b, t)
+    x = np.clip(((a + b) / 2)[:, None], lo, hi)
+    return ((x - x.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+
+
+def _max_spread_sq(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """An upper bound of ``sum_k (x_k - mean x)^2`` over the box: for any c the sum is at most
+    ``sum_k (x_k - c)^2`` (the mean minimises it), and that is largest at an end of each
+    interval; c at the box's centre."""
+    c = ((lo + hi) / 2).mean(axis=1, keepdims=True)
+    return np.maximum((lo - c) ** 2, (hi - c) ** 2).sum(axis=1)
+
+
+def cochran_q_bounds(
+    correct: np.ndarray, missing: np.ndarray | None, possible: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(M,) a lower and an upper bound of each model's Cochran's Q (metrics/harness_effects.py,
+    ``cochran_q_p``) over every completion of its missing cells, on its possible configurations.
+
+    ``Q = (K - 1) K S / D`` with ``S = sum_k (C_k - mean C)^2`` and ``D = sum_i R_i (K - R_i)``:
+    S is bounded over the box of the column counts, D item by item (each item's R_i lies in
+    ``[observed right, observed right + unknown]``). NaN low bound where D can only be 0 (Q
+    undefined in every completion); inf high bound where D can be 0."""
+    M, N, K = correct.shape
+    possible = np.ones((M, K), dtype=bool) if possible is None else possible
+    obs = _observed(correct, missing)
+    q_lo = np.full(M, np.nan)
+    q_hi = np.full(M, np.nan)
+    for m in range(M):
+        ks = np.flatnonzero(possible[m])
+        k = ks.size
+        if k < 2:
+            continue
+        o, c = obs[m][:, ks], correct[m][:, ks]
+        r_lo = (c & o).sum(axis=1)
+        r_hi = r_lo + (~o).sum(axis=1)
+        half = np.clip(np.full(N, k / 2.0), r_lo, r_hi)
+        best = np.maximum(np.floor(half), r_lo), np.minimum(np.ceil(half), r_hi)
+        d_hi = np.maximum(best[0] * (k - best[0]), best[1] * (k - best[1])).sum()
+        d_lo = np.minimum(r_lo * (k - r_lo), r_hi * (k - r_hi)).sum()
+        col_lo = (c & o).sum(axis=0)[None, :].astype(float)
+        col_hi = col_lo + (~o).sum(axis=0)[None, :]
+        s_lo = float(_min_spread_sq(col_lo, col_hi)[0])
+        s_hi = float(_max_spread_sq(col_lo, col_hi)[0])
+        if d_hi > 0:
+            q_lo[m] = (k - 1) * k * s_lo / d_hi
+        q_hi[m] = (k - 1) * k * s_hi / d_lo if d_lo > 0 else np.inf
+    return q_lo, q_hi
+
+
+def right_count_bounds(
+    correct: np.ndarray, missing: np.ndarray | None, configs: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(M, N) low and high ``R[m, i]``, the configurations (of ``configs``, default all) under
+    which m gets item i right: unknown cells counted wrong, then right."""
+    obs = _observed(correct, missing)
+    if configs is not None:
+        obs, correct = obs[:, :, configs], correct[:, :, configs]
+    lo = (correct & obs).sum(axis=2)
+    return lo, lo + (~obs).sum(axis=2)
+
+
+def above_bounds(r_lo: np.ndarray, r_hi: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For the pairs (xs[j], ys[j]): the fewest and most items on which x's harness-averaged
+    accuracy is above y's (metrics/averaged.py ``above``) over every completion. The fewest is
+    reached with x low and y high on every item at once, the completion that also gives the
+    most items below: one completion is least favourable to "x above y" on both counts."""
+    lo = (r_lo[xs] > r_hi[ys]).sum(axis=1)
+    hi = (r_hi[xs] > r_lo[ys]).sum(axis=1)
+    return lo, hi
+
+
+def sign_p_range(
+    x_lo: np.ndarray, x_hi: np.ndarray, y_lo: np.ndarray, y_hi: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The exact two-sided sign test's p for "x beats y" (``one_sided``: 1 unless x > y), its
+    largest value over the counts' box (x low, y high) and its smallest (x high, y low): the
+    p falls as x rises and as y falls while x > y."""
+    from .harness_effects import one_sided
+
+    return one_sided(x_lo, y_hi), one_sided(x_hi, y_lo)
+
+
+def kendall_tau_bounds(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[float, float] | None:
+    """Bounds of Kendall's tau-b (metrics/kendall.py) between exact ``x`` and a ``y`` known only
+    to lie in ``[lo, hi]`` (integer counts), over every ``y`` in the box; None when tau can be
+    undefined (every pair tied in x, or possibly in y).
+
+    ``tau = S / sqrt(n_x n_y)``: S (concordant minus discordant pairs) lies between the sure
+    concordant pairs less every other untied one and the reverse; ``n_y`` (pairs not tied in y)
+    between the pairs that cannot tie and those that do not surely tie. Each end takes the
+    denominator that moves it outward, so the bounds hold for S and n_y jointly."""
+    x = np.asarray(x, dtype=float)
+    lo = np.asarray(lo, dtype=float)
+    hi = np.asarray(hi, dtype=float)
+    iu, ju = np.triu_indices(len(x), k=1)
+    dx = np.sign(x[iu] - x[ju])
+    d_lo = lo[iu] - hi[ju]  # y_a - y_b lies in [d_lo, d_hi]
+    d_hi = hi[iu] - lo[ju]
+    untied = dx != 0
+    n_x = int(untied.sum())
+    sure_c = untied & (((dx > 0) & (d_lo > 0)) | ((dx < 0) & (d_hi < 0)))
+    sure_d = untied & (((dx > 0) & (d_hi < 0)) | ((dx < 0) & (d_lo > 0)))
+    s_lo = int(sure_c.sum()) - (n_x - int(sure_c.sum()))
+    s_hi = (n_x - int(sure_d.sum())) - int(sure_d.sum())
+    can_tie = (d_lo <= 0) & (d_hi >= 0)
+    sure_tie = (d_lo == 0) & (d_hi == 0)
+    ny_min = int((~can_tie).sum())
+    ny_max = len(iu) - int(sure_tie.sum())
+    if n_x == 0 or ny_min == 0:
+        return None
+
+    def tau(s: int, ny: int) -> float:
+        return float(np.clip(s / np.sqrt(n_x * ny), -1.0, 1.0))
+
+    t_lo = tau(s_lo, ny_max) if s_lo >= 0 else tau(s_lo, ny_min)
+    t_hi = tau(s_hi, ny_min) if s_hi >= 0 else tau(s_hi, ny_max)
+    return t_lo, t_hi
+
+
+def srs_interval(
+    values: np.ndarray, population: int, z: float = 1.959963984540054
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Design-based estimate of a mean over ``population`` items from a uniform sample without
+    replacement: ``values`` is (..., n) of 0/1 (or bounded) values on the sampled items. Returns
+    (estimate, low, high) of the 95% Wilson interval with the finite-population correction (its
+    effective n is n / fpc): the sample mean is unbiased only because every item had the same
+    inclusion probability n / N, so only cells of the random sample enter."""
+    v = np.asarray(values, dtype=float)
+    n = v.shape[-1]
+    est = v.mean(axis=-1) if n else np.full(v.shape[:-1], np.nan)
+    if n == 0:
+        return est, np.zeros_like(est), np.ones_like(est)
+    fpc = (population - n) / (population - 1) if population > 1 else 0.0
+    if fpc <= 0:
+        return est, est.copy(), est.copy()
+    ne = n / fpc
+    z2 = z * z
+    centre = (est + z2 / (2 * ne)) / (1 + z2 / ne)
+    half = z * np.sqrt(est * (1 - est) / ne + z2 / (4 * ne * ne)) / (1 + z2 / ne)
+    return est, np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
 __all__ = [
     "NOT_ROBUST",
     "ROBUST",
     "UNDECIDED",
+    "above_bounds",
     "accuracy_bounds",
     "band_bounds",
+    "band_bounds_on",
+    "cochran_q_bounds",
+    "count_bounds",
+    "kendall_tau_bounds",
+    "possible_configs",
+    "right_count_bounds",
+    "sign_p_range",
+    "srs_interval",
     "robust_accuracy_bounds",
     "robust_status",
     "side",

@@ -77,28 +77,37 @@ def missing_counts(records: Any) -> dict[str, Any]:
 
 
 def incomplete_message(records: Any, where: str) -> str:
-    """The one usage error an audit gives for incomplete records (docs/records.md)."""
+    """The one usage error an audit gives for records it cannot audit at all: missing cells
+    under the reference configuration (docs/audits.md, "Incomplete grids")."""
     c = missing_counts(records)
-    reasons = ", ".join(f"{n:,} {r}" for r, n in c["by_reason"].items())
-    bench = ", ".join(f"{b}={n:,}" for b, n in c["by_benchmark"].items())
-    models = sorted(c["by_model"].items(), key=lambda kv: (-kv[1], kv[0]))
+    ref = records.grid.reference_index
+    at_ref = records.missing[:, :, ref]
+    n_ref = int(np.count_nonzero(at_ref))
+    per_m = np.count_nonzero(at_ref, axis=1)
+    models = sorted(((m, int(n)) for m, n in zip(records.models, per_m.tolist()) if n), key=lambda kv: (-kv[1], kv[0]))
     shown = ", ".join(f"{m}={n:,}" for m, n in models[:8]) + (f" (+{len(models) - 8} more)" if len(models) > 8 else "")
+    reasons = ", ".join(
+        f"{int(np.count_nonzero(at_ref == code)):,} {r}" for r, code in REASON_CODE.items() if (at_ref == code).any()
+    )
     return (
-        f"{where}: incomplete records: {c['missing']:,} of {c['cells']:,} cells are missing ({reasons}); "
-        f"per benchmark: {bench}; per model: {shown}. The audit does not yet decide verdicts on an incomplete "
-        "grid, and a missing cell is never counted as wrong. Fix: collect the missing cells (for a budgeted "
-        "replay, a larger --budget, up to 1), or audit a complete records set; --audit-intersect drops only "
-        "items absent for some model, not missing cells (docs/records.md, 'Incomplete records')"
+        f"{where}: incomplete records: {c['missing']:,} of {c['cells']:,} cells are missing, {n_ref:,} of them under "
+        f"the reference configuration {records.grid.reference!r} ({reasons}; per model: {shown}). The printed "
+        "leaderboard is the reference configuration on every item, and every verdict compares against it, so it "
+        "cannot be audited with reference cells missing; a missing cell is never counted as wrong. Fix: collect "
+        "the reference configuration on every (model, item) (a budgeted collection's first round does), or drop "
+        "the models that lack it (docs/audits.md, 'Incomplete grids')"
     )
 
 
 class IncompleteRecordsError(ValueError):
-    """An audit was asked of records with missing cells (``incomplete_message``)."""
+    """An audit was asked of records it cannot audit (``incomplete_message``)."""
 
 
 def refuse_incomplete(records: Any, where: str) -> None:
-    """Raise ``IncompleteRecordsError`` when ``records`` has missing cells."""
-    if getattr(records, "missing", None) is not None:
+    """Raise ``IncompleteRecordsError`` when ``records`` miss cells under the reference
+    configuration; other missing cells are audited (checks/incomplete.py)."""
+    miss = getattr(records, "missing", None)
+    if miss is not None and np.asarray(miss)[:, :, records.grid.reference_index].any():
         raise IncompleteRecordsError(incomplete_message(records, where))
 
 

@@ -244,6 +244,23 @@ def fragile_line(s: dict[str, Any]) -> str | None:
     )
 
 
+def incomplete_line(report: dict[str, Any]) -> str | None:
+    """An incomplete grid (docs/audits.md, "Incomplete grids"): how much is missing, how many
+    verdicts are undecided, and that the tables read only the observed cells; None when complete."""
+    scopes = report.get("scopes") or {}
+    pooled = next((s["incomplete"] for s in scopes.values() if "incomplete" in s), None)
+    if pooled is None:
+        return None
+    verdicts = [v for s in scopes.values() for v in s.get("verdicts", []) if "decided" in v]
+    open_ = sum(1 for v in verdicts if not v["decided"])
+    return (
+        f"incomplete grid: {pooled['missing']:,} of {pooled['cells']:,} cells missing; {open_} of "
+        f"{len(verdicts)} verdicts undecided (warns that name the missing cells that would decide them; "
+        "--audit-strict or --strict fails them). Decided verdicts hold whatever the missing cells hold; the tables "
+        "read the observed cells only"
+    )
+
+
 def next_steps(report: dict[str, Any]) -> list[str]:
     """The lines, most important first; [] for a report without scopes."""
     got = first_scope(report)
@@ -251,6 +268,9 @@ def next_steps(report: dict[str, Any]) -> list[str]:
         return []
     _, s = got
     out: list[str] = []
+    line = incomplete_line(report)
+    if line:
+        out.append(line)
     line = one_model_line(s)
     if line:
         out.append(line)
@@ -274,4 +294,4 @@ def next_steps(report: dict[str, Any]) -> list[str]:
     return out
 
 
-__all__ = ["AXIS_ADVICE", "MORE_CONFIGS", "first_scope", "next_steps", "twin_scopes"]
+__all__ = ["AXIS_ADVICE", "MORE_CONFIGS", "first_scope", "incomplete_line", "next_steps", "twin_scopes"]

@@ -1,0 +1,93 @@
+"""The bounds the incomplete-grid verdicts rest on hold for every completion (issue 44):
+Cochran's Q (``cochran_q_bounds``), Kendall's tau-b (``kendall_tau_bounds``) and the pair
+counts of the harness-averaged order (``above_bounds``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from leaderboard_audit.metrics.averaged import above_counts
+from leaderboard_audit.metrics.harness_effects import cochran_q_p
+from leaderboard_audit.metrics.incomplete import (
+    above_bounds,
+    cochran_q_bounds,
+    count_bounds,
+    kendall_tau_bounds,
+    right_count_bounds,
+)
+from leaderboard_audit.metrics.kendall import kendall_tau_b
+from leaderboard_audit.metrics.per_model import right_counts
+
+GRIDS = st.tuples(st.integers(1, 4), st.integers(1, 9), st.integers(2, 5), st.integers(0, 2**32 - 1))
+
+
+def draw(shape, seed, p_missing):
+    rng = np.random.default_rng(seed)
+    truth = rng.random(shape) < rng.uniform(0.2, 0.8)
+    missing = np.where(rng.random(shape) < p_missing, 1, 0).astype(np.int8)
+    return rng, truth & (missing == 0), missing
+
+
+def completions(rng, seen, missing, n=40):
+    """Random completions of the missing cells, and the two extremes."""
+    unknown = missing != 0
+    yield seen | unknown
+    yield seen.copy()
+    for _ in range(n):
+        yield seen | (unknown & (rng.random(seen.shape) < rng.uniform(0, 1)))
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(grid=GRIDS, p=st.sampled_from([0.1, 0.3, 0.6]))
+def test_cochran_q_lies_within_its_bounds(grid, p):
+    M, N, K, seed = grid
+    rng, seen, missing = draw((M, N, K), seed, p)
+    q_lo, q_hi = cochran_q_bounds(seen, missing)
+    for C in completions(rng, seen, missing):
+        counts = C.sum(axis=1)
+        R = right_counts(C).astype(np.int64)
+        q, _ = cochran_q_p(counts, (R * R).sum(axis=1))
+        for m in range(M):
+            if np.isnan(q[m]):  # undefined here (p = 1): the high bound must say it can be
+                assert not np.isfinite(q_hi[m]), (m, q_hi[m])
+                continue
+            if np.isfinite(q_lo[m]):
+                assert q[m] >= q_lo[m] - 1e-9, (m, q[m], q_lo[m])
+            if np.isfinite(q_hi[m]):
+                assert q[m] <= q_hi[m] + 1e-9, (m, q[m], q_hi[m])
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(grid=GRIDS, p=st.sampled_from([0.1, 0.3, 0.6]))
+def test_kendall_tau_lies_within_its_bounds(grid, p):
+    M, N, K, seed = grid
+    M = max(M, 2)
+    rng, seen, missing = draw((M + 1, N, K), seed, p)
+    missing[:, :, 0] = 0  # the reference: exact
+    seen = seen & (missing == 0)
+    lo, hi = count_bounds(seen, missing)
+    x = lo[:, 0].astype(float)
+    for k in range(1, K):
+        got = kendall_tau_bounds(x, lo[:, k], hi[:, k])
+        for C in completions(rng, seen, missing):
+            tau = kendall_tau_b(x, C.sum(axis=1)[:, k : k + 1].astype(float))[0]
+            if got is None:
+                continue
+            assert not np.isnan(tau), "tau undefined although the bounds said it cannot be"
+            assert got[0] - 1e-9 <= tau <= got[1] + 1e-9, (k, tau, got)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(grid=GRIDS, p=st.sampled_from([0.1, 0.3, 0.6]))
+def test_averaged_pair_counts_lie_within_their_bounds(grid, p):
+    M, N, K, seed = grid
+    M = max(M, 2)
+    rng, seen, missing = draw((M, N, K), seed, p)
+    r_lo, r_hi = right_count_bounds(seen, missing)
+    iu, ju = np.triu_indices(M, k=1)
+    lo, hi = above_bounds(r_lo, r_hi, iu, ju)
+    for C in completions(rng, seen, missing):
+        above = above_counts(right_counts(C), K)
+        assert (lo <= above[iu, ju]).all() and (above[iu, ju] <= hi).all()
