@@ -41,7 +41,7 @@ from .budget import DEFAULT_SAMPLE_SHARE, ROBUST, UNDECIDED, BudgetError, budget
 from .errors import CollectError
 from .harness import Harness
 from .replay import DESIGN_KEY
-from .run import Cells, _Lazy, grid_for, load_items_into, raw_line, record_line, run_cells
+from .cells import Cells, _Lazy, grid_for, load_items_into, raw_line, record_line, run_cells
 from .spec import Spec
 
 WORK = Path("_work") / "_budget"

@@ -45,16 +45,7 @@ from typing import Any
 from .axes import AxesSpec, axes_from_obj
 from .benchmarks import SOURCES
 from .engines import DEFAULT_ENGINE
-
-
-@dataclass
-class ModelSpec:
-    name: str
-    path: str
-    dtype: str = "auto"  # bfloat16 on a CUDA GPU, float32 on CPU (engines resolve it)
-    chat_template: bool = False
-    options: dict[str, Any] = field(default_factory=dict)
-    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)  # e.g. enable_thinking = false
+from .model_spec import ModelSpec, check_model_name, model_from_obj
 
 
 @dataclass
@@ -127,27 +118,6 @@ class Spec:
         return h.hexdigest()
 
 
-def _check_model_name(name: str) -> None:
-    """A model name becomes a file name under each benchmark folder: refuse one that escapes it."""
-    from .errors import CollectError
-
-    bad = (
-        not name
-        or name.startswith((".", "/"))
-        or "\\" in name
-        or "\x00" in name
-        or any(part in ("", ".", "..") for part in name.split("/"))
-        or any(ord(ch) < 32 or ord(ch) == 127 for ch in name)
-    )
-    if bad:
-        raise CollectError(
-            name,
-            f"model name {name!r} cannot be a records file name (it must not start with "
-            "'.' or '/', hold '..' or empty path parts, backslashes or control characters)",
-            fix="give the [[models]] entry a plain `name`",
-        )
-
-
 def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
     base = base or Path.cwd()
 
@@ -185,7 +155,7 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         raise ValueError("the spec names no [[models]]")
     names = [m.name for m in models]
     for name in names:
-        _check_model_name(name)
+        check_model_name(name)
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise ValueError(f"model name '{dup}' appears twice; model names must be unique")
@@ -214,7 +184,7 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
     output = rel(str(obj.get("output", "records")))
     judge = None
     if "judge" in obj:
-        from .judge import judge_from_obj
+        from .judge_spec import judge_from_obj
 
         judge = judge_from_obj(obj["judge"], rel, models, output)  # type: ignore[arg-type]
         if judge.benchmark not in SOURCES and judge.benchmark not in sources:
@@ -246,29 +216,6 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
     )
     spec.check_budget()
     return spec
-
-
-def model_from_obj(m: Any, rel: Any) -> ModelSpec:
-    """One [[models]] (or [[judge.models]]) entry."""
-    if not isinstance(m, dict) or "path" not in m:
-        raise ValueError("each [[models]] entry needs a 'path'")
-    path = str(m["path"])
-    if not path.startswith("gguf:") and (path.startswith((".", "/", "~"))):
-        path = str(rel(path))
-    mk = set(m) - {"name", "path", "dtype", "chat_template", "options", "chat_template_kwargs"}
-    if mk:
-        raise ValueError(
-            f"unknown [[models]] key(s) {', '.join(repr(k) for k in sorted(mk))}; known: "
-            "name, path, dtype, chat_template, options, chat_template_kwargs"
-        )
-    return ModelSpec(
-        str(m.get("name") or path.split(":")[-1].rstrip("/").split("/")[-1]),
-        path,
-        str(m.get("dtype", "auto")),
-        bool(m.get("chat_template", False)),
-        dict(m.get("options") or {}),
-        dict(m.get("chat_template_kwargs") or {}),
-    )
 
 
 def _share(obj: dict[str, Any], key: str) -> float | None:

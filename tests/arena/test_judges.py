@@ -255,4 +255,4 @@ def test_arena_hard_judge_prompt_is_an_axis(tmp_path):
     from leaderboard_audit.importers.judged import load_judged
 
     rec = load_judged(root)
-    assert set(rec.grid.axis_groups) == {"prompt", "position"}
+    assert set(rec.grid.axis_groups) == {"prompt", "position", "scale"}

@@ -210,7 +210,7 @@ def test_a_ray_budgeted_collection_equals_the_single_process_one(tmp_path, monke
 
 
 def test_a_budgeted_collection_through_the_http_engine_equals_the_in_process_one(tmp_path):
-    from collect.engines.test_openai_engine import StubServer
+    from helpers.openai_stub import StubServer
     from leaderboard_audit.collect.engines.fake import ByteTokenizer, FakeEngine
     from leaderboard_audit.collect.engines.openai_engine import OpenAIEngine
 
