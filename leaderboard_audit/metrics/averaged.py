@@ -73,7 +73,8 @@ def averaged_order(
     ``parts``: views of C's items that partition them: ``above`` is a sum over items, so the
     pooled scope's is the sum of its benchmarks' (``per_model.summed_over_items``)."""
     N = C.shape[1]
-    if C.shape[2] == 1 and C.dtype == bool:
+    one_config = C.shape[2] == 1 and C.dtype == bool
+    if one_config:
         # one configuration: an item's averaged score is its one bit, so ``above`` is the
         # identified order's robust-only count, and the tests read the counts it computed
         above = summed_over_items(C, "robust_only", robust_only_of, parts, count_dtype(N))
@@ -87,6 +88,7 @@ def averaged_order(
         alpha=alpha,
         display=display,
         basis="harness-averaged items",
+        shared=one_config,
     )
 
 

@@ -382,15 +382,22 @@ def order_from_counts(
     alpha: float = 0.05,
     display: np.ndarray | None = None,
     basis: str = "robust items",
+    shared: bool = False,
 ) -> IdentifiedOrder:
     """Sign tests, Holm, edges, tiers and winner from per-pair counts ``only[a, b]`` (items
     on which ``a`` beats ``b``; ``only_t`` = its transpose, C-contiguous, or None). ``basis`` names
-    what the counts compare on, for the reasons ("robust items", "harness-averaged items")."""
+    what the counts compare on, for the reasons ("robust items", "harness-averaged items").
+    ``shared``: another order tests the same read-only counts in this audit (one
+    configuration: the harness-averaged order's counts are the identified order's), so the
+    tests are kept in the audit's cache (``derived``) and done once."""
     M = only.shape[0]
     display = np.arange(M) if display is None else np.asarray(display, dtype=np.intp)
-    p_holm, above, edges = derived(
-        only, f"tested {n_items} {float(alpha)!r}", lambda: _tested(only, n_items, alpha, only_t)
-    )
+    if shared:
+        p_holm, above, edges = derived(
+            only, f"tested {n_items} {float(alpha)!r}", lambda: _tested(only, n_items, alpha, only_t)
+        )
+    else:  # the tests hold an (N + 1)^2 table: kept only where another order reads them
+        p_holm, above, edges = _tested(only, n_items, alpha, only_t)
     tiers, cycle = topological_tiers(above, display)
     out_deg = above.sum(axis=1)
     winners = np.flatnonzero(out_deg == M - 1)
@@ -456,7 +463,9 @@ def identified_order(
     with the roles swapped, so one product gives both directions."""
     N = C.shape[1]
     only = summed_over_items(C, "robust_only", robust_only_of, parts, count_dtype(N))
-    return order_from_counts(only, None, N, models=models, alpha=alpha, display=display)
+    return order_from_counts(
+        only, None, N, models=models, alpha=alpha, display=display, shared=C.shape[2] == 1 and C.dtype == bool
+    )
 
 
 #: edges listed in the report; beyond it the list is cut (a 4,278-model leaderboard has
