@@ -207,10 +207,6 @@ class Registry(Mapping[str, T], Generic[T]):
     def aliases(self, name: str) -> tuple[str, ...]:
         return self._aliases[self.canonical(name)]
 
-    def all_names(self) -> tuple[str, ...]:
-        """Every canonical name and alias as written at registration."""
-        return tuple(n for c in self.names() for n in (c, *self._aliases[c]))
-
     def origin(self, name: str) -> str:
         return self._origin[self.canonical(name)]
 

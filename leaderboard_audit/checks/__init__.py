@@ -67,10 +67,6 @@ def registry() -> dict[str, Check]:
     return {name: reg[name] for name in reg.names()}
 
 
-def check_names() -> tuple[str, ...]:
-    return tuple(registry())
-
-
 def default_thresholds() -> dict[str, float | int]:
     """Every check's thresholds with their defaults (names are global)."""
     out: dict[str, float | int] = {}
@@ -97,7 +93,6 @@ __all__ = [
     "RegistryError",
     "Scope",
     "Thresholds",
-    "check_names",
     "check_registry",
     "default_thresholds",
     "num",

@@ -34,12 +34,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..records.names import POOLED
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..records import Records
     from .tables import Table
     from .thresholds import Thresholds
-
-POOLED = "pooled"
 
 
 def num(x: Any) -> Any:

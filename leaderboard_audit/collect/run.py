@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import os
 import shutil
 import sys
@@ -90,10 +89,6 @@ def decide(scores: Sequence[float]) -> tuple[int, float]:
     rest = [s for j, s in enumerate(scores) if j != best]
     margin = scores[best] - max(rest) if rest else 0.0
     return best, margin
-
-
-def mean_lp(lps: Sequence[float]) -> float:
-    return math.fsum(lps) / len(lps) if lps else float("-inf")
 
 
 # --------------------------------------------------------------------------- one chunk
@@ -698,7 +693,3 @@ def _collect_file(plan: _FilePlan, lazy: _Lazy, only_group: int | None = None) -
             d.rmdir()
         except OSError:
             pass
-
-
-def main_collect(path: str, *, progress: bool = True) -> Path:  # pragma: no cover - thin alias
-    return collect(path, progress=progress)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..records import Records
+from ..records.names import POOLED
 from . import axes as axes_m
 from .champions import champions
 from .compression import compression
@@ -23,7 +24,6 @@ from .pairs import adjacent_pairs
 from .per_model import band, config_words, leaderboard_order
 
 MIN_BENCHMARKS = 3
-POOLED = "pooled"
 
 
 def without_benchmark(records: Records, benchmark: str) -> Records:
