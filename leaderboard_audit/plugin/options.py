@@ -163,10 +163,9 @@ def audit_workers(config: pytest.Config) -> int:
 
 def records_free_cache_home() -> Path:
     """Where pytest's cache goes when the rootdir is the records folder (never the records)."""
-    import os
+    from ..settings import cache_home
 
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "leaderboard-audit" / "pytest-cache"
+    return cache_home() / "pytest-cache"
 
 
 def _format_arg(records_arg, aggregates: tuple[str, ...]):

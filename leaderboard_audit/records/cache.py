@@ -48,8 +48,9 @@ def default_cache_dir() -> Path | None:
     env = os.environ.get("LEADERBOARD_AUDIT_CACHE")
     if env is not None:
         return None if env.strip().lower() in OFF else Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "leaderboard-audit" / "records"
+    from ..settings import cache_home
+
+    return cache_home() / "records"
 
 
 def default_max_bytes() -> int:
