@@ -1,6 +1,7 @@
 """One registry type for every family that plugs in (issue 21; lm-evaluation-harness's
 ``lm_eval/api/registry.py`` is the shape): checks, importers (formats), engines and
-likelihood normalisations.
+likelihood normalisations. Its layer: the bottom (standard library only); every family's
+module imports it.
 
 A :class:`Registry` maps names to entries. It has:
 
