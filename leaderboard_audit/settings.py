@@ -1,6 +1,6 @@
 """The audit's settings: one precedence rule, validated once, plain and serializable. Its
 layer: below the checks (it reads their threshold declarations lazily), import-light for the
-plugin's options; also the one cache folder rule (``cache_home``).
+plugin's options.
 
 Precedence for seed, boot, alpha, strict and every threshold: command line > ini
 (``audit_<name>`` in pytest.ini / tox.ini / setup.cfg / ``[tool.pytest.ini_options]``) >
@@ -262,16 +262,6 @@ def resolve_settings(
     )
 
 
-def cache_home() -> Path:
-    """The one folder the tool caches in: ``$XDG_CACHE_HOME/leaderboard-audit``, else
-    ``~/.cache/leaderboard-audit``. The records' load cache (``records/``), pytest's cache when
-    the records folder is the rootdir (``pytest-cache/``), the collector's models and vLLM's
-    compiled kernels go in sub-folders of it; each has its own variable to move it."""
-    import os
-
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "leaderboard-audit"
-
-
 def bundled_threshold_names() -> tuple[str, ...]:
     """The bundled checks' threshold names (each check class's ``thresholds = {...}``), read from
     the checks' source text without importing them (numpy), for pytest's ini registration:
@@ -292,7 +282,6 @@ __all__ = [
     "DEFAULT_ALPHA",
     "Settings",
     "bundled_threshold_names",
-    "cache_home",
     "DEFAULT_BOOT",
     "DEFAULT_SEED",
     "INI_KEYS",

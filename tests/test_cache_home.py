@@ -1,5 +1,5 @@
 """One cache-folder rule (architecture review A17): every cache of the tool is a sub-folder of
-``settings.cache_home()``, which follows ``$XDG_CACHE_HOME``."""
+``records.cache.cache_home()``, which follows ``$XDG_CACHE_HOME``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from helpers.paths import REPO
-from leaderboard_audit.settings import cache_home
+from leaderboard_audit.records.cache import cache_home
 
 
 def test_every_cache_folder_is_under_the_one_cache_home(tmp_path, monkeypatch):

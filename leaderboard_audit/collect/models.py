@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Sequence
 
-from ..settings import cache_home
+from ..records.cache import cache_home
 
 CACHE = Path(os.environ["LEADERBOARD_AUDIT_CACHE"]) if os.environ.get("LEADERBOARD_AUDIT_CACHE") else cache_home()
 

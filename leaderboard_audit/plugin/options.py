@@ -163,7 +163,7 @@ def audit_workers(config: pytest.Config) -> int:
 
 def records_free_cache_home() -> Path:
     """Where pytest's cache goes when the rootdir is the records folder (never the records)."""
-    from ..settings import cache_home
+    from ..records.cache import cache_home
 
     return cache_home() / "pytest-cache"
 

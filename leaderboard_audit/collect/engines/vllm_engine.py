@@ -36,7 +36,7 @@ def cpu_env(threads: str | None = None) -> None:
     # OpenMP threads that spin while a core is shared stall every barrier.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     if "VLLM_CACHE_ROOT" not in os.environ:
-        from ...settings import cache_home
+        from ...records.cache import cache_home
 
         os.environ["VLLM_CACHE_ROOT"] = str(cache_home() / "vllm")
 
