@@ -194,10 +194,12 @@ class Registry(Mapping[str, T], Generic[T]):
         return canonical
 
     def metavar(self, fixed: Iterable[str] = ()) -> str:
-        """``{a,b (alias b2),...}``: the choices a user can type, as a ``metavar``."""
+        """``{a,b (alias b2/b3),...}``: the choices a user can type, as a ``metavar``. No ", "
+        inside: pytest's help formatter splits an option's invocation there (``pytest --help``
+        failed on ``inspect (alias inspect-ai, inspect_ai)``)."""
         shown = [
             *fixed,
-            *(n + (f" (alias {', '.join(self._aliases[n])})" if self._aliases.get(n) else "") for n in self.names()),
+            *(n + (f" (alias {'/'.join(self._aliases[n])})" if self._aliases.get(n) else "") for n in self.names()),
         ]
         return "{" + ",".join(shown) + "}"
 

@@ -53,3 +53,12 @@ def test_pytest_accepts_an_audit_format_alias(pytester):
     assert r.ret == 0, r.stderr.str()[-2000:]
     r = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--co", "-q", "--audit=x", "--audit-format", "lmevl")
     assert r.ret == pytest.ExitCode.USAGE_ERROR and "is not one of {auto,records,table," in r.stderr.str()
+
+
+def test_pytest_help_lists_the_aliases(pytester):
+    """``pytest --help`` formats ``--audit-format``'s metavar (it crashed on an alias list with
+    ", " in it: pytest splits an option's invocation there)."""
+    r = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--help")
+    assert r.ret == 0, r.stderr.str()[-2000:]
+    out = r.stdout.str()
+    assert "--audit-format=" in out and "lighteval (alias light-eval)" in out and "inspect-ai/inspect_ai" in out
