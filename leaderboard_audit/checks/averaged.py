@@ -20,6 +20,7 @@ from .base import Check, Scope
 
 class Averaged(Check):
     name = "averaged"
+    position = 40  # in the report: after the checks with a lower position
     title = "Harness-averaged order (accuracy averaged over the grid, Holm-adjusted sign tests)"
     section = "averaged"
 

@@ -23,6 +23,7 @@ BAND_KEYS = ("reference", "min", "max", "spread", "robust", "optimistic", "confi
 
 class Band(Check):
     name = "band"
+    position = 10  # in the report: after the checks with a lower position
     title = "Band (Table 1, Figure 1)"
     section = "leaderboard"
     thresholds = {"band_pass": 0.02, "band_warn": 0.05}

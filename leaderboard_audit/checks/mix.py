@@ -322,6 +322,7 @@ def _moved_text(key: str, a: Any, b: Any) -> str:
 
 class Mix(Check):
     name = "mix"
+    position = 130  # in the report: after the checks with a lower position
     title = "Mix: leave one benchmark out (Table 9, appendix A.9)"
     section = "mix"
     thresholds = {"mix_draws": 100}
