@@ -52,7 +52,8 @@ def headline_from_sections(
     sections: dict[str, Any], n_items: int, benchmarks: list[str], reference: str
 ) -> dict[str, Any]:
     """Table 9's quantities, read from the sections the checks computed (nothing recomputed);
-    the same keys as ``metrics.leave_one_out.headline_numbers`` (plus the identified order)."""
+    the same keys as ``headline_numbers`` in tests/helpers/table9.py, which computes them from
+    the metrics directly (plus the identified order)."""
     out: dict[str, Any] = {"items": n_items, "benchmarks": benchmarks}
     lb = sections.get("leaderboard")
     if lb:
