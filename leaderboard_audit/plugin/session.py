@@ -202,6 +202,12 @@ class AuditSession:
         if self._flush_terminal is not None:
             self._flush_terminal()  # the progress shown is current while it computes
         workers = max(1, int(self.settings.workers))
+        from .options import WORKERS_ARE_AUTO
+
+        if self.config.stash.get(WORKERS_ARE_AUTO, False):
+            from ..engine.parallel import auto_workers
+
+            workers = auto_workers(records, workers)
         got = audit_scopes(
             records, todo, workers=workers, cache=self._cache, evidence=self._evidence, **self.audit_kw()
         )
