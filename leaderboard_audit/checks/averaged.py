@@ -81,7 +81,7 @@ def board_section(ao: Any, scope: Scope) -> dict[str, Any]:
     from ..metrics.per_model import right_counts
 
     names = scope.names
-    above = bh_edges(np.asarray(ao.only), scope.shape[1], scope.alpha)
+    above = bh_edges(np.asarray(ao.only), scope.shape[1], scope.alpha, cells=ao.cells)
     rank = board_ranks(above)
     mean, ci = mean_ci(right_counts(scope.C), scope.shape[2])
     order = sorted(range(len(names)), key=lambda m: (int(rank[m]), -float(mean[m]), names[m]))

@@ -12,6 +12,8 @@ any false claim when no model differs (``benchmarks/null_and_power.py board`` me
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .exact import exact_array
@@ -46,16 +48,17 @@ def bh_adjust_distinct(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.minimum.accumulate(stepped[::-1])[::-1]
 
 
-def bh_edges(only: np.ndarray, n_items: int, alpha: float) -> np.ndarray:
+def bh_edges(only: np.ndarray, n_items: int, alpha: float, cells: Any = None) -> np.ndarray:
     """``above[a, b]``: a is identified above b (BH over every pair's two-sided sign test on
     ``only[a, b]`` v ``only[b, a]``, in the direction of the larger count). By cell when the
-    cells are few (a board of thousands of models over a hundred items), else pair by pair."""
+    cells are few (a board of thousands of models over a hundred items), else pair by pair.
+    ``cells``: the counts' ``identified.pair_cells`` when at hand (the order tested them)."""
     M = only.shape[0]
     if M < 2:
         return np.zeros((M, M), dtype=bool)
     width = n_items + 1
     if width * width <= CELL_TABLE_MAX:
-        code, ordered, x, y, p = pair_cells(only, n_items)
+        code, ordered, x, y, p = pair_cells(only, n_items) if cells is None else cells
         values, which = np.unique(p, return_inverse=True)
         per_value = np.bincount(which, weights=ordered, minlength=values.size)
         adj = bh_adjust_distinct(values, np.rint(per_value).astype(np.int64) // 2)[which]

@@ -45,6 +45,7 @@ class IdentifiedOrder:
     robust_winner: int | None
     reason: str | None  # why there is no robust winner (None when there is one)
     cycle: bool  # the edges contain a directed cycle (the last tier holds it)
+    cells: Any = None  # ``pair_cells`` of ``only`` when tested by cell (the board reads them too)
 
 
 def robust_only_counts(rc: np.ndarray, rw: np.ndarray) -> np.ndarray:
@@ -269,27 +270,23 @@ def pair_cells(
     """``(code, counts, x, y, p)`` of the pair counts ``only``: ``code[a, b] = only[a, b] *
     (N + 1) + only[b, a]`` (int16 up to 180 items), ``counts`` how many ordered pairs sit
     in each cell present, ``x, y`` that cell's (a_only, b_only) and ``p`` its exact sign test
-    (``pairs`` = the family's size, so the p-value has the per-pair bits). Once per read-only
-    counts (``derived``): the orders' Holm (``tested_by_cell``) and the board's
-    Benjamini-Hochberg (``board.bh_edges``) read the same cells."""
-
-    def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        M = only.shape[0]
-        width = n_items + 1
-        cells_n = width * width
-        code = np.multiply(only, width, dtype=np.int16 if cells_n <= 2**15 else np.int32)
-        code += transposed(only) if only_t is None else only_t
-        flat = code.reshape(-1)
-        ordered = np.zeros(cells_n, dtype=np.int64)
-        for start in range(0, flat.size, COUNT_CHUNK):
-            ordered += np.bincount(flat[start : start + COUNT_CHUNK], minlength=cells_n)
-        ordered[0] -= M  # the diagonal: only[a, a] = 0
-        cells = np.flatnonzero(ordered)
-        x, y = np.divmod(cells, width)  # a_only, b_only of the pairs in each cell
-        p = sign_test_p(x, y, pairs=M * (M - 1) // 2)
-        return code, ordered[cells], x, y, p
-
-    return derived(only, f"pair_cells {n_items}", compute)
+    (``pairs`` = the family's size, so the p-value has the per-pair bits). The order's Holm
+    (``tested_by_cell``) and the board's Benjamini-Hochberg (``board.bh_edges``) read the same
+    cells: the order carries them (``IdentifiedOrder.cells``) as long as it lives."""
+    M = only.shape[0]
+    width = n_items + 1
+    cells_n = width * width
+    code = np.multiply(only, width, dtype=np.int16 if cells_n <= 2**15 else np.int32)
+    code += transposed(only) if only_t is None else only_t
+    flat = code.reshape(-1)
+    ordered = np.zeros(cells_n, dtype=np.int64)
+    for start in range(0, flat.size, COUNT_CHUNK):
+        ordered += np.bincount(flat[start : start + COUNT_CHUNK], minlength=cells_n)
+    ordered[0] -= M  # the diagonal: only[a, a] = 0
+    cells = np.flatnonzero(ordered)
+    x, y = np.divmod(cells, width)  # a_only, b_only of the pairs in each cell
+    p = sign_test_p(x, y, pairs=M * (M - 1) // 2)
+    return code, ordered[cells], x, y, p
 
 
 def tested_by_pair(only: np.ndarray, alpha: float) -> tuple[PairValues, np.ndarray]:
@@ -311,16 +308,17 @@ def tested_by_pair(only: np.ndarray, alpha: float) -> tuple[PairValues, np.ndarr
 
 
 def tested_by_cell(
-    only: np.ndarray, n_items: int, alpha: float, only_t: np.ndarray | None = None
+    only: np.ndarray, n_items: int, alpha: float, only_t: np.ndarray | None = None, cells: Any = None
 ) -> tuple[PairValues, np.ndarray]:
     """``tested_pairs`` one cell ``(a_only, b_only)`` at a time: ``code[a, b] = only[a, b] *
     (N + 1) + only[b, a]`` (int16 up to 180 items), ``bincount`` gives how many ordered
     pairs sit in each cell; each cell present is tested once (``pairs`` = the family's
     size, so the p-value has the per-pair bits), Holm runs on the distinct p-values with
     their multiplicities (a pair and its mirror are two ordered pairs with one p-value:
-    halved), and the results are per-cell tables read through ``code``."""
+    halved), and the results are per-cell tables read through ``code``. ``cells``: the
+    counts' ``pair_cells`` when at hand."""
     width = n_items + 1
-    code, ordered, x, y, p = pair_cells(only, n_items, only_t)
+    code, ordered, x, y, p = pair_cells(only, n_items, only_t) if cells is None else cells
     values, which = np.unique(p, return_inverse=True)
     per_value = np.bincount(which, weights=ordered, minlength=values.size)
     adj = holm_adjust_distinct(values, np.rint(per_value).astype(np.int64) // 2)[which]
@@ -393,11 +391,11 @@ def order_from_counts(
     M = only.shape[0]
     display = np.arange(M) if display is None else np.asarray(display, dtype=np.intp)
     if shared:
-        p_holm, above, edges = derived(
+        p_holm, above, edges, cells = derived(
             only, f"tested {n_items} {float(alpha)!r}", lambda: _tested(only, n_items, alpha, only_t)
         )
     else:  # the tests hold an (N + 1)^2 table: kept only where another order reads them
-        p_holm, above, edges = _tested(only, n_items, alpha, only_t)
+        p_holm, above, edges, cells = _tested(only, n_items, alpha, only_t)
     tiers, cycle = topological_tiers(above, display)
     out_deg = above.sum(axis=1)
     winners = np.flatnonzero(out_deg == M - 1)
@@ -428,17 +426,22 @@ def order_from_counts(
         robust_winner=winner,
         reason=reason,
         cycle=cycle,
+        cells=cells,
     )
 
 
 def _tested(
     only: np.ndarray, n_items: int, alpha: float, only_t: np.ndarray | None
-) -> tuple[PairValues, np.ndarray, np.ndarray]:
-    """``tested_pairs`` and the edges, row-major (already sorted): once per read-only counts
-    and level, so an order computed from counts another order already tested (the
-    harness-averaged order on one configuration is the identified order) tests nothing again."""
-    p_holm, above = tested_pairs(only, n_items, alpha, only_t=only_t)
-    return p_holm, above, np.argwhere(above)
+) -> tuple[PairValues, np.ndarray, np.ndarray, Any]:
+    """``tested_pairs``, the edges, row-major (already sorted), and the pair cells when the
+    pairs were tested by cell (else None)."""
+    if (n_items + 1) ** 2 <= CELL_TABLE_MAX:
+        cells = pair_cells(only, n_items, only_t)
+        p_holm, above = tested_by_cell(only, n_items, alpha, cells=cells)
+    else:
+        cells = None
+        p_holm, above = tested_by_pair(only, alpha)
+    return p_holm, above, np.argwhere(above), cells
 
 
 def robust_only_of(C: np.ndarray) -> np.ndarray:
