@@ -1,4 +1,5 @@
 """The audit checks, collected by the plugin when ``pytest --audit PATH`` is given.
 
-Installed as ``leaderboard_audit.audits``; one module per check of docs/spec/AUDITS.md.
+Installed as ``leaderboard_audit.audits``; ``test_checks.py`` holds one test per registered check
+(docs/spec/AUDITS.md).
 """

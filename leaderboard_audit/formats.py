@@ -3,6 +3,11 @@
 source fingerprint), the CLIs and the pytest plugin read it without importing the
 importers (``leaderboard_audit/importers/``, which import numpy and the records layer).
 
+Its layer: below ``records/``, beside ``registry.py`` and ``settings.py`` at the package root.
+It cannot move into ``importers/`` while the records layer's fingerprint reads the patterns
+(``importers/`` imports ``records/``: a package cycle, refused by
+``tests/checks/test_check_registry.py``), nor into ``records/``, which imports numpy.
+
 Every importer is one module of ``leaderboard_audit/importers/`` that declares itself at
 module level with a ``FORMAT_INFO`` dict literal and defines its loader (docs/importers.md,
 "Adding an importer")::

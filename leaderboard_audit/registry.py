@@ -1,6 +1,7 @@
 """One registry type for every family that plugs in (issue 21; lm-evaluation-harness's
 ``lm_eval/api/registry.py`` is the shape): checks, importers (formats), engines and
-likelihood normalisations.
+likelihood normalisations. Its layer: the bottom (standard library only); every family's
+module imports it.
 
 A :class:`Registry` maps names to entries. It has:
 
@@ -193,10 +194,12 @@ class Registry(Mapping[str, T], Generic[T]):
         return canonical
 
     def metavar(self, fixed: Iterable[str] = ()) -> str:
-        """``{a,b (alias b2),...}``: the choices a user can type, as a ``metavar``."""
+        """``{a,b (alias b2/b3),...}``: the choices a user can type, as a ``metavar``. No ", "
+        inside: pytest's help formatter splits an option's invocation there (``pytest --help``
+        failed on ``inspect (alias inspect-ai, inspect_ai)``)."""
         shown = [
             *fixed,
-            *(n + (f" (alias {', '.join(self._aliases[n])})" if self._aliases.get(n) else "") for n in self.names()),
+            *(n + (f" (alias {'/'.join(self._aliases[n])})" if self._aliases.get(n) else "") for n in self.names()),
         ]
         return "{" + ",".join(shown) + "}"
 
@@ -206,10 +209,6 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def aliases(self, name: str) -> tuple[str, ...]:
         return self._aliases[self.canonical(name)]
-
-    def all_names(self) -> tuple[str, ...]:
-        """Every canonical name and alias as written at registration."""
-        return tuple(n for c in self.names() for n in (c, *self._aliases[c]))
 
     def origin(self, name: str) -> str:
         return self._origin[self.canonical(name)]

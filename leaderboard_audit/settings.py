@@ -1,4 +1,6 @@
-"""The audit's settings: one precedence rule, validated once, plain and serializable.
+"""The audit's settings: one precedence rule, validated once, plain and serializable. Its
+layer: below the checks (it reads their threshold declarations lazily), import-light for the
+plugin's options.
 
 Precedence for seed, boot, alpha, strict and every threshold: command line > ini
 (``audit_<name>`` in pytest.ini / tox.ini / setup.cfg / ``[tool.pytest.ini_options]``) >

@@ -37,13 +37,22 @@ def test_every_cli_accepts_an_alias_and_names_the_choices_on_a_typo(capsys):
     assert "'lmevl' is not one of {auto,records,table," in capsys.readouterr().err
 
 
-def test_collect_accepts_the_engine_alias():
+def test_collect_accepts_the_engine_alias(capsys):
+    from leaderboard_audit.collect.cli import main as collect_main
     from leaderboard_audit.collect.engines import ENGINES
 
     kind = ENGINES.arg_type()
     assert kind("hf") == kind("HF") == "transformers"
     with pytest.raises(argparse.ArgumentTypeError, match="is not one of"):
         kind("vlm")
+    # the collect command itself: the alias parses (it stops later, at the missing spec)
+    with pytest.raises(SystemExit):
+        collect_main(["--engine", "HF"])
+    err = capsys.readouterr().err
+    assert "give a SPEC" in err and "--engine" not in err.split("error:", 1)[1]
+    with pytest.raises(SystemExit):
+        collect_main(["--engine", "vlm"])
+    assert "argument --engine: 'vlm' is not one of {vllm,transformers (alias hf)," in capsys.readouterr().err
 
 
 def test_pytest_accepts_an_audit_format_alias(pytester):
@@ -53,3 +62,12 @@ def test_pytest_accepts_an_audit_format_alias(pytester):
     assert r.ret == 0, r.stderr.str()[-2000:]
     r = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--co", "-q", "--audit=x", "--audit-format", "lmevl")
     assert r.ret == pytest.ExitCode.USAGE_ERROR and "is not one of {auto,records,table," in r.stderr.str()
+
+
+def test_pytest_help_lists_the_aliases(pytester):
+    """``pytest --help`` formats ``--audit-format``'s metavar (it crashed on an alias list with
+    ", " in it: pytest splits an option's invocation there)."""
+    r = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--help")
+    assert r.ret == 0, r.stderr.str()[-2000:]
+    out = r.stdout.str()
+    assert "--audit-format=" in out and "lighteval (alias light-eval)" in out and "inspect-ai/inspect_ai" in out

@@ -8,6 +8,7 @@ group (a ``Check`` subclass; its name must not collide with a bundled one).
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,21 +16,27 @@ from ..registry import Registry, RegistryError
 from .base import POOLED, Check, Scope, num
 from .thresholds import Thresholds
 
-BUILTIN = (
-    "band",
-    "manufactured",
-    "power",
-    "averaged",
-    "ranking",
-    "champions",
-    "compression",
-    "axes",
-    "brittleness",
-    "flip",
-    "compliance",
-    "robust_subset",
-    "mix",
-)
+
+def bundled_names(folder: Path = Path(__file__).parent) -> tuple[str, ...]:
+    """The bundled checks, in report order: every module of this package that declares
+    ``CHECK = ...`` at module level (named as the module), ordered by its check class's
+    ``position = N``. Read from the source, so naming them imports nothing (numpy loads with
+    the first check used): adding a bundled check is adding its module."""
+    found = []
+    for path in sorted(folder.glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if not _DECLARED.search(text):
+            continue
+        pos = _POSITION.search(text)
+        if pos is None:
+            raise RegistryError(f"{path}: a bundled check declares its place in the report: position = N")
+        found.append((int(pos.group(1)), path.stem))
+    return tuple(name for _, name in sorted(found))
+
+
+_DECLARED = re.compile(r"^CHECK\s*=", re.M)
+_POSITION = re.compile(r"^    position(?:\s*:[^=\n]*)?\s*=\s*(\d+)", re.M)
+BUILTIN = bundled_names()
 ENTRY_POINT_GROUP = "leaderboard_audit.checks"
 
 
@@ -67,10 +74,6 @@ def registry() -> dict[str, Check]:
     return {name: reg[name] for name in reg.names()}
 
 
-def check_names() -> tuple[str, ...]:
-    return tuple(registry())
-
-
 def default_thresholds() -> dict[str, float | int]:
     """Every check's thresholds with their defaults (names are global)."""
     out: dict[str, float | int] = {}
@@ -82,28 +85,20 @@ def default_thresholds() -> dict[str, float | int]:
     return out
 
 
-def untested_checks(audits_dir: Path) -> list[str]:
-    """Bundled checks that would pass silently: not report-only, yet no
-    ``audits/test_<name>.py`` in ``audits_dir`` (``audits/test_registered.py`` generates
-    tests for third-party checks only). The plugin refuses to collect with any."""
-    return [n for n in BUILTIN if not registry()[n].report_only and not (audits_dir / f"test_{n}.py").is_file()]
-
-
 __all__ = [
     "BUILTIN",
+    "bundled_names",
     "ENTRY_POINT_GROUP",
     "POOLED",
     "Check",
     "RegistryError",
     "Scope",
     "Thresholds",
-    "check_names",
     "check_registry",
     "default_thresholds",
     "num",
     "registry",
     "scope_tables",
-    "untested_checks",
 ]
 
 

@@ -20,6 +20,7 @@ from .base import Check, Scope, num
 
 class Averaged(Check):
     name = "averaged"
+    position = 40  # in the report: after the checks with a lower position
     title = "Harness-averaged order (accuracy averaged over the grid, Holm-adjusted sign tests)"
     section = "averaged"
 
@@ -43,9 +44,11 @@ class Averaged(Check):
         out = identified_report(ao, names, method=METHOD)
         out["winner"] = out.pop("robust_winner")
         out["coincides"] = bool(scope.single_config)
-        won = configs_won(scope.S) if not scope.verdicts_only else None
+        hi_lo = scope.order[:-1], scope.order[1:]
+        if not scope.verdicts_only:
+            won_down, won_up = configs_won(scope.S, hi_lo).tolist(), configs_won(scope.S, hi_lo[::-1]).tolist()
         adjacent = []
-        for h, lo in zip(scope.order[:-1].tolist(), scope.order[1:].tolist()):
+        for j, (h, lo) in enumerate(zip(hi_lo[0].tolist(), hi_lo[1].tolist())):
             entry = {
                 "higher": names[h],
                 "lower": names[lo],
@@ -54,8 +57,8 @@ class Averaged(Check):
                 "p_holm": float(ao.p_holm[h, lo]),
                 "identified": "higher" if ao.above[h, lo] else "lower" if ao.above[lo, h] else None,
             }
-            if won is not None:
-                entry["configs_won"] = [int(won[h, lo]), int(won[lo, h])]
+            if not scope.verdicts_only:
+                entry["configs_won"] = [won_down[j], won_up[j]]
             adjacent.append(entry)
         out["adjacent"] = adjacent
         out["pairs_tested"] = int(len(names) * (len(names) - 1) // 2)
@@ -79,10 +82,11 @@ def board_section(ao: Any, scope: Scope) -> dict[str, Any]:
     from ..metrics.per_model import right_counts
 
     names = scope.names
-    above = bh_edges(np.asarray(ao.only), scope.shape[1], scope.alpha)
+    above = bh_edges(np.asarray(ao.only), scope.shape[1], scope.alpha, cells=ao.cells)
     rank = board_ranks(above)
     mean, ci = mean_ci(right_counts(scope.S), scope.shape[2])
     order = sorted(range(len(names)), key=lambda m: (int(rank[m]), -float(mean[m]), names[m]))
+    row_sums, col_sums = above.sum(axis=1).tolist(), above.sum(axis=0).tolist()
     return {
         "rule": RULE,
         "alpha": scope.alpha,
@@ -91,8 +95,8 @@ def board_section(ao: Any, scope: Scope) -> dict[str, Any]:
             {
                 "model": names[m],
                 "rank": int(rank[m]),
-                "identified_above": int(above[m].sum()),
-                "identified_below": int(above[:, m].sum()),
+                "identified_above": row_sums[m],
+                "identified_below": col_sums[m],
                 "averaged": float(mean[m]),
                 "ci": [float(ci[m, 0]), float(ci[m, 1])],
             }

@@ -20,6 +20,7 @@ from .base import Check, Scope
 
 class Axes(Check):
     name = "axes"
+    position = 80  # in the report: after the checks with a lower position
     title = "Axes (Table 3, Figure 4)"
     section = "axes"
     thresholds = {"axes_pass": 0.9, "axes_warn": 0.6}

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..metrics.harness_effects import cochran_q_p, graded_harness_p
 from ..metrics.identified import holm_adjust
 from ..metrics.per_model import band as band_m
@@ -21,6 +23,7 @@ BAND_KEYS = ("reference", "min", "max", "spread", "robust", "optimistic", "confi
 
 class Band(Check):
     name = "band"
+    position = 10  # in the report: after the checks with a lower position
     title = "Band (Table 1, Figure 1)"
     section = "leaderboard"
     thresholds = {"band_pass": 0.02, "band_warn": 0.05}
@@ -43,13 +46,13 @@ class Band(Check):
         else:
             q, qp = cochran_q_p(scope.counts, scope.right_square_sums)
         q_holm = holm_adjust(qp)
+        # models with more reference items, and with as many, by sorting (not M scans of M)
+        ranked = np.sort(ref_counts)
+        more = (ref_counts.size - np.searchsorted(ranked, ref_counts, side="right")).tolist()
+        same = (np.searchsorted(ranked, ref_counts, side="right") - np.searchsorted(ranked, ref_counts)).tolist()
         rows = []
         for m in scope.order.tolist():
-            row: dict[str, Any] = {
-                "rank": 1 + int((ref_counts > ref_counts[m]).sum()),
-                "model": scope.names[m],
-                "tie": bool((ref_counts == ref_counts[m]).sum() > 1),
-            }
+            row: dict[str, Any] = {"rank": 1 + more[m], "model": scope.names[m], "tie": same[m] > 1}
             row.update({k: num(b[k][m]) for k in BAND_KEYS})
             row["reference_items"] = num(ref_counts[m])  # a sum of outcomes on graded records
             # v4: is the spread beyond item sampling? Cochran's Q, Holm over the scope's models

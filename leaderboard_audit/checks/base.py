@@ -11,9 +11,10 @@ A check turns one paper claim into verdicts. It owns, in one module:
   cheap (from the reference order only) so collection never runs the statistics;
   ``subjects(scope)`` the models each case is about (the submission gate);
 * ``judge(scope, section)``: the verdicts (``verdicts.make_verdict``);
+* ``position``: a bundled check's place in the report (and the registry), lowest first;
+  its module's ``CHECK = ...`` is what registers it (``checks.BUILTIN``): one file;
 * ``report_only``: ``True`` for a check with no cases anywhere (a report section only);
-  every other bundled check needs its ``audits/test_<name>.py`` (a missing one is a
-  usage error at collection, never a silent pass);
+  every other check gets ``test_<name>`` generated (``audits/test_checks.py``);
 * ``skip_reason(scope)``: why the check does not apply to this scope (then its cases
   are skipped with that reason), or ``None``;
 * ``tables(name, scope_report)``: the rows the renderers show (``tables_model.Table``);
@@ -34,12 +35,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..records.names import POOLED
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..records import Records
     from .tables import Table
     from .thresholds import Thresholds
 
-POOLED = "pooled"
 #: why compression and the robust subset skip graded records (docs/audits.md, "Graded outcomes")
 GRADED_COMPRESSION = (
     "graded outcomes: item discrimination and the compressed set's champions are defined on right/wrong "
@@ -226,6 +228,8 @@ class Check:
 
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
+    #: a bundled check's place in the report, lowest first (read from the module's source)
+    position: ClassVar[int | None] = None
     section: ClassVar[str | None] = None
     thresholds: ClassVar[dict[str, float | int]] = {}
     #: checks that need configurations to vary are skipped on a one-configuration grid
@@ -240,8 +244,8 @@ class Check:
     gate: ClassVar[str | None] = None
     #: whether it gates by default; otherwise only with ``--audit-gate <name>``
     gate_default: ClassVar[bool] = True
-    #: no cases in any scope (a report section only): a bundled check that is not
-    #: report-only needs ``audits/test_<name>.py`` (``untested_checks``)
+    #: no cases in any scope (a report section only): no ``test_<name>`` is generated for a
+    #: bundled one (``audits/test_checks.py``)
     report_only: ClassVar[bool] = False
 
     def applies_to(self, scope_name: str, records: Records) -> bool:

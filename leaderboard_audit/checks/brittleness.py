@@ -105,6 +105,7 @@ def add_axis_parts(out: dict[str, Any], scope: Scope, vp: dict[str, np.ndarray])
 
 class Brittleness(Check):
     name = "brittleness"
+    position = 90  # in the report: after the checks with a lower position
     title = "Brittleness (Brittlebench section 3)"
     section = "brittleness"
     thresholds = {"brittleness_pass": 0.25, "brittleness_warn": 0.5}

@@ -22,6 +22,7 @@ from .base import Check, Scope, num, discordant_items
 
 class Champions(Check):
     name = "champions"
+    position = 60  # in the report: after the checks with a lower position
     title = "Champions (Table 8, Figure 3)"
     section = "champions"
     thresholds = {"champion_items": 3.0}

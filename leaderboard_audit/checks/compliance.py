@@ -24,6 +24,7 @@ from .base import POOLED, Check, Scope
 
 class Compliance(Check):
     name = "compliance"
+    position = 110  # in the report: after the checks with a lower position
     title = "Compliance vs competence (beyond the paper: section 6)"
     section = "compliance"
     scope_dependent = True  # per-config rows in the pooled scope only

@@ -18,6 +18,7 @@ from .base import GRADED_COMPRESSION, Check, Scope, num
 
 class Compression(Check):
     name = "compression"
+    position = 70  # in the report: after the checks with a lower position
     title = "Compression (section 4.4, Table 7)"
     section = "compression"
     thresholds = {"compression_k": 100}

@@ -21,6 +21,7 @@ from .base import POOLED, Check, Scope
 
 class Flip(Check):
     name = "flip"
+    position = 100  # in the report: after the checks with a lower position
     title = "Flip predictor (beyond the paper: section 6)"
     section = "flip"
     thresholds = {"flip_precision": PRECISION_TARGET, "flip_boot": DEFAULT_FLIP_BOOT}

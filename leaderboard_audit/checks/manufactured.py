@@ -40,6 +40,7 @@ PAIR_KEYS = (
 
 class Manufactured(Check):
     name = "manufactured"
+    position = 20  # in the report: after the checks with a lower position
     title = "Adjacent pairs (Table 2, Figure 2)"
     section = "pairs"
     thresholds = {"fragile_share": 0.5}

@@ -52,7 +52,8 @@ def headline_from_sections(
     sections: dict[str, Any], n_items: int, benchmarks: list[str], reference: str
 ) -> dict[str, Any]:
     """Table 9's quantities, read from the sections the checks computed (nothing recomputed);
-    the same keys as ``metrics.leave_one_out.headline_numbers`` (plus the identified order)."""
+    the same keys as ``headline_numbers`` in tests/helpers/table9.py, which computes them from
+    the metrics directly (plus the identified order)."""
     out: dict[str, Any] = {"items": n_items, "benchmarks": benchmarks}
     lb = sections.get("leaderboard")
     if lb:
@@ -322,6 +323,7 @@ def _moved_text(key: str, a: Any, b: Any) -> str:
 
 class Mix(Check):
     name = "mix"
+    position = 130  # in the report: after the checks with a lower position
     title = "Mix: leave one benchmark out (Table 9, appendix A.9)"
     section = "mix"
     thresholds = {"mix_draws": 100}

@@ -18,6 +18,7 @@ from .base import Check, Scope
 
 class Power(Check):
     name = "power"
+    position = 30  # in the report: after the checks with a lower position
     title = "Power of the robust-item comparison"
     section = "unidentifiable_pairs"
 

@@ -25,6 +25,7 @@ SHOWN = 5  # contradictions / unidentified pairs named in a message
 
 class Ranking(Check):
     name = "ranking"
+    position = 50  # in the report: after the checks with a lower position
     title = "Identified order (jointly robust items, Holm-adjusted sign tests)"
     section = "identified"
     gate = "scope"

@@ -19,6 +19,7 @@ from .base import GRADED_COMPRESSION, Check, Scope
 
 class RobustSubset(Check):
     name = "robust_subset"
+    position = 120  # in the report: after the checks with a lower position
     title = "Robust subset (beyond the paper: section 4.4)"
     section = "robust_subset"
 

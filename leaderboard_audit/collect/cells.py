@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import os
 from pathlib import Path
 from typing import Any
@@ -69,13 +68,6 @@ def decide(scores: Sequence[float]) -> tuple[int, float]:
     rest = [s for j, s in enumerate(scores) if j != best]
     margin = scores[best] - max(rest) if rest else 0.0
     return best, margin
-
-
-def mean_lp(lps: Sequence[float]) -> float:
-    return math.fsum(lps) / len(lps) if lps else float("-inf")
-
-
-# --------------------------------------------------------------------------- one chunk
 
 
 def run_chunk(

@@ -23,7 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Sequence
 
-CACHE = Path(os.environ.get("LEADERBOARD_AUDIT_CACHE", Path.home() / ".cache" / "leaderboard-audit"))
+from ..records.cache import cache_home
+
+CACHE = Path(os.environ["LEADERBOARD_AUDIT_CACHE"]) if os.environ.get("LEADERBOARD_AUDIT_CACHE") else cache_home()
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .answers import _REFUSAL, answer_class
+from .answers import _REFUSAL
 from .axes import EXEMPLAR_SEPARATOR, AxesSpec, Variant
 from .benchmarks import Item
 from .harness import HarnessConfig, LabelStyle
@@ -106,11 +106,3 @@ def cot_answer(cfg: HarnessConfig, output: str) -> tuple[int | None, str]:
             return None, "empty"
         return None, "refusal" if _REFUSAL.search(output) else "other"
     return cfg.permutation[slot], "letter"
-
-
-def cot_class(style: LabelStyle, output: str) -> str:
-    """The answer class of a CoT generation under ``style`` (summary: re-derived from raw text)."""
-    slot, _ = extract_cot(style, output)
-    if slot is not None:
-        return "letter"
-    return answer_class(style, output) if not output.strip() else ("refusal" if _REFUSAL.search(output) else "other")

@@ -44,7 +44,6 @@ from .cells import (  # noqa: F401 - re-exported: the collector's modules and te
     gen_prompt_ids,
     ll_requests,
     decide,
-    mean_lp,
     run_chunk,
     Cells,
     record_line,
@@ -372,7 +371,3 @@ def _collect_file(plan: _FilePlan, lazy: _Lazy, only_group: int | None = None) -
             d.rmdir()
         except OSError:
             pass
-
-
-def main_collect(path: str, *, progress: bool = True) -> Path:  # pragma: no cover - thin alias
-    return collect(path, progress=progress)

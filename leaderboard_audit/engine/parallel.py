@@ -30,6 +30,20 @@ MIX = "mix"
 _JOB: dict[str, Any] = {}
 
 
+#: ``auto``: below this many (model, item, config) cells the scopes are computed in one process:
+#: forking and returning each benchmark's values cost a few tenths of a second, as much as the
+#: statistics of such a grid (fixtures/real under ``-n auto`` took 1.17x to 1.40x of serial at
+#: load 1, the paper-sized grid x4, 4.6M cells, 1.02x; 1,000 x 400 x 26, 10.4M cells, 0.77x)
+AUTO_MIN_CELLS = 8_000_000
+
+
+def auto_workers(records: Records, cpus: int) -> int:
+    """The processes ``-n auto`` / ``--audit-workers auto`` use for ``records``: ``cpus`` where
+    the grid has ``AUTO_MIN_CELLS`` cells or more and more than one benchmark, else 1."""
+    M, N, K = records.shape
+    return max(1, cpus) if M * N * K >= AUTO_MIN_CELLS and len(records.benchmarks) > 1 else 1
+
+
 def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 

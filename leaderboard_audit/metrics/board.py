@@ -12,10 +12,12 @@ any false claim when no model differs (``benchmarks/null_and_power.py board`` me
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .exact import exact_array
-from .identified import CELL_TABLE_MAX, COUNT_CHUNK, sign_test_p
+from .identified import CELL_TABLE_MAX, pair_cells, sign_test_p
 
 RULE = "benjamini-hochberg over all pairs (harness-averaged sign tests)"
 
@@ -46,31 +48,22 @@ def bh_adjust_distinct(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.minimum.accumulate(stepped[::-1])[::-1]
 
 
-def bh_edges(only: np.ndarray, n_items: int, alpha: float) -> np.ndarray:
+def bh_edges(only: np.ndarray, n_items: int, alpha: float, cells: Any = None) -> np.ndarray:
     """``above[a, b]``: a is identified above b (BH over every pair's two-sided sign test on
     ``only[a, b]`` v ``only[b, a]``, in the direction of the larger count). By cell when the
-    cells are few (a board of thousands of models over a hundred items), else pair by pair."""
+    cells are few (a board of thousands of models over a hundred items), else pair by pair.
+    ``cells``: the counts' ``identified.pair_cells`` when at hand (the order tested them)."""
     M = only.shape[0]
     if M < 2:
         return np.zeros((M, M), dtype=bool)
     width = n_items + 1
     if width * width <= CELL_TABLE_MAX:
-        cells_n = width * width
-        code = np.multiply(only, width, dtype=np.int16 if cells_n <= 2**15 else np.int32)
-        code += np.ascontiguousarray(only.T)
-        flat = code.reshape(-1)
-        ordered = np.zeros(cells_n, dtype=np.int64)
-        for start in range(0, flat.size, COUNT_CHUNK):
-            ordered += np.bincount(flat[start : start + COUNT_CHUNK], minlength=cells_n)
-        ordered[0] -= M
-        cells = np.flatnonzero(ordered)
-        x, y = np.divmod(cells, width)
-        p = sign_test_p(x, y, pairs=M * (M - 1) // 2)
+        code, ordered, x, y, p = pair_cells(only, n_items) if cells is None else cells
         values, which = np.unique(p, return_inverse=True)
-        per_value = np.bincount(which, weights=ordered[cells], minlength=values.size)
+        per_value = np.bincount(which, weights=ordered, minlength=values.size)
         adj = bh_adjust_distinct(values, np.rint(per_value).astype(np.int64) // 2)[which]
-        table = np.zeros(cells_n, dtype=bool)
-        table[cells] = (exact_array(adj) <= exact_array(alpha)) & (x > y)
+        table = np.zeros(width * width, dtype=bool)
+        table[x * width + y] = (exact_array(adj) <= exact_array(alpha)) & (x > y)
         return table[code]
     iu, ju = np.triu_indices(M, k=1)
     a, b = only[iu, ju], only[ju, iu]

@@ -26,19 +26,9 @@ def exact_array(x: np.ndarray) -> np.ndarray:
     return np.round(np.asarray(x, dtype=float), DECIMALS)
 
 
-def eq(a: float, b: float) -> bool:
-    """``a == b`` after rounding both sides."""
-    return exact(a) == exact(b)
-
-
 def le(a: float, b: float) -> bool:
     """``a <= b`` after rounding both sides."""
     return exact(a) <= exact(b)
-
-
-def lt(a: float, b: float) -> bool:
-    """``a < b`` after rounding both sides."""
-    return exact(a) < exact(b)
 
 
 def ge(a: float, b: float) -> bool:

@@ -13,6 +13,9 @@ from ..settings import SUMMARY_CHOICES
 #: config.stash: the CPU count ``-n auto`` asked for when the plugin ran the audit in one pytest
 #: process instead (``pytest_xdist_auto_num_workers``): the audit's own processes use them
 AUTO_WORKERS = pytest.StashKey[int]()
+#: config.stash: the process count came from ``auto`` (``-n auto`` or ``--audit-workers auto``):
+#: the grid's size decides whether to use them (``engine.parallel.auto_workers``)
+WORKERS_ARE_AUTO = pytest.StashKey[bool]()
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -140,13 +143,14 @@ def audit_alone_under_xdist(config: pytest.Config) -> bool:
 
 def audit_workers(config: pytest.Config) -> int:
     """How many processes compute the audit: ``--audit-workers``, else ``-n``'s count (``-n auto``
-    included), else 1."""
+    included), else 1. From ``auto``, at most that many: the grid's size decides (``compute``)."""
     import os
 
     raw = config.getoption("audit_workers", None)
     if raw is not None:
         text = str(raw).strip()
         if text == "auto":
+            config.stash[WORKERS_ARE_AUTO] = True
             return max(1, os.cpu_count() or 1)
         try:
             n = int(text)
@@ -158,15 +162,17 @@ def audit_workers(config: pytest.Config) -> int:
     n = config.getoption("numprocesses", None)
     if isinstance(n, int) and n >= 1:
         return n
-    return config.stash.get(AUTO_WORKERS, 1)
+    if AUTO_WORKERS in config.stash:
+        config.stash[WORKERS_ARE_AUTO] = True
+        return config.stash[AUTO_WORKERS]
+    return 1
 
 
 def records_free_cache_home() -> Path:
     """Where pytest's cache goes when the rootdir is the records folder (never the records)."""
-    import os
+    from ..records.cache import cache_home
 
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "leaderboard-audit" / "pytest-cache"
+    return cache_home() / "pytest-cache"
 
 
 def _format_arg(records_arg, aggregates: tuple[str, ...]):

@@ -43,13 +43,21 @@ STALE_TMP_S = 3600.0
 OFF = ("", "0", "off", "no", "false", "none")
 
 
+def cache_home() -> Path:
+    """The one folder the tool caches in: ``$XDG_CACHE_HOME/leaderboard-audit``, else
+    ``~/.cache/leaderboard-audit``. The records' load cache (``records/``), pytest's cache when
+    the records folder is the rootdir (``pytest-cache/``), the collector's models and vLLM's
+    compiled kernels go in sub-folders of it; each has its own variable to move it. Here, in
+    the lowest layer, so every layer above reads the same rule."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "leaderboard-audit"
+
+
 def default_cache_dir() -> Path | None:
     """The cache folder from the environment (None when disabled)."""
     env = os.environ.get("LEADERBOARD_AUDIT_CACHE")
     if env is not None:
         return None if env.strip().lower() in OFF else Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "leaderboard-audit" / "records"
+    return cache_home() / "records"
 
 
 def default_max_bytes() -> int:
@@ -265,6 +273,7 @@ def clear_cache(cache_dir: str | os.PathLike[str] | None = None) -> int:
 
 
 __all__ = [
+    "cache_home",
     "cache_info",
     "clear_cache",
     "default_cache_dir",

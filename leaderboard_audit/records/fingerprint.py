@@ -34,17 +34,6 @@ def _regular_inside(f: Path, root_real: Path | None) -> bool:
     return root_real in real.parents
 
 
-def _confined_entry(entry: os.DirEntry, root_real: Path) -> bool:
-    """A directory entry that is no link, or a link that resolves inside ``root_real``."""
-    if not entry.is_symlink():
-        return True
-    try:
-        real = Path(entry.path).resolve(strict=True)
-    except (OSError, RuntimeError):
-        return False
-    return root_real in real.parents
-
-
 def records_v1_files(root: Path) -> list[Path]:
     """Exactly the files ``read_records_dir`` reads: its legend (any name of ``LEGEND_NAMES``)
     and the records files of any layout (canonical, swapped, flat), listed by the reader's own

@@ -10,9 +10,11 @@ from .errors import Problem, RecordsError
 #: label repeats it (one 200,000-character name made a 56 MB HTML report: B22)
 MAX_NAME_CHARS = 256
 
+#: the scope of every benchmark together (defined once: the checks, the engine and mix read it)
+POOLED = "pooled"
 # A benchmark may not take a name the audit uses for its own scopes: `pooled` is every
 # benchmark together, and a benchmark of that name would collide with it in test ids.
-RESERVED_BENCHMARKS = ("pooled",)
+RESERVED_BENCHMARKS = (POOLED,)
 
 
 def model_from_filename(stem: str) -> str:

@@ -13,7 +13,7 @@ from helpers.builders import write
 from leaderboard_audit.engine import audit, audit_scope, cases, dumps_report
 from leaderboard_audit.checks import registry
 from leaderboard_audit.checks.mix import compare, headline_from_sections
-from leaderboard_audit.metrics.leave_one_out import headline_numbers
+from helpers.table9 import headline_numbers
 from leaderboard_audit.records import Items, Records, load_records
 from leaderboard_audit.records.grid import paper_grid
 from leaderboard_audit.reports.html import render_html

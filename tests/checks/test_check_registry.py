@@ -194,25 +194,20 @@ def test_import_graph_is_acyclic_and_layered():
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stdout + out.stderr
 
 
-def test_bundled_check_without_test_module_fails_closed(pytester, tmp_path, monkeypatch):
-    """Issue 21: a bundled check with cases and no ``audits/test_<name>.py`` is a usage
-    error at collection, not a run that says "0 fail" and exits 0."""
-    import shutil
-
+def test_every_check_with_cases_gets_its_generated_test(pytester):
+    """A check is its module: ``audits/test_checks.py`` generates ``test_<name>`` for every
+    registered check (none for a bundled report section), so none can pass silently for
+    want of a test module (issue 21's trap, closed without one)."""
     from helpers.builders import write
-    from leaderboard_audit import plugin
-    from leaderboard_audit.checks import untested_checks
 
-    real = plugin.audits_dir()
-    assert untested_checks(real) == []  # every bundled check with cases has its module
-    gutted = tmp_path / "audits"
-    shutil.copytree(real, gutted, ignore=shutil.ignore_patterns("__pycache__", "test_band.py"))
-    assert untested_checks(gutted) == ["band"]  # report-only checks (flip, averaged, power) need none
-    monkeypatch.setattr(plugin, "audits_dir", lambda: gutted.resolve())
-    recs = write(stable_records(), tmp_path / "recs")
-    result = pytester.runpytest("--audit", str(recs), "-p", "no:cacheprovider", "-q")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*bundled check(s) with no test module*band (needs test_band.py*"])
+    recs = write(stable_records(), pytester.path / "recs")
+    result = pytester.runpytest("--audit", str(recs), "-p", "no:cacheprovider", "--co", "-q")
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    collected = {line.split("::")[1].split("[")[0] for line in result.outlines if "test_checks.py::" in line}
+    report_only = {n for n, c in registry().items() if c.report_only}
+    assert report_only >= {"flip", "compliance", "robust_subset", "averaged", "power"}
+    assert collected == {f"test_{n}" for n in registry() if n not in report_only} - {"test_mix"}  # mix: 3+ benchmarks
+    assert tuple(registry())[: len(BUILTIN)] == BUILTIN
 
 
 def test_report_only_checks_have_no_cases():
@@ -236,3 +231,36 @@ def test_scope_results_carry_no_in_process_objects():
     assert json_normal(json.loads(json.dumps(s))) and all(not k.startswith("_") for k in s)
     report, handle = audit_scope_computed(rec, "arc", n_boot=200)
     assert isinstance(handle, Scope) and json.loads(json.dumps(report)) == report
+
+
+def test_a_bundled_check_is_one_file(tmp_path):
+    """docs/checks.md, "A bundled check: one file": its module, added to a copy of the package
+    with no other edit, is registered in its place, collected as ``test_min_robust``, judged
+    against its threshold and listed in ``pytest --help``."""
+    import shutil
+
+    doc = (REPO / "docs" / "checks.md").read_text(encoding="utf-8")
+    block = doc.split("<!-- bundled-check:begin -->\n```python\n", 1)[1].split("```\n<!-- bundled-check:end -->", 1)[0]
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    pkg = shutil.copytree(REPO / "leaderboard_audit", tmp_path / "leaderboard_audit", ignore=ignore, symlinks=True)
+    if (pkg / "audits").is_symlink() or (pkg / "audits").exists():
+        (pkg / "audits").unlink() if (pkg / "audits").is_symlink() else shutil.rmtree(pkg / "audits")
+    shutil.copytree(REPO / "audits", pkg / "audits", ignore=ignore)  # as the wheel installs them
+    (pkg / "checks" / "min_robust.py").write_text(block, encoding="utf-8")
+    recs = shutil.copytree(REPO / "fixtures" / "demo", tmp_path / "demo")
+    env = {**__import__("os").environ, "PYTHONPATH": str(tmp_path)}
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=tmp_path, env=env)
+
+    order = run("-c", "from leaderboard_audit.checks import registry; print(' '.join(registry()))")
+    names = order.stdout.split()
+    assert names[names.index("robust_subset") + 1 : names.index("robust_subset") + 3] == ["min_robust", "mix"], order
+    pytest_args = ["-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--audit", str(recs)]
+    passing = run(*pytest_args, "-q", "-k", "min_robust", "--audit-threshold", "min_robust=0", "--audit-report=a.json")
+    assert "5 passed" in passing.stdout, passing.stdout[-2000:] + passing.stderr[-2000:]
+    report = json.loads((tmp_path / "a.json").read_text())
+    assert set(report["scopes"]["pooled"]["min_robust"]) == set(report["records"]["models"])
+    failing = run(*pytest_args, "-q", "-k", "min_robust", "--audit-threshold", "min_robust=0.99")
+    assert failing.returncode == 1 and "5 failed" in failing.stdout, failing.stdout[-2000:]
+    assert "audit_min_robust" in run("-m", "pytest", "--help").stdout

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from leaderboard_audit.collect.run import collect, decide, ll_requests, mean_lp
+from leaderboard_audit.collect.run import collect, decide, ll_requests
 from leaderboard_audit.collect.spec import load_spec, spec_from_obj
 from leaderboard_audit.records import load_records
 from helpers.collect import _spec, _tree
@@ -88,7 +88,6 @@ def test_decide_ties_and_margin():
     assert decide([-1.0, -0.5, -0.5, -2.0]) == (1, 0.0)
     b, m = decide([-3.0, -1.0, -1.25, -4.0])
     assert b == 1 and m == pytest.approx(0.25)
-    assert mean_lp([-1.0, -2.0]) == -1.5
 
 
 def test_ll_requests_split_option_tokens():

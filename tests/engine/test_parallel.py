@@ -77,3 +77,19 @@ def test_no_quantity_of_the_records_tensor_is_computed_twice(demo, tmp_path, mon
     assert len({pid for pid, _ in rows}) >= 2  # the work was spread
     keys = [key for _, key in rows]
     assert len(keys) == len(set(keys)), sorted(k for k in set(keys) if keys.count(k) > 1)
+
+
+def test_auto_uses_processes_only_on_a_grid_big_enough_to_pay():
+    """``-n auto`` / ``--audit-workers auto``: forking costs a few tenths of a second, so a grid
+    below ``AUTO_MIN_CELLS`` cells (or with one benchmark) is computed in one process."""
+    from helpers.records import make_records
+
+    small = make_records(benches=(("arc", 5), ("mmlu", 4)), pred=False, margin=False, text=False)
+    assert parallel.auto_workers(small, 4) == 1
+    M, _, K = small.shape
+    n_big = -(-parallel.AUTO_MIN_CELLS // (M * K))  # items enough for AUTO_MIN_CELLS cells
+    big = make_records(benches=(("arc", n_big // 2 + 1), ("mmlu", n_big // 2)), pred=False, margin=False, text=False)
+    assert big.shape[0] * big.shape[1] * big.shape[2] >= parallel.AUTO_MIN_CELLS
+    assert parallel.auto_workers(big, 4) == 4 and parallel.auto_workers(big, 1) == 1
+    one = make_records(benches=(("arc", n_big + 1),), pred=False, margin=False, text=False)
+    assert parallel.auto_workers(one, 4) == 1  # one benchmark: one scope to compute

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from leaderboard_audit.metrics.leave_one_out import headline_numbers, leave_one_out, moved, without_benchmark
+from helpers.table9 import headline_numbers, leave_one_out
+from leaderboard_audit.metrics.leave_one_out import moved, without_benchmark
 from leaderboard_audit.engine import audit_scope
 from leaderboard_audit.records.simulate import demo_spec, simulate
 from helpers.boards import carried_by_one_benchmark

@@ -328,7 +328,7 @@ def test_audit_lm_eval_runs_directly(pytester, tmp_path):
     ids = {v["id"] for v in rep["scopes"]["arc"]["verdicts"]}
     assert "band[arc-HuggingFaceTB/SmolLM2-135M-Instruct]" in ids
     r.stdout.fnmatch_lines(
-        ["*test_band.py::test_band[[]arc-HuggingFaceTB/SmolLM2-135M-Instruct[]]*"] if r.ret == 1 else ["*passed*"]
+        ["*test_checks.py::test_band[[]arc-HuggingFaceTB/SmolLM2-135M-Instruct[]]*"] if r.ret == 1 else ["*passed*"]
     )
 
 
@@ -341,8 +341,8 @@ def test_k_progress_letters_stay_on_the_progress_line(pytester, demo_dir):
     result = pytester.runpytest_subprocess("--audit", str(demo_dir), "-k", "champions", "-p", "no:cacheprovider")
     out = result.stdout.str()
     assert "Captured stdout setup" not in out
-    assert re.search(r"^(\.\./)?test_champions\.py [.FW]{5} +\[100%\]$", out, re.M), out[:2000]
+    assert re.search(r"^(\.\./)?test_checks\.py [.FW]{5} +\[100%\]$", out, re.M), out[:2000]
     verbose = pytester.runpytest_subprocess("--audit", str(demo_dir), "-k", "champions", "-v", "-p", "no:cacheprovider")
     assert re.search(
-        r"^(\.\./)?test_champions\.py::test_champions\[pooled\] (FAILED|WARN|PASSED) ", verbose.stdout.str(), re.M
+        r"^(\.\./)?test_checks\.py::test_champions\[pooled\] (FAILED|WARN|PASSED) ", verbose.stdout.str(), re.M
     )

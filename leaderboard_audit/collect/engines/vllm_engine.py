@@ -35,9 +35,10 @@ def cpu_env(threads: str | None = None) -> None:
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
     # OpenMP threads that spin while a core is shared stall every barrier.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    os.environ.setdefault(
-        "VLLM_CACHE_ROOT", os.path.join(os.path.expanduser("~"), ".cache", "leaderboard-audit", "vllm")
-    )
+    if "VLLM_CACHE_ROOT" not in os.environ:
+        from ...records.cache import cache_home
+
+        os.environ["VLLM_CACHE_ROOT"] = str(cache_home() / "vllm")
 
 
 def cuda_available() -> bool:
