@@ -43,6 +43,7 @@ from .harness import Harness
 from .replay import DESIGN_KEY
 from .run import Cells, _Lazy, grid_for, load_items_into, raw_line, record_line, run_cells
 from .spec import Spec
+from .verdict_plan import BandTargets, scope_groups
 
 WORK = Path("_work") / "_budget"
 
@@ -265,7 +266,8 @@ def collect_budgeted(spec: Spec, harness: Harness, root: Path, *, progress: bool
     ans = _Round(spec, harness, flat, work, engine_factory, progress, budget)
     t0 = time.monotonic()
     try:
-        p = plan(ans, (M, N, K), grid.reference_index, fraction, spec.budget_seed)
+        targets = BandTargets(scope_groups(np.array([b for b, _ in flat], dtype=object)))
+        p = plan(ans, (M, N, K), grid.reference_index, fraction, spec.budget_seed, targets=targets)
     except BudgetError as exc:
         raise CollectError(where, str(exc), fix="raise the budget (--budget / --max-budget)") from None
     finally:
