@@ -118,6 +118,7 @@ def plan(
     sample_items: int | None = None,
     band_round: bool = False,
     targets: Targets | None = None,
+    on_round: Callable[[str], None] | None = None,
 ) -> Plan:
     """Run the rounds against ``answer`` within ``fraction`` of the grid's cells (module doc).
 
@@ -135,7 +136,9 @@ def plan(
     correct = np.zeros(shape, dtype=bool)
     rounds: list[dict[str, int]] = []
 
-    def ask(m: np.ndarray, i: np.ndarray, k: np.ndarray) -> np.ndarray:
+    def ask(m: np.ndarray, i: np.ndarray, k: np.ndarray, kind: str) -> np.ndarray:
+        if on_round is not None:
+            on_round(kind)
         if observed[m, i, k].any():
             raise AssertionError("the plan asked for a cell twice")
         got = np.asarray(answer(m, i, k), dtype=bool)
@@ -144,7 +147,7 @@ def plan(
         return got
 
     mm, ii = np.meshgrid(np.arange(M), np.arange(N), indexing="ij")
-    ask(mm.ravel(), ii.ravel(), np.full(M * N, ref))
+    ask(mm.ravel(), ii.ravel(), np.full(M * N, ref), "reference")
     rounds.append({"round": 1, "kind": "reference", "cells": M * N})
     left = budget - M * N
 
@@ -155,7 +158,7 @@ def plan(
     if n_s:
         others = np.array([k for k in range(K) if k != ref], dtype=np.intp)
         m, i, k = (a.ravel() for a in np.meshgrid(np.arange(M), sample, others, indexing="ij"))
-        ask(m, i, k)
+        ask(m, i, k, "random sample")
         rounds.append({"round": 2, "kind": "random_sample", "cells": len(m), "items": n_s})
         left -= len(m)
 
@@ -167,7 +170,7 @@ def plan(
             break
         if len(m) > left:
             raise AssertionError("the verdict round asked for more cells than the budget has left")
-        ask(m, i, k)
+        ask(m, i, k, "verdicts")
         rounds.append({"round": len(rounds) + 1, "kind": "verdicts", "cells": len(m)})
         left -= len(m)
     order = flip_order(correct, sample, ref)
@@ -194,7 +197,7 @@ def plan(
         if len(pm) > left:  # the budget ends inside this round: a random subset of the pairs
             keep = np.sort(rng.choice(len(pm), size=left, replace=False))
             pm, pi = pm[keep], pi[keep]
-        got = ask(pm, pi, order[pm, r])
+        got = ask(pm, pi, order[pm, r], "robust status")
         status[pm[~got], pi[~got]] = NOT_ROBUST
         if r == K - 2:
             status[pm[got], pi[got]] = ROBUST
@@ -224,7 +227,7 @@ def _band_round(ask: Any, observed: np.ndarray, ks: np.ndarray, left: int, round
         if spent + len(items) > left:
             break
         if len(items):
-            ask(np.full(len(items), m), items, np.full(len(items), k))
+            ask(np.full(len(items), m), items, np.full(len(items), k), "band")
             spent += len(items)
     if spent:
         rounds.append({"round": len(rounds) + 1, "kind": "band", "cells": spent})
