@@ -35,6 +35,7 @@ from ..metrics.harness_effects import chi2_sf
 from ..metrics.identified import holm_adjust
 
 BAND_PASS, BAND_WARN, ALPHA = 0.02, 0.05, 0.05  # the band check's default thresholds and the audit's alpha
+MIN_SCOPE_SAMPLE = 30  # sampled items of a scope below which its configs are estimated from the whole sample
 
 
 class BandTargets:
@@ -82,7 +83,7 @@ class BandTargets:
         full = observed[m][g].all(axis=0)  # (K,) columns already observed on the whole scope
         acc = np.where(full, correct[m][g].mean(axis=0), np.nan)
         s = np.intersect1d(sample, g, assume_unique=True)
-        if len(s) < 2:
+        if len(s) < MIN_SCOPE_SAMPLE:  # a few items estimate no accuracy: the pooled sample
             s = sample
         if len(s):
             acc = np.where(full, acc, correct[m][s].mean(axis=0))
