@@ -14,7 +14,8 @@ of a band verdict are whole configurations on the scope's items, the ones farthe
 model's mean accuracy first: the two extremes give the spread, each further one adds to Q's
 numerator. For each (scope, model) still undecided the round predicts, from each
 configuration's accuracy (exact where its column is observed on every item of the scope,
-else the random sample's), how many such columns make Q's predicted lower bound significant
+else the random sample's, the whole sample's when the scope holds fewer than
+``MIN_SCOPE_SAMPLE`` of its items), how many such columns make Q's predicted lower bound significant
 after a Bonferroni split over the scope's models (Holm rejects at least that); the verdict's
 cost is the unobserved cells of those columns, and the round takes verdicts cheapest first
 while the budget lasts. A pass or a warn needs every configuration's accuracy bounded
@@ -106,7 +107,6 @@ class BandTargets:
                 return None
             gain = [((np.append(a, acc[k]) - np.append(a, acc[k]).mean()) ** 2).sum() for k in rest]
             chosen.append(rest[int(np.argmax(gain))])
-        return None
 
     def __call__(
         self, observed: np.ndarray, correct: np.ndarray, sample: np.ndarray, left: int
