@@ -25,7 +25,8 @@ status is known), the replay's audit against the full grid's: the share of verdi
 identical (an undecided verdict counts as different; skipped ones, the same on both, are
 left out), the decided verdicts that contradict the full grid, and the coverage of the 95%
 intervals of the estimates (each model's pooled robust accuracy) over ``--cover-seeds``
-replays.
+replays. The plans have the verdict rounds (collect/verdict_plan.py) unless
+``--no-verdict-rounds``.
 
 Not a test and not timed: ``python benchmarks/bench_budget.py [--seeds N] [--verdicts
 [--audit-seeds N] [--cover-seeds N]]`` prints Markdown tables.
@@ -177,7 +178,7 @@ def statuses(report: dict) -> dict[str, dict]:
     return {v["id"]: v for s in report["scopes"].values() for v in s["verdicts"] if v["status"] != "skip"}
 
 
-def verdict_run(audit_seeds: int, cover_seeds: int, band_round: bool = False) -> str:
+def verdict_run(audit_seeds: int, cover_seeds: int, band_round: bool = False, verdict_rounds: bool = True) -> str:
     from leaderboard_audit.checks.incomplete import robust_estimates
     from leaderboard_audit.collect.budget import BudgetError
     from leaderboard_audit.collect.replay import replay_plan, replayed_records
@@ -198,7 +199,7 @@ def verdict_run(audit_seeds: int, cover_seeds: int, band_round: bool = False) ->
             core = [0, 0]
             try:
                 for s in range(audit_seeds):
-                    p = replay_plan(full, b, s, band_round=band_round)
+                    p = replay_plan(full, b, s, band_round=band_round, verdict_rounds=verdict_rounds)
                     used.append(p.cells / total)
                     got = statuses(audit(replayed_records(full, p, fraction=b, seed=s), n_boot=N_BOOT))
                     for vid, v in got.items():
@@ -215,7 +216,7 @@ def verdict_run(audit_seeds: int, cover_seeds: int, band_round: bool = False) ->
                             core[1] += 1
                 hits, widths = [], []
                 for s in range(cover_seeds):
-                    p = replay_plan(full, b, 1000 + s, band_round=band_round)
+                    p = replay_plan(full, b, 1000 + s, band_round=band_round, verdict_rounds=verdict_rounds)
                     est = robust_estimates(make_scope(replayed_records(full, p, fraction=b, seed=s), "pooled"))
                     if est is None:
                         continue
@@ -242,10 +243,15 @@ def main() -> None:
     ap.add_argument("--audit-seeds", type=int, default=5, help="audited replays per grid and budget (default 5)")
     ap.add_argument("--cover-seeds", type=int, default=100, help="replays for the coverage (default 100)")
     ap.add_argument("--band-round", action="store_true", help="plans with the band round (collect/budget.py)")
+    ap.add_argument(
+        "--no-verdict-rounds",
+        action="store_true",
+        help="plans without the verdict rounds (collect/verdict_plan.py): the robust-status-first plan",
+    )
     a = ap.parse_args()
     t = time.perf_counter()
     if a.verdicts:
-        print(verdict_run(a.audit_seeds, a.cover_seeds, a.band_round))
+        print(verdict_run(a.audit_seeds, a.cover_seeds, a.band_round, not a.no_verdict_rounds))
         print(
             f"\n({a.audit_seeds} audited replays and {a.cover_seeds} coverage replays per row; "
             f"{time.perf_counter() - t:.1f} s)"

@@ -8,7 +8,9 @@ grid (collect/replay.py). Its rounds:
 2. a uniformly random sample of items, every configuration for every model, kept for
    estimation: each item is in it with the same probability ``n_sample / N`` (recorded),
    and nothing adaptive is ever added to it, so estimates from it are design-based;
-3. robust status first: a (model, item) is robust only if it is right under all K
+3. optionally (``targets``), verdict rounds: the cells that decide the undecided verdicts
+   cheapest, chosen after auditing the observed grid (collect/verdict_plan.py);
+4. robust status first: a (model, item) is robust only if it is right under all K
    configurations, so one failure settles it. For each model the other configurations
    are ordered by their estimated chance to flip an item the reference gets right (the
    sample's per-model disagreement, shrunk to the pooled rate); round r evaluates the
@@ -29,6 +31,9 @@ import numpy as np
 
 #: ``answer(models, items, configs)`` -> bool array: the cells' correctness, evaluated now
 Answer = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+#: ``targets(observed, correct, sample, left)`` -> (models, items, configs): the next verdict
+#: round's cells, unobserved, at most ``left`` (collect/verdict_plan.py); empty ends the rounds
+Targets = Callable[[np.ndarray, np.ndarray, np.ndarray, int], tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 DEFAULT_SAMPLE_SHARE = 0.25  # of the budget left after the reference round
 SHRINK = 5.0  # pseudo-observations of the pooled rate in each model's rate
@@ -112,13 +117,18 @@ def plan(
     sample_share: float = DEFAULT_SAMPLE_SHARE,
     sample_items: int | None = None,
     band_round: bool = False,
+    targets: Targets | None = None,
+    on_round: Callable[[str], None] | None = None,
 ) -> Plan:
     """Run the rounds against ``answer`` within ``fraction`` of the grid's cells (module doc).
 
     ``sample_items``: the random sample's size, instead of ``sample_share`` of the budget
     (benchmarks/bench_budget.py: the cost of every robust status at a given design).
     ``band_round``: after the sample, each model's ``band_config`` on every item, so its band's
-    side can be decided exactly (docs/collect.md, "What the verdicts decide at a budget")."""
+    side can be decided exactly (docs/collect.md, "What the verdicts decide at a budget").
+    ``targets``: after the sample (and band) rounds, verdict rounds while it names cells
+    (collect/verdict_plan.py): each round audits the observed grid and returns the cells
+    that decide the undecided verdicts cheapest; the robust-status rounds get what is left."""
     M, N, K = shape
     budget = budget_cells(fraction, shape)
     rng = np.random.default_rng(seed)
@@ -126,7 +136,9 @@ def plan(
     correct = np.zeros(shape, dtype=bool)
     rounds: list[dict[str, int]] = []
 
-    def ask(m: np.ndarray, i: np.ndarray, k: np.ndarray) -> np.ndarray:
+    def ask(m: np.ndarray, i: np.ndarray, k: np.ndarray, kind: str) -> np.ndarray:
+        if on_round is not None:
+            on_round(kind)
         if observed[m, i, k].any():
             raise AssertionError("the plan asked for a cell twice")
         got = np.asarray(answer(m, i, k), dtype=bool)
@@ -135,7 +147,7 @@ def plan(
         return got
 
     mm, ii = np.meshgrid(np.arange(M), np.arange(N), indexing="ij")
-    ask(mm.ravel(), ii.ravel(), np.full(M * N, ref))
+    ask(mm.ravel(), ii.ravel(), np.full(M * N, ref), "reference")
     rounds.append({"round": 1, "kind": "reference", "cells": M * N})
     left = budget - M * N
 
@@ -146,16 +158,25 @@ def plan(
     if n_s:
         others = np.array([k for k in range(K) if k != ref], dtype=np.intp)
         m, i, k = (a.ravel() for a in np.meshgrid(np.arange(M), sample, others, indexing="ij"))
-        ask(m, i, k)
+        ask(m, i, k, "random sample")
         rounds.append({"round": 2, "kind": "random_sample", "cells": len(m), "items": n_s})
         left -= len(m)
 
     if band_round and n_s and K > 1:
         left -= _band_round(ask, observed, band_config(correct, sample, ref), left, rounds)
+    while targets is not None and left > 0:
+        m, i, k = (np.asarray(a, dtype=np.intp) for a in targets(observed, correct, sample, left))
+        if not len(m):
+            break
+        if len(m) > left:
+            raise AssertionError("the verdict round asked for more cells than the budget has left")
+        ask(m, i, k, "verdicts")
+        rounds.append({"round": len(rounds) + 1, "kind": "verdicts", "cells": len(m)})
+        left -= len(m)
     order = flip_order(correct, sample, ref)
     status = np.full((M, N), UNDECIDED, dtype=np.int8)
     status[~correct[:, :, ref]] = NOT_ROBUST
-    status[(observed & ~correct).any(axis=2)] = NOT_ROBUST  # the band round's failures
+    status[(observed & ~correct).any(axis=2)] = NOT_ROBUST  # the band and verdict rounds' failures
     if n_s:
         full = correct[:, sample].all(axis=2)
         status[:, sample] = np.where(full, ROBUST, NOT_ROBUST)
@@ -165,7 +186,7 @@ def plan(
         pm, pi = np.nonzero(status == UNDECIDED)
         if not len(pm) or left <= 0:
             break
-        seen = observed[pm, pi, order[pm, r]]  # the band round's cells: right, or settled above
+        seen = observed[pm, pi, order[pm, r]]  # the band or verdict rounds' cells: right, or settled above
         if seen.any():
             sm, si = pm[seen], pi[seen]
             if r == K - 2:
@@ -176,7 +197,7 @@ def plan(
         if len(pm) > left:  # the budget ends inside this round: a random subset of the pairs
             keep = np.sort(rng.choice(len(pm), size=left, replace=False))
             pm, pi = pm[keep], pi[keep]
-        got = ask(pm, pi, order[pm, r])
+        got = ask(pm, pi, order[pm, r], "robust status")
         status[pm[~got], pi[~got]] = NOT_ROBUST
         if r == K - 2:
             status[pm[got], pi[got]] = ROBUST
@@ -206,7 +227,7 @@ def _band_round(ask: Any, observed: np.ndarray, ks: np.ndarray, left: int, round
         if spent + len(items) > left:
             break
         if len(items):
-            ask(np.full(len(items), m), items, np.full(len(items), k))
+            ask(np.full(len(items), m), items, np.full(len(items), k), "band")
             spent += len(items)
     if spent:
         rounds.append({"round": len(rounds) + 1, "kind": "band", "cells": spent})

@@ -43,6 +43,7 @@ from .harness import Harness
 from .replay import DESIGN_KEY
 from .cells import Cells, _Lazy, grid_for, load_items_into, raw_line, record_line, run_cells
 from .spec import Spec
+from .verdict_plan import BandTargets, scope_groups
 
 WORK = Path("_work") / "_budget"
 
@@ -103,6 +104,7 @@ class _Round:
         self.correct = np.zeros((M, N, K), dtype=bool)
         self.results: dict[tuple[int, int], dict[str, Any]] = {}  # (model, item) -> merged cell results
         self.round = 0
+        self.kind = "reference"
         self.lazy: _Lazy | None = None
         self.lazies: dict[str, _Lazy] = {}
         self.resumed = self.computed = 0
@@ -121,14 +123,17 @@ class _Round:
                 print(f"[collect] budget: loaded {m.name} ({time.monotonic() - t:.1f}s)", file=sys.stderr, flush=True)
         return self.lazy.get()
 
+    def set_kind(self, kind: str) -> None:
+        """The next round's kind, from the planner (its progress lines)."""
+        self.kind = kind
+
     def close(self) -> None:
         if self.lazy is not None:
             self.lazy.close()
 
     def __call__(self, mi: np.ndarray, ii: np.ndarray, ki: np.ndarray) -> np.ndarray:
         self.round += 1
-        pairs = len(set(zip(mi.tolist(), ii.tolist())))  # the sample asks K-1 configs of each pair
-        kind = "reference" if self.round == 1 else "random sample" if pairs < len(ii) else "robust status"
+        kind = self.kind
         keys = self.harness.keys
         cfgs = self.harness.configs
         per = max(1, (self.spec.batch_items or self.spec.chunk_items))
@@ -265,7 +270,10 @@ def collect_budgeted(spec: Spec, harness: Harness, root: Path, *, progress: bool
     ans = _Round(spec, harness, flat, work, engine_factory, progress, budget)
     t0 = time.monotonic()
     try:
-        p = plan(ans, (M, N, K), grid.reference_index, fraction, spec.budget_seed)
+        targets = BandTargets(scope_groups(np.array([b for b, _ in flat], dtype=object)))
+        p = plan(
+            ans, (M, N, K), grid.reference_index, fraction, spec.budget_seed, targets=targets, on_round=ans.set_kind
+        )
     except BudgetError as exc:
         raise CollectError(where, str(exc), fix="raise the budget (--budget / --max-budget)") from None
     finally:

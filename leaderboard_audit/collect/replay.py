@@ -26,14 +26,22 @@ from ..records.missing import NOT_COLLECTED
 from ..records.model import ANSWER_CLASS_ABSENT, PRED_ABSENT, UNPARSED_ABSENT
 from .budget import DEFAULT_SAMPLE_SHARE, BudgetError, Plan, design, plan
 from .errors import CollectError
+from .verdict_plan import BandTargets, scope_groups
 
 DESIGN_KEY = "collection_design"
 
 
 def replay_plan(
-    full: Records, fraction: float, seed: int, *, sample_share: float = DEFAULT_SAMPLE_SHARE, band_round: bool = False
+    full: Records,
+    fraction: float,
+    seed: int,
+    *,
+    sample_share: float = DEFAULT_SAMPLE_SHARE,
+    band_round: bool = False,
+    verdict_rounds: bool = True,
 ) -> Plan:
-    """The budgeted plan run against ``full``'s cells."""
+    """The budgeted plan run against ``full``'s cells (with the verdict rounds of
+    collect/verdict_plan.py on the audit's scopes unless ``verdict_rounds`` is False)."""
     if full.missing is not None:
         raise CollectError(full.source, "--replay needs a complete records set (this one has missing cells)")
     C = np.asarray(full.correct)
@@ -41,8 +49,16 @@ def replay_plan(
     def answer(m: np.ndarray, i: np.ndarray, k: np.ndarray) -> np.ndarray:
         return C[m, i, k]
 
+    targets = BandTargets(scope_groups(full.items.benchmark)) if verdict_rounds else None
     return plan(
-        answer, full.shape, full.grid.reference_index, fraction, seed, sample_share=sample_share, band_round=band_round
+        answer,
+        full.shape,
+        full.grid.reference_index,
+        fraction,
+        seed,
+        sample_share=sample_share,
+        band_round=band_round,
+        targets=targets,
     )
 
 

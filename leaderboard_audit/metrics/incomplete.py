@@ -125,6 +125,65 @@ def _max_spread_sq(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.maximum((lo - c) ** 2, (hi - c) ** 2).sum(axis=1)
 
 
+def _fill_level(lo: np.ndarray, hi: np.ndarray, w: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """Per entry of ``total`` (B,), the level t with ``sum_j w_j clip(t, lo_j, hi_j) = total``
+    (bisection; ``total`` inside the box's range): the water-filling point, which makes the
+    values as even as the box allows at that sum."""
+    a = np.full(total.shape, float(lo.min()))
+    b = np.full(total.shape, float(hi.max()))
+    for _ in range(60):
+        t = (a + b) / 2
+        over = (w[None, :] * np.clip(t[:, None], lo[None, :], hi[None, :])).sum(axis=1) > total
+        a, b = np.where(over, a, t), np.where(over, t, b)
+    return (a + b) / 2
+
+
+def _min_spread_level(lo: np.ndarray, hi: np.ndarray) -> float:
+    """The level t of ``_min_spread_sq``'s minimiser ``clip(t, lo, hi)`` for one row."""
+    a, b = float(lo.min()), float(hi.max())
+    for _ in range(100):
+        t = (a + b) / 2
+        if np.clip(t, lo, hi).mean() > t:
+            a = t
+        else:
+            b = t
+    return (a + b) / 2
+
+
+def _q_low_by_total(
+    col_lo: np.ndarray, col_hi: np.ndarray, r_lo: np.ndarray, r_hi: np.ndarray, k: int, pieces: int = 64
+) -> float:
+    """A lower bound of Q that keeps the tie between its numerator and denominator: both sum
+    to the same total ``T = sum_k C_k = sum_i R_i``. For a completion with total T,
+    ``S >= S_lo(T)`` (the least column spread with that sum: columns water-filled to one level)
+    and ``D <= D_hi(T)`` (the largest ``sum_i R_i (K - R_i)`` with that sum: rows water-filled,
+    ``sum R_i^2`` least when the R_i are as even as their boxes allow), over real values, which
+    include the integer ones. T's range is cut into ``pieces`` intervals; on each, the least S
+    is at the point nearest the unconstrained minimiser of the spread (a convex problem whose
+    optimum outside the interval lies on its boundary), and the largest D, concave in T, at
+    the point nearest its maximiser (every row at K / 2 clipped to its box). The bound is the
+    least ratio over the intervals (NaN: no bound here)."""
+    t_lo, t_hi = float(col_lo.sum()), float(col_hi.sum())
+    if t_hi <= t_lo:
+        return np.nan  # nothing unknown: the caller's bound is exact already
+    rows, w = np.unique(np.stack([r_lo, r_hi]), axis=1, return_counts=True)
+    lo_i, hi_i, w = rows[0].astype(float), rows[1].astype(float), w.astype(float)
+    ones = np.ones(len(col_lo))
+    t_f = float(np.clip(_min_spread_level(col_lo, col_hi), col_lo, col_hi).sum())
+    t_g = float((w * np.clip(k / 2.0, lo_i, hi_i)).sum())
+    edges = np.linspace(t_lo, t_hi, pieces + 1)
+    a, b = edges[:-1], edges[1:]
+    t_s, t_d = np.clip(t_f, a, b), np.clip(t_g, a, b)
+    x = np.clip(_fill_level(col_lo, col_hi, ones, t_s)[:, None], col_lo[None, :], col_hi[None, :])
+    s_lo = ((x - x.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+    r = np.clip(_fill_level(lo_i, hi_i, w, t_d)[:, None], lo_i[None, :], hi_i[None, :])
+    d_hi = (w[None, :] * r * (k - r)).sum(axis=1)
+    # the bisection leaves the sums a hair off each interval's point: widen D, shrink S
+    d_hi = d_hi * (1 + 1e-9) + 1e-9
+    s_lo = np.maximum(s_lo * (1 - 1e-9) - 1e-9, 0.0)
+    return float(((k - 1) * k * s_lo / d_hi).min())
+
+
 def cochran_q_bounds(
     correct: np.ndarray, missing: np.ndarray | None, possible: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -134,7 +193,9 @@ def cochran_q_bounds(
     ``Q = (K - 1) K S / D`` with ``S = sum_k (C_k - mean C)^2`` and ``D = sum_i R_i (K - R_i)``:
     S is bounded over the box of the column counts, D item by item (each item's R_i lies in
     ``[observed right, observed right + unknown]``). NaN low bound where D can only be 0 (Q
-    undefined in every completion); inf high bound where D can be 0."""
+    undefined in every completion); inf high bound where D can be 0. The low bound is also
+    taken with S and D tied through their common total (``_q_low_by_total``), whichever is
+    larger: both hold for every completion."""
     M, N, K = correct.shape
     possible = np.ones((M, K), dtype=bool) if possible is None else possible
     obs = _observed(correct, missing)
@@ -158,6 +219,9 @@ def cochran_q_bounds(
         s_hi = float(_max_spread_sq(col_lo, col_hi)[0])
         if d_hi > 0:
             q_lo[m] = (k - 1) * k * s_lo / d_hi
+            tied = _q_low_by_total(col_lo[0], col_hi[0], r_lo, r_hi, k)
+            if np.isfinite(tied):
+                q_lo[m] = max(q_lo[m], tied)
         q_hi[m] = (k - 1) * k * s_hi / d_lo if d_lo > 0 else np.inf
     return q_lo, q_hi
 
