@@ -58,7 +58,8 @@ CLI="$VENV/bin/leaderboard-audit"
 "$CLI" collect "$OUT/spec.toml" > "$OUT/judge.out" 2> "$OUT/judge.log" || { cat "$OUT/judge.out"; tail -50 "$OUT/judge.log"; exit 1; }
 grep '^\[judge\]' "$OUT/judge.log"
 cat "$OUT/judge.out"
-grep -q "^judged records: .* (2 models x $N items x 6 configs)" "$OUT/judge.out" || { echo "judge_check: no judged records line"; exit 1; }
+# 12 configs: 3 judge prompts x 2 positions x 2 scales (3-way and 5-way readings, graded records)
+grep -q "^judged records: .* (2 models x $N items x 12 configs)" "$OUT/judge.out" || { echo "judge_check: no judged records line"; exit 1; }
 T2=$(date +%s)
 echo "judge_check: answers and judgments $((T2 - T1))s"
 
