@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers.judges import alpaca_annotations
+from helpers.judges import alpaca_annotations, arena_hard_judgments
 
 from leaderboard_audit.arena.audit import audit_table
 from leaderboard_audit.arena.data import ArenaInputError
@@ -25,25 +25,9 @@ def verdict(report, vid):
 
 
 def arena_hard_dir(tmp: Path, strength: dict[str, float], bias: float, n: int = 80, seed: int = 0) -> Path:
-    """model_judgment/<judge>/<model>.jsonl as Arena-Hard's gen_judgment.py writes it
-    (lmarena/arena-hard-auto, v0.1): game 1 shows the baseline as A, game 2 the model as A.
-    ``bias`` > 0: the judge favours the answer shown first (A)."""
-    rng = np.random.default_rng(seed)
-    root = tmp / "model_judgment" / "judge-x"
-    root.mkdir(parents=True)
-    for model, s in strength.items():
-        lines = []
-        for q in range(n):
-            games = []
-            for model_is_a in (False, True):
-                z = s + (bias if model_is_a else -bias) + rng.normal(0, 1)
-                k = int(np.clip(np.round(z + 2), 0, 4))  # 0..4: the model's verdict, worst..best
-                games.append(
-                    {"user_prompt": "...", "judgment": "...", "score": LABELS_B[k if not model_is_a else 4 - k]}
-                )
-            lines.append(json.dumps({"question_id": f"q{q}", "model": model, "judge": "judge-x", "games": games}))
-        (root / f"{model}.jsonl").write_text("\n".join(lines) + "\n")
-    return tmp / "model_judgment"
+    """Arena-Hard judgments with one position bias for every model (``bias`` > 0: the judge
+    favours the answer shown first, A)."""
+    return arena_hard_judgments(tmp, strength, dict.fromkeys(strength, bias), n=n, seed=seed)
 
 
 def test_arena_hard_by_hand(tmp_path):

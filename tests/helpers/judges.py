@@ -31,7 +31,9 @@ def arena_hard_judgments(
                 b = bias[model]
                 z = s + (b if model_is_a else -b) + rng.normal(0, 1)
                 k = int(np.clip(np.round(z + 2), 0, 4))  # 0..4: the model's verdict, worst..best
-                games.append({"judgment": "...", "score": LABELS_B[k if not model_is_a else 4 - k]})
+                games.append(
+                    {"user_prompt": "...", "judgment": "...", "score": LABELS_B[k if not model_is_a else 4 - k]}
+                )
             lines.append(json.dumps({"question_id": f"q{q}", "model": model, "judge": "judge-x", "games": games}))
         (root / f"{model}.jsonl").write_text("\n".join(lines) + "\n")
     return tmp / "model_judgment"

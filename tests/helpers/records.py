@@ -100,3 +100,56 @@ def write_rechunked(src, out, cuts) -> None:
     rechunked = pa.table(cols).replace_schema_metadata(table.schema.metadata)
     with pa.OSFile(str(out), "wb") as sink, pa.ipc.new_file(sink, rechunked.schema) as w:
         w.write_table(rechunked)
+
+
+def load_quiet(path):
+    """``load_records`` with its inferred-layout warnings silenced."""
+    import warnings
+
+    from leaderboard_audit.records import load_records
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load_records(path)
+
+
+def same_cells(a, b) -> bool:
+    """What the long table keeps (it does not hold ``options``): cells, scores, reasons."""
+
+    def same(x, y):
+        return (x is None) == (y is None) and (x is None or np.array_equal(x, y))
+
+    return (
+        a.models == b.models
+        and np.array_equal(a.correct, b.correct)
+        and same(a.score, b.score)
+        and same(a.missing, b.missing)
+        and a.items.item_id.tolist() == b.items.item_id.tolist()
+    )
+
+
+def assert_round_trips(rec) -> None:
+    """``rec`` written as JSONL, packed, CSV and Parquet tables, and through the load cache
+    (built, then served) reads back equal (the tables: the cells they keep)."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from leaderboard_audit.records import write_records
+    from leaderboard_audit.records.cache import load_cached
+    from leaderboard_audit.records.packed import write_packed
+    from leaderboard_audit.records.table import write_table
+
+    d = Path(tempfile.mkdtemp())
+    try:
+        write_records(rec, d / "r")
+        assert load_quiet(d / "r").equals(rec)
+        write_packed(rec, d / "x.arrow")
+        assert load_quiet(d / "x.arrow").equals(rec)
+        for name in ("t/x.csv", "p/x.parquet"):
+            write_table(rec, d / name)
+            assert same_cells(load_quiet(d / name), rec)
+        for _ in range(2):
+            assert load_cached(d / "r", cache_dir=d / "cache").equals(rec)
+    finally:
+        shutil.rmtree(d)

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
-import warnings
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.records import make_records
+from helpers.records import assert_round_trips, load_quiet, make_records
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leaderboard_audit.records import RecordsError, load_records, write_records
-from leaderboard_audit.records.cache import load_cached
+from leaderboard_audit.records import RecordsError, write_records
 from leaderboard_audit.records.packed import packed_bytes, write_packed
 from leaderboard_audit.records.table import write_table
 
@@ -43,27 +38,6 @@ def graded(rec, score, miss=None):
     )
 
 
-def load_quiet(path):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return load_records(path)
-
-
-def same_cells(a, b) -> bool:
-    """What the long table keeps (it does not hold ``options``)."""
-
-    def same(x, y):
-        return (x is None) == (y is None) and (x is None or np.array_equal(x, y))
-
-    return (
-        a.models == b.models
-        and np.array_equal(a.correct, b.correct)
-        and same(a.score, b.score)
-        and same(a.missing, b.missing)
-        and a.items.item_id.tolist() == b.items.item_id.tolist()
-    )
-
-
 @ROUND
 @given(data=st.data())
 def test_round_trip_of_graded_records_through_every_form(data):
@@ -74,19 +48,7 @@ def test_round_trip_of_graded_records_through_every_form(data):
     if data.draw(st.booleans()):  # graded and missing compose
         miss = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))).reshape(rec.shape)
     g = graded(rec, score, miss)
-    d = Path(tempfile.mkdtemp())
-    try:
-        write_records(g, d / "r")
-        assert load_quiet(d / "r").equals(g)
-        write_packed(g, d / "x.arrow")
-        assert load_quiet(d / "x.arrow").equals(g)
-        for name in ("t/x.csv", "p/x.parquet"):
-            write_table(g, d / name)
-            assert same_cells(load_quiet(d / name), g)
-        for _ in range(2):  # the entry is built, then served
-            assert load_cached(d / "r", cache_dir=d / "cache").equals(g)
-    finally:
-        shutil.rmtree(d)
+    assert_round_trips(g)
 
 
 def test_boolean_set_has_no_score_and_its_bytes_are_unchanged(tmp_path):

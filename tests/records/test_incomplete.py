@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
-import warnings
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.records import make_records
+from helpers.records import assert_round_trips, load_quiet, make_records
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leaderboard_audit.records import RecordsError, load_records, write_records
+from leaderboard_audit.records import RecordsError, write_records
 from leaderboard_audit.records.cache import load_cached
 from leaderboard_audit.records.missing import FAILED, NOT_COLLECTED, NOT_POSSIBLE, missing_counts
 from leaderboard_audit.records.packed import packed_bytes, write_packed
@@ -29,23 +25,6 @@ def with_missing(rec, miss):
     return replace(rec, correct=rec.correct & (miss == 0), missing=miss if miss.any() else None)
 
 
-def load_quiet(path):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return load_records(path)
-
-
-def same_cells(a, b) -> bool:
-    """What the long table keeps (it does not hold ``options``)."""
-    return (
-        a.models == b.models
-        and np.array_equal(a.correct, b.correct)
-        and (a.missing is None) == (b.missing is None)
-        and (a.missing is None or np.array_equal(a.missing, b.missing))
-        and a.items.item_id.tolist() == b.items.item_id.tolist()
-    )
-
-
 @ROUND
 @given(data=st.data())
 def test_round_trip_of_incomplete_records_through_every_form(data):
@@ -53,19 +32,7 @@ def test_round_trip_of_incomplete_records_through_every_form(data):
     shape = rec.shape
     flat = data.draw(st.lists(st.integers(0, 3), min_size=int(np.prod(shape)), max_size=int(np.prod(shape))))
     inc = with_missing(rec, np.array(flat).reshape(shape))
-    d = Path(tempfile.mkdtemp())
-    try:
-        write_records(inc, d / "r")
-        assert load_quiet(d / "r").equals(inc)
-        write_packed(inc, d / "x.arrow")
-        assert load_quiet(d / "x.arrow").equals(inc)
-        for name in ("t/x.csv", "p/x.parquet"):
-            write_table(inc, d / name)
-            assert same_cells(load_quiet(d / name), inc)
-        for _ in range(2):  # the entry is built, then served
-            assert load_cached(d / "r", cache_dir=d / "cache").equals(inc)
-    finally:
-        shutil.rmtree(d)
+    assert_round_trips(inc)
 
 
 def test_complete_grid_reads_as_before(tmp_path):
