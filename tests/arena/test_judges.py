@@ -17,8 +17,6 @@ from leaderboard_audit.arena.data import ArenaInputError
 from leaderboard_audit.arena.formats import sniff
 from leaderboard_audit.arena.judges import Outcomes, read_alpaca_annotations, read_arena_hard, read_mt_bench
 
-LABELS_B = ["A>>B", "A>B", "A=B", "B>A", "B>>A"]  # worst .. best for the answer shown as B
-
 
 def verdict(report, vid):
     return next(v for v in report["verdicts"] if v["id"] == vid)
