@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .judge_prompts import JUDGE_PROMPTS
-from .model_spec import check_model_name, model_from_obj
+from .model_spec import models_from_list
 
 REFERENCE = "reference"  # the baseline is the benchmark's best answer (its gold option)
 UNPARSED_RULES = ("tie", "drop")
@@ -56,14 +56,12 @@ def judge_from_obj(obj: Any, rel: Callable[[str], Path], models: list[Any], outp
         raise ValueError(
             f"unknown [judge] key(s) {', '.join(repr(k) for k in sorted(unknown))}; known: {', '.join(sorted(JUDGE_KEYS))}"
         )
-    judges = [model_from_obj(m, rel) for m in obj.get("models") or []]
-    if not judges:
-        raise ValueError("the [judge] table names no judge: add a [[judge.models]] entry (name, path)")
-    names = [j.name for j in judges]
-    for name in names:
-        check_model_name(name)
-    if len(set(names)) != len(names):
-        raise ValueError(f"judge name '{next(n for n in names if names.count(n) > 1)}' appears twice")
+    judges = models_from_list(
+        obj.get("models"),
+        rel,
+        what="judge",
+        empty="the [judge] table names no judge: add a [[judge.models]] entry (name, path)",
+    )
     baseline = str(obj.get("baseline", REFERENCE))
     under_test = [m.name for m in models]
     if baseline != REFERENCE and baseline not in under_test:

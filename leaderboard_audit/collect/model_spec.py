@@ -62,3 +62,18 @@ def model_from_obj(m: Any, rel: Any) -> ModelSpec:
         dict(m.get("options") or {}),
         dict(m.get("chat_template_kwargs") or {}),
     )
+
+
+def models_from_list(entries: Any, rel: Any, *, what: str, empty: str) -> list[ModelSpec]:
+    """A list of [[models]]-like entries, each name a safe file name and unique; ``what``
+    names them in the error ("model", "judge"), ``empty`` is the error when there are none."""
+    models = [model_from_obj(m, rel) for m in entries or []]
+    if not models:
+        raise ValueError(empty)
+    names = [m.name for m in models]
+    for name in names:
+        check_model_name(name)
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise ValueError(f"{what} name '{dup}' appears twice; {what} names must be unique")
+    return models

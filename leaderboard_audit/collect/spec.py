@@ -45,7 +45,7 @@ from typing import Any
 from .axes import AxesSpec, axes_from_obj
 from .benchmarks import SOURCES
 from .engines import DEFAULT_ENGINE
-from .model_spec import ModelSpec, check_model_name, model_from_obj
+from .model_spec import ModelSpec, models_from_list
 
 
 @dataclass
@@ -150,15 +150,7 @@ def spec_from_obj(obj: dict[str, Any], base: Path | None = None) -> Spec:
         raise ValueError(
             f"unknown spec key(s) {', '.join(repr(k) for k in sorted(unknown))}; known: {', '.join(sorted(known))}"
         )
-    models = [model_from_obj(m, rel) for m in obj.get("models") or []]
-    if not models:
-        raise ValueError("the spec names no [[models]]")
-    names = [m.name for m in models]
-    for name in names:
-        check_model_name(name)
-    if len(set(names)) != len(names):
-        dup = next(n for n in names if names.count(n) > 1)
-        raise ValueError(f"model name '{dup}' appears twice; model names must be unique")
+    models = models_from_list(obj.get("models"), rel, what="model", empty="the spec names no [[models]]")
     benches = list(obj.get("benchmarks") or SOURCES)
     if "judge" in obj and obj.get("benchmarks") == []:  # the judge stage alone
         benches = []
