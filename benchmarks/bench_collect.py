@@ -87,7 +87,7 @@ def run_ours(a: argparse.Namespace) -> list[dict[str, Any]]:
     from leaderboard_audit.collect.engines import make_engine
     from leaderboard_audit.collect.harness import paper_harness
     from leaderboard_audit.collect.models import resolve_model_path
-    from leaderboard_audit.collect.run import gen_prompt_ids, ll_requests, run_chunk
+    from leaderboard_audit.collect.cells import gen_prompt_ids, ll_requests, run_chunk
 
     h = paper_harness()
     items = _items(a.benchmarks.split(","), a.items, a.benchmarks_dir)

@@ -384,36 +384,6 @@ class _Lazy:
             self.engine = None
 
 
-def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_text().strip()
-    except OSError:
-        return None
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-
-
-def _chunk_ok(got: Any, ids: list[str], keys: Sequence[str]) -> bool:
-    """A checkpoint is reused only if it holds one well-formed line and raw line per expected item."""
-    if not isinstance(got, dict) or got.get("ids") != ids:
-        return False
-    lines, raw = got.get("lines"), got.get("raw")
-    if not (isinstance(lines, list) and isinstance(raw, list) and len(lines) == len(raw) == len(ids)):
-        return False
-    want = sorted(keys)
-    for x, r, i in zip(lines, raw, ids):
-        if not (isinstance(x, dict) and isinstance(r, dict) and x.get("item_id") == i == r.get("item_id")):
-            return False
-        if not isinstance(x.get("correct"), dict) or sorted(x["correct"]) != want:
-            return False
-    return True
-
-
 def _load_benchmark_items(spec: Spec, exemplars: dict[str, list[Item]] | None = None) -> dict[str, list[Item]]:
     """Each benchmark's selected items; ``exemplars`` (when given) receives its reserved items."""
     from .errors import CollectError

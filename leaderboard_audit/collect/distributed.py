@@ -31,14 +31,12 @@ from .engines import engine_spec
 from .errors import CollectError
 from ..records.writer import write_grid
 from .progress import Progress
+from .cells import grid_for, harness_for, load_items_into
 from .run import (
     _collect_file,
     _FilePlan,
     _prepare_output,
     collect,
-    grid_for,
-    harness_for,
-    load_items_into,
     file_complete,
     prepare_work,
 )

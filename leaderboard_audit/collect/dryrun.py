@@ -240,7 +240,7 @@ def plan(
 ) -> tuple[list[ModelWork], dict[str, int], Harness]:
     """The work of every model in ``spec``, under the configurations the run collects (the grid
     widened by the declared axes, ``run.harness_for``); nothing runs."""
-    from .run import harness_for, load_items_into
+    from .cells import harness_for, load_items_into
 
     harness = harness or harness_for(spec)
     if items is None:

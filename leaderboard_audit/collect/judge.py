@@ -142,7 +142,7 @@ class _Engines:
         self.lazy: Any = None
 
     def get(self, m: Any) -> Any:
-        from .run import _Lazy
+        from .cells import _Lazy
 
         key = (m.path, m.dtype, json.dumps(m.options, sort_keys=True))
         if key != self.key:
@@ -178,7 +178,8 @@ def run_judge(spec: Any, *, progress: bool = True, engine_factory: Any = None, v
 
 
 def _run(spec: Any, progress: bool, engine_factory: Any) -> Path:
-    from .run import _load_benchmark_items, _prepare_output
+    from .cells import _load_benchmark_items
+    from .run import _prepare_output
 
     js: JudgeSpec = spec.judge
     root = Path(js.output)

@@ -39,30 +39,37 @@ from .benchmarks import Item
 from .harness import Harness
 from .progress import Progress
 from .spec import ModelSpec, Spec, load_spec, spec_from_obj
-from .cells import (  # noqa: F401 - re-exported: the collector's modules and tests import them from run
-    MARGIN_DIGITS,
-    gen_prompt_ids,
-    ll_requests,
-    decide,
-    run_chunk,
-    Cells,
-    record_line,
-    raw_line,
-    CALL_LOG_ENV,
-    run_cells,
-    _log_call,
-    _generate_by_budget,
-    _dtype_rule,
-    harness_for,
-    grid_for,
-    _disclosed_source,
-    _Lazy,
-    _read_text,
-    _read_json,
-    _chunk_ok,
-    _load_benchmark_items,
-    load_items_into,
-)
+from .cells import _Lazy, grid_for, harness_for, load_items_into, run_chunk
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def _chunk_ok(got: Any, ids: list[str], keys: Sequence[str]) -> bool:
+    """A checkpoint is reused only if it holds one well-formed line and raw line per expected item."""
+    if not isinstance(got, dict) or got.get("ids") != ids:
+        return False
+    lines, raw = got.get("lines"), got.get("raw")
+    if not (isinstance(lines, list) and isinstance(raw, list) and len(lines) == len(raw) == len(ids)):
+        return False
+    want = sorted(keys)
+    for x, r, i in zip(lines, raw, ids):
+        if not (isinstance(x, dict) and isinstance(r, dict) and x.get("item_id") == i == r.get("item_id")):
+            return False
+        if not isinstance(x.get("correct"), dict) or sorted(x["correct"]) != want:
+            return False
+    return True
 
 
 def _prepare_output(root: Path) -> None:

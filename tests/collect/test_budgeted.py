@@ -20,7 +20,8 @@ import pytest
 from helpers.collect import _spec, _tree
 from leaderboard_audit.collect.errors import CollectError
 from leaderboard_audit.collect.replay import DESIGN_KEY, replay_plan, replayed_records
-from leaderboard_audit.collect.run import CALL_LOG_ENV, collect
+from leaderboard_audit.collect.cells import CALL_LOG_ENV
+from leaderboard_audit.collect.run import collect
 from leaderboard_audit.collect.spec import load_spec, spec_from_obj
 from leaderboard_audit.records import load_records
 from leaderboard_audit.records.missing import NOT_COLLECTED

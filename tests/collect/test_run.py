@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from leaderboard_audit.collect.run import collect, decide, ll_requests
+from leaderboard_audit.collect.cells import decide, ll_requests
+from leaderboard_audit.collect.run import collect
 from leaderboard_audit.collect.spec import load_spec, spec_from_obj
 from leaderboard_audit.records import load_records
 from helpers.collect import _spec, _tree

@@ -31,7 +31,7 @@ def test_vllm_and_transformers_bits_identical_float32(tmp_path):
     from leaderboard_audit.collect.engines import make_engine
     from leaderboard_audit.collect.harness import paper_harness
     from leaderboard_audit.collect.models import resolve_model_path
-    from leaderboard_audit.collect.run import run_chunk
+    from leaderboard_audit.collect.cells import run_chunk
 
     n = int(os.environ.get("LEADERBOARD_AUDIT_REAL_ITEMS", "5"))
     h = paper_harness()

@@ -60,7 +60,7 @@ def test_device_mismatched_options_are_refused():
 
 def test_spec_dtype_defaults_to_auto_and_grid_discloses_the_rule(tmp_path):
     from leaderboard_audit.collect.harness import paper_harness
-    from leaderboard_audit.collect.run import grid_for
+    from leaderboard_audit.collect.cells import grid_for
 
     spec = spec_from_obj(
         {"models": [{"path": "x/auto"}, {"path": "x/f32", "dtype": "float32"}], "output": str(tmp_path)}
