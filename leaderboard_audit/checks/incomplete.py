@@ -26,20 +26,16 @@ from typing import Any
 import numpy as np
 
 from ..metrics import incomplete as inc
+from ..records.missing import NOT_POSSIBLE
 from ..metrics.harness_effects import chi2_sf
+from ..metrics.exact import le_array as _le
 from ..metrics.identified import holm_adjust
 from ..metrics.incomplete import UNDECIDED
 from .base import Check, Scope
 from .verdicts import FAIL, PASS, SKIP, WARN, exact
 
 SHOWN_CELLS = 20  # (model, item, config) cells listed in an undecided verdict
-NOT_POSSIBLE = 2  # records/missing.py's code
-EXACT_CHECKS = ("band", "ranking", "champions", "axes")
 DESIGN_KEY = "collection_design"
-
-
-def _le(a: Any, b: float) -> Any:
-    return np.round(np.asarray(a, dtype=float), 12) <= round(float(b), 12)
 
 
 class Bounds:
@@ -109,14 +105,8 @@ def decide(check: Check, sc: Scope, verdicts: list[dict[str, Any]]) -> list[dict
             out.append(v)
         elif complete:
             out.append({**v, "decided": True})
-        elif check.name == "band":
-            out.append(_band(sc, v))
-        elif check.name == "ranking":
-            out.append(_ranking(sc, v))
-        elif check.name == "champions":
-            out.append(_champions(sc, v))
-        elif check.name == "axes":
-            out.append(_axes(sc, v))
+        elif check.name in EXACT_RULES:
+            out.append(EXACT_RULES[check.name](sc, v))
         else:
             b = bounds_of(sc)
             why = (
@@ -169,7 +159,7 @@ def _band(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
     t, N = sc.thresholds, sc.shape[1]
     model = v["id"][len(f"band[{sc.name}-") : -1]
     m = sc.names.index(model)
-    s_lo, s_hi = inc.band_bounds_on(b.cnt_lo[m : m + 1] / N, b.cnt_hi[m : m + 1] / N, b.possible[m : m + 1])
+    s_lo, s_hi = inc.band_bounds(b.cnt_lo[m : m + 1] / N, b.cnt_hi[m : m + 1] / N, b.possible[m : m + 1])
     s_lo, s_hi = float(s_lo[0]), float(s_hi[0])
     sig_sure, sig_never = _significance(sc, b, m)
     configs = [sc.keys[k] for k in np.flatnonzero(b.possible[m])]
@@ -546,18 +536,13 @@ def incomplete_section(sc: Scope) -> dict[str, Any]:
     return out
 
 
-def decided_note(v: dict[str, Any]) -> str:
-    """How a renderer names a verdict's decision on an incomplete grid ('' on a complete one)."""
-    if "decided" not in v:
-        return ""
-    return "decided" if v["decided"] else "undecided"
-
+#: the checks with an exact rule on incomplete grids (docs/audits.md, "Incomplete grids")
+EXACT_RULES = {"band": _band, "ranking": _ranking, "champions": _champions, "axes": _axes}
 
 __all__ = [
-    "EXACT_CHECKS",
+    "EXACT_RULES",
     "bounds_of",
     "decide",
-    "decided_note",
     "incomplete_section",
     "is_incomplete",
     "robust_estimates",

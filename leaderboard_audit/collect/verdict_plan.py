@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..metrics.exact import le_array as _le
 from ..metrics import incomplete as inc
 from ..metrics.harness_effects import chi2_sf
 from ..metrics.identified import holm_adjust
@@ -63,7 +64,7 @@ class BandTargets:
         N = len(g)
         lo, hi = inc.count_bounds(C, miss)
         possible = np.ones(lo.shape, dtype=bool)
-        s_lo, s_hi = inc.band_bounds_on(lo / N, hi / N, possible)
+        s_lo, s_hi = inc.band_bounds(lo / N, hi / N, possible)
         q_lo, q_hi = inc.cochran_q_bounds(C, miss, possible)
         df = max(C.shape[2] - 1, 1)
         p_max = np.where(np.isfinite(q_lo) & np.isfinite(q_hi), chi2_sf(np.nan_to_num(q_lo), df), 1.0)
@@ -146,10 +147,6 @@ def scope_groups(benchmark: np.ndarray) -> list[np.ndarray]:
     if len(names) > 1:
         out += [np.flatnonzero(b == n) for n in names]
     return out
-
-
-def _le(a: np.ndarray, b: float) -> np.ndarray:
-    return np.round(np.asarray(a, dtype=float), 12) <= round(float(b), 12)
 
 
 __all__ = ["BandTargets", "scope_groups"]

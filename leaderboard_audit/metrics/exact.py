@@ -31,6 +31,11 @@ def le(a: float, b: float) -> bool:
     return exact(a) <= exact(b)
 
 
+def le_array(a: np.ndarray, b: float) -> np.ndarray:
+    """Elementwise ``a <= b`` after rounding both sides."""
+    return exact_array(a) <= exact(b)
+
+
 def ge(a: float, b: float) -> bool:
     """``a >= b`` after rounding both sides."""
     return exact(a) >= exact(b)

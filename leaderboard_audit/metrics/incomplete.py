@@ -41,20 +41,22 @@ def robust_status(correct: np.ndarray, missing: np.ndarray | None) -> np.ndarray
 
 def accuracy_bounds(correct: np.ndarray, missing: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """(M, K) low and high accuracy per model and configuration: unknown cells counted
-    wrong, then right."""
-    obs = _observed(correct, missing)
+    wrong, then right (``count_bounds`` over N)."""
+    lo, hi = count_bounds(correct, missing)
     N = correct.shape[1]
-    right = (correct & obs).sum(axis=1)
-    unknown = (~obs).sum(axis=1)
-    return right / N, (right + unknown) / N
+    return lo / N, hi / N
 
 
-def band_bounds(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def band_bounds(lo: np.ndarray, hi: np.ndarray, possible: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(M,) smallest and largest spread (max minus min over configurations) of accuracies
-    that lie in ``[lo, hi]``: the shortest range meeting every interval, and the longest."""
-    smallest = np.maximum(0.0, lo.max(axis=1) - hi.min(axis=1))
-    largest = hi.max(axis=1) - lo.min(axis=1)
-    return smallest, largest
+    that lie in ``[lo, hi]``: the shortest range meeting every interval, and the longest;
+    with ``possible`` (``possible_configs``), over each model's possible configurations only."""
+    if possible is not None:
+        lo_max, lo_min = np.where(possible, lo, -np.inf).max(axis=1), np.where(possible, lo, np.inf).min(axis=1)
+        hi_max, hi_min = np.where(possible, hi, -np.inf).max(axis=1), np.where(possible, hi, np.inf).min(axis=1)
+    else:
+        lo_max, lo_min, hi_max, hi_min = lo.max(axis=1), lo.min(axis=1), hi.max(axis=1), hi.min(axis=1)
+    return np.maximum(0.0, lo_max - hi_min), hi_max - lo_min
 
 
 def robust_accuracy_bounds(status: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -93,15 +95,6 @@ def count_bounds(correct: np.ndarray, missing: np.ndarray | None) -> tuple[np.nd
     obs = _observed(correct, missing)
     right = (correct & obs).sum(axis=1)
     return right, right + (~obs).sum(axis=1)
-
-
-def band_bounds_on(lo: np.ndarray, hi: np.ndarray, possible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``band_bounds`` over each model's possible configurations only (``possible_configs``)."""
-    lo_max = np.where(possible, lo, -np.inf).max(axis=1)
-    hi_min = np.where(possible, hi, np.inf).min(axis=1)
-    hi_max = np.where(possible, hi, -np.inf).max(axis=1)
-    lo_min = np.where(possible, lo, np.inf).min(axis=1)
-    return np.maximum(0.0, lo_max - hi_min), hi_max - lo_min
 
 
 def _min_spread_sq(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -326,7 +319,6 @@ __all__ = [
     "above_bounds",
     "accuracy_bounds",
     "band_bounds",
-    "band_bounds_on",
     "cochran_q_bounds",
     "count_bounds",
     "kendall_tau_bounds",
