@@ -107,10 +107,7 @@ class Scope:
     def graded(self) -> bool:
         """Whether some outcome is graded (records/graded.py; docs/audits.md, "Graded outcomes"):
         a subset whose outcomes are all 0/1 is audited as the boolean set it is."""
-        from ..records.graded import graded_values
-
-        score = self.records.score
-        return score is not None and graded_values(score)
+        return self.records.score is not None
 
     @property
     def S(self) -> np.ndarray:

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..records.graded import graded_values
 from ..metrics import axes as axes_m
 from ..metrics.brittleness import (
     axis_shares,
@@ -76,7 +75,7 @@ def _benchmark_items(records: Records, benchmark: str) -> slice | np.ndarray:
 def pooled_parts(records: Records) -> tuple[dict[str, np.ndarray], list[dict[str, np.ndarray]]]:
     """The pooled variance parts and each benchmark's, from one pass; each benchmark's is
     kept for its own scope (``per_model.derived`` on the same view)."""
-    if records.score is not None and graded_values(records.score):  # the scores' variances (docs/audits.md)
+    if records.score is not None:  # the scores' variances (docs/audits.md)
         return variance_parts(records.score), [variance_parts(records.scope(b).score) for b in records.benchmarks]
     C = records.correct
     if C.dtype != bool or 0 in C.shape:

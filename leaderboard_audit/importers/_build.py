@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..records.errors import ProblemLog, RecordsError
+from ..records.graded import normalised_score
 from ..records.grid import DEFAULT_REFERENCE, Config, Grid
 from ..records.model import Records
 from ..records.reader import ModelFile, assemble, filename_for_model
@@ -200,8 +201,7 @@ def model_file(
     mf.lines = list(range(1, len(order) + 1))
     v = np.array([[u.bits[k] for u in mine] for k in order], dtype=np.float64).reshape(len(order), len(keys))
     mf.correct = v == 1
-    if ((v > 0) & (v < 1)).any():  # a graded outcome (records/graded.py): the bit is a win outright
-        mf.score = v
+    mf.score = normalised_score(v)  # a graded outcome (records/graded.py): the bit is a win outright
     mf.gold = [mt.gold for mt in metas]
     mf.question = [mt.question for mt in metas]
     mf.options = [mt.options for mt in metas]

@@ -48,16 +48,13 @@ def normalised_score(score: np.ndarray | None) -> np.ndarray | None:
 
 def check_score(score: np.ndarray | None, correct: np.ndarray, missing: np.ndarray | None = None) -> str | None:
     """What is wrong with a ``score`` array beside its ``correct`` bits (None if nothing):
-    shape, range, a boolean set carried as scores, bits that are not ``score == 1``, a
-    missing cell whose score is not 0."""
+    its shape, bits that are not ``score == 1``, a missing cell whose score is not 0. Its
+    values alone (range, finite, some outcome graded) are ``packed.check_values``'s, which
+    every reader runs first."""
     if score is None:
         return None
     if score.shape != correct.shape:
         return f"'score' has shape {score.shape}, expected {correct.shape}"
-    if not np.isfinite(score).all() or ((score < 0) | (score > 1)).any():
-        return "'score' holds values outside [0, 1] or not finite"
-    if not graded_values(score):
-        return "'score' holds only 0 and 1 (a boolean set has no 'score')"
     if not np.array_equal(score == 1, correct):
         return "'correct' is not 'score == 1' (the bit of a graded cell is 'won outright')"
     if missing is not None and (score[missing != 0] != 0).any():
@@ -65,9 +62,4 @@ def check_score(score: np.ndarray | None, correct: np.ndarray, missing: np.ndarr
     return None
 
 
-def outcomes(records: Any) -> np.ndarray:
-    """The outcome tensor: ``score`` for a graded set, else ``correct`` (bool)."""
-    return records.correct if records.score is None else records.score
-
-
-__all__ = ["FIX_SCORE", "check_score", "graded_values", "is_score", "normalised_score", "outcomes"]
+__all__ = ["FIX_SCORE", "check_score", "graded_values", "is_score", "normalised_score"]

@@ -17,7 +17,7 @@ from typing import IO, Any
 import numpy as np
 
 from .errors import ProblemLog, RecordsError
-from .graded import FIX_SCORE, is_score
+from .graded import FIX_SCORE, is_score, normalised_score
 from .missing import FIX_MISSING, MISSING_REASONS, reason_code
 from .model import ANSWER_CLASSES, UNPARSED_ABSENT
 from .names import model_from_filename
@@ -432,8 +432,7 @@ class _FileParser:
             return np.zeros((len(rows), len(keys)), dtype=bool)
         if missing.any():
             self.mf.missing = missing
-        if ((score > 0) & (score < 1)).any():
-            self.mf.score = score
+        self.mf.score = normalised_score(score)
         return score == 1
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .graded import normalised_score
 from .grid import Grid
 
 PRED_UNPARSEABLE = -1  # `pred: null` in the file: the answer could not be parsed
@@ -127,6 +128,12 @@ class Records:
     layout_notes: tuple[str, ...] = ()
     missing: np.ndarray | None = None
     score: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        # a set (or a subset) whose outcomes are all 0 or 1 is boolean and has no score
+        # (records/graded.py), however it was built
+        if self.score is not None:
+            object.__setattr__(self, "score", normalised_score(self.score))
 
     @property
     def graded(self) -> bool:

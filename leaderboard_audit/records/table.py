@@ -45,7 +45,7 @@ import numpy as np
 
 from .errors import MAX_SHOWN, ProblemLog, RecordsError
 from .parquet_bounds import read_bounded
-from .graded import FIX_SCORE, graded_values
+from .graded import FIX_SCORE, graded_values, normalised_score
 from .grid import Grid, infer_grid
 from .layout import confined
 from .legend import find_legend
@@ -873,7 +873,7 @@ def _model_files(t: _Table, cells: _Cells, g: _Groups) -> dict[str, dict[str, Mo
             options=[None] * n,
             unit=t.unit,
             missing=g.X[sel] if g.X is not None and g.X[sel].any() else None,
-            score=g.S[sel] if g.S is not None and graded_values(g.S[sel]) else None,
+            score=None if g.S is None else normalised_score(g.S[sel]),
         )
     return files
 
