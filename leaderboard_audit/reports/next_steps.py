@@ -251,7 +251,9 @@ def incomplete_line(report: dict[str, Any]) -> str | None:
     pooled = next((s["incomplete"] for s in scopes.values() if "incomplete" in s), None)
     if pooled is None:
         return None
-    verdicts = [v for s in scopes.values() for v in s.get("verdicts", []) if "decided" in v]
+    from .twins import reported_verdicts  # a twin scope's repeated verdicts once, as counts_note counts them
+
+    verdicts = [v for v in reported_verdicts(report) if "decided" in v]
     open_ = sum(1 for v in verdicts if not v["decided"])
     return (
         f"incomplete grid: {pooled['missing']:,} of {pooled['cells']:,} cells missing; {open_} of "

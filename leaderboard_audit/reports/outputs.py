@@ -27,9 +27,6 @@ class Output:
     help: str
     suffixes: tuple[str, ...] | None = None
 
-    def renderer(self) -> Callable[[dict[str, Any], str], str]:
-        return self.render
-
 
 _DECLARED: list[Output] = []
 
@@ -109,7 +106,7 @@ def render_outputs(
     for o in OUTPUTS:
         path = paths.get(o.key)
         if path:
-            out.append((o.flag if flags else o.option, path, lambda o=o, path=path: o.renderer()(report, path)))
+            out.append((o.flag if flags else o.option, path, lambda o=o, path=path: o.render(report, path)))
     return out
 
 

@@ -101,3 +101,17 @@ def test_cli_audit_and_library_on_incomplete_records(tmp_path, capsys):
     assert all("decided" not in v for s in audit(full, n_boot=10)["scopes"].values() for v in s["verdicts"])
     assert main(["audit", str(write(full, tmp_path / "full"))]) == 0
     assert "incomplete grid" not in capsys.readouterr().out
+
+
+def test_undecided_count_reads_each_twin_verdict_once(tmp_path):
+    """One benchmark: the pooled scope is the benchmark's twin, and its repeated verdicts are
+    counted once in the incomplete-grid line, as the report's verdict counts are."""
+    from leaderboard_audit.reports.next_steps import incomplete_line
+    from leaderboard_audit.reports.twins import reported_verdicts
+
+    report = audit(load_records(incomplete(tmp_path)))
+    decided = [v for v in reported_verdicts(report) if "decided" in v]
+    every = [v for s in report["scopes"].values() for v in s.get("verdicts", []) if "decided" in v]
+    assert len(every) > len(decided) > 0  # the twin scope repeats them
+    undecided = sum(1 for v in decided if not v["decided"])
+    assert f"{undecided} of {len(decided)} verdicts undecided" in incomplete_line(report)
