@@ -146,19 +146,45 @@ def binom_half_cdf(k: np.ndarray, n: np.ndarray, *, pairs: int | None = None) ->
     log2 = np.log(np.longdouble(2))
     order = np.lexsort((kf, nf))
     ks, ns = kf[order], nf[order]
-    res = np.empty(ks.size)
-    starts = np.flatnonzero(np.r_[True, ns[1:] != ns[:-1]])
-    ends = np.r_[starts[1:], ns.size]
-    for a, b in zip(starts.tolist(), ends.tolist()):
-        nn = int(ns[a])
-        lo = max(0, int(np.floor(nn / 2.0 - np.sqrt((_LN_WINDOW - np.log(NEGLIGIBLE_P)) * nn / 2.0))))
-        lo = min(lo, int(ks[a]))
-        j = np.arange(lo, int(ks[b - 1]) + 1)
-        logpmf = (lg[nn] - lg[j] - lg[nn - j] - nn * log2).astype(np.float64)
-        res[a:b] = np.cumsum(np.exp(logpmf))[ks[a:b] - lo]
+    res = _window_sums(ks, ns, lg, log2)
     vals = np.empty(kf.size)
     vals[order] = res
     out[live] = np.minimum(vals, 1.0)
+    return out
+
+
+#: (distinct n x window) terms summed at once by ``_window_sums``
+_WINDOW_CELLS = 1 << 20
+
+
+def _window_sums(ks: np.ndarray, ns: np.ndarray, lg: np.ndarray, log2: np.longdouble) -> np.ndarray:
+    """``binom_half_cdf``'s exact sums for ``ks``, ``ns`` sorted by (n, k): per distinct n one
+    cumulative sum of the pmf from the window's start to its largest k, the distinct n's as
+    rows of one padded block (a 1,000-model board has thousands of distinct n per call; a
+    Python loop over them was most of a mix drop's sign tests). Each row is summed left to
+    right from its own start, as a one-dimensional cumsum would: the same bits."""
+    out = np.empty(ks.size)
+    starts = np.flatnonzero(np.r_[True, ns[1:] != ns[:-1]])
+    ends = np.r_[starts[1:], ns.size]
+    n_d = ns[starts]
+    lo = np.floor(n_d / 2.0 - np.sqrt((_LN_WINDOW - np.log(NEGLIGIBLE_P)) * n_d / 2.0)).astype(np.int64)
+    lo = np.minimum(np.maximum(lo, 0), ks[starts])
+    width = ks[ends - 1] - lo + 1
+    group = np.repeat(np.arange(n_d.size), ends - starts)
+    a = 0
+    while a < n_d.size:
+        # rows [a, b): as many as fit in _WINDOW_CELLS at the widest row's width (at least one)
+        wmax = np.maximum.accumulate(width[a:])
+        b = a + max(1, int(np.searchsorted(wmax * np.arange(1, wmax.size + 1), _WINDOW_CELLS, side="right")))
+        w = int(wmax[b - a - 1])
+        col = np.arange(w)
+        j = lo[a:b, None] + np.minimum(col[None, :], width[a:b, None] - 1)  # past a row's end: its last j
+        nn = n_d[a:b, None]
+        logpmf = (lg[nn] - lg[j] - lg[nn - j] - nn * log2).astype(np.float64)
+        sums = np.cumsum(np.exp(logpmf), axis=1)
+        at = slice(starts[a], ends[b - 1])
+        out[at] = sums[group[at] - a, ks[at] - lo[group[at]]]
+        a = b
     return out
 
 

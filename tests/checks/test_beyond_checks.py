@@ -90,12 +90,29 @@ def test_mix_a_weak_claim_is_not_specific_to_the_benchmark():
     assert ch["p"] > rep["scopes"]["pooled"]["mix"]["specific_level"]
 
 
+def test_mix_summary_line_counts_changes_that_random_drops_explain():
+    """Exchangeable benchmarks: verdicts change without some benchmark, none specifically (every
+    mix verdict passes); the summary says so rather than that nothing changed."""
+    from leaderboard_audit.records.simulate import exchangeable_spec
+
+    rep = audit(simulate(exchangeable_spec(2)), n_boot=200)
+    pooled = rep["scopes"]["pooled"]
+    assert {v["status"] for v in pooled["verdicts"] if v["check"] == "mix"} == {"pass"}
+    line = registry()["mix"].tables("pooled", pooled)[-1].text
+    n = pooled["mix"]["changes_total"]
+    assert n > 1 and "keeps its status" not in line
+    assert f"{n} pooled verdicts change status without some benchmark, none beyond what random drops" in line
+
+
 def test_mix_passes_when_every_benchmark_tells_the_same_story():
     rep = audit(same_everywhere(), n_boot=2000)
     v = pooled_verdicts(rep)
     assert [v[f"mix[b{j}]"]["status"] for j in range(3)] == ["pass"] * 3
     assert all(v[f"mix[b{j}]"]["margin"] == 0 for j in range(3))
     assert "keeps its status" in v["mix[b0]"]["message"]
+    assert (
+        "every pooled verdict keeps its status" in registry()["mix"].tables("pooled", rep["scopes"]["pooled"])[-1].text
+    )
 
 
 def test_mix_warns_when_a_value_crosses_its_threshold_without_a_status_change():

@@ -122,6 +122,31 @@ def test_exact_binomial_tail_against_integer_sums():
             assert g == pytest.approx(want, rel=1e-12), (k, n)
 
 
+@pytest.mark.parametrize("cells", [1 << 20, 3000])
+def test_binomial_window_sums_give_the_per_n_loop_s_bits(monkeypatch, cells):
+    """The exact sums come from one padded block of windows (rows split at ``_WINDOW_CELLS``);
+    each row must hold the bits a one-dimensional cumsum of its own window gives."""
+    from leaderboard_audit.metrics import identified as ident
+
+    monkeypatch.setattr(ident, "_WINDOW_CELLS", cells)
+    rng = np.random.default_rng(5)
+    n = rng.integers(1, 9000, 4000)
+    n[:50] = 5000  # repeated n: several k read from one row
+    k = (n // 2 - np.abs(rng.normal(0, 0.8, n.size)) * np.sqrt(n)).clip(0).astype(np.int64)
+    got = ident.binom_half_cdf(k, n)
+    lg, log2 = ident._log_factorials(int(n.max())), np.log(np.longdouble(2))
+    for kk, nn, g in zip(k.tolist(), n.tolist(), got.tolist()):
+        if np.exp(-2.0 * (nn / 2.0 - kk) ** 2 / nn) < ident.NEGLIGIBLE_P / 2:
+            assert g == 0.0
+            continue
+        lo = min(
+            kk, max(0, int(np.floor(nn / 2.0 - np.sqrt((ident._LN_WINDOW - np.log(ident.NEGLIGIBLE_P)) * nn / 2.0))))
+        )
+        j = np.arange(lo, kk + 1)
+        want = np.cumsum(np.exp((lg[nn] - lg[j] - lg[nn - j] - nn * log2).astype(np.float64)))[-1]
+        assert g == min(want, 1.0), (kk, nn)
+
+
 def test_holm_adjust_matches_the_step_down_definition():
     p = np.array([0.01, 0.04, 0.03, 0.005, 0.5])
     # sorted 0.005, 0.01, 0.03, 0.04, 0.5 -> x5, x4, x3, x2, x1 -> 0.025, 0.04, 0.09, 0.08 -> 0.09, 0.5
