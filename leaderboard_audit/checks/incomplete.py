@@ -27,7 +27,6 @@ import numpy as np
 
 from ..metrics import incomplete as inc
 from ..records.missing import NOT_POSSIBLE
-from ..metrics.harness_effects import chi2_sf
 from ..metrics.exact import le_array as _le
 from ..metrics.identified import holm_adjust
 from ..metrics.incomplete import UNDECIDED
@@ -156,21 +155,24 @@ def undecided(
 
 def _band(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
     b = bounds_of(sc)
-    t, N = sc.thresholds, sc.shape[1]
+    t = sc.thresholds
     model = v["id"][len(f"band[{sc.name}-") : -1]
     m = sc.names.index(model)
-    s_lo, s_hi = inc.band_bounds(b.cnt_lo[m : m + 1] / N, b.cnt_hi[m : m + 1] / N, b.possible[m : m + 1])
-    s_lo, s_hi = float(s_lo[0]), float(s_hi[0])
-    sig_sure, sig_never = _significance(sc, b, m)
+    if "_band_sides" not in sc.__dict__:  # every model's at once: Holm reads them all
+        sc.__dict__["_band_sides"] = inc.band_sides(
+            b.C, b.miss, b.possible, band_pass=t.band_pass, band_warn=t.band_warn, alpha=sc.alpha
+        )
+    sides = sc.__dict__["_band_sides"]
+    s_lo, s_hi = float(sides.s_lo[m]), float(sides.s_hi[m])
     configs = [sc.keys[k] for k in np.flatnonzero(b.possible[m])]
     on = "" if len(configs) == sc.shape[2] else f" on its {len(configs)} possible configs ({', '.join(configs)})"
     span = f"{model}: spread between {s_lo:.3f} and {s_hi:.3f}{on}"
-    if _le(s_hi, t.band_pass):
+    if sides.is_pass[m]:
         return decided(v, PASS, f"{span}, at most {t.band_pass} whatever the missing cells", (s_lo, s_hi))
-    if not _le(s_lo, t.band_warn) and sig_sure:
+    if sides.is_fail[m]:
         why = f"{span}, above {t.band_warn}, and Cochran's Q is significant in every completion"
         return decided(v, FAIL, why, (s_lo, s_hi))
-    if not _le(s_lo, t.band_pass) and (_le(s_hi, t.band_warn) or sig_never):
+    if sides.is_warn[m]:
         why = f"{span}: above {t.band_pass}" + (
             f", at most {t.band_warn}" if _le(s_hi, t.band_warn) else ", and Cochran's Q is never significant"
         )
@@ -179,29 +181,6 @@ def _band(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
     mask[m] = b.possible[m][None, :]
     why = f"{span} (pass <= {t.band_pass}, warn <= {t.band_warn}), so the missing cells decide its side"
     return undecided(v, why, b.cells(sc, mask), (s_lo, s_hi), _robust_estimate(sc, b, m))
-
-
-def _significance(sc: Scope, b: Bounds, m: int) -> tuple[bool, bool]:
-    """(Cochran's Q of model m is significant after Holm over the scope's models in every
-    completion, in none). Holm's adjusted p-values never fall when a raw p rises (Holm is
-    closed testing with Bonferroni: each adjusted p is a max of set sizes times set minima),
-    so Holm over every model's largest p bounds each adjusted p from above, Holm over the
-    smallest from below."""
-    if "_band_holm" not in sc.__dict__:
-        M = sc.shape[0]
-        p_max, p_min = np.ones(M), np.ones(M)
-        for j in range(M):
-            k = int(b.possible[j].sum())
-            q_lo, q_hi = inc.cochran_q_bounds(b.C[j : j + 1], b.miss[j : j + 1], b.possible[j : j + 1])
-            df = max(k - 1, 1)
-            # Q undefined (every item all right or all wrong) gives p = 1: possible when q_hi is inf
-            if np.isfinite(q_lo[0]) and np.isfinite(q_hi[0]):
-                p_max[j] = float(chi2_sf(q_lo, df)[0])
-            if not np.isnan(q_hi[0]):
-                p_min[j] = 0.0 if np.isinf(q_hi[0]) else float(chi2_sf(q_hi, df)[0])
-        sc.__dict__["_band_holm"] = (holm_adjust(p_max), holm_adjust(p_min))
-    h_max, h_min = sc.__dict__["_band_holm"]
-    return bool(_le(h_max[m], sc.alpha)), not bool(_le(h_min[m], sc.alpha))
 
 
 # ranking ------------------------------------------------------------------------------

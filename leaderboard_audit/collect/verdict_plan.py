@@ -31,10 +31,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..metrics.exact import le_array as _le
 from ..metrics import incomplete as inc
 from ..metrics.harness_effects import chi2_sf
-from ..metrics.identified import holm_adjust
 
 BAND_PASS, BAND_WARN, ALPHA = 0.02, 0.05, 0.05  # the band check's default thresholds and the audit's alpha
 MIN_SCOPE_SAMPLE = 30  # sampled items of a scope below which its configs are estimated from the whole sample
@@ -58,23 +56,14 @@ class BandTargets:
 
     def decided(self, observed: np.ndarray, correct: np.ndarray, g: np.ndarray) -> np.ndarray:
         """(M,) bool: each model's band verdict on scope ``g`` is decided (pass, warn or fail)
-        by the band check's exact rule."""
+        by the band check's exact rule (``metrics.incomplete.band_sides``)."""
         miss = np.where(observed[:, g], 0, 1).astype(np.int8)
         C = correct[:, g]
-        N = len(g)
-        lo, hi = inc.count_bounds(C, miss)
-        possible = np.ones(lo.shape, dtype=bool)
-        s_lo, s_hi = inc.band_bounds(lo / N, hi / N, possible)
-        q_lo, q_hi = inc.cochran_q_bounds(C, miss, possible)
-        df = max(C.shape[2] - 1, 1)
-        p_max = np.where(np.isfinite(q_lo) & np.isfinite(q_hi), chi2_sf(np.nan_to_num(q_lo), df), 1.0)
-        p_min = np.where(np.isnan(q_hi), 1.0, np.where(np.isinf(q_hi), 0.0, chi2_sf(np.nan_to_num(q_hi), df)))
-        sure = _le(holm_adjust(p_max), self.alpha)
-        never = ~_le(holm_adjust(p_min), self.alpha)
-        is_pass = _le(s_hi, self.band_pass)
-        is_fail = ~_le(s_lo, self.band_warn) & sure
-        is_warn = ~_le(s_lo, self.band_pass) & (_le(s_hi, self.band_warn) | never)
-        return is_pass | is_fail | is_warn
+        possible = np.ones((C.shape[0], C.shape[2]), dtype=bool)
+        sides = inc.band_sides(
+            C, miss, possible, band_pass=self.band_pass, band_warn=self.band_warn, alpha=self.alpha
+        )
+        return sides.decided
 
     def columns_needed(
         self, observed: np.ndarray, correct: np.ndarray, sample: np.ndarray, g: np.ndarray, m: int, M: int

@@ -18,7 +18,13 @@ then the value itself).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+
+from .exact import le_array
+from .harness_effects import chi2_sf
+from .identified import holm_adjust
 
 ROBUST, NOT_ROBUST, UNDECIDED = 1, 0, -1
 
@@ -217,6 +223,69 @@ def cochran_q_bounds(
                 q_lo[m] = max(q_lo[m], tied)
         q_hi[m] = (k - 1) * k * s_hi / d_lo if d_lo > 0 else np.inf
     return q_lo, q_hi
+
+
+def cochran_p_bounds(
+    correct: np.ndarray, missing: np.ndarray | None, possible: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(M,) the largest and the smallest p-value of each model's Cochran's Q over every
+    completion (``cochran_q_bounds``; chi-square on the model's possible configurations less
+    one). Q undefined in some completion (every item all right or all wrong) gives p = 1 there,
+    so the largest is then 1; an unbounded Q makes the smallest 0."""
+    M, _, K = correct.shape
+    possible = np.ones((M, K), dtype=bool) if possible is None else possible
+    q_lo, q_hi = cochran_q_bounds(correct, missing, possible)
+    df = np.maximum(possible.sum(axis=1) - 1, 1)
+    p_max, p_min = np.ones(M), np.ones(M)
+    fin = np.isfinite(q_lo) & np.isfinite(q_hi)
+    p_max[fin] = chi2_sf(q_lo[fin], df[fin])
+    known = ~np.isnan(q_hi)
+    p_min[known] = np.where(np.isinf(q_hi[known]), 0.0, chi2_sf(np.nan_to_num(q_hi[known]), df[known]))
+    return p_max, p_min
+
+
+class BandSides(NamedTuple):
+    """``band_sides``: per model, the spread's bounds and the status every completion gives,
+    if one does (at most one of ``is_pass``, ``is_fail``, ``is_warn`` is true)."""
+
+    s_lo: np.ndarray
+    s_hi: np.ndarray
+    sig_never: np.ndarray  # Cochran's Q is significant (after Holm) in no completion
+    is_pass: np.ndarray
+    is_fail: np.ndarray
+    is_warn: np.ndarray
+
+    @property
+    def decided(self) -> np.ndarray:
+        return self.is_pass | self.is_fail | self.is_warn
+
+
+def band_sides(
+    correct: np.ndarray,
+    missing: np.ndarray | None,
+    possible: np.ndarray,
+    *,
+    band_pass: float,
+    band_warn: float,
+    alpha: float,
+) -> BandSides:
+    """The band verdict's exact rule on an incomplete grid (docs/audits.md, "Incomplete
+    grids"), for every model of one scope at once: pass when the spread's largest value is at
+    most ``band_pass``; fail when its smallest is above ``band_warn`` and Cochran's Q is
+    significant after Holm over the scope's models in every completion; warn when its
+    smallest is above ``band_pass`` and its largest at most ``band_warn``, or Q is significant
+    in no completion. Holm's adjusted p never falls when a raw p rises, so Holm over every
+    model's largest p bounds each adjusted p from above, over the smallest from below."""
+    N = correct.shape[1]
+    lo, hi = count_bounds(correct, missing)
+    s_lo, s_hi = band_bounds(lo / N, hi / N, possible)
+    p_max, p_min = cochran_p_bounds(correct, missing, possible)
+    sig_sure = le_array(holm_adjust(p_max), alpha)
+    sig_never = ~le_array(holm_adjust(p_min), alpha)
+    is_pass = le_array(s_hi, band_pass)
+    is_fail = ~is_pass & ~le_array(s_lo, band_warn) & sig_sure
+    is_warn = ~is_pass & ~is_fail & ~le_array(s_lo, band_pass) & (le_array(s_hi, band_warn) | sig_never)
+    return BandSides(s_lo, s_hi, sig_never, is_pass, is_fail, is_warn)
 
 
 def right_count_bounds(

@@ -7,7 +7,7 @@ import pytest
 
 from leaderboard_audit.collect.budget import budget_cells, plan
 from leaderboard_audit.collect.replay import replay_plan, replayed_records
-from leaderboard_audit.collect.verdict_plan import BandTargets, scope_groups
+from leaderboard_audit.collect.verdict_plan import BAND_PASS, BAND_WARN, BandTargets, scope_groups
 from leaderboard_audit.engine import audit
 from leaderboard_audit.records import Items, Records
 from leaderboard_audit.records.grid import paper_grid
@@ -112,3 +112,49 @@ def test_scope_groups_are_the_audit_scopes(benchmarks):
     g = scope_groups(np.array(benchmarks, dtype=object))
     assert np.array_equal(g[0], np.arange(4))
     assert len(g) == (1 if len(set(benchmarks)) == 1 else 3)
+
+
+def spreads(N: int = 400, seed: int = 3) -> Records:
+    """Four models whose full-grid bands pass (m0: robust items), warn (m1: 0.58..0.62) and
+    fail (m2: 0.3..0.9, m3: 0.5..0.7), in the pooled scope and both benchmarks'."""
+    grid = paper_grid()
+    K = len(grid)
+    rng = np.random.default_rng(seed)
+    acc = np.stack(
+        [
+            np.full(K, 0.6),
+            np.linspace(0.58, 0.62, K),
+            rng.permutation(np.linspace(0.3, 0.9, K)),
+            rng.permutation(np.linspace(0.5, 0.7, K)),
+        ]
+    )
+    C = rng.random((4, N, K)) < acc[:, None, :]
+    C[0] = C[0, :, :1]
+    bench = np.array(["arc"] * (N // 2) + ["mmlu"] * (N - N // 2), dtype=object)
+    items = Items(bench, np.array([f"q{i}" for i in range(N)], dtype=object), [0] * N, [None] * N, [None] * N)
+    return Records(C, ("m0", "m1", "m2", "m3"), items, grid)
+
+
+@pytest.mark.parametrize("fraction,n_decided", [(0.3, 0), (0.8, 3), (0.97, 6), (0.995, 9)])
+def test_the_plan_judges_a_band_decided_exactly_when_the_audit_does(fraction, n_decided):
+    """The plan's stopping test and the audit's band verdicts are one rule
+    (metrics.incomplete.band_sides): on each scope, a model's band is decided for the plan
+    exactly when the audit of the same cells reports it decided (pass, warn and fail among
+    them); and the plan's default thresholds are the band check's."""
+    from leaderboard_audit.checks import registry
+
+    assert registry()["band"].thresholds == {"band_pass": BAND_PASS, "band_warn": BAND_WARN}
+    full = spreads()
+    observed = np.random.default_rng(1).random(full.shape) < fraction
+    observed[:, :, full.grid.reference_index] = True
+    missing = np.where(observed, 0, 1).astype(np.int8)
+    got = band_statuses(Records(full.correct & observed, full.models, full.items, full.grid, missing=missing))
+    assert sum(d for _, d in got.values()) == n_decided
+    targets = BandTargets(scope_groups(full.items.benchmark))
+    scopes = {"pooled": np.arange(full.shape[1])} | {
+        b: np.flatnonzero(full.items.benchmark == b) for b in full.benchmarks
+    }
+    for scope, g in scopes.items():
+        plan_says = targets.decided(observed, full.correct, g)
+        for m, model in enumerate(full.models):
+            assert got[f"band[{scope}-{model}]"][1] == bool(plan_says[m]), (scope, model)
