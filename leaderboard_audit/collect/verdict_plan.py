@@ -60,9 +60,7 @@ class BandTargets:
         miss = np.where(observed[:, g], 0, 1).astype(np.int8)
         C = correct[:, g]
         possible = np.ones((C.shape[0], C.shape[2]), dtype=bool)
-        sides = inc.band_sides(
-            C, miss, possible, band_pass=self.band_pass, band_warn=self.band_warn, alpha=self.alpha
-        )
+        sides = inc.band_sides(C, miss, possible, band_pass=self.band_pass, band_warn=self.band_warn, alpha=self.alpha)
         return sides.decided
 
     def columns_needed(
