@@ -261,3 +261,56 @@ def test_third_party_importer_name_collision_names_the_entry_point(toy_site, tmp
 def test_engine_spec_is_the_engine_entry_type():
     spec = EngineSpec("x", "http", "m:C")
     assert spec.local_weights and not spec.cpu_binds and spec.tokenizer is None
+
+
+# -- an engine: declared at its class; a third-party one through the entry point group -----
+
+TOY_ENGINE = '''\
+"""A third-party engine: one module, one class."""
+from leaderboard_audit.collect.engines import engine
+
+
+@engine("toy-engine", "http", description="answers from a lookup table", aliases=("toy",), local_weights=False)
+class ToyEngine:
+    def __init__(self, model_path, dtype="auto", **options):
+        self.model_path = model_path
+'''
+
+
+def test_bundled_engines_are_declared_at_their_classes():
+    from leaderboard_audit.collect.engines import BUNDLED_MODULES, DEFAULT_ENGINE
+    from leaderboard_audit.collect.engines.hf_engine import HFEngine
+
+    assert ENGINES.names()[0] == DEFAULT_ENGINE  # the first bundled module's engine
+    assert HFEngine.engine_spec is ENGINES["hf"] and HFEngine.engine_aliases == ("hf",)
+    assert {ENGINES[n].factory.partition(":")[0].rsplit(".", 1)[1] for n in ENGINES.names()} == set(BUNDLED_MODULES)
+    with pytest.raises(ValueError, match="placement 'tpu'"):
+        from leaderboard_audit.collect.engines import engine
+
+        engine("x", "tpu")
+
+
+def test_third_party_engine_through_an_entry_point(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "toyengine.py").write_text(TOY_ENGINE)
+    dist = site / "toyengine-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toyengine\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[leaderboard_audit.engines]\ntoy-engine = toyengine:ToyEngine\n")
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    probe = textwrap.dedent("""
+        import json
+        from leaderboard_audit.collect.engines import ENGINES, make_engine
+        spec = ENGINES["TOY"]
+        made = make_engine("toy", "/models/x")
+        print(json.dumps({"names": list(ENGINES.names()), "placement": spec.placement,
+                          "factory": spec.factory, "made": type(made).__name__, "path": made.model_path}))
+    """)
+    got = _run("-c", probe, cwd=tmp_path)
+    assert got.returncode == 0, got.stderr
+    out = json.loads(got.stdout)
+    assert out["names"][-1] == "toy-engine" and out["placement"] == "http"
+    assert out["factory"] == "toyengine:ToyEngine" and (out["made"], out["path"]) == ("ToyEngine", "/models/x")
+    helped = " ".join(_run("-m", "leaderboard_audit.collect.cli", "-h", cwd=tmp_path).stdout.split())
+    assert "toy-engine" in helped

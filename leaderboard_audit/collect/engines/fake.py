@@ -12,6 +12,7 @@ import struct
 import time
 from collections.abc import Sequence
 
+from . import engine
 from .base import cut_at_eos
 
 EOS = 0
@@ -43,6 +44,14 @@ def _h(*parts: object) -> bytes:
     return hashlib.sha256(repr(parts).encode()).digest()
 
 
+@engine(
+    "fake",
+    "cpu",
+    description="deterministic fake (tests)",
+    local_weights=False,
+    takes_dtype=False,
+    tokenizer="ByteTokenizer",
+)
 class FakeEngine:
     name = "fake"
 

