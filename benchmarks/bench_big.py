@@ -153,7 +153,10 @@ def rss_compare(path: Path) -> None:
             f"summed peak PSS {pss:.2f} GiB (load {os.getloadavg()[0]:.1f})",
             flush=True,
         )
-    print(f"summed RSS -n 2 / -n 0: {got['2'] / got['0']:.2f} (target <= 1.5); PSS: {got_pss['2'] / got_pss['0']:.2f}")
+    print(
+        f"summed PSS -n 2 / -n 0: {got_pss['2'] / got_pss['0']:.2f} (target <= 1.5: PSS shares a page among the "
+        f"processes that map it); summed RSS: {got['2'] / got['0']:.2f} (counts a shared page in each)"
+    )
 
 
 def cli_run(path: Path, jobs: int) -> tuple[float, float, int]:
