@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from ..metrics.incomplete import NOT_ROBUST, ROBUST, UNDECIDED  # a robust status: the audit's codes
+
 #: ``answer(models, items, configs)`` -> bool array: the cells' correctness, evaluated now
 Answer = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 #: ``targets(observed, correct, sample, left)`` -> (models, items, configs): the next verdict
@@ -37,7 +39,6 @@ Targets = Callable[[np.ndarray, np.ndarray, np.ndarray, int], tuple[np.ndarray, 
 
 DEFAULT_SAMPLE_SHARE = 0.25  # of the budget left after the reference round
 SHRINK = 5.0  # pseudo-observations of the pooled rate in each model's rate
-ROBUST, NOT_ROBUST, UNDECIDED = 1, 0, -1
 
 
 class BudgetError(ValueError):
@@ -175,8 +176,7 @@ def plan(
         left -= len(m)
     order = flip_order(correct, sample, ref)
     status = np.full((M, N), UNDECIDED, dtype=np.int8)
-    status[~correct[:, :, ref]] = NOT_ROBUST
-    status[(observed & ~correct).any(axis=2)] = NOT_ROBUST  # the band and verdict rounds' failures
+    status[(observed & ~correct).any(axis=2)] = NOT_ROBUST  # the reference, band and verdict rounds' failures
     if n_s:
         full = correct[:, sample].all(axis=2)
         status[:, sample] = np.where(full, ROBUST, NOT_ROBUST)

@@ -33,12 +33,14 @@ from typing import Any
 
 import numpy as np
 
+from ..metrics.incomplete import ROBUST, UNDECIDED, robust_status
 from ..records.missing import MISSING_REASONS, NOT_COLLECTED
 from ..records.reader import filename_for_model
 from ..records.writer import atomic_write_bytes, dumps_line, grid_bytes, write_grid, write_model_lines
 from .benchmarks import Item
-from .budget import DEFAULT_SAMPLE_SHARE, ROBUST, UNDECIDED, BudgetError, budget_cells, design, plan
+from .budget import DEFAULT_SAMPLE_SHARE, BudgetError, budget_cells, design, plan
 from .errors import CollectError
+from .manifest import MANIFEST_SUFFIX, file_facts, read_manifest, verify
 from .harness import Harness
 from .replay import DESIGN_KEY
 from .cells import Cells, _Lazy, grid_for, load_items_into, raw_line, record_line, run_cells
@@ -160,7 +162,7 @@ class _Round:
                 ]
                 names = [[c.benchmark, c.item.item_id, [g.key for g in (*c.gens, *c.lls)]] for c in cells]
                 path = self.work / f"r{self.round:02d}" / stem / f"chunk-{p:05d}.json"
-                got = _read(path)
+                got = read_manifest(path)
                 if isinstance(got, dict) and got.get("cells") == names and len(got.get("results") or ()) == len(part):
                     results = got["results"]
                     self.resumed += sum(len(by_item[i]) for i in part)
@@ -194,9 +196,7 @@ class _Round:
 
     def decided(self) -> int:
         """(model, item) pairs whose robust status is known: a failure seen, or all K seen right."""
-        wrong = (self.observed & ~self.correct).any(axis=2)
-        right = (self.observed & self.correct).all(axis=2)
-        return int((wrong | right).sum())
+        return int((robust_status(self.correct, (~self.observed).view(np.int8)) != UNDECIDED).sum())
 
     def _line(self, kind: str, model: str) -> None:
         if not self.progress:
@@ -214,22 +214,13 @@ class _Round:
 
 
 def _grid_design(root: Path) -> dict[str, Any]:
-    got = _read(root / "grid.json")
+    got = read_manifest(root / "grid.json")
     d = got.get(DESIGN_KEY) if isinstance(got, dict) else None  # grid.json holds the legend's extras at its top
     return d if isinstance(d, dict) else {}
 
 
-def _read(path: Path) -> Any:
-    try:
-        return json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-
-
 def collect_budgeted(spec: Spec, harness: Harness, root: Path, *, progress: bool, engine_factory: Any) -> Path:
     """Run a budgeted collection of ``spec`` into ``root`` (module doc); returns ``root``."""
-    from .manifest import file_facts, read_manifest, verify
-
     spec.check_budget()
     harness, items = load_items_into(spec, harness)
     flat = [(b, it) for b in spec.benchmarks for it in items[b]]
@@ -245,7 +236,7 @@ def collect_budgeted(spec: Spec, harness: Harness, root: Path, *, progress: bool
     stems = {n: f[: -len(".jsonl")] for n, f in fnames.items()}
 
     def manifest_path(b: str, m: str) -> Path:
-        return root / "_raw" / b / f"{stems[m]}.manifest.json"
+        return root / "_raw" / b / f"{stems[m]}{MANIFEST_SUFFIX}"
 
     if _grid_design(root).get("fingerprint") == dfp and all(
         verify(read_manifest(manifest_path(b, m.name)), root, fingerprint=fps[(b, m.name)], need_raw=spec.raw_sidecar)

@@ -40,6 +40,8 @@ def file_facts(path: Path) -> dict[str, Any] | None:
 
 
 def read_manifest(path: Path) -> dict[str, Any] | None:
+    """The JSON object in ``path`` (a manifest, a checkpoint, grid.json), or None when it is
+    missing, unreadable, not JSON or not an object."""
     try:
         obj = json.loads(path.read_bytes()) if path.is_file() else None
     except (OSError, ValueError):

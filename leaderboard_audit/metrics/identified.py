@@ -266,19 +266,6 @@ CELL_TABLE_MAX = 1 << 22
 COUNT_CHUNK = 1 << 20
 
 
-def tested_pairs(
-    only: np.ndarray, n_items: int, alpha: float, only_t: np.ndarray | None = None
-) -> tuple[PairValues, np.ndarray]:
-    """``(p_holm, above)`` (both M x M) for the pair counts ``only``: the exact sign test of
-    every pair, Holm over all ``M(M-1)/2`` of them, an edge where the adjusted p is at most
-    ``alpha``. By cell when the cells are few (``tested_by_cell``), else pair by pair
-    (``tested_by_pair``); both give the same bits. ``only_t``: ``only.T`` when at hand
-    as a C-contiguous array."""
-    if (n_items + 1) ** 2 <= CELL_TABLE_MAX:
-        return tested_by_cell(only, n_items, alpha, only_t)
-    return tested_by_pair(only, alpha)
-
-
 def transposed(a: np.ndarray, block: int = 128) -> np.ndarray:
     """``np.ascontiguousarray(a.T)`` of a 2-D array, copied in square blocks that stay in the
     CPU cache (~4x faster on a 4,278-model board's M x M counts)."""
@@ -316,7 +303,9 @@ def pair_cells(
 
 
 def tested_by_pair(only: np.ndarray, alpha: float) -> tuple[PairValues, np.ndarray]:
-    """``tested_pairs`` one pair at a time (the definition)."""
+    """``(p_holm, above)`` (both M x M) for the pair counts ``only``, one pair at a time (the
+    definition): the exact sign test of every pair, Holm over all ``M(M-1)/2`` of them, an edge
+    where the adjusted p is at most ``alpha``."""
     M = only.shape[0]
     iu, ju = np.triu_indices(M, k=1)
     a_only, b_only = only[iu, ju], only[ju, iu]
@@ -336,7 +325,7 @@ def tested_by_pair(only: np.ndarray, alpha: float) -> tuple[PairValues, np.ndarr
 def tested_by_cell(
     only: np.ndarray, n_items: int, alpha: float, only_t: np.ndarray | None = None, cells: Any = None
 ) -> tuple[PairValues, np.ndarray]:
-    """``tested_pairs`` one cell ``(a_only, b_only)`` at a time: ``code[a, b] = only[a, b] *
+    """``tested_by_pair``'s results (the same bits), one cell ``(a_only, b_only)`` at a time: ``code[a, b] = only[a, b] *
     (N + 1) + only[b, a]`` (int16 up to 180 items), ``bincount`` gives how many ordered
     pairs sit in each cell; each cell present is tested once (``pairs`` = the family's
     size, so the p-value has the per-pair bits), Holm runs on the distinct p-values with
@@ -459,7 +448,8 @@ def order_from_counts(
 def _tested(
     only: np.ndarray, n_items: int, alpha: float, only_t: np.ndarray | None
 ) -> tuple[PairValues, np.ndarray, np.ndarray, Any]:
-    """``tested_pairs``, the edges, row-major (already sorted), and the pair cells when the
+    """The pair tests (``tested_by_cell`` when the ``(N + 1)^2`` cells are few, else
+    ``tested_by_pair``), the edges, row-major (already sorted), and the pair cells when the
     pairs were tested by cell (else None)."""
     if (n_items + 1) ** 2 <= CELL_TABLE_MAX:
         cells = pair_cells(only, n_items, only_t)

@@ -103,16 +103,22 @@ def count_bounds(correct: np.ndarray, missing: np.ndarray | None) -> tuple[np.nd
     return right, right + (~obs).sum(axis=1)
 
 
-def _min_spread_sq(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Per row, the least ``sum_k (x_k - mean x)^2`` over ``lo <= x <= hi`` (a convex
-    problem): ``x_k = clip(t, lo_k, hi_k)`` with ``t`` the mean of the result, found by
-    bisection on the decreasing ``mean(clip(t)) - t``."""
+def _min_spread_levels(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Per row, the level t of the least-spread point ``clip(t, lo, hi)`` of the box (a convex
+    problem): t is the mean of that point, found by bisection on the decreasing
+    ``mean(clip(t)) - t``."""
     a, b = lo.min(axis=1).astype(float), hi.max(axis=1).astype(float)
     for _ in range(100):
         t = (a + b) / 2
         up = np.clip(t[:, None], lo, hi).mean(axis=1) > t
         a, b = np.where(up, t, a), np.where(up, b, t)
-    x = np.clip(((a + b) / 2)[:, None], lo, hi)
+    return (a + b) / 2
+
+
+def _min_spread_sq(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Per row, the least ``sum_k (x_k - mean x)^2`` over ``lo <= x <= hi``: at
+    ``clip(t, lo, hi)`` (``_min_spread_levels``)."""
+    x = np.clip(_min_spread_levels(lo, hi)[:, None], lo, hi)
     return ((x - x.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
 
 
@@ -137,18 +143,6 @@ def _fill_level(lo: np.ndarray, hi: np.ndarray, w: np.ndarray, total: np.ndarray
     return (a + b) / 2
 
 
-def _min_spread_level(lo: np.ndarray, hi: np.ndarray) -> float:
-    """The level t of ``_min_spread_sq``'s minimiser ``clip(t, lo, hi)`` for one row."""
-    a, b = float(lo.min()), float(hi.max())
-    for _ in range(100):
-        t = (a + b) / 2
-        if np.clip(t, lo, hi).mean() > t:
-            a = t
-        else:
-            b = t
-    return (a + b) / 2
-
-
 def _q_low_by_total(
     col_lo: np.ndarray, col_hi: np.ndarray, r_lo: np.ndarray, r_hi: np.ndarray, k: int, pieces: int = 64
 ) -> float:
@@ -168,7 +162,7 @@ def _q_low_by_total(
     rows, w = np.unique(np.stack([r_lo, r_hi]), axis=1, return_counts=True)
     lo_i, hi_i, w = rows[0].astype(float), rows[1].astype(float), w.astype(float)
     ones = np.ones(len(col_lo))
-    t_f = float(np.clip(_min_spread_level(col_lo, col_hi), col_lo, col_hi).sum())
+    t_f = float(np.clip(_min_spread_levels(col_lo[None, :], col_hi[None, :])[0], col_lo, col_hi).sum())
     t_g = float((w * np.clip(k / 2.0, lo_i, hi_i)).sum())
     edges = np.linspace(t_lo, t_hi, pieces + 1)
     a, b = edges[:-1], edges[1:]

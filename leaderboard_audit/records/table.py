@@ -958,20 +958,18 @@ def table_frame(records: Records) -> pd.DataFrame:
         "benchmark": np.tile(np.repeat(it.benchmark.astype(object), K), M),
         "item_id": np.tile(np.repeat(it.item_id.astype(object), K), M),
         "config": np.tile(np.array(records.grid.keys, dtype=object), M * N),
-        "correct": records.correct.reshape(-1).astype(np.int8),
     }
-    if records.missing is not None:  # a missing cell: empty `correct`, its reason in `missing`
+    # graded outcomes: a float column (docs/records.md, "Graded outcomes"), else 0/1;
+    # a missing cell: empty ``correct``, its reason in ``missing``
+    graded = records.score is not None
+    values = (records.score if graded else records.correct).reshape(-1).astype(np.float64 if graded else np.int8)
+    if records.missing is None:
+        data["correct"] = values
+    else:
         miss = records.missing.reshape(-1)
-        data["correct"] = pd.array(data["correct"], dtype="Int8")
+        data["correct"] = pd.array(values, dtype="Float64" if graded else "Int8")
         data["correct"][miss != 0] = pd.NA
         data["missing"] = np.array([None, *MISSING_REASONS], dtype=object)[miss]
-    if records.score is not None:  # graded outcomes: a float column (docs/records.md, "Graded outcomes")
-        sc = records.score.reshape(-1)
-        if records.missing is None:
-            data["correct"] = sc.astype(np.float64)
-        else:
-            data["correct"] = pd.array(sc, dtype="Float64")
-            data["correct"][records.missing.reshape(-1) != 0] = pd.NA
     if any(g is not None for g in it.gold):
         gold = np.array([None if g is None else str(g) for g in it.gold], dtype=object)
         data["gold"] = np.tile(np.repeat(gold, K), M)
