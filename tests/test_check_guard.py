@@ -43,13 +43,11 @@ class Band(Simple):
 
 @pytest.fixture
 def run(pytester, monkeypatch, tmp_path):
-    pkg = pytester.path / "site"
-    pkg.mkdir()
-    (pkg / "uc_demo.py").write_text(UC)
-    dist = pkg / "uc_demo-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: uc-demo\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[leaderboard_audit.checks]\nuc_simple = uc_demo:Simple\n")
+    from helpers.site import third_party_package
+
+    pkg = third_party_package(
+        pytester.path / "site", "uc_demo", UC, "leaderboard_audit.checks", "uc_simple = uc_demo:Simple"
+    )
     monkeypatch.setenv("PYTHONPATH", str(pkg))
     monkeypatch.setenv("LEADERBOARD_AUDIT_CACHE", "off")
 

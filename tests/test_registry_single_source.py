@@ -197,13 +197,11 @@ def toy_site(tmp_path, monkeypatch):
     from helpers.builders import stable_records
     from leaderboard_audit.records.table import write_table
 
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "toyimp.py").write_text(THIRD_PARTY)
-    dist = site / "toyimp-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toyimp\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[leaderboard_audit.importers]\ntoyformat = toyimp\n")
+    from helpers.site import third_party_package
+
+    site = third_party_package(
+        tmp_path / "site", "toyimp", THIRD_PARTY, "leaderboard_audit.importers", "toyformat = toyimp"
+    )
     src = tmp_path / "logs"
     src.mkdir()
     write_table(stable_records(), src / "run.toy.csv", write_grid=False)
@@ -291,13 +289,11 @@ def test_bundled_engines_are_declared_at_their_classes():
 
 
 def test_third_party_engine_through_an_entry_point(tmp_path, monkeypatch):
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "toyengine.py").write_text(TOY_ENGINE)
-    dist = site / "toyengine-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toyengine\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[leaderboard_audit.engines]\ntoy-engine = toyengine:ToyEngine\n")
+    from helpers.site import third_party_package
+
+    site = third_party_package(
+        tmp_path / "site", "toyengine", TOY_ENGINE, "leaderboard_audit.engines", "toy-engine = toyengine:ToyEngine"
+    )
     monkeypatch.setenv("PYTHONPATH", str(site))
     probe = textwrap.dedent("""
         import json
