@@ -607,6 +607,9 @@ def setup_python(work: Path) -> Path:
         check=True,
     ).stdout.strip()
     Path(purelib, "_runner_cache.pth").write_text(f"{cache}\n")
+    # the runner's Python is configured not to byte-compile what pip installs (pip's site-level
+    # config, sys.prefix/pip.conf): 0.7 of the install step's 2.8 s, and no step reads a .pyc
+    (venv / "pip.conf").write_text("[install]\ncompile = false\n")
     return venv
 
 

@@ -7,3 +7,13 @@ from pathlib import Path
 import numpy.fft  # noqa: F401
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def built_wheel(tmp_path_factory) -> Path:
+    """This checkout's wheel, built once per run for every test and xdist worker that installs it."""
+    from helpers.wheel import wheel_once
+
+    return wheel_once(tmp_path_factory)

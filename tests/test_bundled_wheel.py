@@ -17,9 +17,13 @@ import zipfile
 import pytest
 
 from helpers.paths import REPO
-from helpers.wheel import build_wheel, clean_env, fresh_venv, run
+from helpers.wheel import clean_env, fresh_venv, run
 
 pytestmark = pytest.mark.wheel
+
+# pip byte-compiles every module it installs unless told not to: 25 of the install's 45 s
+# (numpy, scipy, pandas, pyarrow), and nothing this test checks depends on .pyc files
+NO_COMPILE = ("--no-compile",)
 
 MARKER = "<!-- first lesson from a wheel: tests/test_bundled_wheel.py runs these lines -->"
 
@@ -54,7 +58,7 @@ def run_readme_lines(wheel, venv, scratch) -> None:
     for line in lines:
         argv = shlex.split(line)
         if argv[:2] == ["pip", "install"]:
-            argv = ["python", "-m", "pip", "install", "-q", str(wheel)]
+            argv = ["python", "-m", "pip", "install", "-q", *NO_COMPILE, str(wheel)]
         r = subprocess.run(argv, cwd=scratch, env=env, capture_output=True, text=True, timeout=300)
         outputs[line] = r
         # the demo fails on purpose (exit 1); anything else is an error
@@ -74,7 +78,7 @@ def run_readme_lines(wheel, venv, scratch) -> None:
 
 def run_with_xdist_extra(wheel, venv, scratch) -> None:
     env = clean_env(venv)
-    run(["python", "-m", "pip", "install", "-q", f"{wheel}[xdist]"], cwd=scratch, env=env)
+    run(["python", "-m", "pip", "install", "-q", *NO_COMPILE, f"{wheel}[xdist]"], cwd=scratch, env=env)
     r = subprocess.run(
         ["pytest", "--audit", "demo", "-n", "2", "--tb=no", "-q", "-k", "pooled and band"],
         cwd=scratch,
@@ -87,10 +91,10 @@ def run_with_xdist_extra(wheel, venv, scratch) -> None:
     assert re.search(r"\d+ (passed|failed)", r.stdout), r.stdout[-2000:]
 
 
-def test_the_wheel_in_a_fresh_venv_outside_the_tree(tmp_path):
-    """One test (one build and one venv, whichever xdist worker runs it): the wheel's
-    contents, the README's first lesson from it, then ``-n`` with the ``xdist`` extra."""
-    wheel = build_wheel(tmp_path / "build")
+def test_the_wheel_in_a_fresh_venv_outside_the_tree(tmp_path, built_wheel):
+    """One test (one venv, whichever xdist worker runs it; the run's one wheel build): the
+    wheel's contents, the README's first lesson from it, then ``-n`` with the ``xdist`` extra."""
+    wheel = built_wheel
     check_wheel_contents(wheel)
     venv = fresh_venv(tmp_path / "venv")
     scratch = tmp_path / "scratch"  # outside the source tree: no fixtures/, no docs/, no conftest

@@ -19,7 +19,7 @@ import pytest
 from helpers.builders import write
 from helpers.gate_boards import done_when_board
 from helpers.paths import REPO
-from helpers.wheel import build_wheel, sha256
+from helpers.wheel import sha256
 
 ROOT = REPO
 WORKFLOW = ROOT / ".github" / "workflows" / "audit-gate.yml"
@@ -42,7 +42,7 @@ emu = _emulator()
 
 
 @pytest.fixture(scope="module")
-def boards(tmp_path_factory):
+def boards(tmp_path_factory, built_wheel):
     """The base tree (the trusted workflow and ini, the board without the newcomer) and
     the newcomer's files, for a clean newcomer and one that manufactures a pair."""
     root = tmp_path_factory.mktemp("boards")
@@ -55,7 +55,7 @@ def boards(tmp_path_factory):
     (base / ".github" / "workflows").mkdir(parents=True)
     shutil.copy(WORKFLOW, base / ".github" / "workflows" / WORKFLOW.name)
     shutil.copy(INI, base / ".github" / INI.name)
-    pin_wheel(base, build_wheel(root / "wheel"))
+    pin_wheel(base, built_wheel)
     shutil.copytree(out["clean"], base / "records", ignore=shutil.ignore_patterns("org__newbie.jsonl"))
     return base, out
 

@@ -45,6 +45,25 @@ def build_wheel(out: Path) -> Path:
     return wheel
 
 
+def wheel_once(tmp_path_factory) -> Path:
+    """The wheel of this checkout, built once per test run: the first test (of any xdist
+    worker) to ask builds it under the run's shared base folder, holding a file lock; the
+    others wait for it and take the same file (the pattern pytest-xdist's docs give for
+    session fixtures)."""
+    from filelock import FileLock
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # shared by the run's workers
+    out = root / "wheel_once"
+    with FileLock(str(root / "wheel_once.lock")):
+        built = sorted((out / "dist").glob("leaderboard_audit-*.whl")) if out.is_dir() else []
+        if built:
+            return built[0]
+        shutil.rmtree(out, ignore_errors=True)  # a build that failed part way
+        return build_wheel(out)
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

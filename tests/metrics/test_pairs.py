@@ -116,11 +116,17 @@ def test_items_needed_by_hand():
 def test_items_needed_equals_brute_force():
     rng = np.random.default_rng(7)
 
+    def p_at(h, lo, J, Jp):
+        """The sign test's p at each scaled item count in ``Jp`` (one vectorised call)."""
+        # pairs=1: the method a one-value call takes, so each p has the bits of one call
+        return sign_test_p((2 * h * Jp + J) // (2 * J), (2 * lo * Jp + J) // (2 * J), pairs=1)
+
     def brute(h, lo, J):
-        for Jp in range(1, 100_000):
-            hp, lp = (2 * h * Jp + J) // (2 * J), (2 * lo * Jp + J) // (2 * J)
-            if sign_test_p(np.array([hp]), np.array([lp]))[0] <= 0.05:
-                return Jp
+        for start in range(1, 100_000, 256):  # every J' from 1 on, in order
+            Jp = np.arange(start, min(start + 256, 100_000), dtype=np.int64)
+            hit = np.flatnonzero(p_at(h, lo, J, Jp) <= 0.05)
+            if hit.size:
+                return int(Jp[hit[0]])
 
     for _ in range(150):
         J = int(rng.integers(1, 80))
@@ -132,12 +138,8 @@ def test_items_needed_equals_brute_force():
     for h, lo, J in [(26, 24, 100), (3, 1, 83 * 40), (51, 49, 200)]:
         got = items_needed(h, lo, J)
         assert isinstance(got, int) and got > 4096
-        Jp = got
-        hp, lp = (2 * h * Jp + J) // (2 * J), (2 * lo * Jp + J) // (2 * J)
-        assert sign_test_p(np.array([hp]), np.array([lp]))[0] <= 0.05
-        for Jp in range(got // 2, got):  # nothing smaller from half of it on
-            hp, lp = (2 * h * Jp + J) // (2 * J), (2 * lo * Jp + J) // (2 * J)
-            assert sign_test_p(np.array([hp]), np.array([lp]))[0] > 0.05
+        assert p_at(h, lo, J, np.array([got]))[0] <= 0.05
+        assert (p_at(h, lo, J, np.arange(got // 2, got)) > 0.05).all()  # nothing smaller from half of it on
 
 
 def test_items_needed_windows_find_what_one_whole_scan_finds():
@@ -161,9 +163,11 @@ def test_items_needed_windows_find_what_one_whole_scan_finds():
             hp, lp = (2 * h * Jp + J) // (2 * J), (2 * lo * Jp + J) // (2 * J)
             n = hp + lp
             crit = critical_values(alpha, int(n.max()))
-            for j in np.flatnonzero(np.minimum(hp, lp) <= crit[n]).tolist():
-                if sign_test_p(np.array([hp[j]]), np.array([lp[j]]))[0] <= alpha + 1e-12:
-                    return int(Jp[j])
+            cand = np.flatnonzero(np.minimum(hp, lp) <= crit[n])
+            for c in np.array_split(cand, max(1, cand.size // 64)):  # in order, 64 p-values a call
+                hit = c[sign_test_p(hp[c], lp[c], pairs=1) <= alpha + 1e-12]
+                if hit.size:
+                    return int(Jp[hit[0]])
             start, batch = stop, batch * 2
         return ITEMS_NEEDED_OVER
 
