@@ -115,8 +115,9 @@ grep -q "declared axes, mean axis-robust accuracy / min Kendall tau: position (2
   || { cat "$OUT/records.audit"; exit 1; }
 grep -A1 "^declared axes" "$OUT/records.audit"
 # The judgments themselves (pytest --audit on model_judgment/: Arena-Hard's format, graded outcomes):
-# the judge_axis check runs on the position axis (SmolLM2 under the verdict-first prompt answers
-# [[A>>B]] whichever answer is A, so here it names the position axis load-bearing).
+# the judge_axis check runs on the position axis. Its status depends on the judge's text, which
+# depends on the CPU: under the verdict-first prompt SmolLM2 answered [[A>>B]] whichever answer is
+# A (load-bearing) on one machine, and no label under the reference prompt (all ties: p = 1) on another.
 (cd "$OUT" && "$VENV/bin/python" -m pytest -p no:cacheprovider -q -rA --audit="$J/model_judgment" > "$OUT/table.audit" 2>&1) || true
 grep -qE "^(PASSED|FAILED) .*test_judge_axis\[table-position\]" "$OUT/table.audit" \
   || { echo "judge_check: no judge_axis verdict on the position axis"; tail -40 "$OUT/table.audit"; exit 1; }

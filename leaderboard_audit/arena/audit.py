@@ -191,7 +191,8 @@ def judge_axis_verdicts(table: ScoreTable, scope: str, alpha: float) -> tuple[li
     """``judge_axis[<scope>-<axis>]``: does changing this axis alone move the scores?
 
     Per declared pair of configurations (differing in the axis only) and model, the shift
-    ``d = S[m, b] - S[m, a]`` with ``SE = sqrt(se_a^2 + se_b^2)``; each ``t = d / SE`` (Student
+    ``d = S[m, b] - S[m, a]`` with ``SE = sqrt(se_a^2 + se_b^2)`` (both 0: ``shift_variance``; a
+    shift of constant columns, ``d = 0``, counts no degree); each ``t = d / SE`` (Student
     t, ``n_a + n_b - 2`` degrees of freedom when n is known) is turned into the normal z of the
     same two-sided tail, and ``X = sum z^2`` is chi-square with one degree per shift when
     the axis moves nothing (``stats.chi2_sf``). Fail when
@@ -210,20 +211,20 @@ def judge_axis_verdicts(table: ScoreTable, scope: str, alpha: float) -> tuple[li
         d, v, df = [], [], []
         for a, b in pairs:
             d.append(table.scores[:, col[b]] - table.scores[:, col[a]])
-            v.append(
-                (table.se[:, col[a]] ** 2 + table.se[:, col[b]] ** 2) if table.se is not None else np.full(M, np.nan)
-            )
+            v.append(shift_variance(table, col[a], col[b]) if table.se is not None else np.full(M, np.nan))
             df.append(table.n[:, col[a]] + table.n[:, col[b]] - 2 if table.n is not None else np.full(M, np.inf))
         dd, vv, ff = np.concatenate(d), np.concatenate(v), np.concatenate(df)
-        ok = np.isfinite(vv) & (vv > 0)
         vid = f"judge_axis[{scope}-{axis}]"
-        if not ok.any():
+        if not np.isfinite(vv).any():
             out.append(skipped("judge_axis", vid, f"no standard errors for the {axis} axis"))
             continue
+        # vv == 0 is left only where every judgment of both columns is one value (then d == 0):
+        # a shift that is exactly 0 and cannot vary carries no degree of freedom
+        ok = np.isfinite(vv) & (vv > 0)
         tt = dd[ok] / np.sqrt(vv[ok])
         fdf = np.where(np.isfinite(ff[ok]) & (ff[ok] > 0), ff[ok], np.inf)
         x = float(sum(z_of_p(t_two_sided_p(float(t), float(f))) ** 2 for t, f in zip(tt, fdf)))
-        p = chi2_sf(x, int(ok.sum()))
+        p = chi2_sf(x, int(ok.sum())) if ok.any() else 1.0
         unit = share_unit(table.scores) or 1.0  # shifts as shares, as band_pass is one
         rms = float(math.sqrt(np.mean(dd**2))) / unit
         mean = float(np.mean(dd)) / unit
@@ -243,6 +244,22 @@ def judge_axis_verdicts(table: ScoreTable, scope: str, alpha: float) -> tuple[li
             )
         )
     return out, section
+
+
+def shift_variance(table: ScoreTable, a: int, b: int) -> np.ndarray:
+    """Per model, the variance of the shift ``d = S[:, b] - S[:, a]``: ``se_a^2 + se_b^2``;
+    where both SEs are 0 (each column's judgments are one value, as a 4-item table of a
+    judge that always names A gives), the variance under "the axis moves nothing": both
+    columns' judgments pooled, ``s0^2 (1/n_a + 1/n_b)`` with ``s0^2`` their sample variance
+    (the pooled two-proportion test's SE), which is ``d^2 / (n_a + n_b - 1)`` there.
+    Without n (a published table), ``se_a^2 + se_b^2``."""
+    v = table.se[:, a] ** 2 + table.se[:, b] ** 2
+    if table.n is None:
+        return v
+    n = table.n[:, a] + table.n[:, b]
+    d = table.scores[:, b] - table.scores[:, a]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((v == 0) & (n > 2), d**2 / (n - 1), v)
 
 
 def skipped_registry(scope: str, reason: str) -> list[dict[str, Any]]:

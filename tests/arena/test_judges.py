@@ -241,3 +241,31 @@ def test_arena_hard_judge_prompt_is_an_axis(tmp_path):
 
     rec = load_judged(root)
     assert set(rec.grid.axis_groups) == {"prompt", "position", "scale"}
+
+
+def test_judge_axis_on_columns_of_one_value_each(tmp_path):
+    """4 questions, a judge that always names A (the 135M judge of .ci/judge_check.sh on one CPU):
+    every column is one value, so both SEs are 0. The position shift is tested with the
+    variance of both columns pooled (d^2 / (n_a + n_b - 1): t = sqrt(7), 6 degrees); an
+    all-tie prompt shifts nothing and counts no degree."""
+    from scipy import stats
+
+    root = tmp_path / "judge"
+    root.mkdir()
+    for model in ("chat", "raw"):
+        rows = [
+            {"question_id": q, "model": model, "judge": "J", "judge_prompt": prompt, "games": [{"score": g}] * 2}
+            for q in range(4)
+            for prompt, g in (("a-verdict-first", "A>>B"), ("b-unparsed", "A=B"))
+        ]
+        (root / f"{model}.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    t = read_arena_hard(root)
+    assert t.se is not None and np.all(t.se == 0)
+    rep = audit_table(t)
+    z = stats.norm.isf(stats.t.sf(7**0.5, 6))  # the normal z of t's two-sided tail
+    v = verdict(rep, "judge_axis[table-position]")
+    assert v["status"] == "fail" and rep["judge_axes"]["position"]["p"] == pytest.approx(stats.chi2.sf(2 * z * z, 2))
+    assert rep["judge_axes"]["position"]["rms_shift"] == 1.0
+    # the prompt axis at the reference (both positions averaged): 0.5 under either prompt
+    assert verdict(rep, "judge_axis[table-prompt]")["status"] == "pass"
+    assert rep["judge_axes"]["prompt"]["p"] == 1.0
