@@ -63,7 +63,13 @@ class _CriticalTable:
                 self.restore(*got)
         n0 = self.c.size - 1
         if nmax > n0:
-            nmax_asked, nmax = nmax, max(nmax, n0 + n0 // 4)  # grown geometrically (x1.25): O(n) copies in all
+            self.grow(max(nmax, n0 + n0 // 4))  # grown geometrically (x1.25): O(n) copies in all
+        return self.c[: nmax + 1]
+
+    def grow(self, nmax: int) -> None:
+        """Take the recurrence's steps from where it stands to exactly ``nmax``."""
+        n0 = self.c.size - 1
+        if nmax > n0:
             grown = np.empty(nmax - n0, dtype=np.int64)
             k, cdf, pmf, half_alpha = self.k, self.cdf, self.pmf, self.half_alpha
             for j, n in enumerate(range(n0 + 1, nmax + 1)):
@@ -84,8 +90,6 @@ class _CriticalTable:
             self.k, self.cdf, self.pmf = k, cdf, pmf
             self.c = np.concatenate([self.c, grown])
             self.c.setflags(write=False)
-            nmax = nmax_asked
-        return self.c[: nmax + 1]
 
     def state(self) -> tuple[np.ndarray, np.ndarray]:
         """(the values so far, where the recurrence stands: k, cdf, pmf): what ``restore`` takes."""
@@ -112,11 +116,14 @@ def _table(alpha: float) -> _CriticalTable:
 
 #: The table for alpha = 0.05 up to ``SHIPPED_N`` ships with the package (``SHIPPED_FILE``:
 #: the steps ``c[n] - c[n-1]``, each 0 or 1, as bits, and the recurrence's state at
-#: ``SHIPPED_N``, from which it continues). Near-tied pairs need sizes in the millions, and
-#: growing the table there is one Python step a size: ~1.4 s to 3 million, in every audit of
-#: a big leaderboard. tests/metrics/test_power_table.py grows it again and compares, bit for bit.
+#: ``SHIPPED_N``, from which it continues, and at every ``SHIPPED_EVERY`` sizes). Near-tied
+#: pairs need sizes up to ``ITEMS_NEEDED_CAP``, and growing the table is one Python step a
+#: size: ~1.7 s a million, in every audit of a big leaderboard that has such a pair.
+#: tests/metrics/test_power_table.py grows the first million again and a stretch after every
+#: stored state, bit for bit; ``verify_shipped_table()`` grows all of it (~17 s).
 SHIPPED_ALPHA = 0.05
-SHIPPED_N = 3_000_000
+SHIPPED_N = ITEMS_NEEDED_CAP
+SHIPPED_EVERY = 1_000_000
 SHIPPED_FILE = Path(__file__).with_name("critical_0.05.npz")
 #: below this size the recurrence is as quick as reading the file (~50 ms)
 SHIPPED_FROM = 50_000
@@ -149,13 +156,42 @@ def shipped_arrays(table: _CriticalTable) -> dict[str, np.ndarray]:
     return {"n": np.array([c.size - 1]), "at": at, "steps": np.packbits(steps.astype(np.uint8), bitorder="little")}
 
 
-def write_shipped_table(path: Path = SHIPPED_FILE, n: int = SHIPPED_N) -> None:
+def write_shipped_table(path: Path = SHIPPED_FILE, n: int = SHIPPED_N, every: int = SHIPPED_EVERY) -> None:
     """Grow the alpha = 0.05 table to ``n`` by the recurrence alone and write it (the file
     the package ships: ``python -c "from leaderboard_audit.metrics.power import
-    write_shipped_table as w; w()"``)."""
+    write_shipped_table as w; w()"``), with the recurrence's state at every ``every``
+    sizes (``checkpoints``: rows of n, k, cdf, pmf)."""
     table = _CriticalTable(SHIPPED_ALPHA, shipped=False)
-    table.upto(n)
-    np.savez_compressed(path, **shipped_arrays(table))
+    checkpoints = []
+    for m in range(every, n, every):
+        table.grow(m)
+        checkpoints.append([m, *table.state()[1]])
+    table.grow(n)
+    arrays = shipped_arrays(table)
+    arrays["checkpoints"] = np.array(checkpoints, dtype=np.float64).reshape(-1, 4)
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    tmp.replace(path)
+
+
+def shipped_checkpoints(path: Path = SHIPPED_FILE) -> np.ndarray:
+    """The shipped table's stored states: rows of (n, k, cdf, pmf)."""
+    with np.load(path, allow_pickle=False) as f:
+        return np.array(f["checkpoints"], dtype=np.float64)
+
+
+def verify_shipped_table(path: Path = SHIPPED_FILE) -> bool:
+    """Whether the shipped table is the recurrence's own from n = 0, every value and state."""
+    got = shipped_table(SHIPPED_ALPHA, path)
+    if got is None:
+        return False
+    fresh = _CriticalTable(SHIPPED_ALPHA, shipped=False)
+    for row in shipped_checkpoints(path):
+        fresh.grow(int(row[0]))
+        if fresh.state()[1].tobytes() != row[1:].tobytes():
+            return False
+    fresh.grow(got[0].size - 1)
+    return np.array_equal(fresh.state()[0], got[0]) and fresh.state()[1].tobytes() == got[1].tobytes()
 
 
 def critical_values(alpha: float, nmax: int) -> np.ndarray:
