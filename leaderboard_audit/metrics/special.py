@@ -1,7 +1,9 @@
-"""The regularised incomplete beta function without scipy (Lentz's continued fraction, as in
-Numerical Recipes ``betacf``): the F tail of the graded band test (``harness_effects.
-graded_harness_p``) and Student's t tail of the arena checks (``arena/stats.py``, checked
-against scipy in tests/arena/test_stats.py)."""
+"""The regularised incomplete beta and upper gamma functions without scipy (Lentz's continued
+fraction, as in Numerical Recipes ``betacf``/``gser``/``gcf``): the F tail of the graded band
+test (``harness_effects.graded_harness_p``), the chi-square tail of Cochran's Q and the
+interaction test (``chi2_sf``), and Student's t tail of the arena checks (``arena/stats.py``);
+checked against scipy in tests/metrics/test_special.py and tests/arena/test_stats.py.
+Importing ``scipy.special`` costs 0.27 s, a fifth of a paper-sized audit."""
 
 from __future__ import annotations
 
@@ -48,6 +50,40 @@ def betainc(a: float, b: float, x: float, y: float | None = None) -> float:
     return 1.0 - math.exp(lbt) * _betacf(b, a, y) / b
 
 
+def gammaincc(a: float, x: float) -> float:
+    """The regularised upper incomplete gamma function Q(a, x) (series below a + 1,
+    Lentz's continued fraction above, as Numerical Recipes ``gser``/``gcf``)."""
+    if x <= 0.0:
+        return 1.0
+    lead = -x + a * math.log(x) - math.lgamma(a)
+    if x < a + 1.0:
+        term = total = 1.0 / a
+        ap = a
+        for _ in range(1000):
+            ap += 1.0
+            term *= x / ap
+            total += term
+            if abs(term) < abs(total) * 3e-16:
+                break
+        return max(0.0, 1.0 - total * math.exp(lead))
+    tiny = 1e-300
+    b = x + 1.0 - a
+    c, d = 1.0 / tiny, 1.0 / b
+    h = d
+    for i in range(1, 1000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = b + an / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 3e-16:
+            break
+    return math.exp(lead) * h
+
+
 def f_sf(f: float, d1: float, d2: float) -> float:
     """P(F >= f) for Fisher's F with (d1, d2) degrees of freedom."""
     if f <= 0.0:
@@ -55,4 +91,4 @@ def f_sf(f: float, d1: float, d2: float) -> float:
     return betainc(d2 / 2, d1 / 2, d2 / (d2 + d1 * f))
 
 
-__all__ = ["betainc", "f_sf"]
+__all__ = ["betainc", "f_sf", "gammaincc"]
