@@ -17,3 +17,13 @@ def built_wheel(tmp_path_factory) -> Path:
     from helpers.wheel import wheel_once
 
     return wheel_once(tmp_path_factory)
+
+
+@pytest.fixture(autouse=True)
+def _child_pytest_runs_without_hypothesis(request, monkeypatch):
+    """The pytest runs a test starts (pytester's, ``python -m pytest`` subprocesses, a venv's)
+    load no hypothesis plugin: its import is 0.25 of the 1.4 s a run on fixtures/tiny takes,
+    and no such run uses it. pytester clears ``PYTEST_ADDOPTS`` as it starts, so it starts first."""
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")

@@ -23,6 +23,11 @@ def test_chi2_tail_equals_scipys():
     assert np.abs(got - want)[tiny].max() <= 1e-11 * want[tiny].max()
     assert (np.abs(got - want)[tiny] / want[tiny]).max() < 1e-10  # relative, in the far tail too
     assert np.all(got[~tiny] < 1e-290)
+    # the array steps are the scalar function's, bit for bit
+    from leaderboard_audit.metrics.special import gammaincc
+
+    assert got.ravel().tolist() == [gammaincc(d / 2, max(v, 0.0) / 2) for d, v in zip(D.ravel(), X.ravel())]
+    assert X.size > 64  # past special._SCALAR_UPTO: numpy's steps
     # NaN -> 1 (Q undefined: no config-fragile item), negative -> 1, broadcasting a scalar df
     assert chi2_sf(np.array([np.nan, -3.0, 0.0]), 4).tolist() == [1.0, 1.0, 1.0]
 
