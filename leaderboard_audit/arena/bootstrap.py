@@ -7,8 +7,9 @@ probabilities: the same distribution as resampling the battle list, at the cost 
 number of cells (13,840 for the shipped Arena counts) instead of 1.67M battles.
 
 Each resample refits the printed rule (Bradley-Terry by Newton's chord method, 64 resamples
-at once, warm-started from the full-data fit: ``rules.bradley_terry_batch``) and recomputes the mean pairwise win rate and the win share; online Elo is not
-resampled (a pass is a sequential loop: its orders are the shuffles themselves).
+at once, warm-started from the full-data fit: ``rules.bradley_terry_batch``) and recomputes
+the mean pairwise win rate and the win share; online Elo is not resampled (a pass is a
+sequential loop: its orders are the shuffles themselves).
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
-from ..metrics.special import betainc, gammaincc
+from ..metrics import special
+from ..metrics.special import betainc
 
 _N = NormalDist()
 
@@ -29,10 +30,8 @@ def z_of_p(p: float) -> float:
 
 
 def chi2_sf(x: float, k: int) -> float:
-    """Upper tail of chi-square(k): ``Q(k / 2, x / 2)``."""
-    if k <= 0:
-        return 1.0
-    return gammaincc(k / 2.0, x / 2.0)
+    """Upper tail of chi-square(k): ``Q(k / 2, x / 2)`` (``metrics.special.chi2_sf`` of one value)."""
+    return float(special.chi2_sf(x, k))
 
 
-__all__ = ["betainc", "chi2_sf", "gammaincc", "t_two_sided_p", "z_of_p"]
+__all__ = ["betainc", "chi2_sf", "t_two_sided_p", "z_of_p"]

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..metrics import incomplete as inc
-from ..metrics.harness_effects import chi2_sf
+from ..metrics.special import chi2_sf
 
 BAND_PASS, BAND_WARN, ALPHA = 0.02, 0.05, 0.05  # the band check's default thresholds and the audit's alpha
 MIN_SCOPE_SAMPLE = 30  # sampled items of a scope below which its configs are estimated from the whole sample

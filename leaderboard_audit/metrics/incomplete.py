@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .exact import le_array
-from .harness_effects import chi2_sf
+from .special import chi2_sf
 from .identified import holm_adjust
 
 ROBUST, NOT_ROBUST, UNDECIDED = 1, 0, -1

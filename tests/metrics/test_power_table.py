@@ -24,9 +24,8 @@ def test_the_shipped_table_is_the_recurrence_and_continues_with_the_same_bits():
     fresh.grow(power.SHIPPED_EVERY)
     assert np.array_equal(fresh.state()[0], values[: power.SHIPPED_EVERY + 1]), "regenerate: write_shipped_table()"
     assert fresh.state()[1].tobytes() == checkpoints[0, 1:].tobytes()
-    # from every stored state (and the last), a stretch of steps gives the shipped values
-    starts = [(int(row[0]), row[1:]) for row in checkpoints]
-    for n, state in starts:
+    # from every stored state, a stretch of steps gives the shipped values
+    for n, state in ((int(row[0]), row[1:]) for row in checkpoints):
         assert values[n] == state[0]  # the state's k is the value at its n
         t = _CriticalTable(0.05, shipped=False)
         t.restore(values[: n + 1], state)
