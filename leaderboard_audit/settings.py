@@ -2,7 +2,7 @@
 layer: below the checks (it reads their threshold declarations lazily), import-light for the
 plugin's options.
 
-Precedence for seed, boot, alpha, strict and every threshold: command line > ini
+Precedence for seed, boot, alpha, strict, allow_undecided and every threshold: command line > ini
 (``audit_<name>`` in pytest.ini / tox.ini / setup.cfg / ``[tool.pytest.ini_options]``) >
 ``[tool.leaderboard_audit]`` in pyproject.toml > defaults. Every bad value is a
 ``SettingsError`` naming where it came from (the plugin turns it into a usage error).
@@ -25,7 +25,7 @@ DEFAULT_BOOT = 10_000
 DEFAULT_ALPHA = 0.05
 MAX_BOOT = 1_000_000  # 10,000 is plenty; beyond a million the pair arrays take GBs
 MIN_BOOT = 100
-TABLE_KEYS = ("seed", "boot", "alpha", "strict", "intersect", "thresholds")
+TABLE_KEYS = ("seed", "boot", "alpha", "strict", "allow_undecided", "intersect", "thresholds")
 SUMMARY_CHOICES = ("short", "full", "none")  # --audit-summary (plugin.py reads it from here)
 
 
@@ -143,6 +143,7 @@ def resolve(
         "boot": (DEFAULT_BOOT, lambda w: _int("boot", w, MIN_BOOT, MAX_BOOT)),
         "alpha": (DEFAULT_ALPHA, _alpha),
         "strict": (False, lambda w: _bool("strict", w)),
+        "allow_undecided": (False, lambda w: _bool("allow_undecided", w)),
         "intersect": (False, lambda w: _bool("intersect", w)),
     }
     for key, (default, conv) in specs.items():
@@ -199,6 +200,7 @@ class Settings:
     boot: int = DEFAULT_BOOT
     alpha: float = DEFAULT_ALPHA
     strict: bool = False
+    allow_undecided: bool = False  # the gate: undecided verdicts on cells a newcomer withheld warn
     intersect: bool = False
     thresholds: Mapping[str, Any] = field(default_factory=dict)
     path: str | None = None
@@ -235,7 +237,7 @@ class Settings:
         return dataclasses.replace(self, **changes)
 
 
-INI_KEYS = ("seed", "boot", "alpha", "strict")  # ini ``audit_<key>`` (thresholds: ``audit_<name>``)
+INI_KEYS = ("seed", "boot", "alpha", "strict", "allow_undecided")  # ini ``audit_<key>`` (thresholds: ``audit_<name>``)
 
 
 def resolve_settings(

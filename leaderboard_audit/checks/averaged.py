@@ -69,6 +69,8 @@ class Averaged(Check):
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Line]:
         a = s.get("averaged")
+        if a and "estimated_from" in a:  # an incomplete grid's board (checks/incomplete_sections.py)
+            return [Line("averaged", estimated_line(a))]
         if not a or a.get("coincides"):
             return []
         return [Line("averaged", averaged_line(a))]
@@ -136,6 +138,18 @@ def tiers_text(tiers: list[list[str]], limit: int = 4, names: int = 3) -> str:
     return " > ".join(parts) + more
 
 
+def estimated_line(a: dict[str, Any]) -> str:
+    rows = a["board"]["rows"]
+    top = [r["model"] for r in rows if r["rank"] == 1]
+    basis = a["estimated_from"]
+    return (
+        f"harness-averaged board on the design's random sample ({basis['items']:,} of {basis['of']:,} items, every "
+        f"cell observed; scores estimated): {len({r['rank'] for r in rows})} ranks for {len(rows)} models; rank 1: "
+        + ", ".join(top[:3])
+        + (f", ... +{len(top) - 3}" if len(top) > 3 else "")
+    )
+
+
 def averaged_line(a: dict[str, Any]) -> str:
     sizes = [len(t) for t in a["tiers"]]
     return (
@@ -148,4 +162,4 @@ def averaged_line(a: dict[str, Any]) -> str:
 
 CHECK = Averaged()
 
-__all__ = ["Averaged", "CHECK", "averaged_line", "tiers_text"]
+__all__ = ["Averaged", "CHECK", "averaged_line", "estimated_line", "tiers_text"]

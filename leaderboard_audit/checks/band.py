@@ -69,6 +69,8 @@ class Band(Check):
         ]
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table]:
+        if any("bounds" in r for r in s["leaderboard"]):
+            return [bounded_table(s["leaderboard"])]
         ranges = s.get("champions", {}).get("rank_range", {})
         rows = [
             [
@@ -106,6 +108,33 @@ class Band(Check):
                 widths={1: 22},
             )
         ]
+
+
+def bounded_table(rows: list[dict[str, Any]]) -> Table:
+    """Table 1 of an incomplete grid (checks/incomplete_sections.py): the reference accuracy as
+    it is, every other column as the range it takes over all completions of the missing cells."""
+
+    def span(r: dict[str, Any], key: str) -> str:
+        lo, hi = r["bounds"][key]
+        return f"{lo:.3f}" if round(lo, 12) == round(hi, 12) else f"{lo:.3f}..{hi:.3f}"
+
+    return Table(
+        "leaderboard",
+        "Leaderboard and bands (Table 1, Figure 1), incomplete grid",
+        ["rank", "model", "reference", "averaged", "min", "max", "spread", "robust"],
+        [
+            [f"{r['rank']}{'=' if r.get('tie') else ''}", r["model"], r["reference"]]
+            + [span(r, k) for k in ("averaged", "min", "max", "spread", "robust")]
+            for r in rows
+        ],
+        note=(
+            "Incomplete grid: the reference configuration is observed on every item, so rank and reference are "
+            "exact; every other column is the range its value takes over all completions of the missing cells "
+            "(each missing cell wrong, then right)."
+        ),
+        detail="short",
+        widths={1: 22},
+    )
 
 
 def band_verdict(

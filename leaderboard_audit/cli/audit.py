@@ -77,6 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--strict", action="store_true", default=None, help="exit 1 on a warn too")
     p.add_argument(
+        "--allow-undecided",
+        action="store_true",
+        default=None,
+        help="with --submission: a gating verdict left undecided by cells the newcomer withheld warns "
+        "instead of failing the gate (exit 1 by default; docs/ci-gate.md)",
+    )
+    p.add_argument(
         "--jobs",
         type=_jobs,
         default=1,
@@ -145,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:  # the same resolution as pytest --audit: [tool.leaderboard_audit] applies here too
         settings = resolve_settings(
-            cli={k: getattr(args, k) for k in ("seed", "boot", "alpha", "strict", "intersect")},
+            cli={k: getattr(args, k) for k in ("seed", "boot", "alpha", "strict", "allow_undecided", "intersect")},
             cli_thresholds=list(args.threshold),
             invocation_dir=Path.cwd(),
             flag_prefix="--",
@@ -192,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
                 thresholds=Thresholds.from_mapping(settings["thresholds"]),
                 alpha=settings["alpha"],
                 strict=bool(settings["strict"]),
+                allow_undecided=bool(settings["allow_undecided"]),
                 gate=args.gate,
             )
         except GateError as exc:

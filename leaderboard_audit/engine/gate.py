@@ -12,9 +12,21 @@ keeps the verdicts of the checks that concern a newcomer (docs/ci-gate.md):
 A fail is the newcomer's (``created``) when it fails with the newcomer and did not
 fail, or did not exist, without it (``Check.gate_created``: a check may blame an
 older fail on a newcomer when the newcomer's own part of it fails). Only a
-created fail of a gating check makes the exit code 1; pre-existing fails and fails
+created fail of a gating check (or an undecided verdict of one on cells a newcomer
+withheld, below) makes the exit code 1; pre-existing fails and fails
 of checks that do not gate by default (``band``, opted in by ``--audit-gate band``)
 are reported as context. ``skip`` verdicts (one configuration) stay ``skip``.
+
+The gate fails closed on cells a newcomer withholds (reliability review 2026-12-07 D02):
+on a scope where a newcomer has missing cells (any reason: ``not_collected``, ``failed``,
+``not_possible`` are the submitter's word), every *undecided* verdict of a gating check
+(``decided: false``, docs/audits.md "Incomplete grids") blocks like a created fail
+(effect ``withheld``, its ``why`` "undecided: N cells withheld (...)"): an undecided
+status is one that some completion of the missing cells, the newcomer's among them, could
+turn into a fail. ``allow_undecided`` (``--audit-allow-undecided``) reports them as today,
+warns that do not block. Missing cells of the models already on the board, with the
+newcomer's own cells complete, leave undecided verdicts as warns (docs/ci-gate.md,
+"Incomplete submissions").
 """
 
 from __future__ import annotations
@@ -33,6 +45,12 @@ from ..checks.verdicts import FAIL, PASS, SEVERITY, WARN
 SKIP = "skip"
 #: what a gate row means for the exit code
 CREATED, EXISTING, NOT_GATING, NEW_WARN = "created", "pre-existing", "not gating", "new warn"
+#: an undecided verdict of a gating check on a scope where a newcomer withheld cells: blocks
+#: (unless ``allow_undecided``)
+WITHHELD = "withheld"
+#: (config, count) pairs and (item, config) cells named in a withheld row's text (the JSON has
+#: every config and the first ``WITHHELD_CELLS_KEPT`` cells)
+WITHHELD_CONFIGS_SHOWN, WITHHELD_CELLS_SHOWN, WITHHELD_CELLS_KEPT = 3, 2, 20
 
 
 class GateError(ValueError):
@@ -93,6 +111,62 @@ def _by_check(verdicts: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]
     return out
 
 
+def withheld_cells(sc: Any, models: Collection[str]) -> dict[str, Any] | None:
+    """The newcomers' missing cells in scope ``sc`` (None: they have none): their count, and per
+    newcomer its count, per reason, per configuration (config order) and its first cells as
+    [``benchmark/item``, config] (model, item, config order). Every reason counts: the gate saw
+    none of these cells, and a reason is the submitter's word (``not_possible`` too)."""
+    import numpy as np
+
+    from ..records.missing import reason_name
+
+    r = sc.records
+    if r.missing is None:
+        return None
+    miss = np.asarray(r.missing)
+    items, keys = r.items, r.grid.keys
+    per: dict[str, Any] = {}
+    for m in models:
+        if m not in r.models:
+            continue
+        mm = miss[r.models.index(m)]  # items x configs
+        n = int(np.count_nonzero(mm))
+        if not n:
+            continue
+        codes, counts = np.unique(mm[mm != 0], return_counts=True)
+        by_config = np.count_nonzero(mm, axis=0)
+        cells = []
+        for i, k in zip(*np.nonzero(mm)):
+            if len(cells) == WITHHELD_CELLS_KEPT:
+                break
+            b, item = str(items.benchmark[i]), str(items.item_id[i])
+            cells.append([item if item.startswith(f"{b}/") else f"{b}/{item}", keys[k]])
+        per[m] = {
+            "count": n,
+            "reasons": {reason_name(c): int(x) for c, x in zip(codes.tolist(), counts.tolist())},
+            "configs": [[keys[k], int(by_config[k])] for k in np.flatnonzero(by_config).tolist()],
+            "shown": cells,
+        }
+    if not per:
+        return None
+    return {"count": sum(p["count"] for p in per.values()), "models": per}
+
+
+def withheld_text(w: dict[str, Any]) -> str:
+    """ "undecided: N cells withheld (model: n reason in K configs; first (benchmark/item, config),
+    ...; per config: config n, ...)" for a scope's ``withheld_cells`` (the most telling part
+    first: a reader may cut it)."""
+    parts = []
+    for m, p in w["models"].items():
+        reasons = ", ".join(f"{n:,} {r}" for r, n in p["reasons"].items())
+        k = len(p["configs"])
+        first = ", ".join(f"({i}, {c})" for i, c in p["shown"][:WITHHELD_CELLS_SHOWN])
+        configs = ", ".join(f"{c} {n:,}" for c, n in p["configs"][:WITHHELD_CONFIGS_SHOWN])
+        more = f" and {k - WITHHELD_CONFIGS_SHOWN} more" if k > WITHHELD_CONFIGS_SHOWN else ""
+        parts.append(f"{m}: {reasons} in {k} config{'s' if k != 1 else ''}; first {first}; per config: {configs}{more}")
+    return f"undecided: {w['count']:,} cell{'s' if w['count'] != 1 else ''} withheld ({'; '.join(parts)})"
+
+
 def _row(
     scope: str,
     check: Check,
@@ -101,10 +175,17 @@ def _row(
     gating: bool,
     created: bool,
     newcomers: frozenset[str] = frozenset(),
+    withheld: dict[str, Any] | None = None,
+    allow_undecided: bool = False,
 ) -> dict[str, Any]:
     status = v["status"]
+    # an undecided verdict of a gating check where a newcomer withheld cells: the gate never saw
+    # the cells that decide it (D02); it blocks unless the maintainer allows undecided verdicts
+    undecided = status == WARN and v.get("decided") is False and gating and withheld is not None
     if status == SKIP:
         effect = SKIP
+    elif undecided and not allow_undecided:
+        effect = WITHHELD
     elif status == FAIL:
         effect = (CREATED if gating else NOT_GATING) if created else EXISTING
     elif status == WARN and (wv is None or wv["status"] == PASS):
@@ -124,7 +205,14 @@ def _row(
         "threshold": v.get("threshold"),
         "margin": v.get("margin"),
         "message": v.get("message", ""),
-        "why": (check.gate_why(v, newcomers) if effect == CREATED else None),
+        "why": (
+            check.gate_why(v, newcomers)
+            if effect == CREATED
+            else withheld_text(withheld)
+            if undecided and withheld is not None
+            else None
+        ),
+        "undecided_withheld": undecided,
     }
 
 
@@ -135,32 +223,37 @@ def scope_gate(
     without_s: dict[str, Any] | None,
     models: Sequence[str],
     gating: Collection[str],
+    allow_undecided: bool = False,
 ) -> dict[str, Any]:
-    """One scope's gate rows and the newcomers' place, from two ``audit_scope`` results."""
+    """One scope's gate rows and the newcomers' place, from two ``audit_scope`` results.
+    ``allow_undecided``: an undecided gating verdict on cells a newcomer withheld is a warn
+    (else it blocks: effect ``withheld``)."""
     from .scope import make_scope
 
     new = frozenset(models)
     sc = make_scope(records, scope)  # cases and subjects are cheap: from the reference order only
+    withheld = withheld_cells(sc, models)
+    und = {"withheld": withheld, "allow_undecided": allow_undecided}
     w_by, wo_by = _by_check(with_s["verdicts"]), _by_check(without_s["verdicts"] if without_s else [])
     rows = []
     for name, check in concerned_checks().items():
         vs = w_by.get(name, [])
         if len(vs) == 1 and vs[0]["status"] == SKIP:
-            rows.append(_row(scope, check, vs[0], None, name in gating, False))
+            rows.append(_row(scope, check, vs[0], None, name in gating, False, **und))
             continue
         section = with_s.get(check.section) if check.section else None
         if check.gate == "subject":
             subjects = check.subjects(sc)
             for v, subj in zip(vs, subjects):
                 if new & set(subj):
-                    rows.append(
-                        _row(scope, check, v, None, name in gating, check.gate_created(v, None, new, section), new)
-                    )
+                    created = check.gate_created(v, None, new, section)
+                    rows.append(_row(scope, check, v, None, name in gating, created, new, **und))
         else:
             olds = wo_by.get(name, [])
             for j, v in enumerate(vs):
                 wv = olds[j] if j < len(olds) else None
-                rows.append(_row(scope, check, v, wv, name in gating, check.gate_created(v, wv, new, section), new))
+                created = check.gate_created(v, wv, new, section)
+                rows.append(_row(scope, check, v, wv, name in gating, created, new, **und))
     order = [r["model"] for r in with_s.get("leaderboard", [])]
     order_without = [r["model"] for r in (without_s or {}).get("leaderboard", [])]
     newcomers = []
@@ -196,6 +289,7 @@ def scope_gate(
         "reference": with_s["reference"],
         "newcomers": newcomers,
         "split": split,
+        "withheld": withheld,
         "rows": rows,
     }
 
@@ -207,14 +301,18 @@ def _pair_status(s: dict[str, Any] | None, h: str, lo: str) -> str | None:
     return None
 
 
-def overall(rows: list[dict[str, Any]], strict: bool = False) -> dict[str, Any]:
-    """Counts over the gate rows and the exit code: 1 for a created fail of a gating check
-    (with ``strict``, also a warn the newcomer brings to a gating check)."""
+def overall(rows: list[dict[str, Any]], strict: bool = False, allow_undecided: bool = False) -> dict[str, Any]:
+    """Counts over the gate rows and the exit code: 1 for a created fail of a gating check or
+    an undecided verdict of one on cells a newcomer withheld (``withheld``; with
+    ``allow_undecided`` those rows are warns); with ``strict``, also a warn the newcomer brings
+    to a gating check. ``undecided``: the rows undecided on withheld cells, blocking or not."""
     judged = [r for r in rows if r["status"] != SKIP]
     counts = {st: sum(r["status"] == st for r in judged) for st in (PASS, WARN, FAIL)}
     counts[SKIP] = len(rows) - len(judged)
-    effects = {e: sum(r["effect"] == e for r in rows) for e in (CREATED, EXISTING, NOT_GATING, NEW_WARN)}
-    blocking = [r for r in rows if r["effect"] == CREATED or (strict and r["gates"] and r["effect"] == NEW_WARN)]
+    effects = {e: sum(r["effect"] == e for r in rows) for e in (CREATED, EXISTING, NOT_GATING, NEW_WARN, WITHHELD)}
+    blocking = [
+        r for r in rows if r["effect"] in (CREATED, WITHHELD) or (strict and r["gates"] and r["effect"] == NEW_WARN)
+    ]
     worst = max((r["status"] for r in judged), key=SEVERITY.__getitem__, default=PASS)
     return {
         # the gate's word: FAIL only when it blocks; a fail that does not block reads as WARN
@@ -224,6 +322,8 @@ def overall(rows: list[dict[str, Any]], strict: bool = False) -> dict[str, Any]:
         "checks": len(rows),
         "exit_code": 1 if blocking else 0,
         "strict": strict,
+        "allow_undecided": allow_undecided,
+        "undecided": sum(bool(r.get("undecided_withheld")) for r in rows),
         "blocking": [r["id"] for r in blocking],
     }
 
@@ -255,12 +355,14 @@ def submission_audit(
     thresholds: Thresholds | None = None,
     alpha: float = DEFAULT_ALPHA,
     strict: bool = False,
+    allow_undecided: bool = False,
     gate: Sequence[str] = (),
     scopes: Sequence[str] | None = None,
     computed: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] | None = None,
 ) -> dict[str, Any]:
     """Every scope's gate and the overall state (JSON-ready). ``computed``: scope -> (with,
-    without) ``audit_scope`` results already at hand (the plugin's); others are computed."""
+    without) ``audit_scope`` results already at hand (the plugin's); others are computed.
+    ``allow_undecided``: undecided gating verdicts on cells a newcomer withheld do not block."""
     models = list(dict.fromkeys(models))
     unknown = [m for m in models if m not in records.models]
     if unknown:
@@ -280,7 +382,7 @@ def submission_audit(
                 ids = {"with": case_ids_by_scope(records), "without": case_ids_by_scope(old) if old else {}}
             with_s = audit_scope(records, s, only=needed_checks(), ids=ids["with"].get(s), **kw)
             pair = (with_s, audit_without(old, s, ids["without"], **kw))
-        out[s] = scope_gate(records, s, pair[0], pair[1], models, gating)
+        out[s] = scope_gate(records, s, pair[0], pair[1], models, gating, allow_undecided)
     if len(records.benchmarks) == 1 and POOLED in out and records.benchmarks[0] in out:
         # one benchmark: pooled repeats it, so its verdicts are counted (and shown) once, under
         # pooled, as in the reports (UX review 2026-12-04 #15: "2 fails created" was one verdict)
@@ -295,7 +397,7 @@ def submission_audit(
             "opt_in": [n for n, c in concerned.items() if not c.gate_default],
         },
         "scopes": out,
-        "overall": overall(rows, strict),
+        "overall": overall(rows, strict, allow_undecided),
     }
 
 
@@ -341,5 +443,7 @@ __all__ = [
     "submission_cases",
     "unknown_models_message",
     "with_gate",
+    "withheld_cells",
+    "withheld_text",
     "without",
 ]

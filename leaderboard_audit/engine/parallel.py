@@ -193,6 +193,12 @@ def parallel_scopes(
             pooled = {k: v for k, v in pooled.items() if k != "verdicts"}
             pooled[MIX] = handle.sections[MIX] = section
             pooled["verdicts"] = [*core, *verdicts]
+            if records.missing is not None:
+                from ..checks.incomplete import is_incomplete
+                from ..checks.incomplete_sections import partial_scope_report
+
+                if is_incomplete(handle):  # mix's section too (engine/scope.py does the rest)
+                    pooled = partial_scope_report(handle, pooled)
     scopes[POOLED] = pooled
     return scopes, evidence
 

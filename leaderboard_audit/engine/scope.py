@@ -183,9 +183,12 @@ def audit_scope_computed(
             verdicts += found
         out["verdicts"] = verdicts
         if records.missing is not None:
-            from ..checks.incomplete import incomplete_section
+            from ..checks.incomplete import incomplete_section, is_incomplete
+            from ..checks.incomplete_sections import partial_scope_report
 
             out["incomplete"] = incomplete_section(sc)
+            if is_incomplete(sc):  # the descriptive sections: nothing read as if a missing cell were 0
+                out = partial_scope_report(sc, out)
         return out, sc
 
 

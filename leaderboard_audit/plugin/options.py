@@ -99,6 +99,13 @@ def add_options(parser: pytest.Parser) -> None:
         "(e.g. band; repeatable; docs/ci-gate.md)",
     )
     g.addoption(
+        "--audit-allow-undecided",
+        action="store_true",
+        default=None,
+        help="with --audit-submission: a gating verdict left undecided by cells the newcomer withheld "
+        "(not_collected, failed, not_possible) warns instead of failing the gate (docs/ci-gate.md)",
+    )
+    g.addoption(
         "--audit-cache",
         metavar="DIR",
         default=None,
@@ -121,6 +128,11 @@ def add_options(parser: pytest.Parser) -> None:
     for key, help_ in (("seed", "global seed"), ("boot", "bootstrap resamples"), ("alpha", "identified-order alpha")):
         parser.addini(f"audit_{key}", f"leaderboard-audit {help_}", default=None)
     parser.addini("audit_strict", "leaderboard-audit: treat warn as failure", default=None)
+    parser.addini(
+        "audit_allow_undecided",
+        "leaderboard-audit gate: undecided verdicts on cells the newcomer withheld do not block",
+        default=None,
+    )
     from ..settings import bundled_threshold_names
 
     for name in bundled_threshold_names():
@@ -237,6 +249,7 @@ def settings_from_config(config: pytest.Config) -> Any:
             "boot": config.getoption("audit_boot"),
             "alpha": config.getoption("audit_alpha"),
             "strict": config.getoption("audit_strict"),
+            "allow_undecided": config.getoption("audit_allow_undecided"),
             "intersect": config.getoption("audit_intersect"),
         }
         resolved = resolve_settings(

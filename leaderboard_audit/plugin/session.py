@@ -463,6 +463,7 @@ class AuditSession:
                 n_boot=s.boot,
                 thresholds=self.thresholds,
                 strict=s.strict,
+                allow_undecided=s.allow_undecided,
                 gate=s.gate,
                 alpha=s.alpha,
                 computed={n: (self._scopes[n], self._without[n]) for n in names if n in self._without},

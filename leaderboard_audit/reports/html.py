@@ -168,7 +168,7 @@ def verdicts_html(verdicts: list[dict[str, Any]]) -> str:
 
 def evidence_block(s: dict[str, Any]) -> str:
     parts = []
-    with_ev = [p for p in s["pairs"] if p.get("fragile_evidence")]
+    with_ev = [p for p in s.get("pairs") or [] if p.get("fragile_evidence")]
     cap = _ROWS[0]
     shown = with_ev[: EVIDENCE_PAIRS if cap is None else max(1, min(EVIDENCE_PAIRS, cap // 10))]
     for p in shown:
@@ -305,7 +305,7 @@ def figures_section(name: str, s: dict[str, Any], highlight: frozenset[str] = fr
     note = (" Submitted model(s) (\u25b6, purple): " + ", ".join(sorted(highlight)) + ".") if highlight else ""
     view, scale_note = trimmed(s)
     skipped = skipped_figures(s)
-    if scale_note:
+    if scale_note and "fig-0" not in skipped:
         out.append(
             '<figure id="fig-0" class="audit-figure">' + figure_distribution(s) + "<figcaption><b>Distributions.</b> "
             f"Every one of the {len(s['leaderboard']):,} models: histograms of the reference accuracy"

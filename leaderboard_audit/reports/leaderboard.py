@@ -75,11 +75,31 @@ def render_csv(report: dict[str, Any]) -> str:
     got = first_scope(report)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL)  # a CR or LF cannot end a row (C04)
-    w.writerow(HEADERS)
+    basis = None if got is None else incomplete_basis(got[1])
+    w.writerow(HEADERS + (["basis"] if basis else []))
     if got is not None:
         for r in rows_of(got[1])[0]:
-            w.writerow([_csv_cell(r[h]) for h in HEADERS])
+            w.writerow([_csv_cell(r[h]) for h in HEADERS] + ([_csv_cell(basis)] if basis else []))
     return buf.getvalue()
+
+
+def incomplete_basis(s: dict[str, Any]) -> str | None:
+    """The CSV's last column on an incomplete grid (a CSV has no notes, and a row read alone
+    must not pass for a complete grid's): how the row's numbers were obtained; None when complete."""
+    inc = s.get("incomplete")
+    if not isinstance(inc, dict) or not inc.get("missing"):
+        return None
+    observed = f"incomplete grid, {inc['cells'] - inc['missing']:,} of {inc['cells']:,} cells observed"
+    est = (s.get("averaged") or {}).get("estimated_from")
+    if est:
+        return (
+            f"{observed}: ranked and scored on the uniform random sample of {est['items']:,} of {est['of']:,} items "
+            "(score estimated); band and robust are ranges over the missing cells"
+        )
+    return (
+        f"{observed}: no harness-averaged board (too few items observed under every configuration); reference "
+        "order; score, band and robust are ranges over the missing cells"
+    )
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # OWASP, "CSV Injection"

@@ -104,7 +104,7 @@ def verdict_rows(verdicts: list[dict[str, Any]], max_rows: int | None = None) ->
 
 def evidence_md(s: dict[str, Any], max_pairs: int | None = None) -> list[str]:
     out: list[str] = []
-    with_ev = [p for p in s["pairs"] if p.get("fragile_evidence")]
+    with_ev = [p for p in s.get("pairs") or [] if p.get("fragile_evidence")]
     for p in with_ev if max_pairs is None else with_ev[:max_pairs]:
         ev = p["fragile_evidence"]
         out.append(

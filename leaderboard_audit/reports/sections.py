@@ -26,13 +26,28 @@ def skipped_checks(s: dict[str, Any]) -> dict[str, str]:
     }
 
 
+def withheld_sections(s: dict[str, Any]) -> dict[str, str]:
+    """section -> why an incomplete scope leaves it out (checks/incomplete_sections.py)."""
+    got = (s.get("incomplete") or {}).get("withheld")
+    return dict(got) if isinstance(got, dict) else {}
+
+
 def scope_parts(name: str, s: dict[str, Any]) -> list[Any]:
     """``Table`` / ``Line`` objects in registry order; the skipped checks are one ``Line`` per
-    reason (at the place of the first of them)."""
+    reason (at the place of the first of them), and so are the checks whose section an
+    incomplete grid leaves out."""
     skipped = skipped_checks(s)
+    withheld = withheld_sections(s)
     out: list[Any] = []
     said: set[str] = set()
     for check_name, check in registry().items():
+        if check.section in withheld and check_name not in skipped:
+            reason = withheld[check.section]
+            if reason not in said:
+                said.add(reason)
+                names = [n for n, c in registry().items() if c.section in withheld and withheld[c.section] == reason]
+                out.append(Line("withheld", f"not shown: {', '.join(names)} ({reason})", "short"))
+            continue
         if check_name not in skipped:
             out += check.tables(name, s)
             continue
@@ -46,4 +61,4 @@ def scope_parts(name: str, s: dict[str, Any]) -> list[Any]:
     return out
 
 
-__all__ = ["scope_parts", "skipped_checks"]
+__all__ = ["scope_parts", "skipped_checks", "withheld_sections"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.gate import CREATED, EXISTING, NEW_WARN, NOT_GATING, SKIP
+from ..engine.gate import CREATED, EXISTING, NEW_WARN, NOT_GATING, SKIP, WITHHELD
 from ..checks.tables import Cell, Line, Table
 from .text import clean
 from .words import count
@@ -23,6 +23,7 @@ MESSAGE_CHARS = 240
 
 EFFECT_TEXT = {
     CREATED: "FAILS THE GATE: the newcomer creates this fail",
+    WITHHELD: "FAILS THE GATE: undecided on cells the newcomer withheld (allow: --audit-allow-undecided)",
     EXISTING: "context: fails without the newcomer too",
     NOT_GATING: "context: this check does not gate (opt in: --audit-gate {check})",
     NEW_WARN: "warn the newcomer brings (gates only with --audit-strict)",
@@ -33,8 +34,12 @@ EFFECT_TEXT = {
 def effect_text(r: dict[str, Any]) -> str:
     t = EFFECT_TEXT.get(r["effect"])
     if t is None:
-        return r["effect"]
-    return t.format(check=r["check"], message=r["message"])
+        t = r["effect"]
+    else:
+        t = t.format(check=r["check"], message=r["message"])
+    if r.get("undecided_withheld") and r["effect"] != WITHHELD:  # --audit-allow-undecided
+        t += "; undecided on cells the newcomer withheld, allowed (--audit-allow-undecided)"
+    return t
 
 
 def _cut(s: str, n: int) -> str:
@@ -48,13 +53,20 @@ def state_line(sub: dict[str, Any]) -> str:
     gate = "FAIL" if ov["exit_code"] else ov["status"].upper()
     skipped = f", {c[SKIP]} skipped" if c.get(SKIP) else ""
     blocking = f"; fails the gate: {', '.join(clean(b, 80) for b in ov['blocking'][:5])}" if ov["blocking"] else ""
-    why = [r["why"] for s in sub["scopes"].values() for r in s["rows"] if r.get("why")]
-    blocking += f" ({clean(why[0], 200)})" if why else ""
+    rows = [r for s in sub["scopes"].values() for r in s["rows"]]
+    for effect in (CREATED, WITHHELD):  # the first reason of each kind that blocks
+        why = [r["why"] for r in rows if r["effect"] == effect and r.get("why")]
+        blocking += f" ({clean(why[0], 200)})" if why else ""
     more = f" and {len(ov['blocking']) - 5} more" if len(ov["blocking"]) > 5 else ""
+    undecided = ""
+    if ov.get("undecided"):  # gating verdicts left undecided by cells the newcomer withheld
+        cells = max((s["withheld"]["count"] for s in sub["scopes"].values() if s.get("withheld")), default=0)
+        allowed = "" if e.get(WITHHELD) else ", allowed by --audit-allow-undecided"
+        undecided = f", {ov['undecided']} undecided on {count(cells, 'cell')} it withheld{allowed}"
     return (
         f"submission {', '.join(clean(m, 40) for m in sub['models'])}: {gate} - {c['pass']} pass, {c['warn']} warn, "
         f"{c['fail']} fail{skipped} in {ov['checks']} checks ({count(e[CREATED], 'fail')} created by the newcomer, "
-        f"{e[EXISTING]} pre-existing, {e[NOT_GATING]} in checks that do not gate){blocking}{more}; "
+        f"{e[EXISTING]} pre-existing, {e[NOT_GATING]} in checks that do not gate{undecided}){blocking}{more}; "
         f"exit {ov['exit_code']}{' (--audit-strict: a new warn fails)' if ov['strict'] else ''}"
     )
 
@@ -64,7 +76,9 @@ def gates_line(sub: dict[str, Any]) -> str:
     ctx = f"; context only: {', '.join(g['context'])}" if g["context"] else ""
     return (
         f"gating checks: {', '.join(g['gating']) or '-'}{ctx} (exit 1 only for a fail the newcomer's arrival "
-        "creates; opt a check in with --audit-gate NAME)"
+        "creates, or a gating verdict left undecided by cells the newcomer withheld"
+        f"{' (allowed: --audit-allow-undecided)' if sub['overall'].get('allow_undecided') else ''}; "
+        "opt a check in with --audit-gate NAME)"
     )
 
 
@@ -110,7 +124,7 @@ def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Ta
                     Cell(r["status"], "status"),
                     "-" if r["without"] is None else Cell(r["without"], "status"),
                     "yes" if r["gates"] else "no",
-                    Cell(effect_text(r), "strong") if r["effect"] == CREATED else effect_text(r),
+                    Cell(effect_text(r), "strong") if r["effect"] in (CREATED, WITHHELD) else effect_text(r),
                     Cell("n/a" if r["margin"] is None else f"{r['margin']:+.3f}", "code"),
                     _cut((f"{r['why']}. " if r.get("why") else "") + r["message"], MESSAGE_CHARS),
                 ]
@@ -143,7 +157,8 @@ def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Ta
                 ["scope", "verdict", "status", "without it", "gates", "effect", "margin", "message"],
                 verdicts,
                 note="'without it': the same verdict on the leaderboard before the newcomer arrived ('-': it did not "
-                "exist). Only a fail the newcomer creates in a gating check fails the gate.",
+                "exist). Only a fail the newcomer creates in a gating check fails the gate, or a gating verdict "
+                "left undecided by cells the newcomer withheld.",
                 widths={1: 44, 5: 48, 7: 60},
             ),
             max_rows,
@@ -167,8 +182,8 @@ def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Ta
 
 
 def _rank(r: dict[str, Any]) -> tuple[int, str]:
-    order = {CREATED: 0, NOT_GATING: 1, EXISTING: 2, NEW_WARN: 3}
-    return order.get(r["effect"], 4), r["id"]
+    order = {CREATED: 0, WITHHELD: 1, NOT_GATING: 2, EXISTING: 3, NEW_WARN: 4}
+    return order.get(r["effect"], 5), r["id"]
 
 
 def _capped(t: Table, max_rows: int | None) -> Table:

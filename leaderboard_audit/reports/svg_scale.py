@@ -43,8 +43,16 @@ def trimmed(s: dict[str, Any]) -> tuple[dict[str, Any], str]:
 
 
 def skipped_figures(s: dict[str, Any]) -> dict[str, str]:
-    """figure id -> why it is left out (its check was skipped for this scope)."""
+    """figure id -> why it is left out (its check was skipped for this scope, or the scope is an
+    incomplete grid: the figures draw values that read a missing cell as wrong)."""
     out = {}
+    withheld = (s.get("incomplete") or {}).get("withheld")
+    if isinstance(withheld, dict):
+        why = (
+            "an incomplete grid: the figure would draw values that read every missing cell as a wrong answer "
+            "(the tables give their exact ranges)"
+        )
+        out.update({fid: why for fid in ("fig-0", "fig-1", "fig-2", "fig-3", "fig-4", "fig-5")})
     for v in s.get("verdicts") or []:
         if v.get("status") != "skip":
             continue
