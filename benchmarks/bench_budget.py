@@ -28,8 +28,13 @@ intervals of the estimates (each model's pooled robust accuracy) over ``--cover-
 replays. The plans have the verdict rounds (collect/verdict_plan.py) unless
 ``--no-verdict-rounds``.
 
+With ``--board``, the published board of each replay (``board_run``): printed or left out
+(the design sample must hold half the items), and the share of printed scores inside the
+full grid's own 95% CI, at the default plan and at plans that spend nearly everything on the
+uniform sample.
+
 Not a test and not timed: ``python benchmarks/bench_budget.py [--seeds N] [--verdicts
-[--audit-seeds N] [--cover-seeds N]]`` prints Markdown tables.
+[--audit-seeds N] [--cover-seeds N]] [--board]`` prints Markdown tables.
 """
 
 from __future__ import annotations
@@ -236,6 +241,54 @@ def verdict_run(audit_seeds: int, cover_seeds: int, band_round: bool = False, ve
     return "\n".join(out)
 
 
+BOARD_PLANS = ((0.3, None), (0.8, None), (0.8, 0.99), (1.0, 0.99))
+
+
+def board_run(seeds: int) -> str:
+    """The published board of a replay (checks/incomplete_sections.py): whether it is printed,
+    and, when it is, the share of models whose printed score lies inside the full grid's own 95%
+    CI, and whether it reads a missing cell as wrong (its scores must lie in their exact ranges)."""
+    from leaderboard_audit.collect.budget import BudgetError
+    from leaderboard_audit.collect.replay import replay_plan, replayed_records
+    from leaderboard_audit.engine import audit
+
+    out = [
+        "| grid | budget | sample share of the plan | sampled items (mean) | boards printed | "
+        "printed scores inside the full grid's 95% CI | scores outside their exact range |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, full in verdict_grids():
+        truth = {r["model"]: r for r in audit(full, n_boot=N_BOOT)["scopes"]["pooled"]["averaged"]["board"]["rows"]}
+        for b, share in BOARD_PLANS:
+            printed, inside, total, outside, sampled = 0, 0, 0, 0, []
+            try:
+                for s in range(seeds):
+                    kw = {} if share is None else {"sample_share": share}
+                    p = replay_plan(full, b, s, **kw)
+                    sc = audit(replayed_records(full, p, fraction=b, seed=s), n_boot=N_BOOT)["scopes"]["pooled"]
+                    bounds = {r["model"]: r["bounds"]["averaged"] for r in sc["leaderboard"]}
+                    est = (sc.get("averaged") or {}).get("estimated_from")
+                    if est is None:
+                        continue
+                    printed += 1
+                    sampled.append(est["items"])
+                    for r in sc["averaged"]["board"]["rows"]:
+                        lo, hi = truth[r["model"]]["ci"]
+                        total += 1
+                        inside += lo - 1e-12 <= r["averaged"] <= hi + 1e-12
+                        a, z = bounds[r["model"]]
+                        outside += not (a - 1e-12 <= r["averaged"] <= z + 1e-12)
+            except BudgetError:
+                out.append(f"| {name} | {b:g} | {share or 'default'} | below the reference round | | | |")
+                continue
+            rate = f"{inside / total:.1%} ({inside} of {total})" if total else "-"
+            mean_n = f"{np.mean(sampled):.0f} of {full.shape[1]:,}" if sampled else "-"
+            out.append(
+                f"| {name} | {b:g} | {share or 'default'} | {mean_n} | {printed} of {seeds} | {rate} | {outside} |"
+            )
+    return "\n".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=5, help="replays per grid and budget (default 5)")
@@ -248,8 +301,13 @@ def main() -> None:
         action="store_true",
         help="plans without the verdict rounds (collect/verdict_plan.py): the robust-status-first plan",
     )
+    ap.add_argument("--board", action="store_true", help="the published board of replays (board_run)")
     a = ap.parse_args()
     t = time.perf_counter()
+    if a.board:
+        print(board_run(a.seeds))
+        print(f"\n({a.seeds} replays per row; {time.perf_counter() - t:.1f} s)")
+        return
     if a.verdicts:
         print(verdict_run(a.audit_seeds, a.cover_seeds, a.band_round, not a.no_verdict_rounds))
         print(

@@ -30,7 +30,7 @@ from ..records.missing import NOT_POSSIBLE
 from ..metrics.exact import le_array as _le
 from ..metrics.identified import holm_adjust
 from ..metrics.incomplete import UNDECIDED
-from .base import Check, Scope
+from .base import POOLED, Check, Scope
 from .verdicts import FAIL, PASS, SKIP, WARN, exact
 
 SHOWN_CELLS = 20  # (model, item, config) cells listed in an undecided verdict
@@ -49,38 +49,50 @@ class Bounds:
         self.possible = inc.possible_configs(self.miss, self.C.shape)
         self.cnt_lo, self.cnt_hi = inc.count_bounds(self.C, self.miss)
         self.status = inc.robust_status(self.C, self.miss)
+        self.col = np.count_nonzero(self.collectable, axis=1)  # (M, K) collectable cells per column
+        self._columns: dict[int, tuple[dict[str, Any], np.ndarray]] = {}  # id(cells) -> (cells, columns)
+        self.undecided: list[tuple[dict[str, Any], np.ndarray]] = []  # (verdict, its deciding columns)
 
-    def cells(self, sc: Scope, mask: np.ndarray) -> dict[str, Any]:
-        """The collectable missing cells under ``mask`` (M, N, K): their count and the first
-        ``SHOWN_CELLS`` as [model, item, config] (item: ``benchmark/item_id`` in a pooled scope
-        of several benchmarks)."""
-        hit = mask & self.collectable
-        n = int(np.count_nonzero(hit))
-        shown = []
-        if n:
-            items = sc.records.items
-            several = len(sc.records.benchmarks) > 1
-            first = np.flatnonzero(hit.reshape(-1)[: self._prefix(hit)])[:SHOWN_CELLS]
-            for m, i, k in zip(*(a.tolist() for a in np.unravel_index(first, hit.shape))):
+    def cells(self, sc: Scope, mk: np.ndarray) -> dict[str, Any]:
+        """The collectable missing cells of the (model, config) columns ``mk`` (M, K), on every
+        item of the scope: their count and the first ``SHOWN_CELLS`` as [model, item, config]
+        (item: ``benchmark/item_id`` in a pooled scope of several benchmarks). Every rule's
+        deciding cells are whole columns, so counts and unions are (M, K) sums, never a scan
+        of the grid; the columns are kept for ``to_decide`` (``note``)."""
+        mk = np.asarray(mk, dtype=bool)
+        n = int(self.col[mk].sum())
+        out = {"count": n, "shown": self._shown(sc, mk) if n else []}
+        self._columns[id(out)] = (out, mk)
+        return out
+
+    def _shown(self, sc: Scope, mk: np.ndarray) -> list[list[str]]:
+        """The first ``SHOWN_CELLS`` collectable cells of the columns ``mk`` in (model, item,
+        config) order: one model at a time, stopping once enough are found."""
+        items = sc.records.items
+        several = len(sc.records.benchmarks) > 1
+        shown: list[list[str]] = []
+        for m in np.flatnonzero((self.col * mk).any(axis=1)).tolist():
+            hit = self.collectable[m] & mk[m][None, :]
+            first = np.flatnonzero(hit.reshape(-1))[: SHOWN_CELLS - len(shown)]
+            for i, k in zip(*(a.tolist() for a in np.unravel_index(first, hit.shape))):
                 item = f"{items.benchmark[i]}/{items.item_id[i]}" if several else str(items.item_id[i])
                 shown.append([sc.names[m], item, sc.keys[k]])
-        return {"count": n, "shown": shown}
-
-    @staticmethod
-    def _prefix(hit: np.ndarray) -> int:
-        """A prefix of the flat mask holding its first ``SHOWN_CELLS`` cells (grown by doubling:
-        the cells listed are the first in (model, item, config) order without scanning it all)."""
-        flat = hit.reshape(-1)
-        end = 1 << 16
-        while end < flat.size and np.count_nonzero(flat[:end]) < SHOWN_CELLS:
-            end <<= 1
-        return end
+            if len(shown) >= SHOWN_CELLS:
+                break
+        return shown
 
     def all_cells(self, sc: Scope) -> dict[str, Any]:
         """``cells`` of every missing cell (the checks without an exact rule), once per scope."""
         if not hasattr(self, "_all"):
-            self._all = self.cells(sc, np.ones(self.C.shape, dtype=bool))
+            self._all = self.cells(sc, np.ones(self.col.shape, dtype=bool))
         return self._all
+
+    def note(self, v: dict[str, Any]) -> None:
+        """Keep an undecided verdict with its deciding columns (for ``to_decide``); a verdict
+        whose cells did not come from ``cells`` depends, for all we know, on every missing cell."""
+        got = self._columns.get(id(v["evidence"]["deciding_cells"]))
+        mk = got[1] if got is not None and got[0] is v["evidence"]["deciding_cells"] else None
+        self.undecided.append((v, np.ones(self.col.shape, dtype=bool) if mk is None else mk))
 
 
 def bounds_of(sc: Scope) -> Bounds:
@@ -113,6 +125,9 @@ def decide(check: Check, sc: Scope, verdicts: list[dict[str, Any]]) -> list[dict
                 f"'Incomplete grids'); collecting the scope's missing cells decides it"
             )
             out.append(undecided(v, why, b.all_cells(sc)))
+        if out[-1].get("decided") is False:
+            bounds_of(sc).note(out[-1])
+    _refresh_to_decide(sc)
     return out
 
 
@@ -177,8 +192,8 @@ def _band(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
             f", at most {t.band_warn}" if _le(s_hi, t.band_warn) else ", and Cochran's Q is never significant"
         )
         return decided(v, WARN, why, (s_lo, s_hi))
-    mask = np.zeros(b.C.shape, dtype=bool)
-    mask[m] = b.possible[m][None, :]
+    mask = np.zeros(b.col.shape, dtype=bool)  # (model, config) columns: model m's possible configs
+    mask[m] = b.possible[m]
     why = f"{span} (pass <= {t.band_pass}, warn <= {t.band_warn}), so the missing cells decide its side"
     return undecided(v, why, b.cells(sc, mask), (s_lo, s_hi), _robust_estimate(sc, b, m))
 
@@ -284,11 +299,11 @@ def _ranking(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
         undecided_pairs = [(h, lo) for (h, lo), (s, _) in zip(adj, state) if not s]
         shown = ", ".join(f"{names[h]} > {names[lo]}" for h, lo in undecided_pairs[:5])
         why = f"{len(undecided_pairs)} of {n} adjacent pairs are separated in some completions only ({shown})"
-    mask = np.zeros(b.C.shape, dtype=bool)
+    mask = np.zeros(b.col.shape, dtype=bool)  # (model, config) columns
     for h, lo in undecided_pairs:
         both = b.possible[h] & b.possible[lo]
-        mask[h] |= both[None, :]
-        mask[lo] |= both[None, :]
+        mask[h] |= both
+        mask[lo] |= both
     return undecided(v, why, b.cells(sc, mask), vb)
 
 
@@ -335,7 +350,7 @@ def _champions(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
             )
             return decided(v, FAIL, why, vb)
     # no challenge can be real in any completion
-    open_cells = np.zeros(b.C.shape, dtype=bool)
+    open_cells = np.zeros(b.col.shape, dtype=bool)  # (model, config) columns
     can_real = False
     for m in range(M):
         for k in live:
@@ -350,13 +365,13 @@ def _champions(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
                 if not _le(inc.sign_p_range(a_hi, a_hi, b_lo, b_lo)[1][0], sc.alpha):
                     continue
                 can_real = True
-                open_cells[[m, r], :, k] = True
+                open_cells[[m, r], k] = True
     if not_pass and not can_real:
         why = "more than one champion in every completion, and no configuration's winner can beat the reference winner beyond item sampling"
         return decided(v, WARN, why, vb)
     # cells that bear on it: every model's cells under a config it could still win
     could_win = b.possible & (hi >= np.where(b.possible, lo, -1).max(axis=0, keepdims=True))
-    open_cells |= could_win[:, None, :]
+    open_cells |= could_win
     parts = []
     if not not_pass:
         parts.append("whether one model wins every config")
@@ -415,8 +430,8 @@ def _axes(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
             break
         lows.append(got[0])
         highs.append(got[1])
-    mask = np.zeros(b.C.shape, dtype=bool)
-    mask[:, :, ks] = True
+    mask = np.zeros(b.col.shape, dtype=bool)  # (model, config) columns
+    mask[:, ks] = True
     if lows:
         vb = (min(lows), min(highs))
         span = f"the least Kendall tau of a single axis's configs lies between {vb[0]:.2f} and {vb[1]:.2f}"
@@ -512,7 +527,123 @@ def incomplete_section(sc: Scope) -> dict[str, Any]:
     est = robust_estimates(sc)
     if est is not None:
         out["estimates"] = {**est, "design": "uniform random item sample (collection_design.random_sample)"}
+    out["to_decide"] = sc.__dict__["_to_decide"] = to_decide(sc)
     return out
+
+
+def to_decide(sc: Scope) -> dict[str, Any]:
+    """What the rest would cost: the distinct collectable missing cells (``not_possible`` left
+    out) that decide every undecided verdict of the scope, the union of their deciding cells;
+    its share of the grid; each verdict's own count. Each verdict's deciding cells are whole
+    (model, config) columns on the scope's items, so the union is an (M, K) OR and its size a
+    sum of per-column counts. ``not_deciding``: the collectable cells in no verdict's columns,
+    per model and config (only when there are some): the report-level total needs them
+    (``report_to_decide``)."""
+    b = bounds_of(sc)
+    M, N, K = sc.shape
+    union = np.zeros(b.col.shape, dtype=bool)
+    for _, mk in b.undecided:
+        union |= mk
+    n = int(b.col[union].sum())
+    out: dict[str, Any] = {
+        "cells": n,
+        "share": n / (M * N * K),
+        "undecided": len(b.undecided),
+        "by_verdict": {str(v["id"]): int(v["evidence"]["deciding_cells"]["count"]) for v, _ in b.undecided},
+    }
+    rest = np.where(union, 0, b.col)
+    if rest.any():
+        out["not_deciding"] = {
+            "count": int(rest.sum()),
+            "columns": {
+                sc.names[m]: {sc.keys[k]: int(rest[m, k]) for k in np.flatnonzero(rest[m]).tolist()}
+                for m in np.flatnonzero(rest.any(axis=1)).tolist()
+            },
+        }
+    return out
+
+
+def _refresh_to_decide(sc: Scope) -> None:
+    """Verdicts decided after the scope's section was written (the leave-one-benchmark-out
+    check, run apart by engine/parallel.py) join its ``to_decide``: updated in place, so every
+    copy of the section holding the same dict sees them."""
+    got = sc.__dict__.get("_to_decide")
+    if got is not None:
+        new = to_decide(sc)
+        got.clear()
+        got.update(new)
+
+
+def report_to_decide(report: dict[str, Any]) -> dict[str, Any] | None:
+    """Across the report's scopes, the distinct collectable missing cells that decide every
+    undecided verdict, and their share of the grid (None: a report without ``to_decide``, or
+    whose scopes do not cover the pooled items, where no exact total can be read).
+
+    The pooled scope holds every item and each benchmark's scope a part of them, so a cell
+    decides no verdict anywhere only when neither the pooled scope's nor its benchmark's
+    verdicts need its (model, config) column: those cells are counted from the two
+    ``not_deciding`` tables."""
+    scopes = report.get("scopes") or {}
+    secs = {n: s["incomplete"] for n, s in scopes.items() if isinstance(s.get("incomplete"), dict)}
+    if not secs or any("to_decide" not in x for x in secs.values()):
+        return None
+    pooled = secs.get(POOLED)
+    if pooled is None:  # benchmark scopes only: disjoint items
+        cells = sum(int(x["to_decide"]["cells"]) for x in secs.values())
+        grid = sum(int(x["cells"]) for x in secs.values())
+        every = all(int(x["to_decide"]["cells"]) == int(x["missing"]) - int(x["not_possible"]) for x in secs.values())
+        np_ = sum(int(x["not_possible"]) for x in secs.values())
+        return {
+            "cells": cells,
+            "share": cells / grid if grid else 0.0,
+            "every_missing_cell": every,
+            "not_possible": np_,
+        }
+    collectable = int(pooled["missing"]) - int(pooled["not_possible"])
+    left = (pooled["to_decide"].get("not_deciding") or {}).get("columns") or {}
+    nowhere = 0
+    if left:
+        parts = [s for n, s in scopes.items() if n != POOLED]
+        if sum(int(s.get("n_items", 0)) for s in parts) != int(scopes[POOLED].get("n_items", -1)):
+            return None
+        for s in parts:
+            mine = (((s.get("incomplete") or {}).get("to_decide") or {}).get("not_deciding") or {}).get("columns") or {}
+            nowhere += sum(n for m, ks in mine.items() for k, n in ks.items() if k in left.get(m, {}))
+    cells = collectable - nowhere
+    return {
+        "cells": cells,
+        "share": cells / int(pooled["cells"]),
+        "every_missing_cell": nowhere == 0,
+        "not_possible": int(pooled["not_possible"]),
+    }
+
+
+def to_decide_phrase(report: dict[str, Any], n_undecided: int) -> str:
+    """The "incomplete grid:" line's cost of the rest (reports/next_steps.py), with its leading
+    "; ": how many cells decide all ``n_undecided`` verdicts; "" when none is undecided or the
+    report cannot say exactly."""
+    got = report_to_decide(report) if n_undecided else None
+    if got is None:
+        return ""
+    if not got["cells"]:
+        return "; no collectable cell decides them (the cells left are not possible for their models)"
+    kind = "collectable" if got["not_possible"] else "missing"  # not-possible cells can never be collected
+    what = (
+        f"the remaining {got['cells']:,} {kind} cells"
+        if got["every_missing_cell"]
+        else f"{got['cells']:,} of the {kind} cells"
+    )
+    return (
+        f"; to decide all {n_undecided} undecided verdict{'s' if n_undecided != 1 else ''}, collect {what} "
+        f"({_share(got['share'])} of the grid)"
+    )
+
+
+def _share(x: float) -> str:
+    """A share as a percentage: whole above 10%, one decimal below (and where 100% would overstate)."""
+    if 0 < x < 0.0005:
+        return "<0.1%"  # a few cells of a big grid are not "0.0%"
+    return f"{x:.0%}" if 0.1 <= x and (x == 1 or f"{x:.0%}" != "100%") else f"{x:.1%}"
 
 
 #: the checks with an exact rule on incomplete grids (docs/audits.md, "Incomplete grids")
@@ -524,6 +655,9 @@ __all__ = [
     "decide",
     "incomplete_section",
     "is_incomplete",
+    "report_to_decide",
     "robust_estimates",
     "sample_items",
+    "to_decide",
+    "to_decide_phrase",
 ]

@@ -207,7 +207,8 @@ def estimated_board(sc: Scope) -> tuple[dict[str, Any] | None, str]:
         rows.append(
             {
                 **r,
-                "averaged": float(est[m]),
+                # the full grid's value lies in its exact range: so do the estimate and its interval
+                "averaged": float(np.clip(est[m], a_lo[m], a_hi[m])),
                 "ci": [float(np.clip(lo[m], a_lo[m], a_hi[m])), float(np.clip(hi[m], a_lo[m], a_hi[m]))],
                 "bounds": [float(a_lo[m]), float(a_hi[m])],
             }

@@ -203,11 +203,12 @@ class _Round:
             return
         M, N, K = self.observed.shape
         spent = int(self.observed.sum())
-        rate = self.computed / self.busy if self.busy > 0 else float("nan")
+        # no rate until the engine has computed a cell (a resumed round): not "nan cells/s"
+        rate = f", {self.computed / self.busy:.1f} cells/s" if self.computed and self.busy > 0 else ""
         print(
             f"[collect] budget: round {self.round} ({kind}) {model} | cells {spent:,}/{self.budget:,} of the budget "
             f"({spent / (M * N * K):.1%} of {M * N * K:,}) | robust status decided {self.decided():,}/{M * N:,} | "
-            f"{self.computed:,} computed, {self.resumed:,} resumed, {rate:.1f} cells/s",
+            f"{self.computed:,} computed, {self.resumed:,} resumed{rate}",
             file=sys.stderr,
             flush=True,
         )

@@ -68,7 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--replay",
         metavar="DIR",
         help="answer from the complete records set DIR instead of an engine: a budgeted collection "
-        "(needs --budget and --output; no SPEC; docs/collect.md, 'Budgeted collection and replay')",
+        "(needs --output, and --budget or --until-decided --max-budget; no SPEC; docs/collect.md, "
+        "'Budgeted collection and replay')",
     )
     ap.add_argument(
         "--budget",
@@ -80,7 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--until-decided",
         action="store_true",
-        help="a budgeted collection that stops once every (model, item)'s robust status is known; needs --max-budget",
+        help="a budgeted collection that stops once every (model, item)'s robust status is known; needs --max-budget "
+        "(with SPEC or --replay)",
     )
     ap.add_argument("--max-budget", type=float, metavar="FRACTION", help="the cap of --until-decided (share of cells)")
     ap.add_argument(
@@ -95,12 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         if a.replay is not None:
-            from .replay import replay_main
-
             if a.until_decided or a.max_budget is not None:
-                raise CollectError(
-                    a.replay, "--until-decided and --max-budget need a SPEC", fix="replay with --budget FRACTION"
-                )
+                return _replay_until_decided(a)
+            from .replay import replay_main
 
             return replay_main(a.replay, a.output, a.budget, a.seed or 0, quiet=a.quiet)
         return _run(a)
@@ -118,6 +117,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"leaderboard-audit collect: {exc.filename or a.spec or a.replay}: {exc.strerror or exc}", file=sys.stderr
         )
         return 4
+
+
+def _replay_until_decided(a: argparse.Namespace) -> int:
+    """``--replay DIR --until-decided --max-budget F``: the flags checked by the spec's own rule
+    (``Spec.check_budget``: the same errors as with a SPEC), then the replay (collect/replay.py)."""
+    from pathlib import Path
+
+    from .errors import CollectError
+    from .replay import until_decided_main
+    from .spec import Spec
+
+    try:
+        Spec([], Path("."), budget=a.budget, until_decided=a.until_decided, max_budget=a.max_budget).check_budget()
+    except ValueError as exc:
+        raise CollectError(a.replay, str(exc), fix="see docs/collect.md, 'Budgeted collection and replay'") from None
+    assert a.max_budget is not None  # check_budget: until_decided needs its cap
+    return until_decided_main(a.replay, a.output, a.max_budget, a.seed or 0, quiet=a.quiet)
 
 
 def _run(a: argparse.Namespace) -> int:

@@ -63,6 +63,12 @@ class BandTargets:
         sides = inc.band_sides(C, miss, possible, band_pass=self.band_pass, band_warn=self.band_warn, alpha=self.alpha)
         return sides.decided
 
+    def count_decided(self, observed: np.ndarray, correct: np.ndarray) -> tuple[int, int]:
+        """(decided, all): the band verdicts of every scope and model decided by the exact rule
+        on the observed cells (what a replay's last line reports)."""
+        got = [self.decided(observed, correct, g) for g in self.groups]
+        return sum(int(d.sum()) for d in got), sum(len(d) for d in got)
+
     def columns_needed(
         self, observed: np.ndarray, correct: np.ndarray, sample: np.ndarray, g: np.ndarray, m: int, M: int
     ) -> np.ndarray | None:

@@ -88,15 +88,21 @@ def one_model_line(s: dict[str, Any]) -> str | None:
 
 def board_line(s: dict[str, Any]) -> str | None:
     """Which order the published board uses and why (AUDITS v4, "The board")."""
-    board = (s.get("averaged") or {}).get("board")
+    withheld = ((s.get("incomplete") or {}).get("withheld") or {}).get("averaged")
+    if withheld:  # an incomplete grid whose design sample cannot estimate the board (incomplete_sections.py)
+        return f"no board to publish yet: {withheld}"
+    avg = s.get("averaged") or {}
+    board = avg.get("board")
     if not board or len(board["rows"]) < 2:
         return None
     rows = board["rows"]
     ranks = sorted({r["rank"] for r in rows})
     top = [r["model"] for r in rows if r["rank"] == 1]
+    basis = avg.get("estimated_from")
     text = (
         f"publish the board by the harness-averaged comparison (rank = 1 + models identified above, "
-        f"Benjamini-Hochberg): {count(len(ranks), 'rank')} for {count(len(rows), 'model')}, "
+        f"Benjamini-Hochberg){'' if not basis else ' on the design sample of ' + format(basis['items'], ',') + ' of ' + format(basis['of'], ',') + ' items (the grid is incomplete; scores estimated)'}: "
+        f"{count(len(ranks), 'rank')} for {count(len(rows), 'model')}, "
         f"rank 1: {names_list(top, TOP_NAMES)}"
     )
     ident = s.get("identified") or {}
@@ -236,7 +242,7 @@ def power_line(s: dict[str, Any]) -> str | None:
 def fragile_line(s: dict[str, Any]) -> str | None:
     """Why everything fails on tiny models: no item answers alike under every configuration."""
     rows = s.get("leaderboard") or []
-    if s.get("n_configs", 1) <= 1 or not rows or any(r.get("robust", 0) > 0 for r in rows):
+    if s.get("n_configs", 1) <= 1 or not rows or any("robust" not in r or r["robust"] > 0 for r in rows):
         return None
     return (
         "every item is config-fragile for every model (robust accuracy 0.000 throughout): no item is answered "
@@ -251,6 +257,7 @@ def incomplete_line(report: dict[str, Any]) -> str | None:
     pooled = next((s["incomplete"] for s in scopes.values() if "incomplete" in s), None)
     if pooled is None:
         return None
+    from ..checks.incomplete import to_decide_phrase  # what deciding every verdict would cost
     from .twins import reported_verdicts  # a twin scope's repeated verdicts once, as counts_note counts them
 
     verdicts = [v for v in reported_verdicts(report) if "decided" in v]
@@ -258,8 +265,8 @@ def incomplete_line(report: dict[str, Any]) -> str | None:
     return (
         f"incomplete grid: {pooled['missing']:,} of {pooled['cells']:,} cells missing; {open_} of "
         f"{len(verdicts)} verdicts undecided (warns that name the missing cells that would decide them; "
-        "--audit-strict or --strict fails them). Decided verdicts hold whatever the missing cells hold; the tables "
-        "read the observed cells only"
+        f"--audit-strict or --strict fails them){to_decide_phrase(report, open_)}. Decided verdicts hold whatever "
+        "the missing cells hold; the tables read the observed cells only"
     )
 
 

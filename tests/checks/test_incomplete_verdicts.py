@@ -209,3 +209,105 @@ def test_missing_reference_cells_are_still_refused():
     _, inc = build(GRID1, {"b": cells((range(3), 0))})
     with pytest.raises(IncompleteRecordsError, match="3 of them under the reference configuration"):
         audit(inc, n_boot=100)
+
+
+# what the rest would cost (issue 53, item 5): the union of the undecided verdicts' deciding cells
+
+
+def scope_only(records: Records, checks: set[str]) -> tuple[dict, object]:
+    from leaderboard_audit.engine.scope import audit_scope_computed
+
+    return audit_scope_computed(records, "bench", n_boot=100, only=checks)
+
+
+def test_to_decide_is_every_collectable_cell_when_a_verdict_needs_them_all():
+    _, inc = build(GRID1, MISS1)
+    rep = audit(inc, n_boot=100)
+    s = rep["scopes"]["bench"]
+    td = s["incomplete"]["to_decide"]
+    undecided = {v["id"]: v["evidence"]["deciding_cells"]["count"] for v in s["verdicts"] if v.get("decided") is False}
+    assert td["by_verdict"] == undecided and td["undecided"] == len(undecided) > 0
+    assert (td["cells"], td["share"]) == (10, 10 / 900)  # a check without an exact rule needs all 1 + 5 + 4
+    assert "not_deciding" not in td
+    from leaderboard_audit.reports.next_steps import incomplete_line
+
+    line = incomplete_line(rep)
+    open_ = sum(1 for sc in rep["scopes"].values() for v in sc["verdicts"] if v.get("decided") is False)
+    assert open_ > len(undecided)  # the twin pooled scope repeats them: the line counts each once
+    n = int(line.split("cells missing; ")[1].split(" of ")[0])  # "...; N of M verdicts undecided"
+    assert f"to decide all {n} undecided verdicts, collect the remaining 10 missing cells (1.1% of the grid)" in line
+
+
+def test_to_decide_is_the_union_of_the_verdicts_deciding_columns():
+    _, inc = build(GRID1, MISS1)
+    # band alone: only c's band is undecided, its 4 cells; a's and b's cells decide nothing
+    out, _ = scope_only(inc, {"band"})
+    td = out["incomplete"]["to_decide"]
+    assert (td["cells"], td["undecided"], td["by_verdict"]) == (4, 1, {"band[bench-c]": 4})
+    assert td["not_deciding"] == {"count": 6, "columns": {"a": {KEYS[2]: 1}, "b": {KEYS[2]: 5}}}
+    # with ranking (b > c undecided: b's and c's cells), the union holds c's 4 cells once
+    out, _ = scope_only(inc, {"band", "ranking"})
+    td = out["incomplete"]["to_decide"]
+    assert td["by_verdict"] == {"band[bench-c]": 4, "ranking[bench]": 9}
+    assert (td["cells"], td["share"]) == (9, 9 / 900)
+    assert td["not_deciding"] == {"count": 1, "columns": {"a": {KEYS[2]: 1}}}
+
+
+def test_verdicts_decided_after_the_section_join_its_to_decide():
+    # engine/parallel.py decides the leave-one-benchmark-out verdicts after the section is written
+    from types import SimpleNamespace
+
+    from leaderboard_audit.checks.incomplete import decide
+
+    _, inc = build(GRID1, MISS1)
+    out, sc = scope_only(inc, {"band"})
+    copy = dict(out["incomplete"])  # a report's shallow copy of the section keeps seeing it
+    late = {"id": "mix[bench]", "check": "mix", "status": "pass", "message": "", "value": 0.0, "margin": 0.0}
+    (v,) = decide(SimpleNamespace(name="mix"), sc, [late])
+    assert v["decided"] is False
+    td = copy["to_decide"]
+    assert td["by_verdict"] == {"band[bench-c]": 4, "mix[bench]": 10}
+    assert (td["cells"], td["undecided"]) == (10, 2) and "not_deciding" not in td
+
+
+def test_no_collectable_cell_to_decide_when_only_not_possible_cells_are_missing():
+    from leaderboard_audit.reports.next_steps import incomplete_line
+
+    _, inc = build(dict(GRID1), {"c": cells((range(N), 2), why=NOT_POSSIBLE)})
+    rep = audit(inc, n_boot=100)
+    td = rep["scopes"]["bench"]["incomplete"]["to_decide"]
+    assert td["cells"] == 0 and td["undecided"] > 0 and "not_deciding" not in td
+    assert "no collectable cell decides them" in incomplete_line(rep)
+    # with collectable cells too: the not-possible ones are never among those to collect
+    _, inc = build(dict(GRID1), {**MISS1, "c": cells((range(N), 2), why=NOT_POSSIBLE)})
+    rep = audit(inc, n_boot=100)
+    assert rep["scopes"]["bench"]["incomplete"]["to_decide"]["cells"] == 6
+    assert "collect the remaining 6 collectable cells (0.7% of the grid)" in incomplete_line(rep)
+
+
+def _scope(n_items: int, missing: int, columns: dict | None, cells_: int = 0) -> dict:
+    td: dict = {"cells": cells_, "share": 0.0, "undecided": 1, "by_verdict": {}}
+    if columns:
+        td["not_deciding"] = {"count": sum(n for ks in columns.values() for n in ks.values()), "columns": columns}
+    inc = {"cells": n_items * 2, "missing": missing, "not_possible": 0, "to_decide": td}
+    return {"n_items": n_items, "incomplete": inc, "verdicts": []}
+
+
+def test_report_total_counts_the_cells_no_scope_needs_once():
+    from leaderboard_audit.checks.incomplete import report_to_decide
+
+    # one model, configs x and y; pooled (10 items) leaves (a, y) out: 5 cells, 2 of them on
+    # b1's items, which b1's verdicts leave out too, 3 on b2's, which b2's verdicts need
+    pooled = _scope(10, 12, {"a": {"y": 5}}, 7)
+    b1 = _scope(4, 5, {"a": {"y": 2}}, 3)
+    b2 = _scope(6, 7, None, 7)
+    got = report_to_decide({"scopes": {"pooled": pooled, "b1": b1, "b2": b2}})
+    assert got == {"cells": 10, "share": 10 / 20, "every_missing_cell": False, "not_possible": 0}
+    # a report without b2's scope cannot say where b2's cells stand: no total
+    assert report_to_decide({"scopes": {"pooled": pooled, "b1": b1}}) is None
+    # the pooled scope needing every cell: the total whatever the other scopes hold
+    whole = _scope(10, 12, None, 12)
+    assert report_to_decide({"scopes": {"pooled": whole, "b1": b1}})["cells"] == 12
+    # a report from before to_decide: no total
+    del b1["incomplete"]["to_decide"]
+    assert report_to_decide({"scopes": {"pooled": whole, "b1": b1}}) is None

@@ -144,8 +144,28 @@ def test_cli_flags_and_their_errors(tmp_path, capsys):
         capsys.readouterr()
         assert main([str(spec), "--output", str(tmp_path / "x"), *argv]) == 4, argv
         assert msg in capsys.readouterr().err, argv
-    assert main(["--replay", str(tmp_path / "records"), "--until-decided", "--max-budget", "0.5"]) == 4
-    assert "need a SPEC" in capsys.readouterr().err
+    # with --replay, --until-decided runs (tests/collect/test_replay_until_decided.py); a budgeted
+    # output is no complete records set to replay
+    out = str(tmp_path / "r")
+    assert main(["--replay", str(tmp_path / "records"), "--until-decided", "--max-budget", "0.5", "--output", out]) == 4
+    assert "needs a complete records set" in capsys.readouterr().err
+
+
+def test_a_resumed_round_prints_no_rate(capsys):
+    # collect review 2026-12-07: "0 computed, 62 resumed, nan cells/s"
+    from leaderboard_audit.collect.budgeted import _Round
+
+    r = object.__new__(_Round)
+    r.observed = np.zeros((1, 3, 4), dtype=bool)
+    r.observed[0, :, 0] = True
+    r.correct = r.observed.copy()
+    r.round, r.budget, r.progress, r.computed, r.resumed, r.busy = 1, 6, True, 0, 3, 0.0
+    r._line("reference", "m")
+    line = capsys.readouterr().err
+    assert "0 computed, 3 resumed" in line and "nan" not in line and "cells/s" not in line
+    r.computed, r.busy = 6, 2.0
+    r._line("robust status", "m")
+    assert "6 computed, 3 resumed, 3.0 cells/s" in capsys.readouterr().err
 
 
 def test_spec_keys_are_checked():
