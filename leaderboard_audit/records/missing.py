@@ -49,6 +49,54 @@ def check_missing(missing: np.ndarray | None, shape: tuple[int, ...]) -> str | N
     return None
 
 
+#: the fix of ``check_correct``'s problem (only a packed file, a load-cache entry or records built
+#: in memory can have it: a JSONL or table cell that is missing is written as its reason, not a bit)
+FIX_MISSING_CORRECT = (
+    "a missing cell holds 0 (false) in 'correct' and 'score' and its reason in 'missing': set 'correct' to 0 "
+    "there, or re-create a packed file from its source with `leaderboard-audit pack SRC -o OUT` "
+    "(docs/records.md, 'Incomplete records')"
+)
+CHECK_BLOCK = 1 << 20  # cells per step of ``correct_at_missing``: its product buffer stays small
+
+
+def correct_at_missing(correct: np.ndarray, missing: np.ndarray) -> int:
+    """How many cells ``missing`` marks (non-zero) that are 1 in ``correct`` (same shape, one
+    axis or more).
+
+    One vectorised pass over both arrays, a block of leading rows (~``CHECK_BLOCK`` cells)
+    at a time, so a 1,000 x 8,000 x 26 grid needs no full-size temporary (~70 ms here): the
+    bytes are multiplied (0/1 times a reason code), non-zero exactly where both are."""
+    c = correct.view(np.uint8) if correct.dtype == np.bool_ else (correct != 0).view(np.uint8)
+    m = missing.view(np.uint8) if missing.dtype.itemsize == 1 else (missing != 0).view(np.uint8)
+    rows = c.shape[0]
+    step = max(1, CHECK_BLOCK // max(1, int(np.prod(c.shape[1:]))))
+    buf = np.empty((min(step, rows), *c.shape[1:]), dtype=np.uint8)
+    n = 0
+    for lo in range(0, rows, step):
+        hi = min(lo + step, rows)
+        out = buf[: hi - lo]
+        np.multiply(c[lo:hi], m[lo:hi], out=out)
+        n += int(np.count_nonzero(out))
+    return n
+
+
+def check_correct(correct: np.ndarray, missing: np.ndarray | None) -> str | None:
+    """What is wrong with ``correct`` beside a ``missing`` mask (None if nothing): a cell
+    both missing and 1 in ``correct``. Such a bit would be read as an answer by every
+    quantity that reads the bits, although a verdict on incomplete records must be the
+    same whatever the missing cells hold (docs/audits.md, "Incomplete grids"). A complete
+    set (``missing`` None) costs nothing; a mask of another shape is ``check_missing``'s."""
+    if missing is None:
+        return None
+    correct, missing = np.asarray(correct), np.asarray(missing)
+    if missing.shape != correct.shape or correct.ndim == 0:
+        return None
+    n = correct_at_missing(correct, missing)
+    if not n:
+        return None
+    return f"'correct' is 1 at {n:,} missing cell(s) (a missing cell is 0 in 'correct')"
+
+
 def normalised(missing: np.ndarray | None) -> np.ndarray | None:
     """None when no cell is missing (a complete grid has no mask), else ``missing`` as int8."""
     if missing is None or not missing.any():
@@ -114,12 +162,15 @@ def refuse_incomplete(records: Any, where: str) -> None:
 __all__ = [
     "FAILED",
     "FIX_MISSING",
+    "FIX_MISSING_CORRECT",
     "IncompleteRecordsError",
     "MISSING_REASONS",
     "NOT_COLLECTED",
     "NOT_POSSIBLE",
     "OBSERVED",
     "REASON_CODE",
+    "check_correct",
+    "correct_at_missing",
     "incomplete_message",
     "missing_counts",
     "reason_code",

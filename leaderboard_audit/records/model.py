@@ -8,8 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from .errors import RecordsError
 from .graded import normalised_score
 from .grid import Grid
+from .missing import FIX_MISSING_CORRECT, check_correct
 
 PRED_UNPARSEABLE = -1  # `pred: null` in the file: the answer could not be parsed
 PRED_ABSENT = -2  # no prediction recorded for this (model, item, config)
@@ -134,6 +136,17 @@ class Records:
         # (records/graded.py), however it was built
         if self.score is not None:
             object.__setattr__(self, "score", normalised_score(self.score))
+        if self.missing is not None:  # a complete set pays nothing
+            self._check_missing_bits()
+
+    def _check_missing_bits(self) -> None:
+        """A missing cell is 0 in ``correct`` (records/missing.py), whoever built the set: a 1
+        there would be read as an answer by every quantity that reads the bits (a packed file
+        or a cache entry with a valid checksum can hold one; the readers construct ``Records``,
+        so this is their check too). One vectorised pass (``missing.correct_at_missing``)."""
+        why = check_correct(self.correct, self.missing)
+        if why is not None:
+            raise RecordsError.one(self.source or "<records>", None, why, fix=FIX_MISSING_CORRECT)
 
     @property
     def graded(self) -> bool:

@@ -13,7 +13,9 @@ any of it is decoded, records/packed_ipc.py):
   prediction, ``PRED_UNPARSEABLE`` = -1);
 * optional column ``margin``: ``fixed_size_list<float64>[K]`` (NaN where none);
 * optional column ``missing``: ``fixed_size_list<int8>[K]``, present only when some cell is
-  missing: 0 where observed, else the reason code (records/missing.py);
+  missing: 0 where observed, else the reason code (records/missing.py); ``correct`` is 0
+  at every missing cell (a file with a 1 there is refused, checksum or not: ``Records``
+  checks it on construction, so the load cache's entries are checked alike);
 * optional column ``score``: ``fixed_size_list<float64>[K]``, present only when some
   outcome is graded (strictly between 0 and 1, records/graded.py): every cell's outcome
   in [0, 1]; ``correct`` is then ``score == 1`` and both are 0 at a missing cell;
