@@ -12,9 +12,11 @@ changes status without b is *specific to b* only when, over
 ``mix_draws`` seeded random drops of as many pooled items, the share ``q`` of drops
 under which it changes too is below 0.05 / (benchmarks). Only the changed verdicts' checks rerun.
 
-* fail (AUDITS v4): some change specific to b: Monte-Carlo p = (hits + 1)/(draws + 1) at
-  most 0.05 over every changed verdict of the board (Bonferroni), with at least
-  20 x (changed verdicts) - 1 drops so that p can reach that level;
+* fail (AUDITS v5): some change specific to b: Monte-Carlo p = (hits + 1)/(draws + 1) at
+  most 0.05 / F, F = (pooled verdicts of the rerun checks) x (benchmarks), the family of
+  verdict x left-out benchmark cells that *could* change, fixed before the data (Bonferroni;
+  v4 divided by the verdicts that did change, a family the data select: review U2), with at
+  least 20 F - 1 drops so that p can reach that level;
 * warn: a pooled verdict that fails the run no longer fails without b, with p <= 0.05 but
   above the board's level;
 * pass: otherwise; changes, threshold crossings and moved headline facts (champion
@@ -67,7 +69,9 @@ def headline_from_sections(
         out.update(
             pairs=len(pairs),
             nonzero_gaps=sum(p["gap_items"] != 0 for p in pairs),
-            manufactured=sum(bool(p["manufactured"]) for p in pairs),
+            # the paper's Table 9 count: printed gaps the robust items do not order (the pairs
+            # section's ``manufactured`` is, since AUDITS v5, the harness cause alone)
+            manufactured=sum(p["gap_items"] != 0 and bool(p["robust_tie"]) for p in pairs),
             mean_fragile_share=sum(shares) / len(shares) if shares else None,
         )
     ch = sections.get("champions")
@@ -282,18 +286,32 @@ def _verdicts(check: Check, scope: Scope) -> list[dict[str, Any]]:
 SPECIFIC_Q = 0.05
 
 
-def board_draws(mix_draws: int, n_changes: int) -> int:
+def board_draws(mix_draws: int, n_family: int) -> int:
     """Random drops per change: ``mix_draws``, or more when the board's level needs them: a
-    Monte-Carlo p is at least 1/(draws + 1), so it can reach 0.05 / n only with draws >= 20 n - 1."""
-    return max(int(mix_draws), -(-int(n_changes) * 20 // 1) - 1 if n_changes else int(mix_draws))
+    Monte-Carlo p is at least 1/(draws + 1), so it can reach 0.05 / F only with draws >= 20 F - 1.
+    A change stops being judged at its first hit once 0.05 (draws + 1) / F <= 1 (``enough_at``),
+    so only a change that random drops (almost) never make runs them all."""
+    return max(int(mix_draws), int(n_family) * 20 - 1 if n_family else int(mix_draws))
 
 
-def specific_level(n_changes: int) -> float:
-    """AUDITS v4: 0.05, Bonferroni-divided over every pooled verdict that changes status without
-    some benchmark, over all the benchmarks left out in turn. v3 divided by the benchmarks only,
-    and a paper-sized board puts 10-25 band and axes verdicts per benchmark near their
-    thresholds: 20% of boards with exchangeable benchmarks failed (review T1)."""
-    return SPECIFIC_Q / max(1, n_changes)
+def family_size(n_verdicts: int, n_benchmarks: int) -> int:
+    """AUDITS v5: mix's Bonferroni family, fixed before looking at the data: every pooled verdict
+    of the rerun checks (``basis["verdicts"]``, the only ones ``compare`` can find changed) for
+    every benchmark left out in turn."""
+    return max(1, int(n_verdicts) * int(n_benchmarks))
+
+
+def specific_level(n_family: int) -> float:
+    """AUDITS v5: 0.05, Bonferroni-divided over the family ``family_size``: every candidate
+    (pooled verdict, left-out benchmark) cell, whether or not it changed. v4 divided by the
+    verdicts that did change (a family the data select: 6.7 % [5.2, 8.4] of null boards failed,
+    review U2); v3 by the benchmarks only (20 % failed, review T1). Each cell's Monte-Carlo p is
+    valid (1 when it does not change), so P(any false fail) <= F x 0.05 / F = 0.05."""
+    return SPECIFIC_Q / max(1, n_family)
+
+
+V4_RULE = "Bonferroni over every changed verdict of the board (AUDITS v4)"
+V5_RULE = "Bonferroni over every pooled verdict x benchmark left out, fixed before the data (AUDITS v5)"
 
 
 def _pct(q: float | None) -> str:
@@ -360,27 +378,42 @@ class Mix(Check):
 
     def section_of(self, scope: Scope, basis: dict[str, Any], without: dict[str, Any]) -> dict[str, Any]:
         """The ``mix`` section from the basis and each benchmark's entry (``reduced_entry`` and ``drop_entry``; a
-        worker judging one benchmark's set has that entry only)."""
-        return {
+        worker judging one benchmark's set has that entry only). When no verdict changes, nothing
+        is judged against a level and the section keeps its v4 form (level 0.05, ``mix_draws``),
+        so those reports are unchanged; otherwise it records the family (AUDITS v5)."""
+        total = sum(len(e["status_changes"]) for e in without.values())
+        out = {
             "checks": list(basis["checks"]),
             "full": basis["full"],
             "without": {b: without[b] for b in scope.full.benchmarks if b in without},
-            "draws": board_draws(
-                int(scope.thresholds.mix_draws), sum(len(e["status_changes"]) for e in without.values())
-            ),
-            "specific_level": specific_level(sum(len(e["status_changes"]) for e in without.values())),
-            "changes_total": sum(len(e["status_changes"]) for e in without.values()),
-            "level_rule": "Bonferroni over every changed verdict of the board (AUDITS v4)",
+            "draws": int(scope.thresholds.mix_draws),
+            "specific_level": SPECIFIC_Q,
+            "changes_total": total,
+            "level_rule": V4_RULE,
         }
+        if total:
+            family = self.family(scope, basis)
+            out.update(
+                draws=board_draws(int(scope.thresholds.mix_draws), family),
+                specific_level=specific_level(family),
+                family=family,
+                level_rule=V5_RULE,
+            )
+        return out
+
+    def family(self, scope: Scope, basis: dict[str, Any]) -> int:
+        """The board's Bonferroni family (``family_size``): every pooled verdict of the rerun checks
+        for every benchmark left out."""
+        return family_size(len(basis["verdicts"]), len(scope.full.benchmarks))
 
     def compute(self, scope: Scope) -> dict[str, Any]:
         """Every benchmark's reduced set first (its changed verdicts), then the random drops of
-        each at the board's level: 0.05 over every changed verdict of the board (AUDITS v4),
+        each at the board's level: 0.05 over every pooled verdict x benchmark (AUDITS v5),
         with enough drops for a Monte-Carlo p to reach it (``board_draws``)."""
         basis = self.basis(scope)
         without = {b: self.reduced_entry(scope, b, lambda: basis) for b in scope.full.benchmarks}
-        n_changes = sum(len(e["status_changes"]) for e in without.values())
-        level, draws = specific_level(n_changes), board_draws(int(scope.thresholds.mix_draws), n_changes)
+        family = self.family(scope, basis)
+        level, draws = specific_level(family), board_draws(int(scope.thresholds.mix_draws), family)
         for b, e in without.items():
             self.drop_entry(scope, b, e, basis, level=level, draws=draws)
         return self.section_of(scope, basis, without)
@@ -491,7 +524,7 @@ class Mix(Check):
             msg = (
                 f"{left} {_changed(len(specific))} status, and random drops of the same {n_drop} items "
                 f"change them so rarely (Monte-Carlo p <= {level:.2g}, Bonferroni over the board's "
-                f"{section.get('changes_total', len(changes))} changed verdicts, {draws} drops): {shown}: the pooled conclusion rests on {b}"
+                f"{section.get('family', len(changes))} pooled verdicts x benchmarks, {draws} drops): {shown}: the pooled conclusion rests on {b}"
             )
             margin = min(exact(min(x[3] for x in specific) - level), -1e-12)
         elif suggestive:
@@ -579,7 +612,12 @@ class Mix(Check):
             rows,
             note="The pooled checks rerun on the records without one benchmark, with the pooled scope's "
             "random generators; mix fails when a pooled verdict changes status without the benchmark and random "
-            "drops of as many items change it rarely (Monte-Carlo p <= 0.05 over the board's changed verdicts).",
+            "drops of as many items change it rarely "
+            + (
+                "(Monte-Carlo p <= 0.05 over every pooled verdict x benchmark, AUDITS v5)."
+                if m.get("family")
+                else "(Monte-Carlo p <= 0.05 over the board's changed verdicts)."
+            ),
             widths={0: 26},
         )
         bad = [(b, status.get(f"mix[{b}]")) for b in m["without"] if status.get(f"mix[{b}]") in (WARN, FAIL)]

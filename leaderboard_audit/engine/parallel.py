@@ -159,9 +159,9 @@ def parallel_scopes(
 
             benchmarks = list(records.benchmarks)
             entries = {b: check.reduced_entry(handle, b, lambda: basis) for b in benchmarks}
-            n_changes = sum(len(e["status_changes"]) for e in entries.values())
-            level = specific_level(n_changes)
-            draws = board_draws(int(handle.thresholds.mix_draws), n_changes)
+            family = check.family(handle, basis)  # AUDITS v5: fixed before the data, not the changes
+            level = specific_level(family)
+            draws = board_draws(int(handle.thresholds.mix_draws), family)
             changed = [b for b in benchmarks if entries[b]["status_changes"]]
             if changed:
                 entries.update(

@@ -65,13 +65,15 @@ def test_mix_fails_naming_the_benchmark_that_carries_the_champion_claim():
     for b in ("a", "b"):
         assert "champions" not in v[f"mix[{b}]"]["evidence"]["changed_checks"]
     mix = rep["scopes"]["pooled"]["mix"]
-    # v4: value = changes specific to c; Monte-Carlo p = (hits + 1) / (draws + 1) <= 0.05 / (every
-    # changed verdict of the board), margin = the smallest such p minus that level
-    level = 0.05 / mix["changes_total"]
+    # v5: value = changes specific to c; Monte-Carlo p = (hits + 1) / (draws + 1) <= 0.05 / (every
+    # pooled verdict x benchmark), margin = the smallest such p minus that level
+    level = 0.05 / mix["family"]
+    assert mix["family"] == len(mix["without"]) * sum(x["check"] in mix["checks"] for x in rep_pooled(rep))
+    assert mix["draws"] + 1 >= 20 * mix["family"]  # 0 hits reach the level
     assert mix["specific_level"] == level and mix["changes_total"] >= len(c["evidence"]["status_changes"])
     assert c["value"] == len(c["evidence"]["specific"]) and c["margin"] < 0
     assert c["evidence"]["p"]["champions[pooled]"] == 1 / (mix["draws"] + 1) <= level  # no random drop did it
-    assert c["margin"] == round(1 / (mix["draws"] + 1) - level, 12)
+    assert c["margin"] == min(round(1 / (mix["draws"] + 1) - level, 12), -1e-12)  # p = level: just below
     ch = {x["id"]: x for x in mix["without"]["c"]["status_changes"]}["champions[pooled]"]
     assert (ch["drops_judged"], ch["p_is_bound"], ch["q"]) == (mix["draws"], False, 0.0)
     assert mix["full"]["champion_count"] == 2 and mix["without"]["c"]["headline"]["champion_count"] == 1
@@ -273,3 +275,8 @@ def test_release_layout_feeds_flip_and_compliance():
     s = audit(load_records(RELEASE), n_boot=500)["scopes"]["pooled"]
     assert s["flip"]["config"] == "ll|cloze_plain" and s["flip"]["pooled"]["auc"] is not None
     assert s["compliance"]["source"] == "unparsed"
+
+
+def rep_pooled(rep):
+    """The pooled scope's verdicts."""
+    return rep["scopes"]["pooled"]["verdicts"]

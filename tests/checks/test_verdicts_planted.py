@@ -40,16 +40,22 @@ def test_mix_on_exchangeable_benchmarks_fails_at_most_five_percent_of_grids():
                 assert 0 <= hits <= ch["drops_judged"] <= draws and ch["p"] == (hits + 1) / (draws + 1)
                 assert ch["q"] == hits / max(ch["drops_judged"], 1) and 0.0 <= ch["q"] <= 1.0
                 assert ch["p_is_bound"] == (ch["drops_judged"] < draws)
-        assert s["mix"]["changes_total"] == total and s["mix"]["specific_level"] == 0.05 / max(total, 1)
+        assert s["mix"]["changes_total"] == total
+        if total:  # AUDITS v5: Bonferroni over every pooled verdict x benchmark, fixed in advance
+            n_verdicts = sum(v["check"] in s["mix"]["checks"] for v in s["verdicts"])
+            assert s["mix"]["family"] == n_verdicts * len(s["mix"]["without"])
+            assert s["mix"]["specific_level"] == 0.05 / s["mix"]["family"]
+        else:  # nothing judged: the section keeps its v4 form
+            assert s["mix"]["specific_level"] == 0.05 and "family" not in s["mix"]
         changed += total > 0
     assert fails <= 0.05 * grids, fails
     assert changed > grids // 2  # the changes are there; they are not specific ...
     assert warns <= 0.1 * grids, warns  # ... and no longer warned about (v3: 93-100% of boards)
 
 
-def test_specific_level_is_bonferroni_over_every_changed_verdict():
-    # v4 (review T1): 0.05 divided by the board's changed verdicts (all benchmarks together), not
-    # by the benchmarks; no change: 0.05
+def test_specific_level_is_bonferroni_over_the_family():
+    # v5 (review U2): 0.05 divided by the family of pooled verdicts x benchmarks fixed before the
+    # data (v4 divided by the changed verdicts, v3 by the benchmarks); an empty family: 0.05
     assert specific_level(4) == 0.0125 and specific_level(1) == 0.05 and specific_level(0) == 0.05
     assert specific_level(20) == 0.0025
 
@@ -283,7 +289,8 @@ def _judge_one_change(p: float, before: str, *, bound: bool = False, draws: int 
         "without": {"x": entry},
         "draws": draws,
         "specific_level": specific_level(total),
-        "changes_total": total,
+        "changes_total": 1,
+        "family": total,
     }
     scope = SimpleNamespace(full=SimpleNamespace(benchmarks=("x",)), shape=(3, 100, 2))
     (v,) = MIX.judge(scope, section)
@@ -297,7 +304,7 @@ def test_mix_a_change_at_exactly_the_level_is_specific():
     # 0 of 80 drops: p = 1/81 <= 0.0125; the margin is p - level
     v = _judge_one_change(1 / 81, "pass")
     assert v["status"] == "fail" and v["margin"] == round(1 / 81 - 0.0125, 12)
-    assert "Bonferroni over the board's 4 changed verdicts" in v["message"]
+    assert "Bonferroni over the board's 4 pooled verdicts x benchmarks" in v["message"]
     # just above the level: not specific; a pass unless the pooled verdict was a fail
     v = _judge_one_change(2 / 81, "pass")
     assert v["status"] == "pass" and v["value"] == 0 and v["margin"] == 0.0
@@ -308,7 +315,7 @@ def test_mix_a_change_at_exactly_the_level_is_specific():
     assert v["status"] == "pass"
     # a p that is a bound (the drops stopped once p > 0.05 was certain) is never specific
     assert _judge_one_change(0.0125, "pass", bound=True)["status"] == "pass"
-    # one changed verdict on the board: the level is 0.05
+    # a family of one (one pooled verdict, one benchmark): the level is 0.05
     assert _judge_one_change(0.05, "pass", total=1)["status"] == "fail"
     assert _judge_one_change(0.05, "pass", total=2)["status"] == "pass"
 
