@@ -79,8 +79,10 @@ class Averaged(Check):
 def board_section(ao: Any, scope: Scope) -> dict[str, Any]:
     """AUDITS v4, the published board: every model's rank (1 + models identified above it by
     the harness-averaged sign tests, Benjamini-Hochberg over all pairs), its harness-averaged
-    accuracy with a 95% CI over items, in published order (rank, then that accuracy, then name)."""
-    from ..metrics.board import RULE, bh_edges, board_ranks, mean_ci
+    accuracy with a 95% CI over items (AUDITS v5: Wilson-type, marginal), in published order
+    (rank, then that accuracy, then name). Per row ``models_above`` = the models identified above
+    it (``rank = 1 + models_above``) and ``models_below`` = the models it is identified above."""
+    from ..metrics.board import CI_KIND, RULE, bh_edges, board_ranks, mean_ci
     from ..metrics.per_model import right_counts
 
     names = scope.names
@@ -88,17 +90,18 @@ def board_section(ao: Any, scope: Scope) -> dict[str, Any]:
     rank = board_ranks(above)
     mean, ci = mean_ci(right_counts(scope.S), scope.shape[2])
     order = sorted(range(len(names)), key=lambda m: (int(rank[m]), -float(mean[m]), names[m]))
-    row_sums, col_sums = above.sum(axis=1).tolist(), above.sum(axis=0).tolist()
+    below_it, above_it = above.sum(axis=1).tolist(), above.sum(axis=0).tolist()
     return {
         "rule": RULE,
         "alpha": scope.alpha,
+        "ci_kind": CI_KIND,
         "edges_total": int(above.sum()),
         "rows": [
             {
                 "model": names[m],
                 "rank": int(rank[m]),
-                "identified_above": row_sums[m],
-                "identified_below": col_sums[m],
+                "models_above": above_it[m],
+                "models_below": below_it[m],
                 "averaged": float(mean[m]),
                 "ci": [float(ci[m, 0]), float(ci[m, 1])],
             }

@@ -255,7 +255,7 @@ def champions_verdict(
             (
                 f"{ch['count']} champions; under {top['config']}, {top['model']} beats the reference winner "
                 f"{top['reference_winner']} by {_items(top['lead_items'])} items{counts}, beyond item sampling"
-                + (f"; {len(real) - 1} more such wins" if len(real) > 1 else "")
+                + (f"; {len(real) - 1} more such win{'s' if len(real) > 2 else ''}" if len(real) > 1 else "")
             ),
         )
     else:

@@ -86,7 +86,10 @@ def board_tests(scope: Scope, pairs: list[dict[str, Any]]) -> None:
     configuration other than the reference, "this configuration reverses it" (the exact
     McNemar test of the pair under that configuration, in the lower model's favour). Printed
     ties claim no order and are not in the family. Also the pair's unadjusted
-    harness-averaged sign test (``averaged_p``) and the v4 ``cause``."""
+    harness-averaged sign test (``averaged_p``), the v4 ``cause`` of every printed gap the robust
+    items do not order (``"harness"``, ``"undecidable"`` or ``"sampling"``; None otherwise) and,
+    v5, ``manufactured = cause == "harness"``: a pair is called manufactured only when some
+    configuration reverses it beyond item sampling."""
     if not pairs:
         return
     K, ref = scope.shape[2], scope.ref
@@ -131,13 +134,18 @@ def board_tests(scope: Scope, pairs: list[dict[str, Any]]) -> None:
         )
         p["averaged_above"], p["averaged_below"] = int(above[j]), int(below[j])
         p["averaged_p"] = float(avg_p[j])
-        if p["manufactured"]:
+        if p["gap_items"] != 0 and p["robust_tie"]:  # the robust items do not order the printed gap: why not
             if sig.size:
                 p["cause"] = "harness"
             elif p["higher_only"] + p["lower_only"] < threshold:
                 p["cause"] = "undecidable"
             else:
                 p["cause"] = "sampling"
+        else:
+            p["cause"] = None
+        # v5 (UX review M1): manufactured = some configuration reverses the pair beyond item sampling;
+        # a pair the robust items cannot order for want of items keeps its cause and is not called that
+        p["manufactured"] = p["cause"] == "harness"
 
     def tables(self, name: str, s: dict[str, Any]) -> list[Table]:
         K = s["n_configs"]
@@ -198,7 +206,7 @@ def board_tests(scope: Scope, pairs: list[dict[str, Any]]) -> None:
 
 
 def _order_cell(p: dict[str, Any]) -> Any:
-    if p["manufactured"]:
+    if p["manufactured"] or p.get("cause"):
         cause = p.get("cause") or "sampling"
         if cause == "harness":
             return Cell("manufactured by the harness", "strong")
@@ -210,6 +218,25 @@ def _order_cell(p: dict[str, Any]) -> Any:
     if p["gap_items"] == 0:
         return "printed tie"
     return "tie" if p["robust_tie"] else "identified"
+
+
+#: the verdict evidence's name for a pair key where the key misnames it: ``fragile_share``
+#: (the paper's, kept in the ``pairs`` section) is the fragile items' part of the gap divided
+#: by the gap, 3.0 when the robust items favour the lower model by 2 items of a 1-item gap
+EVIDENCE_NAMES = {"fragile_share": "fragile_to_gap"}
+
+
+def fragile_text(fs: float | None) -> str:
+    """The fragile part of the gap in words: a share within [0, 1], a multiple of the gap outside
+    (UX review 2026-12-04 #23 and 2026-12-07 M9: "fragile share 3.000" is no share)."""
+    if fs is None or 0 <= fs <= 1:
+        return f"fragile share {fmt(fs)}"
+    if fs > 1:
+        return f"the fragile items carry {fs:.1f}x the gap (the robust items favour the lower model)"
+    return (
+        f"the fragile items carry {fs:.1f}x the gap (they favour the lower model; the robust items favour the "
+        "higher one by more than the gap)"
+    )
 
 
 def _needed(p: dict[str, Any]) -> str:
@@ -277,7 +304,11 @@ def pair_verdict(
         cause = p.get("cause")
         rev_sig = int(p.get("reversing_significant") or 0)
         against_p = p["p_against_board"]
+        # v5: ``manufactured`` is the harness cause alone; every printed gap the robust items
+        # do not order carries a cause
+        unordered = bool(p["manufactured"]) or (cause is not None and side is None)
     else:
+        unordered = bool(p["manufactured"])
         cause = p.get("cause") or ("harness" if fs is not None and not at_most(fs, t.fragile_share) else "sampling")
         rev_sig = p["reversing"]
         against_p = p.get("p_value", 1.0)
@@ -307,7 +338,7 @@ def pair_verdict(
         )
         if board:
             margin = decades(against_p)
-    elif p["manufactured"] and rev_sig > 0 and (cause == "harness" or not board):
+    elif unordered and rev_sig > 0 and (cause == "harness" or not board):
         status = FAIL
         if board:
             why = (
@@ -335,7 +366,7 @@ def pair_verdict(
                 f"board's multiplicity (board-wide Holm p {against_p:.2g})"
             ),
         )
-    elif p["manufactured"]:
+    elif unordered:
         if undecidable:
             what = (
                 f"not decidable on robust items: {n} disagreement{'s' if n != 1 else ''} among {n_j} jointly "
@@ -363,19 +394,14 @@ def pair_verdict(
         margin = max(margin, 0.0)
     ci = p["ci"]
     ci_txt = "n/a (no jointly robust items)" if ci is None else ci_cell(ci)
-    # UX review #23: a share above 1 means the robust items favour the lower model
-    over = (
-        f" (above 1: the robust items favour the lower model, so the fragile items carry {fs:.1f}x the gap)"
-        if fs is not None and fs > 1
-        else ""
-    )
     msg = (
-        f"{pair_label(h, lo)}: {why}. gap {fmt(p['gap'])} ({p['gap_items']} item{'' if abs(p['gap_items']) == 1 else 's'}), fragile share "
-        f"{fmt(fs)}{over}; robust items {n_j}: higher_only {ho}, lower_only {lw}, sign test p "
+        f"{pair_label(h, lo)}: {why}. gap {fmt(p['gap'])} ({p['gap_items']} item{'' if abs(p['gap_items']) == 1 else 's'}), "
+        f"{fragile_text(fs)}; robust items {n_j}: higher_only {ho}, lower_only {lw}, sign test p "
         f"{p.get('p_value', 1.0):.3g} (alpha {alpha:g}, unadjusted); robust diff CI {ci_txt}"
         + ("" if one_config else f"; reversing {p['reversing']}/{n_configs}")
     )
-    ev = {k: p.get(k) for k in PAIR_KEYS}
+    # the paper's fragile_share is (gap - robust part) / gap: a share only within [0, 1] (UX review M9)
+    ev = {EVIDENCE_NAMES.get(k, k): p.get(k) for k in PAIR_KEYS}
     ev["configs"] = n_configs
     if board:
         ev.update(

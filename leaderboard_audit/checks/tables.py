@@ -86,17 +86,25 @@ def pair_label(higher: str, lower: str) -> str:
     return f"{higher} > {lower}"
 
 
+#: a printed gap the robust items do not order, by its cause (AUDITS v5: only "harness" is manufactured)
+UNORDERED = {
+    "harness": "manufactured by fragile items (harness)",
+    "undecidable": "not decidable on robust items",
+    "sampling": "too few robust items to tell (sampling)",
+}
+
+
 def pair_kind(p: dict[str, Any]) -> str:
-    """How a pair's order stands: identified, tie, or manufactured with its cause."""
+    """How a pair's order stands: identified, tie, or why the robust items do not order it."""
+    if p.get("cause") in UNORDERED:
+        return f"manufactured ({p['cause']})" if p["cause"] == "harness" else UNORDERED[p["cause"]]
     if p["manufactured"]:
-        return f"manufactured ({p['cause']})" if p.get("cause") else "manufactured"
+        return "manufactured"
     return "tie" if p["robust_tie"] else "identified"
 
 
 def evidence_heading(p: dict[str, Any]) -> str:
-    if p.get("cause") == "sampling":
-        return "manufactured: too few robust items to tell (sampling)"
-    return "manufactured by fragile items (harness)" if p.get("cause") else "manufactured"
+    return UNORDERED.get(p.get("cause") or "", "manufactured")
 
 
 def ci_cell(ci: Any, nd: int = 3) -> str:

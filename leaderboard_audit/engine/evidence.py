@@ -3,11 +3,12 @@
 * ``legend(records)``: the full harness legend (every config's key, scoring,
   template, ordering, permutation and any extra field: template text, decoding
   parameters...), plus the grid's own extra fields.
-* ``pair_evidence(records, scope, pair)``: for a manufactured pair, the items that
+* ``pair_evidence(records, scope, pair)``: for a pair whose printed gap the robust items
+  do not order (manufactured by the harness, not decidable, or sampling: its ``cause``), the items that
   carry its gap: items that are *not* jointly robust (fragile for at least one of
   the two) where the two models differ under the reference config, with the
   question text when the records carry it. Capped (``EVIDENCE_CAP``), counts exact.
-* ``enrich_report(report, records, ...)``: adds ``legend``, each manufactured pair's
+* ``enrich_report(report, records, ...)``: adds ``legend``, each such pair's
   ``fragile_evidence`` (the gate's ``submission_audit``: ``submission.with_gate``).
 """
 
@@ -89,7 +90,7 @@ def scope_pair_evidence(
     r = None
     for p in pairs:
         ev = None
-        if p.get("manufactured"):
+        if p.get("manufactured") or p.get("cause"):  # v5: every printed gap the robust items do not order
             r = scope_records(records, scope) if r is None else r
             ev = _pair_evidence(r, p["higher"], p["lower"], cap)
             if not (ev["higher_right"] + ev["lower_right"] or p.get("cause") != "sampling"):
@@ -104,7 +105,7 @@ def add_pair_evidence(
     cap: int = EVIDENCE_CAP,
     known: dict[str, list[dict[str, Any] | None]] | None = None,
 ) -> None:
-    """Each manufactured pair's ``fragile_evidence`` (``scope_pair_evidence``); ``known``:
+    """Each unordered pair's (a ``cause``) ``fragile_evidence`` (``scope_pair_evidence``); ``known``:
     scope -> that scope's evidence, computed already (by an xdist worker) for the same pairs
     in the same order, used as it is."""
     for scope, s in report.get("scopes", {}).items():

@@ -80,15 +80,41 @@ def board_ranks(above: np.ndarray) -> np.ndarray:
     return 1 + above.sum(axis=0).astype(np.int64)
 
 
+#: what the board's CI is (its JSON ``ci_kind``): one 95% interval per model, not simultaneous
+#: over the board (of M such intervals about 5% of M miss, and two disjoint ones separate no pair:
+#: the rank column does, by its own tests).
+CI_KIND = "marginal"
+
+
+def wilson_arrays(p: np.ndarray, n: int, z: float = 1.959963984540054) -> np.ndarray:
+    """The Wilson score interval ``{mu: (p - mu)^2 <= z^2 mu (1 - mu) / n}`` of each mean ``p``
+    over ``n`` observations, as an ``(len(p), 2)`` array; ``[0, 1]`` when ``n = 0``. Its width is
+    never 0 for ``n > 0`` (at ``p = 1`` it is ``[n / (n + z^2), 1]``)."""
+    p = np.clip(np.asarray(p, dtype=np.float64), 0.0, 1.0)
+    if n <= 0:
+        return np.stack([np.zeros_like(p), np.ones_like(p)], axis=-1)
+    zz = z * z / n
+    centre = (p + zz / 2) / (1 + zz)
+    half = z * np.sqrt(p * (1 - p) / n + zz / (4 * n)) / (1 + zz)
+    # it holds p (and reaches 0 at p = 0, 1 at p = 1) exactly, whatever the rounding
+    lo = np.where(p == 0.0, 0.0, np.clip(np.minimum(centre - half, p), 0.0, 1.0))
+    hi = np.where(p == 1.0, 1.0, np.clip(np.maximum(centre + half, p), 0.0, 1.0))
+    return np.stack([lo, hi], axis=-1)
+
+
 def mean_ci(right: np.ndarray, n_configs: int, z: float = 1.959963984540054) -> tuple[np.ndarray, np.ndarray]:
-    """Harness-averaged accuracy per model and its 95% CI over items: ``a_i = R[m, i] / K``
-    (``R`` the configs under which m gets item i right), mean over items ± z * sd / sqrt(N)."""
+    """Harness-averaged accuracy per model and its 95% CI over items (AUDITS v5, docs/audits.md
+    "The board"): ``a_i = R[m, i] / K`` (``R`` the configs under which m gets item i right), the
+    mean over the ``N`` items and the Wilson-type score interval of that mean, the values of ``mu``
+    with ``(mean - mu)^2 <= z^2 mu (1 - mu) / N``. ``mu (1 - mu)`` bounds the variance of any score
+    in ``[0, 1]`` with mean ``mu`` (``a^2 <= a``), with equality for 0/1 scores: with one
+    configuration it is the Wilson interval, with more it is conservative. Never of width 0 when
+    ``N > 0`` (the Wald interval ``mean +- z sd / sqrt(N)`` it replaces was ``[1, 1]`` for a model
+    right on every item). Marginal: one interval per model (``CI_KIND``)."""
     a = np.asarray(right, dtype=np.float64) / max(n_configs, 1)
     N = a.shape[1]
-    mean = a.mean(axis=1)
-    sd = a.std(axis=1, ddof=1) if N > 1 else np.zeros(a.shape[0])
-    half = z * sd / np.sqrt(max(N, 1))
-    return mean, np.stack([np.clip(mean - half, 0, 1), np.clip(mean + half, 0, 1)], axis=1)
+    mean = a.mean(axis=1) if N else np.zeros(a.shape[0])
+    return mean, wilson_arrays(mean, N, z)
 
 
-__all__ = ["RULE", "bh_adjust", "bh_adjust_distinct", "bh_edges", "board_ranks", "mean_ci"]
+__all__ = ["CI_KIND", "RULE", "bh_adjust", "bh_adjust_distinct", "bh_edges", "board_ranks", "mean_ci", "wilson_arrays"]

@@ -36,6 +36,7 @@ from ..checks.tables import (
     verdicts_table,
 )
 from .text import num
+from .leaderboard_rows import BELOW
 
 CSP = (
     f"default-src 'none'; script-src '{SCRIPT_HASH}'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
@@ -45,7 +46,7 @@ MAX_BYTES = 3_000_000
 #: rows per table, tried in turn until the file fits ``MAX_BYTES``
 ROW_STEPS: tuple[int | None, ...] = (1000, 300, 100, 25)
 MESSAGE_CHARS = 160
-EVIDENCE_PAIRS = 10  # manufactured pairs whose evidence items are listed (the JSON has every one)
+EVIDENCE_PAIRS = 10  # unordered pairs whose evidence items are listed (the JSON has every one)
 ELSEWHERE = "the JSON report (--audit-report) holds every row"
 
 STYLE = """
@@ -196,7 +197,8 @@ def evidence_block(s: dict[str, Any]) -> str:
     if len(shown) < len(with_ev):
         parts.append(f'<p class="more">Evidence of {len(with_ev) - len(shown):,} more pairs left out: {ELSEWHERE}.</p>')
     return (
-        f"<details><summary>Evidence: the items that carry manufactured gaps ({count(len(with_ev), 'pair')}, "
+        f"<details><summary>Evidence: the items that carry the gaps the robust items do not order "
+        f"({count(len(with_ev), 'pair')}, "
         f"{len(shown):,} shown)</summary>" + "".join(parts) + "</details>"
     )
 
@@ -226,7 +228,7 @@ MODEL_HEADERS = [
     "band (min-max)",
     "robust",
     "board rank",
-    "identified above",
+    BELOW,
     "configs won",
     "pair above",
     "pair below",
@@ -239,19 +241,20 @@ def pair_word(p: dict[str, Any], n_configs: int) -> str:
         return "printed tie"
     if not p["robust_tie"]:
         return "identified"
-    if p["manufactured"] and p.get("cause") == "harness":
+    cause = p.get("cause")  # v5: every printed gap the robust items do not order has one; manufactured = harness
+    if cause == "harness":
         n = p.get("reversing_significant", p["reversing"])
         return f"manufactured by the harness ({n}/{n_configs} configs reverse it beyond item sampling)"
-    if p["manufactured"] and p.get("cause") == "undecidable":
+    if cause == "undecidable":
         return "not decidable on robust items"
-    if p["manufactured"] and p.get("cause") == "sampling":
+    if cause == "sampling":
         return "too few robust items (sampling)"
     return "not identified"
 
 
 def models_section(s: dict[str, Any]) -> str:
     """One row per model (in the printed order, the same rows as Table 1): what the audit knows about
-    it: band, robust accuracy, its rank on the published board, how many it is identified above, configs won, and its two
+    it: band, robust accuracy, its rank on the published board, how many it is identified above (models below), configs won, and its two
     adjacent pairs. Each row has an in-page id; the model names of the scope's tables link to it."""
     from .leaderboard_rows import rows_of
 
@@ -276,7 +279,7 @@ def models_section(s: dict[str, Any]) -> str:
             _td(e(f.get("band (min-max)", "-"))),
             _td(e(f.get("robust", "-")), "n"),
             _td(e(f.get("rank", "")), "n"),
-            _td(e(f.get("identified above", "")), "n"),
+            _td(e(f.get(BELOW, "")), "n"),
             _td(e(f.get("configs won", "")), "n"),
             _td(f"{model_link(up['higher'])}: {e(pair_word(up, k))}" if up else "-"),
             _td(f"{model_link(down['lower'])}: {e(pair_word(down, k))}" if down else "-"),
@@ -286,7 +289,8 @@ def models_section(s: dict[str, Any]) -> str:
     return (
         '<section id="models"><h2>What is known per model</h2><p>One row per model of scope '
         "pooled, in the printed order; a model's name in the tables above links here. Score (harness-averaged), "
-        "board rank, identified above and configs won as in the publishable leaderboard (--audit-leaderboard); "
+        "board rank, models below (how many it is identified above) and configs won as in the publishable "
+        "leaderboard (--audit-leaderboard); "
         "each adjacent pair as What to do next counts it.</p>"
         + _table([h for j, h in enumerate(MODEL_HEADERS) if j not in drop], rows, "models", row_ids=ids)
         + "</section>"

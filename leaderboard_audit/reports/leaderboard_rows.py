@@ -19,21 +19,34 @@ def wilson(right: int, n: int, z: float = 1.959963984540054) -> tuple[float, flo
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+#: the two count columns (AUDITS v5): each counts the models *below* the row, by the board's
+#: rule and by the paper's robust-item comparison; the rank counts those above it
+BELOW = "models below"
+BELOW_ROBUST = "models below (robust items)"
+#: the pre-v5 names of those columns, as ``_rows_incomplete`` still writes them
+_PRE_V5 = {"identified above": BELOW, "robust-items above": BELOW_ROBUST}
+MARGINAL = (
+    "marginal: one interval per model, not simultaneous over the board, so two disjoint intervals do not "
+    "separate a pair; the rank's tests do"
+)
+
+
 def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
     """One dict per model, in published order, and notes on how to read them (AUDITS v4,
     docs/audits.md "The board"): ranked by the harness-averaged comparison, rank = 1 + the
-    models identified above (Benjamini-Hochberg over all pairs), the paper's robust-item
+    models identified above it (Benjamini-Hochberg over all pairs), the paper's robust-item
     comparison beside it. A report without the v4 board falls back to the identified tiers."""
     board = s.get("leaderboard") or []
     if any("bounds" in r for r in board):
-        return _rows_incomplete(s)
+        rows, notes = _rows_incomplete(_pre_v5_counts(s))
+        return [{_PRE_V5.get(k, k): v for k, v in r.items()} for r in rows], notes
     by_model = {r["model"]: r for r in board}
     avg = s.get("averaged") or {}
     ident = s.get("identified") or {}
     v4 = avg.get("board")
     one = s.get("n_configs", 1) <= 1
     n = s.get("n_items", 0)
-    robust_above = ident.get("above_count")
+    robust_below = ident.get("above_count")  # per model: the models it is identified above
     won = Counter(w for c in (s.get("champions") or {}).get("per_config") or [] for w in c.get("winners", []))
     if one and board:  # one configuration: its winners are the models with the top reference score
         top = max(r["reference_items"] if "reference_items" in r else r["reference"] for r in board)
@@ -57,35 +70,37 @@ def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
                 "reference": f"{b['reference']:.3f} ({lo:.3f}-{hi:.3f})" if b else "-",
                 "band (min-max)": "-" if one or not b else f"{b['min']:.3f}-{b['max']:.3f}",
                 "robust": "-" if one or not b else f"{b['robust']:.3f}",
-                "identified above": str(r["identified_above"]),
-                "robust-items above": "-" if one or robust_above is None else str(robust_above.get(m, 0)),
+                BELOW: str(r["models_below"] if "models_below" in r else r["identified_above"]),  # pre-v5 reports
+                BELOW_ROBUST: "-" if one or robust_below is None else str(robust_below.get(m, 0)),
                 "configs won": str(won.get(m, 0)),
             }
         )
     K = s.get("n_configs", 1)
     M = len(v4["rows"])
+    rule = (
+        f"Benjamini-Hochberg over all {M * (M - 1) // 2:,} pairs at alpha {v4['alpha']:g}; rank = 1 + the number "
+        f"of models identified above it"
+    )
     notes = [
         (
             f"Ranked by the harness-averaged comparison: every pair of models compared item by item on "
-            f"its accuracy averaged over the {K} configurations (exact sign test), Benjamini-Hochberg over "
-            f"all {M * (M - 1) // 2:,} pairs at alpha {v4['alpha']:g}; rank = 1 + the number of models "
-            f"identified above (= shares a rank with models nothing separates it from). BH bounds the "
-            f"expected share of false 'identified above' claims at {v4['alpha']:g}; with no real "
-            f"differences, at most {v4['alpha']:.0%} of boards print any. score = accuracy averaged over "
-            f"the configurations, 95% CI over items; reference = the reference configuration's accuracy "
-            f"(Wilson CI)."
+            f"its accuracy averaged over the {K} configurations (exact sign test), {rule} (= shares a rank with "
+            f"models nothing separates it from). BH bounds the expected share of false 'identified above' claims "
+            f"at {v4['alpha']:g}; with no real differences, at most {v4['alpha']:.0%} of boards print any. "
+            f"score = accuracy averaged over the configurations; 95% CI over items (Wilson-type, {MARGINAL}); "
+            f"reference = the reference configuration's accuracy (Wilson CI)."
             if not one
             else f"One configuration: ranked by the paired comparison of every two models on the items "
-            f"(exact sign test), Benjamini-Hochberg over all {M * (M - 1) // 2:,} pairs at alpha "
-            f"{v4['alpha']:g}; rank = 1 + the number of models identified above. score = accuracy, 95% CI "
-            f"over items. The harness was not varied, so there is no band and no robust accuracy."
-        )
+            f"(exact sign test), {rule}. score = accuracy; 95% CI over items (Wilson, {MARGINAL}). The harness "
+            f"was not varied, so there is no band and no robust accuracy."
+        ),
+        f"{BELOW} = how many models this one is identified above (its rank counts those identified above it).",
     ]
     if not one:
         total = ident.get("edges_total")
         notes.append(
-            "robust-items above = models the paper's comparison (items both models answer alike under "
-            "every configuration, Holm over all pairs) identifies above this one"
+            f"{BELOW_ROBUST} = how many models the paper's comparison (items both models answer alike under "
+            "every configuration, Holm over all pairs) identifies this one above"
             + (
                 f": here it identifies no pair at all ({total} edges), so it cannot rank this board; with "
                 f"many option permutations almost no item is answered alike under every configuration"
@@ -94,6 +109,17 @@ def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
             )
         )
     return out, notes
+
+
+def _pre_v5_counts(s: dict[str, Any]) -> dict[str, Any]:
+    """``s`` with each board row's ``models_below`` also under its pre-v5 name ``identified_above``,
+    which ``_rows_incomplete`` reads."""
+    avg = s.get("averaged") or {}
+    b = avg.get("board")
+    if not b:
+        return s
+    rows = [{"identified_above": r.get("models_below"), **r} for r in b["rows"]]
+    return {**s, "averaged": {**avg, "board": {**b, "rows": rows}}}
 
 
 def _span(lo: float, hi: float) -> str:
@@ -224,14 +250,15 @@ def _rows_by_tier(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
                 "reference": f"{r['reference']:.3f}",
                 "band (min-max)": "-" if one else f"{r['min']:.3f}-{r['max']:.3f}",
                 "robust": "-" if one else f"{r['robust']:.3f}",
-                "identified above": _above(above.get(r["model"], 0), truncated),
-                "robust-items above": _above(above.get(r["model"], 0), truncated),
+                BELOW: _above(above.get(r["model"], 0), truncated),
+                BELOW_ROBUST: _above(above.get(r["model"], 0), truncated),
                 "configs won": str(won.get(r["model"], 0)),
             }
         )
     notes = [
         "Ranked by identified tier (the exact sign test on the items both models answer alike under every "
-        "configuration, Holm-adjusted), then by reference score (a report written before AUDITS v4)."
+        "configuration, Holm-adjusted), then by reference score (a report written before AUDITS v4); "
+        f"{BELOW} = how many models the robust items identify this one above."
     ]
     return out, notes
 

@@ -150,7 +150,7 @@ def scope_md(name: str, s: dict[str, Any], level: int = 2, max_rows: int | None 
         out += lines + [""]
     ev = evidence_md(s, None if max_rows is None else max(1, max_rows // 10))
     if ev:
-        out += [f"{h}# Evidence: the items that carry manufactured gaps", ""] + ev
+        out += [f"{h}# Evidence: the items that carry the gaps the robust items do not order", ""] + ev
     out += [f"{h}# Verdicts", ""] + _table(
         ["status", "check", "value", "threshold", "margin", "message"],
         verdict_rows(_by_importance(s["verdicts"]), max_rows),

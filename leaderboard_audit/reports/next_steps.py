@@ -122,9 +122,11 @@ def pair_lines(s: dict[str, Any]) -> list[str]:
         return []
     ties = [p for p in pairs if p["gap_items"] == 0]
     ident = [p for p in pairs if p["gap_items"] != 0 and not p["robust_tie"]]
-    sampling = [p for p in pairs if p["gap_items"] != 0 and p["manufactured"] and p.get("cause") == "sampling"]
-    undecidable = [p for p in pairs if p["gap_items"] != 0 and p["manufactured"] and p.get("cause") == "undecidable"]
-    harness = [p for p in pairs if p["gap_items"] != 0 and p["manufactured"] and p.get("cause") == "harness"]
+    # AUDITS v5: every printed gap the robust items do not order carries its cause, and only the
+    # harness cause is ``manufactured``
+    sampling = [p for p in pairs if p["gap_items"] != 0 and p.get("cause") == "sampling"]
+    undecidable = [p for p in pairs if p["gap_items"] != 0 and p.get("cause") == "undecidable"]
+    harness = [p for p in pairs if p["gap_items"] != 0 and p.get("cause") == "harness"]
     other = [
         p
         for p in pairs
@@ -178,10 +180,14 @@ def multiplicity_line(s: dict[str, Any]) -> str | None:
     if not pairs or tests is None:
         return None
     n = len(pairs)
-    return (
-        f"false alarms: a pair fails only after Holm over the board's {tests:,} claims (<= 5% of boards with no "
-        f"effect); 'identified' is unadjusted (~{0.05 * n:.1f} of {n:,} by chance)"
+    text = (
+        f"false alarms: a pair fails only after Holm over the board's {tests:,} claims (<= 5% of boards with no effect)"
     )
+    identified = sum(1 for p in pairs if p.get("identified") is not None)
+    if not identified:  # UX review M13: no chance count for claims nobody made
+        return text + "; no adjacent pair is identified"
+    alpha = (s.get("averaged") or {}).get("alpha", 0.05)
+    return text + f"; 'identified' is unadjusted (~{alpha * n:.1f} of {n:,} by chance)"
 
 
 def tier_lines(s: dict[str, Any], key: str = "identified", label: str = "identified order") -> list[str]:

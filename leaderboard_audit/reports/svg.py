@@ -442,7 +442,7 @@ FIGURES = (
         "gap (the order the leaderboard prints); the blue marker is the gap on the items both models answer "
         "stably (unchanged across all configurations), with its 95% bootstrap CI. The label gives the fragile share "
         "of the gap (1 - (higher only - lower only) / gap items: below 0% the jointly robust items favour the "
-        "higher model by more than the printed gap, above 100% they favour the lower one); MANUF marks a manufactured order (the CI contains 0). With no disagreement in one direction a "
+        "higher model by more than the printed gap, above 100% they favour the lower one); MANUF marks an order manufactured by the harness (the robust items do not order the pair and some configuration reverses it beyond item sampling). With no disagreement in one direction a "
         "CI bound sits at 0 by construction: read the counts in the pairs table.",
     ),
     (

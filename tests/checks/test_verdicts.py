@@ -492,7 +492,10 @@ def test_champions_tied_challengers_fail():
     v = champions_verdict("pooled", ch, "ref", T)
     assert outcome(v)[:2] == (FAIL, ch_value(1 / 256))
     assert v["message"].startswith("3 champions; under c1, b beats the reference winner a by 10 items")
-    assert "beyond item sampling; 1 more such wins." in v["message"]
+    assert "beyond item sampling; 1 more such win." in v["message"]  # UX review M16: not "1 more such wins"
+    wins.append(challenge("d", "c1", 10, 0))
+    ch = champs([("ref", ["a"], 5), ("c1", ["b", "c", "d"], 0, 10)], ["a", "b", "c", "d"], wins)
+    assert "beyond item sampling; 2 more such wins." in champions_verdict("pooled", ch, "ref", T)["message"]
 
 
 def test_champions_a_large_lead_within_item_sampling_warns():

@@ -55,7 +55,7 @@ def test_arc_like_board_separates_ranks_and_says_why():
     assert rows[0]["model"] == "m0000" and rows[-1]["model"] == "m0007"
     text = " ".join(notes)
     assert "harness-averaged comparison" in text and "Benjamini-Hochberg" in text
-    assert "robust-items above" in text
+    assert "models below (robust items)" in text
     md = render_md({"scopes": {"pooled": s}})
     assert "| rank | model | score |" in md
     for p in s["pairs"]:
@@ -97,7 +97,7 @@ def test_large_one_config_board_top_rank_and_counts():
     assert not lows < highs, (lows, highs, len(top))
     assert len(top) < 200
     for r in rows:
-        assert r["identified above"].isdigit() and r["configs won"].isdigit()
+        assert r["models below"].isdigit() and r["configs won"].isdigit()
     won = {r["model"]: int(r["configs won"]) for r in rows}
     best = max(s["leaderboard"], key=lambda r: r["reference"])
     assert won[best["model"]] == 1

@@ -230,9 +230,11 @@ def test_figures_follow_the_report(demo_report):
 
 
 def test_evidence_for_manufactured_pairs(evil_report, demo_report):
+    """Evidence for every printed gap the robust items do not order (a ``cause``; v5: only the
+    ``harness`` cause is ``manufactured``)."""
     for rep in (evil_report, demo_report):
-        man = [p for s in rep["scopes"].values() for p in s["pairs"] if p["manufactured"]]
-        assert man
+        man = [p for s in rep["scopes"].values() for p in s["pairs"] if p.get("cause")]
+        assert man and all(p["manufactured"] == (p["cause"] == "harness") for p in man)
         for p in man:
             ev = p["fragile_evidence"]
             assert ev["net_items"] == p["gap_items"] - (p["higher_only"] - p["lower_only"])
@@ -240,12 +242,13 @@ def test_evidence_for_manufactured_pairs(evil_report, demo_report):
             sides = [i["favours"] for i in ev["items"]]
             assert sides == sorted(sides, key=lambda x: x != "higher")  # gap carriers first
         assert all(
-            "fragile_evidence" not in p for s in rep["scopes"].values() for p in s["pairs"] if not p["manufactured"]
+            "fragile_evidence" not in p for s in rep["scopes"].values() for p in s["pairs"] if not p.get("cause")
         )
-    ev = next(p for s in evil_report["scopes"].values() for p in s["pairs"] if p["manufactured"])["fragile_evidence"]
+    ev = next(p for s in evil_report["scopes"].values() for p in s["pairs"] if p.get("cause"))["fragile_evidence"]
     assert all(i["question"].startswith(EVIL_Q) for i in ev["items"])
     md_text = render_markdown(evil_report)
-    assert "Evidence: the items that carry manufactured gaps" in md_text and md(ev["items"][0]["item_id"]) in md_text
+    assert "Evidence: the items that carry the gaps the robust items do not order" in md_text
+    assert md(ev["items"][0]["item_id"]) in md_text
 
 
 def test_legend_lists_every_config_field(evil_report):
@@ -293,7 +296,8 @@ def test_reports_without_optional_keys_and_deterministic():
     assert "<figure" in h and "# Leaderboard audit" in m
     assert '<section id="legend">' in render_html(full) and '<section id="legend">' not in h
     assert "## Legend" in render_markdown(full) and "## Legend" not in m
-    assert "** (manufactured" in render_markdown(full) and "** (manufactured" not in m
+    heading = re.compile(r"\*\* \((manufactured|not decidable|too few robust items)")
+    assert heading.search(render_markdown(full)) and not heading.search(m)
     assert "; per benchmark: " in render_markdown(full) and "; per benchmark: " not in m
     # deterministic: a second, independent audit renders byte for byte the same
     again = enrich_report(audit(r, n_boot=200), r)
@@ -388,7 +392,7 @@ def test_plain_pairs_equals_tabulate(rows):
 
 def test_model_rows_link_to_what_is_known(demo_report):
     """Issue 22: a model's row links to what is known about it: its row in "What is known per model"
-    (band, robust, tier, identified above, configs won, both adjacent pairs), by an in-page id."""
+    (band, robust, tier, models below, configs won, both adjacent pairs), by an in-page id."""
     from leaderboard_audit.reports.html import model_id
     from leaderboard_audit.reports.leaderboard import rows_of
 
@@ -404,7 +408,7 @@ def test_model_rows_link_to_what_is_known(demo_report):
         f = facts[m]
         cells = re.findall(r"<td[^>]*>(.*?)</td>", row.group(1))
         assert cells[2:8] == [
-            f[k] for k in ("score", "band (min-max)", "robust", "rank", "identified above", "configs won")
+            f[k] for k in ("score", "band (min-max)", "robust", "rank", "models below", "configs won")
         ]
         assert f'href="#{mid}"' in board, m  # Table 1's model cell links to it
     first, second = s["pairs"][0]["higher"], s["pairs"][0]["lower"]

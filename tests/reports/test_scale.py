@@ -238,8 +238,8 @@ def test_next_steps_render_v3_keys_when_present(demo):
 def test_leaderboard_markdown_and_csv(demo):
     text = render_md(demo)
     assert (
-        "| rank | model | score | 95% CI | reference | band (min-max) | robust | identified above | "
-        "robust-items above | configs won |" in text
+        "| rank | model | score | 95% CI | reference | band (min-max) | robust | models below | "
+        "models below (robust items) | configs won |" in text
     )
     plain = text.replace("\\", "")  # Markdown escapes
     assert "Ranked by the harness-averaged comparison" in plain and "Benjamini-Hochberg" in plain
@@ -248,10 +248,12 @@ def test_leaderboard_markdown_and_csv(demo):
     assert len(rows) == 6 and sum(int(r["configs won"]) for r in rows) >= 26
     ranks = [int(r["rank"].rstrip("=")) for r in rows]
     assert ranks == sorted(ranks)
-    # rank = 1 + the models identified above: each row's rank counts the rows it is below
+    # rank = 1 + the models identified above it; "models below" counts those it is identified above
     board = demo["scopes"]["pooled"]["averaged"]["board"]["rows"]
-    below = {r["model"]: r["identified_below"] for r in board}
-    assert all(int(r["rank"].rstrip("=")) == 1 + below[r["model"]] for r in rows)
+    above = {r["model"]: r["models_above"] for r in board}
+    assert all(int(r["rank"].rstrip("=")) == 1 + above[r["model"]] for r in rows)
+    below = {r["model"]: r["models_below"] for r in board}
+    assert all(int(r["models below"]) == below[r["model"]] for r in rows)
 
 
 def test_leaderboard_markdown_caps_rows_beyond_a_hundred(board):

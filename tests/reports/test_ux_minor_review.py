@@ -54,10 +54,12 @@ def _pair(fs: float) -> dict:
 
 
 def test_a_fragile_share_above_one_is_explained():
+    # 2026-12-07 M9: a value above 1 is no share; it is said as a multiple of the gap
     v = pair_verdict("s", _pair(3.0), 26, Thresholds())
-    assert "fragile share 3.000 (above 1: the robust items favour the lower model" in v["message"]
+    assert "the fragile items carry 3.0x the gap (the robust items favour the lower model)" in v["message"]
+    assert "fragile share 3" not in v["message"]
     v = pair_verdict("s", _pair(0.5), 26, Thresholds())
-    assert "above 1" not in v["message"]
+    assert "fragile share 0.500" in v["message"] and "x the gap" not in v["message"]
 
 
 def test_the_published_board_says_where_it_comes_from(tmp_path):
