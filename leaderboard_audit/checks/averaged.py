@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 
 from ..metrics.averaged import METHOD, averaged_order, configs_won
 from ..metrics.identified import identified_report
@@ -77,31 +76,49 @@ class Averaged(Check):
 
 
 def board_section(ao: Any, scope: Scope) -> dict[str, Any]:
-    """AUDITS v4, the published board: every model's rank (1 + models identified above it by
-    the harness-averaged sign tests, Benjamini-Hochberg over all pairs), its harness-averaged
-    accuracy with a 95% CI over items (AUDITS v5: Wilson-type, marginal), in published order
-    (rank, then that accuracy, then name). Per row ``models_above`` = the models identified above
-    it (``rank = 1 + models_above``) and ``models_below`` = the models it is identified above."""
-    from ..metrics.board import CI_KIND, RULE, bh_edges, board_ranks, mean_ci
+    """AUDITS v5, the published board (docs/audits.md "The board"): every model's
+    harness-averaged accuracy with its 95% CI over items (Wilson-type, marginal), its rank
+    interval ``[best, worst]`` with simultaneous 95% coverage (``metrics/rank_intervals.py``:
+    every pairwise difference of the scores at once), and its printed rank, the best rank of
+    its interval raised so no lower score is printed above a higher one; in published order
+    (rank, then score, then name). Per row ``models_above`` = the models separated above it
+    (``best = 1 + models_above``) and ``models_below`` = the models it is separated above.
+    ``ao`` (the sign tests' order) is not read: the board compares the scores themselves."""
+    from ..metrics.board import CI_KIND, RULE, mean_ci
     from ..metrics.per_model import right_counts
+    from ..metrics.rank_intervals import board_intervals, item_scores, point_ranks, separated
 
     names = scope.names
-    above = bh_edges(np.asarray(ao.only), scope.shape[1], scope.alpha, cells=ao.cells)
-    rank = board_ranks(above)
+    M = len(names)
+    a = item_scores(scope.S)
+    theta = a.mean(axis=1)
+    best, worst, sep = board_intervals(a, scope.alpha, scope.seed, key=f"rank-intervals/{scope.name}")
+    rank = point_ranks(theta, best)
     mean, ci = mean_ci(right_counts(scope.S), scope.shape[2])
-    order = sorted(range(len(names)), key=lambda m: (int(rank[m]), -float(mean[m]), names[m]))
-    below_it, above_it = above.sum(axis=1).tolist(), above.sum(axis=0).tolist()
+    order = sorted(range(M), key=lambda m: (int(rank[m]), -float(mean[m]), names[m]))
+    hi, lo = scope.order[:-1], scope.order[1:]
+    if sep is not None:
+        printed = sep[hi, lo]
+    else:  # a large board: the same rule without the M x M matrix
+        from ..metrics.rank_intervals import critical_value, score_sds
+
+        c = critical_value(a, scope.alpha, scope.seed, key=f"rank-intervals/{scope.name}")
+        printed = separated(theta, score_sds(a), c, hi, lo)
     return {
         "rule": RULE,
         "alpha": scope.alpha,
         "ci_kind": CI_KIND,
-        "edges_total": int(above.sum()),
+        "edges_total": int((best - 1).sum()),
+        # each adjacent pair of the printed (reference) order: does the board separate it, in the
+        # printed direction? (what "what to do next" says of a pair)
+        "printed_pairs_separated": [bool(x) for x in printed],
         "rows": [
             {
                 "model": names[m],
                 "rank": int(rank[m]),
-                "models_above": above_it[m],
-                "models_below": below_it[m],
+                "rank_interval": [int(best[m]), int(worst[m])],
+                "models_above": int(best[m] - 1),
+                "models_below": int(M - worst[m]),
                 "averaged": float(mean[m]),
                 "ci": [float(ci[m, 0]), float(ci[m, 1])],
             }
@@ -154,6 +171,16 @@ def estimated_line(a: dict[str, Any]) -> str:
 
 
 def averaged_line(a: dict[str, Any]) -> str:
+    board = a.get("board") or {}
+    rows = board.get("rows") or []
+    if any("rank_interval" in r for r in rows):  # AUDITS v5: the board answers "who is first"
+        top = [r["model"] for r in rows if r["rank"] == 1]
+        shown = ", ".join(top[:3]) + (f", ... +{len(top) - 3}" if len(top) > 3 else "")
+        return (
+            f"harness-averaged board (simultaneous 95% rank intervals): {len({r['rank'] for r in rows})} ranks for "
+            f"{len(rows)} models; rank 1{' shared by' if len(top) > 1 else ''}: {shown}. The ranking check's own "
+            f"test (exact sign tests, Holm) orders {a['edges_total']} of {a['pairs_tested']} pairs"
+        )
     sizes = [len(t) for t in a["tiers"]]
     return (
         f"harness-averaged order (tiers): {tiers_text(a['tiers'])} ({len(sizes)} tier"

@@ -264,9 +264,13 @@ def scope_gate(
             for c in with_s.get("champions", {}).get("per_config", [])
             if m in c["winners"]
         ]
+        board = {r["model"]: r for r in ((with_s.get("averaged") or {}).get("board") or {}).get("rows") or []}
         newcomers.append(
             {
                 "model": m,
+                # AUDITS v5: where the board the maintainer publishes puts it (its rank and interval)
+                "board_rank": board[m]["rank"] if m in board else None,
+                "rank_interval": board[m].get("rank_interval") if m in board else None,
                 "position": None if pos is None else pos + 1,
                 "of": len(order),
                 "above": order[pos - 1] if pos else None,

@@ -19,7 +19,9 @@ import numpy as np
 from .exact import exact_array
 from .identified import CELL_TABLE_MAX, pair_cells, sign_test_p
 
-RULE = "benjamini-hochberg over all pairs (harness-averaged sign tests)"
+#: the v5 board's rule (checks/averaged.py ``board_section``; v4: Benjamini-Hochberg over the
+#: harness-averaged sign tests, whose ranks could contradict the score column)
+RULE = "simultaneous 95% rank intervals of the harness-averaged score (every pairwise difference at once)"
 
 
 def bh_adjust(p: np.ndarray) -> np.ndarray:

@@ -1,12 +1,12 @@
 """A publishable leaderboard (``--audit-leaderboard PATH``: ``.md``, ``.csv`` or ``.html``).
 
 What the paper (section 4.6) asks a leaderboard to publish, from the audited scope
-(``pooled`` when present), by the AUDITS v4 board rule (docs/audits.md, "The board"):
-models ranked by the harness-averaged comparison (rank = 1 + models identified above it,
-Benjamini-Hochberg over all pairs), the harness-averaged score with its 95% CI over items
+(``pooled`` when present), by the AUDITS v5 board rule (docs/audits.md, "The board"):
+models ranked by the harness-averaged score, each with its simultaneous 95% rank interval and
+the best rank of it (never a lower score above a higher one), the score's 95% CI over items
 (Wilson-type, marginal), the reference score (Wilson CI), the band (min-max single
-configuration accuracy), the robust accuracy, how many models each is identified above
-("models below") by the averaged comparison and by the paper's robust-item comparison, how
+configuration accuracy), the robust accuracy, how many models each is separated above
+("models below") by the board and by the paper's robust-item comparison, how
 many configurations it wins, and a harness card
 (the legend summarised, scoring first). Markdown stays under 64 KiB for up to 100 models; beyond,
 the top rows and a note (the CSV always has every model).
@@ -20,7 +20,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from .leaderboard_rows import BELOW, BELOW_ROBUST, _above, rows_of, wilson  # noqa: F401 - re-exported
+from .leaderboard_rows import BELOW, BELOW_ROBUST, RANKS, _above, rows_of, wilson  # noqa: F401 - re-exported
 from .next_steps import first_scope
 from .words import count
 
@@ -31,6 +31,7 @@ MD_MAX_BYTES = 64_000
 HEADERS = [
     "rank",
     "model",
+    RANKS,
     "score",
     "95% CI",
     "reference",

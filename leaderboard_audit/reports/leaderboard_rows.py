@@ -23,23 +23,49 @@ def wilson(right: int, n: int, z: float = 1.959963984540054) -> tuple[float, flo
 #: rule and by the paper's robust-item comparison; the rank counts those above it
 BELOW = "models below"
 BELOW_ROBUST = "models below (robust items)"
-#: the pre-v5 names of those columns, as ``_rows_incomplete`` still writes them
-_PRE_V5 = {"identified above": BELOW, "robust-items above": BELOW_ROBUST}
 MARGINAL = (
     "marginal: one interval per model, not simultaneous over the board, so two disjoint intervals do not "
-    "separate a pair; the rank's tests do"
+    "separate a pair; the rank interval does"
 )
+RANKS = "rank interval"
+
+
+def interval_cell(r: dict[str, Any]) -> str:
+    """A board row's simultaneous rank interval as ``best-worst`` (``-`` on a pre-v5 report)."""
+    got = r.get("rank_interval")
+    if not got:
+        return "-"
+    return str(got[0]) if got[0] == got[1] else f"{got[0]}-{got[1]}"
+
+
+def rule_note(v5: dict[str, Any], K: int) -> str:
+    """How the v5 board ranks (AUDITS v5, docs/audits.md "The board"), in one paragraph."""
+    M = len(v5["rows"])
+    what = (
+        f"Ranked by the score, the accuracy averaged over the {K} configurations"
+        if K > 1
+        else "One configuration: ranked by the score, the accuracy (the harness was not varied, so there is no band "
+        "and no robust accuracy)"
+    )
+    return (
+        f"{what}. rank interval = the ranks each model can hold, with 95% simultaneous "
+        f"coverage for all {M:,} models at once: every pairwise difference of the scores is bounded at once (item "
+        f"resampling, studentized, alpha {v5['alpha']:g}), and a model is separated above another only when its score "
+        f"is higher beyond that bound. rank = the best rank of its interval (1 + the models separated above it), "
+        f"raised where needed so that a lower score is never printed above a higher one; '=' marks a shared rank. "
+        f"95% CI = the score's own interval over items (Wilson-type, {MARGINAL}); reference = the reference "
+        f"configuration's accuracy (Wilson CI)."
+    )
 
 
 def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
-    """One dict per model, in published order, and notes on how to read them (AUDITS v4,
-    docs/audits.md "The board"): ranked by the harness-averaged comparison, rank = 1 + the
-    models identified above it (Benjamini-Hochberg over all pairs), the paper's robust-item
-    comparison beside it. A report without the v4 board falls back to the identified tiers."""
+    """One dict per model, in published order, and notes on how to read them (AUDITS v5,
+    docs/audits.md "The board"): ranked by the harness-averaged score with simultaneous rank
+    intervals (a report written before v5: by its BH rule), the paper's robust-item comparison
+    beside it. A report without a board (before v4) falls back to the identified tiers."""
     board = s.get("leaderboard") or []
     if any("bounds" in r for r in board):
-        rows, notes = _rows_incomplete(_pre_v5_counts(s))
-        return [{_PRE_V5.get(k, k): v for k, v in r.items()} for r in rows], notes
+        return _rows_incomplete(s)
     by_model = {r["model"]: r for r in board}
     avg = s.get("averaged") or {}
     ident = s.get("identified") or {}
@@ -64,6 +90,7 @@ def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
         out.append(
             {
                 "rank": f"{r['rank']}=" if ranks[r["rank"]] > 1 else str(r["rank"]),
+                RANKS: interval_cell(r),
                 "model": m,
                 "score": f"{r['averaged']:.3f}",
                 "95% CI": f"{r['ci'][0]:.3f}-{r['ci'][1]:.3f}",
@@ -76,25 +103,17 @@ def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
             }
         )
     K = s.get("n_configs", 1)
-    M = len(v4["rows"])
-    rule = (
-        f"Benjamini-Hochberg over all {M * (M - 1) // 2:,} pairs at alpha {v4['alpha']:g}; rank = 1 + the number "
-        f"of models identified above it"
-    )
-    notes = [
-        (
-            f"Ranked by the harness-averaged comparison: every pair of models compared item by item on "
-            f"its accuracy averaged over the {K} configurations (exact sign test), {rule} (= shares a rank with "
-            f"models nothing separates it from). BH bounds the expected share of false 'identified above' claims "
-            f"at {v4['alpha']:g}; with no real differences, at most {v4['alpha']:.0%} of boards print any. "
-            f"score = accuracy averaged over the configurations; 95% CI over items (Wilson-type, {MARGINAL}); "
-            f"reference = the reference configuration's accuracy (Wilson CI)."
-            if not one
-            else f"One configuration: ranked by the paired comparison of every two models on the items "
-            f"(exact sign test), {rule}. score = accuracy; 95% CI over items (Wilson, {MARGINAL}). The harness "
-            f"was not varied, so there is no band and no robust accuracy."
-        ),
-        f"{BELOW} = how many models this one is identified above (its rank counts those identified above it).",
+    if v4.get("rank_interval") is not None or any("rank_interval" in r for r in v4["rows"]):
+        notes = [rule_note(v4, K)]
+    else:  # a report written before AUDITS v5: its BH rule
+        M = len(v4["rows"])
+        notes = [
+            f"Ranked by the harness-averaged comparison (exact sign tests, Benjamini-Hochberg over all "
+            f"{M * (M - 1) // 2:,} pairs at alpha {v4['alpha']:g}); rank = 1 + the number of models identified above "
+            f"it. score = accuracy averaged over the configurations; 95% CI over items."
+        ]
+    notes += [
+        f"{BELOW} = how many models this one is separated above (its best rank counts those separated above it).",
     ]
     if not one:
         total = ident.get("edges_total")
@@ -109,17 +128,6 @@ def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
             )
         )
     return out, notes
-
-
-def _pre_v5_counts(s: dict[str, Any]) -> dict[str, Any]:
-    """``s`` with each board row's ``models_below`` also under its pre-v5 name ``identified_above``,
-    which ``_rows_incomplete`` reads."""
-    avg = s.get("averaged") or {}
-    b = avg.get("board")
-    if not b:
-        return s
-    rows = [{"identified_above": r.get("models_below"), **r} for r in b["rows"]]
-    return {**s, "averaged": {**avg, "board": {**b, "rows": rows}}}
 
 
 def _span(lo: float, hi: float) -> str:
@@ -170,26 +178,26 @@ def _rows_incomplete(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]
             out.append(
                 {
                     "rank": f"{r['rank']}=" if ranks[r["rank"]] > 1 else str(r["rank"]),
+                    RANKS: interval_cell(r),
                     "model": m,
                     "score": f"{r['averaged']:.3f}",
                     "95% CI": f"{r['ci'][0]:.3f}-{r['ci'][1]:.3f}",
                     "reference": f"{b['reference']:.3f} ({lo:.3f}-{hi:.3f})",
                     "band (min-max)": band_cell(b),
                     "robust": robust_cell(m, b),
-                    "identified above": str(r["identified_above"]),
-                    "robust-items above": "-",
+                    BELOW: str(r["models_below"]),
+                    BELOW_ROBUST: "-",
                     "configs won": "-",
                 }
             )
-        M = len(v4["rows"])
         notes = [
             head + ".",
-            f"Ranked by the harness-averaged comparison on the design's uniform random item sample "
-            f"({basis.get('items', 0):,} of {basis.get('of', n):,} items, every cell observed): exact sign tests, "
-            f"Benjamini-Hochberg over all {M * (M - 1) // 2:,} pairs at alpha {v4['alpha']:g}; rank = 1 + the "
-            "number of models identified above. score = the accuracy averaged over the configurations, estimated "
-            "from that sample; 95% CI = its design-based interval (Wilson, finite-population corrected, cut to "
-            "the score's exact range). robust-items above and configs won need the missing cells.",
+            f"Ranked on the design's uniform random item sample ({basis.get('items', 0):,} of "
+            f"{basis.get('of', n):,} items, every cell observed), by the board's rule: "
+            + rule_note(v4, s.get("n_configs", 1))
+            + " On this incomplete grid: score = the accuracy averaged over the configurations, estimated from "
+            "that sample; 95% CI = its design-based interval (Wilson, finite-population corrected, cut to the "
+            f"score's exact range). {BELOW_ROBUST} and configs won need the missing cells.",
         ]
         return out, notes
     for r in board:
@@ -198,14 +206,15 @@ def _rows_incomplete(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]
         out.append(
             {
                 "rank": f"{r['rank']}{'=' if r.get('tie') else ''}",
+                RANKS: "-",
                 "model": r["model"],
                 "score": _span(a_lo, a_hi),
                 "95% CI": "-",
                 "reference": f"{r['reference']:.3f} ({lo:.3f}-{hi:.3f})",
                 "band (min-max)": band_cell(r),
                 "robust": robust_cell(r["model"], r),
-                "identified above": "-",
-                "robust-items above": "-",
+                BELOW: "-",
+                BELOW_ROBUST: "-",
                 "configs won": "-",
             }
         )
@@ -244,6 +253,7 @@ def _rows_by_tier(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
         out.append(
             {
                 "rank": f"{rank_start}=" if sizes[t] > 1 else str(rank_start),
+                RANKS: "-",
                 "model": r["model"],
                 "score": f"{r['reference']:.3f}",
                 "95% CI": f"{lo:.3f}-{hi:.3f}",

@@ -99,11 +99,21 @@ def board_line(s: dict[str, Any]) -> str | None:
     ranks = sorted({r["rank"] for r in rows})
     top = [r["model"] for r in rows if r["rank"] == 1]
     basis = avg.get("estimated_from")
+    sample = (
+        ""
+        if not basis
+        else f" on the design sample of {basis['items']:,} of {basis['of']:,} items (the grid is incomplete; "
+        "scores estimated)"
+    )
+    rule = (
+        "(rank = the best of its simultaneous 95% rank interval, never above a higher score)"
+        if any("rank_interval" in r for r in rows)
+        else "(rank = 1 + models identified above, Benjamini-Hochberg)"
+    )
+    first = "rank 1" if len(top) == 1 else "rank 1 shared by"
     text = (
-        f"publish the board by the harness-averaged comparison (rank = 1 + models identified above, "
-        f"Benjamini-Hochberg){'' if not basis else ' on the design sample of ' + format(basis['items'], ',') + ' of ' + format(basis['of'], ',') + ' items (the grid is incomplete; scores estimated)'}: "
-        f"{count(len(ranks), 'rank')} for {count(len(rows), 'model')}, "
-        f"rank 1: {names_list(top, TOP_NAMES)}"
+        f"publish the board by the harness-averaged comparison {rule}{sample}: {count(len(ranks), 'rank')} for "
+        f"{count(len(rows), 'model')}, {first}: {names_list(top, TOP_NAMES)}"
     )
     ident = s.get("identified") or {}
     if s.get("n_configs", 1) > 1 and isinstance(ident.get("edges_total"), int):
@@ -114,6 +124,21 @@ def board_line(s: dict[str, Any]) -> str | None:
             else f"; robust items identify {ident['edges_total']:,} of {pairs:,} pairs (own column)"
         )
     return text
+
+
+def board_separates(s: dict[str, Any], higher: str, lower: str) -> bool | None:
+    """Whether the published board (AUDITS v5: simultaneous rank intervals) separates the printed
+    adjacent pair ``higher`` > ``lower`` in that direction: the one rule every line uses for "is
+    this pair separated" (None: no v5 board, or not an adjacent printed pair)."""
+    board = (s.get("averaged") or {}).get("board") or {}
+    flags = board.get("printed_pairs_separated")
+    order = [r["model"] for r in s.get("leaderboard") or []]
+    if flags is None or len(flags) != max(len(order) - 1, 0):
+        return None
+    for j, (h, lo) in enumerate(zip(order[:-1], order[1:])):
+        if (h, lo) == (higher, lower):
+            return bool(flags[j])
+    return None
 
 
 def pair_lines(s: dict[str, Any]) -> list[str]:
@@ -141,10 +166,8 @@ def pair_lines(s: dict[str, Any]) -> list[str]:
     if harness:
         parts.append(f"{len(harness):,} manufactured by the harness (reversed beyond item sampling)")
     if undecidable:
-        sep = [p for p in undecidable if isinstance(p.get("averaged_p"), float) and p["averaged_p"] <= 0.05]
-        parts.append(
-            f"{len(undecidable):,} not decidable on robust items (the averaged comparison separates {len(sep):,})"
-        )
+        sep = [p for p in undecidable if board_separates(s, p["higher"], p["lower"])]
+        parts.append(f"{len(undecidable):,} not decidable on robust items (the board separates {len(sep):,})")
     if sampling:
         parts.append(f"{len(sampling):,} too close to call on the robust items (sampling)")
     if other:

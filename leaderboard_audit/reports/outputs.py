@@ -80,9 +80,9 @@ def render_page(report: dict[str, Any], path: str) -> str:
     "--audit-leaderboard",
     "--leaderboard",
     "PATH",
-    "write a publishable leaderboard (ranked by the harness-averaged comparison: rank = 1 + models "
-    "identified above; score with 95%% CI, reference, band, robust accuracy, robust-items above, configs won, "
-    "harness card); .md, .csv or .html by suffix",
+    "write a publishable leaderboard (ranked by the harness-averaged score with simultaneous 95%% rank "
+    "intervals; score with 95%% CI, reference, band, robust accuracy, models below, configs won, harness "
+    "card); .md, .csv or .html by suffix",
     (".md", ".csv", ".html"),
 )
 def render_board(report: dict[str, Any], path: str) -> str:

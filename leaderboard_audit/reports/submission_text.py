@@ -31,6 +31,16 @@ EFFECT_TEXT = {
 }
 
 
+def board_place(n: dict[str, Any]) -> str:
+    """A newcomer's place on the published board (AUDITS v5): its rank and rank interval."""
+    rank, interval = n.get("board_rank"), n.get("rank_interval")
+    if rank is None:
+        return "-"
+    if not interval or interval[0] == interval[1]:
+        return str(rank)
+    return f"{rank} ({interval[0]}-{interval[1]})"
+
+
 def effect_text(r: dict[str, Any]) -> str:
     t = EFFECT_TEXT.get(r["effect"])
     if t is None:
@@ -110,6 +120,7 @@ def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Ta
                 [
                     scope,
                     n["model"],
+                    board_place(n),
                     f"{n['position']}/{n['of']}",
                     n["above"] or "- (top)",
                     n["below"] or "- (bottom)",
@@ -142,9 +153,9 @@ def gate_tables(sub: dict[str, Any], max_rows: int | None = MAX_ROWS) -> list[Ta
             Table(
                 "gate-place",
                 "Where the newcomer lands",
-                ["scope", "model", "position", "above", "below", "configs it wins"],
+                ["scope", "model", "board rank", "printed position", "above", "below", "configs it wins"],
                 place,
-                widths={1: 30, 3: 30, 4: 30, 5: 1000},  # 5: cut only to fit the terminal
+                widths={1: 30, 4: 30, 5: 30, 6: 1000},  # 6: cut only to fit the terminal
             ),
             max_rows,
         )

@@ -18,7 +18,6 @@ import pytest
 from scipy.stats import binomtest
 
 from leaderboard_audit.metrics import board as board_mod
-from leaderboard_audit.metrics import identified
 from leaderboard_audit.metrics.board import bh_adjust, bh_adjust_distinct, bh_edges
 
 
@@ -126,20 +125,28 @@ def test_bh_edges_rejects_exactly_what_bh_rejects_at_alpha(path, monkeypatch):
     assert extra.any() and not (bh_edges(only, n, 0.05) & extra).any()
 
 
-def test_the_board_section_uses_bh_at_the_scopes_alpha(monkeypatch):
-    # the board's call (checks/averaged.py board_section): ranks = 1 + models BH identifies above
-    # at the scope's alpha, not at 2 alpha
+def test_the_board_section_uses_the_scopes_alpha():
+    # AUDITS v5 (checks/averaged.py board_section): the rank intervals at the scope's alpha, not at
+    # 2 alpha (V24 on the v5 rule: a board at 2 alpha separates pairs the 0.05 board does not)
     from leaderboard_audit.checks.averaged import board_section
-    from leaderboard_audit.metrics import per_model
+    from leaderboard_audit.metrics.rank_intervals import board_intervals, item_scores
 
-    only, n = _family()
-    M = only.shape[0]
-    monkeypatch.setattr(per_model, "right_counts", lambda S: np.zeros(M))
-    monkeypatch.setattr(board_mod, "mean_ci", lambda counts, k: (np.zeros(M), np.zeros((M, 2))))
-    scope = SimpleNamespace(names=[f"m{j}" for j in range(M)], shape=(M, n, 1), alpha=0.05, S=None)
-    ao = SimpleNamespace(only=only, cells=identified.pair_cells(only, n))
-    sec = board_section(ao, scope)
-    want = _brute_edges(only, 0.05)
-    assert sec["edges_total"] == int(want.sum()) < int(_brute_edges(only, 0.10).sum())
-    ranks = {r["model"]: r["rank"] for r in sec["rows"]}
-    assert [ranks[f"m{j}"] for j in range(M)] == (1 + want.sum(axis=0)).tolist()
+    M, N = 6, 80
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        S = rng.random((M, N, 1)) < np.linspace(0.75, 0.45, M)[:, None, None]
+        a = item_scores(S)
+        key = "rank-intervals/pooled"
+        at, twice = (board_intervals(a, alpha, 1, key=key) for alpha in (0.05, 0.10))
+        if (at[0] != twice[0]).any():
+            break
+    else:
+        raise AssertionError("no board tells 0.05 from 0.10")
+    scope = SimpleNamespace(
+        names=[f"m{j}" for j in range(M)], shape=(M, N, 1), alpha=0.05, S=S, seed=1, name="pooled", order=np.arange(M)
+    )
+    sec = board_section(None, scope)
+    got = {r["model"]: r["rank_interval"] for r in sec["rows"]}
+    assert [got[f"m{j}"][0] for j in range(M)] == at[0].tolist()
+    assert [got[f"m{j}"][1] for j in range(M)] == at[1].tolist()
+    assert [got[f"m{j}"][0] for j in range(M)] != twice[0].tolist()

@@ -80,11 +80,13 @@ def test_the_board_json_names_what_it_counts(demo):
         M = len(rows)
         for r in rows:
             assert "identified_above" not in r and "identified_below" not in r
-            assert r["rank"] == 1 + r["models_above"]  # the rule as the notes state it
-            assert 0 <= r["models_below"] <= M - 1 - r["models_above"]
+            best, worst = r["rank_interval"]
+            assert best == 1 + r["models_above"] <= r["rank"] <= worst  # the rule as the notes state it
+            assert r["models_below"] == M - worst
         assert sum(r["models_above"] for r in rows) == sum(r["models_below"] for r in rows)
     top = demo["scopes"]["pooled"]["averaged"]["board"]["rows"][0]
-    assert (top["rank"], top["models_above"], top["models_below"]) == (1, 0, 5)
+    # the planted twins share rank 1: neither is separated above the other
+    assert (top["rank"], top["models_above"], top["models_below"]) == (1, 0, 4)
 
 
 def test_the_count_columns_count_the_models_below(demo):
@@ -97,10 +99,10 @@ def test_the_count_columns_count_the_models_below(demo):
     for r in rows:
         assert int(r[BELOW]) == board[r["model"]]["models_below"]
         assert int(r[BELOW_ROBUST]) == below_robust[r["model"]]
-    assert (rows[0]["rank"], rows[0][BELOW]) == ("1", "5") and rows[-1][BELOW] == "0"
+    assert (rows[0]["rank"], rows[0][BELOW]) == ("1=", "4") and rows[-1][BELOW] == "0"
     text = " ".join(notes)
-    assert "rank = 1 + the number of models identified above it" in text
-    assert f"{BELOW} = how many models this one is identified above" in text
+    assert "rank = the best rank of its interval (1 + the models separated above it)" in text
+    assert f"{BELOW} = how many models this one is separated above" in text
     assert f"{BELOW_ROBUST} = how many models the paper's comparison" in text and "identifies this one above" in text
     assert "identifies above this one" not in text  # the v4 note said the opposite of the column
     md = render_md(demo)

@@ -238,20 +238,20 @@ def test_next_steps_render_v3_keys_when_present(demo):
 def test_leaderboard_markdown_and_csv(demo):
     text = render_md(demo)
     assert (
-        "| rank | model | score | 95% CI | reference | band (min-max) | robust | models below | "
+        "| rank | model | rank interval | score | 95% CI | reference | band (min-max) | robust | models below | "
         "models below (robust items) | configs won |" in text
     )
     plain = text.replace("\\", "")  # Markdown escapes
-    assert "Ranked by the harness-averaged comparison" in plain and "Benjamini-Hochberg" in plain
+    assert "Ranked by the score" in plain and "95% simultaneous coverage" in plain  # AUDITS v5
     assert "## Harness" in text and text.index("- scoring:") < text.index("- template:")
     rows = list(csv.DictReader(io.StringIO(render_csv(demo))))
     assert len(rows) == 6 and sum(int(r["configs won"]) for r in rows) >= 26
     ranks = [int(r["rank"].rstrip("=")) for r in rows]
     assert ranks == sorted(ranks)
-    # rank = 1 + the models identified above it; "models below" counts those it is identified above
+    # the rank interval starts at 1 + the models separated above; "models below" counts those it is above
     board = demo["scopes"]["pooled"]["averaged"]["board"]["rows"]
     above = {r["model"]: r["models_above"] for r in board}
-    assert all(int(r["rank"].rstrip("=")) == 1 + above[r["model"]] for r in rows)
+    assert all(int(r["rank interval"].split("-")[0]) == 1 + above[r["model"]] for r in rows)
     below = {r["model"]: r["models_below"] for r in board}
     assert all(int(r["models below"]) == below[r["model"]] for r in rows)
 
@@ -269,7 +269,7 @@ def test_leaderboard_csv_defuses_formulas(tmp_path):
     r = load_records(path)
     rows = list(csv.reader(io.StringIO(render_csv(audit(r, n_boot=200)))))
     assert all(row[1].startswith("'=HYPERLINK") for row in rows[1:])
-    assert all(row[5] == "-" and row[6] == "-" for row in rows[1:])  # one config: a plain dash, not "'-"
+    assert all(row[6] == "-" and row[7] == "-" for row in rows[1:])  # one config: a plain dash, not "'-"
 
 
 # -- the plugin -----------------------------------------------------------------------------
@@ -282,7 +282,9 @@ def test_plugin_writes_the_leaderboard_and_says_where(pytester, tmp_path):
     out = tmp_path / "board.csv"
     res = pytester.runpytest("--audit", str(d), "--audit-leaderboard", str(out), "--audit-boot", "200", *ARGS)
     text = res.stdout.str()
-    assert out.exists() and out.read_text().startswith('"rank","model","score"')  # every field quoted (issue 46, C04)
+    assert out.exists() and out.read_text().startswith(
+        '"rank","model","rank interval","score"'
+    )  # every field quoted (issue 46, C04)
     assert f"--audit-leaderboard: wrote {out} (" in text
 
 
