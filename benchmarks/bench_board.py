@@ -1,6 +1,6 @@
 """The published board at leaderboard scale (issue 42's target): a simulated 4,000-model,
-100-item, one-configuration board built end to end (band, pairs, both orders, the v4 board)
-and rendered, with the top rank's size under the v4 rule (BH over all pairs) and under Holm
+100-item, one-configuration board built end to end (band, pairs, both orders, the board)
+and rendered, with the top rank's size under the board's rule (AUDITS v5: simultaneous rank intervals) and under Holm
 over all pairs (the identified order's family, the board's rule before v4).
 
     python benchmarks/bench_board.py [models] [items]
@@ -45,9 +45,9 @@ def main(M: int = 4000, N: int = 100, seed: int = 1) -> dict:
         "models": M,
         "items": N,
         "seconds": round(built, 2),
-        "top_rank_bh": len(top),
+        "top_rank_board": len(top),
         "top_rank_holm_tier1": holm_top,
-        "distinct_ranks_bh": len({r["rank"] for r in rows}),
+        "distinct_ranks_board": len({r["rank"] for r in rows}),
         "tiers_holm": len(s["identified"]["tiers"]),
         "top_rank_score_range": [round(min(r["averaged"] for r in top), 3), round(max(r["averaged"] for r in top), 3)],
         "csv_rows": csv.count("\n") - 1,

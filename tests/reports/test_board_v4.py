@@ -106,3 +106,26 @@ def test_large_one_config_board_top_rank_and_counts():
     assert won[best["model"]] == 1
     csv = render_csv({"scopes": {"pooled": s}})
     assert csv.count("\n") == 4001 and "n/a" not in csv
+
+
+def test_board_tiers_line_and_next_steps_name_the_same_first_group():
+    """AUDITS v5 (issue 54's target): on an 8-model, 83-item, 26-configuration board with
+    near-empty robust sets, the board, the averaged line and "what to do next" name one first
+    group, and every pair count in the next steps is the board's separation."""
+    from leaderboard_audit.checks.averaged import averaged_line
+    from leaderboard_audit.reports.next_steps import board_line, board_separates, pair_lines
+
+    s = audit_scopes(arc_like(), ["pooled"], n_boot=200)["pooled"]
+    rows = s["averaged"]["board"]["rows"]
+    first = [r["model"] for r in rows if r["rank"] == 1]
+    line = board_line(s)
+    tiers = averaged_line(s["averaged"])
+    for name in first:
+        assert name in line and name in tiers
+    for r in rows[len(first) :]:
+        assert f" {r['model']}" not in line.split("rank 1", 1)[1]
+    order = [r["model"] for r in s["leaderboard"]]
+    flags = s["averaged"]["board"]["printed_pairs_separated"]
+    assert [board_separates(s, h, lo) for h, lo in zip(order, order[1:])] == flags
+    text = " ".join(pair_lines(s))
+    assert "the averaged comparison separates" not in text  # v4's unadjusted count is gone
