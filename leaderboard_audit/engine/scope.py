@@ -13,6 +13,7 @@ from ..metrics.per_model import DerivedCache, sharing
 from ..records import Records
 from ..settings import DEFAULT_ALPHA, DEFAULT_BOOT, DEFAULT_SEED
 from ..checks.verdicts import skipped
+from ..checks.incomplete_sections import partial_scope_report
 from .scopes import alias_of, scope_records, scopes_of
 
 
@@ -184,7 +185,6 @@ def audit_scope_computed(
         out["verdicts"] = verdicts
         if records.missing is not None:
             from ..checks.incomplete import incomplete_section, is_incomplete
-            from ..checks.incomplete_sections import partial_scope_report
 
             out["incomplete"] = incomplete_section(sc)
             if is_incomplete(sc):  # the descriptive sections: nothing read as if a missing cell were 0

@@ -58,6 +58,33 @@ def rule_note(v5: dict[str, Any], K: int) -> str:
     )
 
 
+def board_row(
+    r: dict[str, Any],
+    ranks: Counter[int],
+    reference: str,
+    band: str,
+    robust: str,
+    below: str,
+    below_robust: str,
+    won: str,
+) -> dict[str, str]:
+    """One published row from a board row ``r`` (its rank, interval, score and CI) and the columns
+    the caller knows (complete and incomplete grids fill them differently)."""
+    return {
+        "rank": f"{r['rank']}=" if ranks[r["rank"]] > 1 else str(r["rank"]),
+        RANKS: interval_cell(r),
+        "model": r["model"],
+        "score": f"{r['averaged']:.3f}",
+        "95% CI": f"{r['ci'][0]:.3f}-{r['ci'][1]:.3f}",
+        "reference": reference,
+        "band (min-max)": band,
+        "robust": robust,
+        BELOW: below,
+        BELOW_ROBUST: below_robust,
+        "configs won": won,
+    }
+
+
 def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
     """One dict per model, in published order, and notes on how to read them (AUDITS v5,
     docs/audits.md "The board"): ranked by the harness-averaged score with simultaneous rank
@@ -88,19 +115,16 @@ def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
         b = by_model.get(m, {})
         lo, hi = wilson(int(b.get("reference_items", round(b.get("reference", 0.0) * n))), n)
         out.append(
-            {
-                "rank": f"{r['rank']}=" if ranks[r["rank"]] > 1 else str(r["rank"]),
-                RANKS: interval_cell(r),
-                "model": m,
-                "score": f"{r['averaged']:.3f}",
-                "95% CI": f"{r['ci'][0]:.3f}-{r['ci'][1]:.3f}",
-                "reference": f"{b['reference']:.3f} ({lo:.3f}-{hi:.3f})" if b else "-",
-                "band (min-max)": "-" if one or not b else f"{b['min']:.3f}-{b['max']:.3f}",
-                "robust": "-" if one or not b else f"{b['robust']:.3f}",
-                BELOW: str(r["models_below"] if "models_below" in r else r["identified_above"]),  # pre-v5 reports
-                BELOW_ROBUST: "-" if one or robust_below is None else str(robust_below.get(m, 0)),
-                "configs won": str(won.get(m, 0)),
-            }
+            board_row(
+                r,
+                ranks,
+                f"{b['reference']:.3f} ({lo:.3f}-{hi:.3f})" if b else "-",
+                "-" if one or not b else f"{b['min']:.3f}-{b['max']:.3f}",
+                "-" if one or not b else f"{b['robust']:.3f}",
+                str(r["models_below"] if "models_below" in r else r["identified_above"]),  # pre-v5 reports
+                "-" if one or robust_below is None else str(robust_below.get(m, 0)),
+                str(won.get(m, 0)),
+            )
         )
     K = s.get("n_configs", 1)
     if v4.get("rank_interval") is not None or any("rank_interval" in r for r in v4["rows"]):
@@ -175,20 +199,9 @@ def _rows_incomplete(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]
             m = r["model"]
             b = by_model.get(m) or {"bounds": {"min": [0, 1], "max": [0, 1], "robust": [0, 1]}, "reference": 0.0}
             lo, hi = wilson(int(b.get("reference_items", round(b.get("reference", 0.0) * n))), n)
+            reference = f"{b['reference']:.3f} ({lo:.3f}-{hi:.3f})"
             out.append(
-                {
-                    "rank": f"{r['rank']}=" if ranks[r["rank"]] > 1 else str(r["rank"]),
-                    RANKS: interval_cell(r),
-                    "model": m,
-                    "score": f"{r['averaged']:.3f}",
-                    "95% CI": f"{r['ci'][0]:.3f}-{r['ci'][1]:.3f}",
-                    "reference": f"{b['reference']:.3f} ({lo:.3f}-{hi:.3f})",
-                    "band (min-max)": band_cell(b),
-                    "robust": robust_cell(m, b),
-                    BELOW: str(r["models_below"]),
-                    BELOW_ROBUST: "-",
-                    "configs won": "-",
-                }
+                board_row(r, ranks, reference, band_cell(b), robust_cell(m, b), str(r["models_below"]), "-", "-")
             )
         notes = [
             head + ".",
