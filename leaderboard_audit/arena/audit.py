@@ -68,11 +68,7 @@ def grid_verdicts(grid: ScoreGrid, scope: str, report: dict[str, Any]) -> list[d
     )
     flagged = [e for e in report["exploit"] if e["flagged"]]
     msg = (
-        "; ".join(
-            f"{e['model']} is {e['as']} only under {e['config']} (lead {e['lead']:.3g} over {e['rival']}, "
-            f"interval above 0), rank elsewhere {e['rank_elsewhere']}"
-            for e in flagged
-        )
+        "; ".join(exploit_text(e, report) for e in flagged)
         if flagged
         else "no model is champion or top-3 under exactly one configuration with a decisive lead"
     )
@@ -288,14 +284,63 @@ def grid_report(grid: ScoreGrid, alpha: float) -> dict[str, Any]:
     }
 
 
+#: win-rate rules: a model's score averages over the opponents it happened to meet
+OPPONENT_MIX_RULES = ("mean_pairwise", "win_share")
+
+
+def ranks_text(e: dict[str, Any], report: dict[str, Any]) -> str:
+    """``mean_pairwise 3, win_share 4, bt_ties_dropped 6``: the rank under the flagged rule, then every other."""
+    col = (report.get("scores") or {}).get(e["config"]) or {}
+    here = col.get(e["model"])
+    there = None if here is None else 1 + sum(1 for v in col.values() if v > here)
+    ranks = {e["config"]: there} | dict(e["rank_elsewhere"])
+    return ", ".join(f"{c} {r}" for c, r in ranks.items() if r is not None)
+
+
+def _opponent_mix(e: dict[str, Any], report: dict[str, Any]) -> str:
+    opp = (report.get("opponents") or {}).get(e["model"])
+    met = f" ({opp} opponents)" if opp is not None else ""
+    if e["config"] in OPPONENT_MIX_RULES:
+        return (
+            f"a win rate depends on the opponent mix: which models it played{met}, not only how strong it is, "
+            "and the Bradley-Terry rules adjust for who it met"
+        )
+    return f"the rules weigh ties, battle order and opponents{met} differently"
+
+
+def exploit_text(e: dict[str, Any], report: dict[str, Any]) -> str:
+    """The exploit verdict's message for one flagged model. On an Arena (battles or counts: UX review M4)
+    it is a rule-dependent rank, not a gamed rule; on a published table, a lone, decisive crown."""
+    if report.get("kind") == "arena":
+        return (
+            f"{e['model']} is {e['as']} only under {e['config']} (lead {e['lead']:.3g} over {e['rival']}, "
+            f"interval above 0): {_opponent_mix(e, report)}; rank under each rule: {ranks_text(e, report)}"
+        )
+    elsewhere = ", ".join(f"{c} {r}" for c, r in e["rank_elsewhere"].items())
+    return (
+        f"{e['model']} is {e['as']} only under {e['config']} (lead {e['lead']:.3g} over {e['rival']}, "
+        f"interval above 0), rank elsewhere: {elsewhere}"
+    )
+
+
+def exploit_step(e: dict[str, Any], report: dict[str, Any]) -> str:
+    """The next step for one flagged model (worded for the input's kind, as ``exploit_text``)."""
+    if report.get("kind") == "arena":
+        return (
+            f"Check {e['model']}'s opponents before its rank: it is {e['as']} only under {e['config']}, "
+            f"decisively; {_opponent_mix(e, report)}. Rank under each rule: {ranks_text(e, report)}."
+        )
+    return (
+        f"Examine {e['model']} first: it is {e['as']} only under {e['config']} and decisively so; "
+        "a lone, decisive crown is how a gamed rule looks (e.g. a constant answer beating length control)."
+    )
+
+
 def next_steps(report: dict[str, Any]) -> list[str]:
     steps = []
     for e in report["exploit"]:
         if e["flagged"]:
-            steps.append(
-                f"Examine {e['model']} first: it is {e['as']} only under {e['config']} and decisively so; "
-                "a lone, decisive crown is how a gamed rule looks (e.g. a constant answer beating length control)."
-            )
+            steps.append(exploit_step(e, report))
     champs = report["champions"]
     if len({m for ms in champs.values() for m in ms}) > 1:
         steps.append("Publish the champion under every rule, or name the rule that decides and why.")

@@ -244,6 +244,18 @@ def _needed(p: dict[str, Any]) -> str:
     return "" if n is None else f"; about {n} needed at the same proportions"
 
 
+def ci_method(n: int, higher_only: int, lower_only: int, ci: Any) -> str:
+    """How the pair's ``ci`` was made, or why it is null (issue 54: never a zero-width interval)."""
+    if ci is None or not n:
+        return "none: no jointly robust items (n = 0), so no interval"
+    if higher_only + lower_only == 0 or higher_only == n or lower_only == n:
+        return (
+            "Wilson score (Newcombe square-and-add): every item resample gives the same difference, "
+            "so a bootstrap percentile would have zero width"
+        )
+    return "bootstrap percentile (item resamples)"
+
+
 def pair_entry(p: PairStats, names: Sequence[str]) -> dict[str, Any]:
     """The report's pair entry for one ``metrics.pairs.PairStats`` (JSON-ready)."""
     return {
@@ -257,6 +269,7 @@ def pair_entry(p: PairStats, names: Sequence[str]) -> dict[str, Any]:
         "lower_only": p.lower_only,
         "robust_diff": num(p.robust_diff),
         "ci": None if p.ci is None else [p.ci[0], p.ci[1]],
+        "ci_method": ci_method(p.robust_items, p.higher_only, p.lower_only, p.ci),
         "p_value": p.p_value,
         "identified": p.identified,
         "robust_tie": p.robust_tie,

@@ -206,9 +206,9 @@ def main(argv: list[str] | None = None) -> int:
             msg = str(exc).replace("--audit-gate", "--gate").replace("--audit-submission", "--submission")
             print(f"leaderboard-audit audit: {msg}", file=sys.stderr)
             return 2
-        print(render_submission_text(report))
+        print(render_submission_text(report, width=terminal_width()))
     else:
-        print(render_summary(report, verdicts, detail=args.summary, hint=cli_hint(given)))
+        print(render_summary(report, verdicts, detail=args.summary, width=terminal_width(), hint=cli_hint(given)))
     failed = write_reports(report, args)
     for line in failed:
         print(f"leaderboard-audit audit: {line}", file=sys.stderr)
@@ -218,6 +218,16 @@ def main(argv: list[str] | None = None) -> int:
         return int(report["submission_audit"]["overall"]["exit_code"])
     statuses = {v["status"] for v in verdicts}
     return 1 if "fail" in statuses or (settings["strict"] and "warn" in statuses) else 0
+
+
+def terminal_width() -> int:
+    """The terminal's width as pytest's plugin reads it (UX review M6: the CLI printed 104-column
+    lines in an 80-column pty): ``COLUMNS`` first, then the terminal; 100 when output is not a terminal."""
+    import shutil
+
+    from ..reports.terminal import WIDTH
+
+    return shutil.get_terminal_size((WIDTH, 24)).columns
 
 
 if __name__ == "__main__":

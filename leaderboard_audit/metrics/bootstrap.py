@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from statistics import NormalDist
+
 import numpy as np
 
 
@@ -82,6 +84,10 @@ def paired_sign_bootstrap_ci(
     the mass is below 1e-40 (``window_half_width``): on 30,000 items with 10% of them +/-1,
     a window of 2,048 values instead of 60,001. Pairs are taken in order of window size,
     in chunks of about ``chunk_cells`` pmf cells. Every ``n`` must be positive.
+
+    Where every resample gives the same difference (no discordant item, or every item
+    discordant one way) the percentile interval has zero width although ``n > 0``: those
+    rows get ``paired_difference_score_ci`` instead (issue 54: no zero-width interval).
     """
     n_plus, n_minus, n = (np.asarray(a, dtype=np.int64).reshape(-1) for a in (n_plus, n_minus, n))
     if np.any(n <= 0):
@@ -111,7 +117,43 @@ def paired_sign_bootstrap_ci(
             hi_v = (np.argmax(cum > j1, axis=1) + lo) / n[idx]
             out[idx, c] = _lerp(lo_v, hi_v, h - j0)
         start = stop
+    flat = degenerate_sign_difference(n_plus, n_minus, n) | (out[:, 1] <= out[:, 0])
+    if flat.any():
+        out[flat] = paired_difference_score_ci(n_plus[flat], n_minus[flat], n[flat], level)
     return out
+
+
+def degenerate_sign_difference(n_plus: np.ndarray, n_minus: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """True where ``(plus - minus) / n`` takes one value under item resampling: no discordant
+    item, or every item discordant in one direction."""
+    n_plus, n_minus, n = (np.asarray(a, dtype=np.int64).reshape(-1) for a in (n_plus, n_minus, n))
+    return (n_plus + n_minus == 0) | (n_plus == n) | (n_minus == n)
+
+
+def paired_difference_score_ci(
+    n_plus: np.ndarray, n_minus: np.ndarray, n: np.ndarray, level: float = 0.95
+) -> np.ndarray:
+    """Score CIs (P x 2) of ``(n_plus - n_minus) / n``: Wilson intervals of the two discordant
+    shares ``n_plus/n`` and ``n_minus/n`` combined by Newcombe's square-and-add (his method 10
+    without the correlation term, so conservative), clipped to [-1, 1]. Unlike a bootstrap
+    percentile it has positive width for every ``n > 0``: 0 of 326 discordant items gives
+    [-0.012, 0.012], not [0, 0]."""
+    n_plus, n_minus, n = (np.asarray(a, dtype=np.float64).reshape(-1) for a in (n_plus, n_minus, n))
+    z = NormalDist().inv_cdf(1.0 - (1.0 - level) / 2.0)
+
+    def wilson(k: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        p = k / n
+        denom = 1.0 + z * z / n
+        centre = (p + z * z / (2.0 * n)) / denom
+        half = z / denom * np.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n))
+        return p, np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+    p1, l1, u1 = wilson(n_plus)
+    p2, l2, u2 = wilson(n_minus)
+    d = p1 - p2
+    lo = d - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+    hi = d + np.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+    return np.column_stack([np.clip(lo, -1.0, 1.0), np.clip(hi, -1.0, 1.0)])
 
 
 def _pow2(x: int) -> int:

@@ -67,6 +67,7 @@ details{margin:.8em 0} summary{cursor:pointer;font-weight:bold}
 .dt-bar{font-size:13px;margin:.4em 0} .dt-bar input{margin-right:.5em} .more{font-size:12px;color:#555}
 .skipped{font-size:13px;color:#555}
 a.m{color:inherit;text-decoration:underline dotted} tr:target{background:#fff3c4}
+code{font-family:ui-monospace,monospace;font-size:.9em;background:#eef1f5;padding:0 .25em;border-radius:3px}
 """
 
 
@@ -397,13 +398,22 @@ def render_html(report: dict[str, Any], max_bytes: int = MAX_BYTES) -> str:
     return text
 
 
+_CODE_SPAN = re.compile(r"`([^`<>\n]+)`")
+
+
+def code_spans(escaped: str) -> str:
+    """Backticked spans of already escaped text as ``<code>`` (UX review M12: not literal backticks);
+    what the span holds was escaped with the rest."""
+    return _CODE_SPAN.sub(r"<code>\1</code>", escaped)
+
+
 def next_section(report: dict[str, Any]) -> str:
     steps = next_steps(report)
     if not steps:
         return ""
     return (
         f'<section id="next"><h2>What to do next{e(steps_scope(report))}</h2><ul class="next">'
-        + "".join(f"<li>{long_text(x, 600)}</li>" for x in steps)
+        + "".join(f"<li>{code_spans(long_text(x, 600))}</li>" for x in steps)
         + "</ul></section>"
     )
 

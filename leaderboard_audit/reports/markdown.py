@@ -31,29 +31,107 @@ from ..checks.tables import (
 )
 from .text import is_format_char, num
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~^$-])")
+# Markdown punctuation that acts anywhere in a line (UX review M11: nothing else is escaped, so
+# the raw file reads as text): code spans, emphasis, links and images, tables, strikethrough,
+# GitHub math, and '#' before a word (GitHub's issue references, '#12')
+_MD_INLINE = re.compile(r"([\\`*\[\]|~$])|#(?=[0-9A-Za-z])")
+# '_' opens or closes emphasis only at a word's edge: 'bt_ties_dropped' stays as it is
+_MD_UNDERSCORES = re.compile(r"_+")
+# what starts a block at a line's start: a list item, a heading, a quote, a setext underline
+_MD_LINE_START = re.compile(r"^(\s*)(?:([-+]|#+)(?=\s|$)|(=+)\s*$|(\d{1,9})([.)])(?=\s|$))")
 STATUS = {"pass": "pass", "warn": "**WARN**", "fail": "**FAIL**"}
 BENCH_DETAILS = True
 
 
 def md(s: Any, width: int | None = None) -> str:
-    """Untrusted text -> inert Markdown (one line)."""
+    """Untrusted text -> inert Markdown (one line).
+
+    Only what Markdown (GitHub's) would act on is escaped, where it would act (UX review M11):
+    ``\\ ` * [ ] | ~ $`` anywhere, ``_`` at a word's edge, ``#`` before a word, and a leading
+    ``-``/``+``/``=``/``#``/``1.`` that would start a block; ``<``, ``>`` and ``&`` become
+    entities (GitHub renders raw HTML) and ``@`` too (mentions), never an apostrophe or a quote."""
     raw = str(s) if width is None else str(s)[: width + 1]  # cut first: a message can be 100,000+ characters
     text = "".join((repr(ch)[1:-1] if is_format_char(ch) else ch) if ch >= " " and ch != "\x7f" else " " for ch in raw)
     if width is not None and len(text) > width:
         text = text[: width - 1] + "…"
+    text = _MD_INLINE.sub(lambda m: "\\" + m.group(0), text)
+    text = _MD_UNDERSCORES.sub(lambda m: _underscores(text, m), text)
+    text = _MD_LINE_START.sub(_escape_block_start, text, count=1)
     # '@' as an entity: GitHub turns '@user' and '@org/team' into mentions (notifications from a
     # bot's comment), and an entity renders as '@' without one (C09)
-    return html.escape(_MD_SPECIAL.sub(r"\\\1", text), quote=True).replace("@", "&#64;")
+    return html.escape(text, quote=False).replace("@", "&#64;")
+
+
+def _escape_block_start(m: re.Match[str]) -> str:
+    if m.group(2) or m.group(3):
+        return m.group(1) + "".join("\\" + ch for ch in m.group(2) or m.group(3))
+    return f"{m.group(1)}{m.group(4)}\\{m.group(5)}"
+
+
+def _underscores(text: str, m: re.Match[str]) -> str:
+    """A run of ``_`` between two letters or digits cannot open or close emphasis; any other is escaped."""
+    before = text[m.start() - 1] if m.start() else " "
+    after = text[m.end()] if m.end() < len(text) else " "
+    if before.isalnum() and after.isalnum():
+        return m.group(0)
+    return "\\_" * len(m.group(0))
+
+
+def md_html(s: Any, width: int | None = None) -> str:
+    """Untrusted text inside a raw HTML block (``<summary>``): entities only, Markdown is not parsed there."""
+    raw = str(s) if width is None else clean_cut(str(s), width)
+    text = "".join((repr(ch)[1:-1] if is_format_char(ch) else ch) if ch >= " " and ch != "\x7f" else " " for ch in raw)
+    return html.escape(text, quote=False).replace("@", "&#64;")
+
+
+def md_code(s: Any) -> str:
+    """``s`` as a code span (inert: Markdown and HTML are not parsed inside one); a span that
+    holds a backtick, ``|`` (a table cell), ``@``, ``<``, ``>``, ``&`` or a control character falls
+    back to ``md`` (entities: the raw text never holds a tag or a mention)."""
+    text = str(s)
+    if (
+        any(ch in "`|@<>&" for ch in text)
+        or any(ch < " " or ch == "\x7f" or is_format_char(ch) for ch in text)
+        or not text.strip()
+    ):
+        return md(text)
+    return f"`{text}`"
+
+
+def md_with_code(s: Any, width: int | None = None) -> str:
+    """``md`` of a sentence whose backticked spans (`leaderboard-audit collect SPEC.toml`) stay code spans (M12)."""
+    text = str(s) if width is None else clean_cut(str(s), width)
+    parts = re.split(r"`([^`\n]+)`", text)
+    return "".join(_span(p) if j % 2 else (md(p) if j == 0 else _md_mid(p)) for j, p in enumerate(parts))
+
+
+def _span(s: str) -> str:
+    """A backticked span: a code span, or (``md_code`` refused it) its text between escaped backticks."""
+    code = md_code(s)
+    return code if code.startswith("`") else f"\\`{_md_mid(s)}\\`"
+
+
+def _md_mid(s: str) -> str:
+    """``md`` of text that does not start a line (nothing at its start can open a block)."""
+    return md("." + s)[1:] if s else ""
+
+
+def clean_cut(s: str, width: int) -> str:
+    return s if len(s) <= width else s[: width - 1] + "…"
 
 
 def _table(headers: list[str], rows: list[list[Any]], max_rows: int | None = None) -> list[str]:
     shown = rows if max_rows is None else rows[:max_rows]
     out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in shown]
+    out += ["| " + " | ".join(_in_cell(str(c)) for c in r) + " |" for r in shown]
     if len(shown) < len(rows):
         out += ["", f"{len(rows) - len(shown):,} more rows left out to fit the size budget: {ELSEWHERE}."]
     return out + [""]
+
+
+def _in_cell(c: str) -> str:
+    """A table cell cannot start a block: a lone '-' (a missing value) needs no escape there."""
+    return "-" if c == "\\-" else c
 
 
 def _status(v: dict[str, Any]) -> str:
@@ -194,7 +272,9 @@ def gate_markdown(report: dict[str, Any], max_bytes: int = COMMENT_BYTES, level:
         out = [f"{'#' * level} Submission gate", ""]
         for t in gate_tables(sub, rows):
             if kind_of(t) == "line":
-                out += [md(t.text), ""]
+                out += [md_options(t.text), ""]
+            elif t.key == "gate-verdicts":
+                out += gate_verdicts_md(t, level + 1)
             else:
                 out += table_md(t, level + 1)
         text = "\n".join(out).rstrip() + "\n"
@@ -205,6 +285,54 @@ def gate_markdown(report: dict[str, Any], max_bytes: int = COMMENT_BYTES, level:
         head = md(_cut(gate_tables(sub, 0)[0].text, max_bytes // 8))
         text = f"{'#' * level} Submission gate\n\n{head}\n\n(tables left out to fit {max_bytes} bytes)\n"
     return text
+
+
+#: a short effect per gate row for the comment's narrow verdict table (the whole effect is in the list below it)
+SHORT_EFFECT = (
+    ("FAILS THE GATE: undecided", "FAILS THE GATE (withheld cells)"),
+    ("FAILS THE GATE", "FAILS THE GATE"),
+    ("context: fails without", "context: pre-existing"),
+    ("context: this check does not gate", "context: not gating"),
+    ("warn the newcomer brings", "new warn"),
+    ("skipped", "skipped"),
+)
+_OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
+
+
+def md_options(s: Any) -> str:
+    """``md`` with every option name (``--audit-strict``) a code span: never broken at its hyphens
+    nor escaped (UX review M10)."""
+    return md_with_code(_OPTION.sub(r"`\1`", str(s)))
+
+
+def short_effect(text: str) -> str:
+    return next((short for head, short in SHORT_EFFECT if text.startswith(head)), text[:30])
+
+
+def gate_verdicts_md(t: Table, level: int) -> list[str]:
+    """The gate's verdicts for a pull-request comment (760 px wide on GitHub, UX review M10): a table of
+    short columns (verdict, status, without it, effect, margin), then each verdict's effect and
+    message as a list item below it, where a long line wraps as prose."""
+    out = [f"{'#' * level} {md(t.title)}", ""]
+    if t.note:
+        out += [md(t.note), ""]
+    rows, notes = [], []
+    for r in t.rows:
+        scope, vid, status, without, _gates, effect, margin, message = r
+        eff = effect.text if kind_of(effect) == "cell" else str(effect)
+        short = short_effect(eff)
+        rows.append(
+            [
+                md_code(vid),
+                cell_md(status),
+                cell_md(without),
+                f"**{md(short)}**" if short.startswith("FAILS") else md(short),
+                cell_md(margin),
+            ]
+        )
+        notes.append(f"- {md_code(vid)} ({md(scope)}): {md_options(eff)}. {md_options(message)}")
+    out += _table(["verdict", "status", "without it", "effect", "margin"], rows)
+    return out + notes + [""]
 
 
 def legend_md(legend: dict[str, Any], max_rows: int | None = None) -> list[str]:
@@ -284,7 +412,11 @@ def cut_to(text: str, max_bytes: int) -> str:
 
 def next_md(report: dict[str, Any]) -> list[str]:
     steps = next_steps(report)
-    return [f"## What to do next{md(steps_scope(report))}", "", *(f"- {md(x)}" for x in steps), ""] if steps else []
+    return (
+        [f"## What to do next{md(steps_scope(report))}", "", *(f"- {md_with_code(x)}" for x in steps), ""]
+        if steps
+        else []
+    )
 
 
 def _render(report: dict[str, Any], all_scopes: bool, max_rows: int | None = None) -> str:
@@ -353,7 +485,7 @@ def _render(report: dict[str, Any], all_scopes: bool, max_rows: int | None = Non
         if j == 0 or not BENCH_DETAILS:
             out += scope_md(name, s, max_rows=max_rows)
         else:
-            out += [f"<details><summary>Scope {md(name)}: {counts_of(s)}</summary>", ""]
+            out += [f"<details><summary>Scope {md_html(name)}: {counts_of(s)}</summary>", ""]
             out += scope_md(name, s, level=3, max_rows=max_rows) + ["</details>", ""]
     if "legend" in report:
         out += legend_md(report["legend"], max_rows)

@@ -146,7 +146,28 @@ def _offender_line(v: dict[str, Any], width: int) -> str:
     return head if room < 12 else head + "  " + clean(v["message"], room)
 
 
-def _board_lines(report: dict[str, Any], rows: int) -> list[str]:
+def fit_columns(t: Table, width: int, keep: int = 3) -> tuple[Table, list[str]]:
+    """``t`` less its rightmost columns (never the first ``keep``: rank, model, score) until its
+    rows fit ``width`` characters (UX review M6), and the headers it left out."""
+    from dataclasses import replace
+
+    n = len(t.headers)
+    while n > keep:
+        cut = replace(
+            t,
+            headers=t.headers[:n],
+            rows=[r[:n] for r in t.rows],
+            widths={j: w for j, w in t.widths.items() if j < n},
+            digits={j: d for j, d in t.digits.items() if j < n},
+        )
+        if max(len(line) for line in render_table(cut).splitlines()) <= width:
+            return cut, t.headers[n:]
+        n -= 1
+    cut = replace(t, headers=t.headers[:keep], rows=[r[:keep] for r in t.rows])
+    return cut, t.headers[keep:]
+
+
+def _board_lines(report: dict[str, Any], rows: int, width: int | None = None) -> list[str]:
     scopes = report["scopes"]
     first = "pooled" if "pooled" in scopes else next(iter(scopes), None)
     if first is None:
@@ -163,7 +184,26 @@ def _board_lines(report: dict[str, Any], rows: int) -> list[str]:
     )
     if board is not None and rows > 0:
         board = narrow_board(board, s["n_configs"])
+        left: list[str] = []
+        if width is not None:
+            board, left = fit_columns(
+                Table(
+                    board.key,
+                    board.title,
+                    board.headers,
+                    board.rows[:rows],
+                    board.note,
+                    board.detail,
+                    board.widths,
+                    board.digits,
+                ),
+                width,
+            )
         lines += render_table(board, max_rows=rows).splitlines()
+        if left:
+            lines.append(
+                f"(columns left out at this width: {', '.join(left)}; --summary full or the reports have them)"
+            )
     elif board is not None:  # never silently (UX review 2026-12-04 #8); in the heading's place, no extra line
         lines[0] = (
             f"--- {clean(first)}: {count(s['n_models'], 'model')} x {count(s['n_items'], 'item')} x "
@@ -208,7 +248,7 @@ def render_short(
     # +1: the closing "audit:" line; reserve: lines the caller prints after it (pytest's counts line)
     fixed = len(head) + len(todo) + len(checks) + len(tail) + 1 + reserve
     for board_rows, per in ((TOP_ROWS, OFFENDERS), (5, 3), (5, 1), (3, 1), (0, 1), (0, 0)):
-        board = _wrapped(_board_lines(report, board_rows), width)  # rows 0: the summary lines alone
+        board = _wrapped(_board_lines(report, board_rows, width), width)  # rows 0: the summary lines alone
         offenders = _offenders(by_check, bad_checks, per, width) if per else []
         if fixed + len(board) + 1 + len(offenders) <= SHORT_LINES:
             break

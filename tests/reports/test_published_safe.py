@@ -154,7 +154,7 @@ def test_the_gate_comment_cannot_mention_anyone(tmp_path):
     in the sticky PR comment."""
     from leaderboard_audit.reports.markdown import md, render_markdown
 
-    assert md("x,@org/security-team") == "x,&#64;org/security\\-team"
+    assert md("x,@org/security-team") == "x,&#64;org/security-team"
     assert md("@user [x](http://evil.example) <img src=x>").count("@") == 0
     recs = board_of(tmp_path, ["atlas-70b", "x,@org/security-team", "dune-1b"])
     from leaderboard_audit.engine import audit

@@ -67,7 +67,7 @@ def test_what_to_do_next_names_its_scope_when_pooled_is_not_shown(demo_report):
     assert "what to do next:" in render_short(demo_report, verdicts(demo_report), width=120)
     only = {**demo_report, "scopes": {"mmlu": demo_report["scopes"]["mmlu"]}}
     assert "what to do next (scope mmlu):" in render_short(only, verdicts(only), width=120)
-    assert "## What to do next \\(scope mmlu\\)" in render_markdown(only)
+    assert "## What to do next (scope mmlu)" in render_markdown(only)
     assert "<h2>What to do next (scope mmlu)</h2>" in render_html(only)
 
 
