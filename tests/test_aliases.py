@@ -55,6 +55,7 @@ def test_collect_accepts_the_engine_alias(capsys):
     assert "argument --engine: 'vlm' is not one of {vllm,transformers (alias hf)," in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_pytest_accepts_an_audit_format_alias(pytester):
     r = pytester.runpytest_subprocess(
         "-p", "no:cacheprovider", "--co", "-q", f"--audit={REPO / 'fixtures' / 'tiny'}", "--audit-format", "Records"

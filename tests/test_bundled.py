@@ -50,6 +50,7 @@ def test_demo_copy_writes_the_records_and_refuses_a_full_folder(tmp_path, capsys
     assert not list(tmp_path.glob(".*tmp-demo"))
 
 
+@pytest.mark.slow
 def test_demo_is_the_audit_of_the_bundled_records(capsys):
     assert bundled.demo_dir() == DEMO
     assert cli_main(["demo", "--alpha", "0.05"]) == 1  # the demo fails on purpose

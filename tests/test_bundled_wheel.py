@@ -19,7 +19,7 @@ import pytest
 from helpers.paths import REPO
 from helpers.wheel import clean_env, fresh_venv, run
 
-pytestmark = pytest.mark.wheel
+pytestmark = [pytest.mark.wheel, pytest.mark.slow]  # -m "not slow" (the inner loop) leaves it out
 
 # pip byte-compiles every module it installs unless told not to: 25 of the install's 45 s
 # (numpy, scipy, pandas, pyarrow), and nothing this test checks depends on .pyc files

@@ -90,6 +90,7 @@ def test_a_short_judge_is_a_fail_not_a_keyerror(run):
     assert mine and all(v["status"] == "fail" and "returned 0 verdicts for" in v["message"] for v in mine)
 
 
+@pytest.mark.slow
 def test_a_registered_check_cannot_shadow_a_bundled_verdict_id(run):
     _, ok_rep = run("ok")
     _, rep = run("dupid")
@@ -104,6 +105,7 @@ def test_a_registered_check_cannot_shadow_a_bundled_verdict_id(run):
     assert bundled_of(rep) == bundled_of(ok_rep)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("entry", "needle"),
     [("band = uc_demo:Band", "two checks are named 'band'"), ("uc_missing = no_such_module:X", "failed to load")],

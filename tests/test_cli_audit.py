@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from leaderboard_audit.cli.main import main
 from leaderboard_audit.records import load_records
 from leaderboard_audit.engine import audit, dumps_report
@@ -14,6 +16,7 @@ TINY = REPO / "fixtures" / "tiny"
 DEMO = REPO / "fixtures" / "demo"
 
 
+@pytest.mark.slow
 def test_audit_command_writes_the_library_report(tmp_path, capsys):
     out = tmp_path / "r.json"
     rc = main(["audit", str(DEMO), "--json", str(out)])
@@ -103,6 +106,7 @@ def test_audit_summary_full_prints_every_table(capsys):
     assert "verdicts needing attention" in full
 
 
+@pytest.mark.slow
 def test_audit_submission_is_the_gate(tmp_path, capsys):
     """pytest has --audit-submission; the CLI had no gate (UX review 2026-12-04 #19)."""
     demo = REPO / "fixtures" / "demo"

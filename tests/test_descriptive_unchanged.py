@@ -86,7 +86,10 @@ def expected() -> dict[str, Any]:
     return json.loads(EXPECTED.read_text())
 
 
-@pytest.mark.parametrize("fixture", FIXTURES)
+# demo and real: whole audits, 2.5 to 5 s each (the slow tier)
+@pytest.mark.parametrize(
+    "fixture", [pytest.param(f, marks=pytest.mark.slow) if f in ("demo", "real") else f for f in FIXTURES]
+)
 def test_descriptive_quantities_keep_their_v3_values(fixture, expected):
     from helpers.paths import REPO
 

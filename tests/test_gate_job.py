@@ -144,6 +144,7 @@ def test_expressions_are_substituted_as_text_before_the_shell():
 # -- (a) the honest pull request ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_honest_pr_reaches_the_audit_and_the_comment_is_sticky(boards, tmp_path):
     base, board = boards
     state = tmp_path / "state"
@@ -184,6 +185,7 @@ def test_honest_pr_reaches_the_audit_and_the_comment_is_sticky(boards, tmp_path)
     assert calls[-1]["endpoint"] == f"repos/board/leaderboard/issues/comments/{posted[0]['id']}"
 
 
+@pytest.mark.slow
 def test_a_pr_without_a_model_file_passes_without_an_audit(boards, tmp_path):
     base, _ = boards
     pr = pr_tree(tmp_path, base)
@@ -198,6 +200,7 @@ def test_a_pr_without_a_model_file_passes_without_an_audit(boards, tmp_path):
 # -- the install step: the pinned wheel, installed for real ---------------------------------
 
 
+@pytest.mark.slow
 def test_the_job_installs_the_pinned_wheel_into_a_fresh_python(boards, tmp_path):
     base, board = boards
     pr = pr_tree(tmp_path, base)
@@ -213,6 +216,7 @@ def test_the_job_installs_the_pinned_wheel_into_a_fresh_python(boards, tmp_path)
     assert not list((work / "runner_cache").glob("leaderboard_audit*"))  # the cache never had it
 
 
+@pytest.mark.slow
 def test_a_wheel_that_does_not_match_its_pin_is_not_installed(boards, tmp_path):
     base0, board = boards
     base = pr_tree(tmp_path, base0, "base")
@@ -228,6 +232,7 @@ def test_a_wheel_that_does_not_match_its_pin_is_not_installed(boards, tmp_path):
     assert s[GUARD]["outcome"] == "skipped" and s[AUDIT]["outcome"] == "skipped"
 
 
+@pytest.mark.slow
 def test_without_the_install_step_nothing_provides_the_tool(boards, tmp_path):
     """The emulation does not hand the job the package: its python is a fresh venv."""
     base0, board = boards
@@ -272,6 +277,7 @@ def hostile(kind: str, pr: Path, board: Path, marker: Path) -> None:
         raise AssertionError(kind)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["help", "plugin", "shell-name"])
 def test_hostile_pr_runs_nothing_and_is_refused_at_the_guard(boards, tmp_path, kind):
     base, board = boards
@@ -294,6 +300,7 @@ def test_hostile_pr_runs_nothing_and_is_refused_at_the_guard(boards, tmp_path, k
     assert not (Path(r["workspace"]) / "gate.md").exists()
 
 
+@pytest.mark.slow
 def test_a_records_link_is_refused(boards, tmp_path):
     base, board = boards
     pr = pr_tree(tmp_path, base)
@@ -337,6 +344,7 @@ jobs:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["help", "plugin", "shell-name"])
 def test_the_emulation_catches_the_insecure_job(boards, tmp_path, kind):
     """Without the guard, -c and env:, the same PRs get through: the help exits 0 with no
@@ -358,6 +366,7 @@ def test_the_emulation_catches_the_insecure_job(boards, tmp_path, kind):
         assert "auditing newbie" in last["script"] and (work / "home" / "PWNED").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["help", "plugin", "shell-name"])
 def test_without_the_guard_step_the_audit_step_alone_runs_nothing(boards, tmp_path, kind):
     """Defence in depth: with the guard step removed, ``-c`` of the trusted ini,
@@ -380,6 +389,7 @@ def test_without_the_guard_step_the_audit_step_alone_runs_nothing(boards, tmp_pa
     assert not list(tmp_path.rglob("PWNED")) and not list(tmp_path.rglob("MARKER"))
 
 
+@pytest.mark.slow
 def test_a_changed_model_file_is_audited_as_a_submission(boards, tmp_path):
     base, _ = boards
     pr = pr_tree(tmp_path, base)
@@ -403,6 +413,7 @@ def _flat_newcomer(pr: Path, board: Path) -> None:
             f.write(json.dumps({**row, "model": "newbie", "benchmark": "bench"}) + "\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kind, named",
     [
@@ -430,6 +441,7 @@ def test_a_pr_that_changes_what_the_gate_does_not_audit_fails_it_with_the_reason
     assert f"  {named}\n" in s[AUDIT]["output"]
 
 
+@pytest.mark.slow
 def test_a_board_that_cannot_be_audited_fails_the_gate_even_when_the_pr_adds_no_model(boards, tmp_path):
     """Fail closed: with no model file to audit, the job still loads the PR's records."""
     base, _ = boards

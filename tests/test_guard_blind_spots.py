@@ -49,6 +49,7 @@ def test_code_beside_a_file_source_is_refused(pytester, monkeypatch):
     usage_error(result, "refusing a records path", "evil_records_plugin.py")
 
 
+@pytest.mark.slow
 def test_a_file_source_in_the_project_folder_is_audited(pytester, monkeypatch):
     monkeypatch.setenv("LEADERBOARD_AUDIT_CACHE", "off")
     write_packed(load_records(TINY), pytester.path / "records.arrow")

@@ -213,6 +213,7 @@ def _run(*code_or_args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *code_or_args], capture_output=True, text=True, cwd=cwd)
 
 
+@pytest.mark.slow
 def test_third_party_importer_through_an_entry_point(toy_site, tmp_path):
     from helpers.builders import stable_records
 

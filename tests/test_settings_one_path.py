@@ -8,6 +8,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from leaderboard_audit.cli.main import main
 from helpers.paths import REPO
 
@@ -27,6 +29,7 @@ def _verdicts(path: Path) -> dict[str, tuple]:
     return {v["id"]: (v["status"], v["value"], v["margin"]) for s in rep["scopes"].values() for v in s["verdicts"]}
 
 
+@pytest.mark.slow
 def test_cli_and_plugin_give_identical_verdicts_under_a_pyproject_table(pytester, tmp_path, monkeypatch):
     recs = tmp_path / "real"  # outside any project: only the table below applies
     shutil.copytree(REAL, recs, ignore=shutil.ignore_patterns("_raw"))

@@ -149,6 +149,7 @@ def test_one_configuration_skips_are_not_passes():
     assert "2 skipped" in text
 
 
+@pytest.mark.slow
 def test_gate_markdown_fits_a_pr_comment_on_a_4278_model_board():
     r = big_board()
     sub = submission_audit(r, [r.models[2000]], n_boot=100)
@@ -314,6 +315,7 @@ def test_gate_unknown_model_is_a_usage_error(pytester, demo_dir):
     r.stderr.fnmatch_lines(["*--audit-submission 'dune-1' (closest: 'dune-1b'): not in the records (6 models*"])
 
 
+@pytest.mark.slow
 def test_gate_repeatable_and_under_xdist(pytester, demo_dir, tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     args = ("--audit", str(demo_dir), "--audit-submission", "dune-1b", "--audit-submission", "cirrus-3b-dpo", *ARGS)
@@ -331,6 +333,7 @@ def test_gate_repeatable_and_under_xdist(pytester, demo_dir, tmp_path):
     assert line and line == [x for x in r2.stdout.lines if x.startswith("submission dune-1b, cirrus-3b-dpo: ")]
 
 
+@pytest.mark.slow
 def test_committed_fixture_plus_one_extra_model(pytester, tmp_path):
     """Acceptance: the committed fixture grid plus one newcomer; the exit code is the one
     the report and the state line announce."""

@@ -37,7 +37,15 @@ def assert_margins_agree(report: dict) -> int:
     return seen
 
 
-@pytest.mark.parametrize("fixture", ["tiny", "demo", "real", "release/records"])
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "tiny",
+        pytest.param("demo", marks=pytest.mark.slow),
+        pytest.param("real", marks=pytest.mark.slow),
+        "release/records",
+    ],
+)
 def test_every_fixture_verdict_has_a_margin_that_agrees(fixture):
     path = FIXTURES / fixture
     if not path.exists():
@@ -64,6 +72,7 @@ def generated(seed: int, n_models: int, n_items: int, n_configs: int, n_bench: i
     return Records(np.ascontiguousarray(C), tuple(f"m{j}" for j in range(n_models)), items, grid)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**31),

@@ -93,6 +93,7 @@ def null_table(rng: np.random.Generator, M: int = 8, n: int = 60):
     return out.table("null")
 
 
+@pytest.mark.slow
 def test_false_alarms_under_no_real_differences():
     rng = np.random.default_rng(47)
     runs = 400

@@ -157,6 +157,7 @@ def test_table_errors_name_the_line(tmp_path):
     assert t.configs == ("judge_a", "judge_b") and t.se is not None and np.isnan(t.se[:, 1]).all()
 
 
+@pytest.mark.slow
 def test_outputs_written_under_xdist(pytester):
     pytest.importorskip("xdist")
     src = pytester.path / "board.csv"

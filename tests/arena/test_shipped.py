@@ -31,6 +31,7 @@ def test_arena_counts_read_as_shipped():
     assert (len(pc.models), len(pc.i), pc.n_battles) == (129, 3460, 1_670_250)
 
 
+@pytest.mark.slow
 def test_arena_champions(arena_report):
     champs = arena_report["champions"]
     assert len({m for ms in champs.values() for m in ms}) >= 2
@@ -44,6 +45,7 @@ def test_arena_champions(arena_report):
     assert verdict["status"] == "fail" and verdict["value"] == 2
 
 
+@pytest.mark.slow
 def test_arena_tiers_from_1000_resamples(arena_report):
     ident = arena_report["identified"]
     assert arena_report["bootstrap"] == 1000
@@ -57,6 +59,7 @@ def test_arena_tiers_from_1000_resamples(arena_report):
     assert all([pos[m] for m in t] == sorted(pos[m] for m in t) for t in tiers)
 
 
+@pytest.mark.slow
 def test_arena_rank_ranges(arena_report):
     rows = {r["model"]: r for r in arena_report["rank_ranges"]}
     assert rows["gpt-3.5-turbo-0314"]["best"] == 1

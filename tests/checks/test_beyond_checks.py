@@ -51,6 +51,7 @@ def same_everywhere(n_bench: int = 3) -> Records:
     return Records(C, ("alpha", "beta", "gamma"), items, g)
 
 
+@pytest.mark.slow
 def test_mix_fails_naming_the_benchmark_that_carries_the_champion_claim():
     # AUDITS v4: bolt's ll win must be beyond item sampling under random drops too (50 v 4 items
     # only one of the two gets right, c alone giving 50 v 0), or random drops of 50 items undo it
@@ -81,6 +82,7 @@ def test_mix_fails_naming_the_benchmark_that_carries_the_champion_claim():
     assert not any(k in mix["checks"] for k in ("flip", "compliance", "robust_subset", "mix"))
 
 
+@pytest.mark.slow
 def test_mix_a_weak_claim_is_not_specific_to_the_benchmark():
     # the default plant (c: 40 v 10 under ll) fails champions on the full board, but random drops
     # of 50 items undo that fail about as often as dropping c: not specific (v3 failed mix[c])
@@ -92,6 +94,7 @@ def test_mix_a_weak_claim_is_not_specific_to_the_benchmark():
     assert ch["p"] > rep["scopes"]["pooled"]["mix"]["specific_level"]
 
 
+@pytest.mark.slow
 def test_mix_summary_line_counts_changes_that_random_drops_explain():
     """Exchangeable benchmarks: verdicts change without some benchmark, none specifically (every
     mix verdict passes); the summary says so rather than that nothing changed."""
@@ -149,6 +152,7 @@ def test_headline_from_sections_equals_headline_numbers():
             assert got[key] == val, key
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (REAL / "grid.json").exists(), reason="fixtures/real missing")
 def test_real_fixture_sections_and_renderings():
     r = load_records(REAL)
@@ -193,6 +197,7 @@ def test_real_fixture_sections_and_renderings():
     assert "fragile rate by margin decile" in html
 
 
+@pytest.mark.slow
 def test_sections_skipped_without_margins_and_predictions():
     rep = audit(simulate(demo_spec(items_per_benchmark=40)), n_boot=500)
     pooled = rep["scopes"]["pooled"]
@@ -210,6 +215,7 @@ def test_new_checks_are_registered_after_the_paper_checks():
         assert registry()[n].cases(None) == []  # report sections: no test of their own
 
 
+@pytest.mark.slow
 def test_plugin_runs_test_mix_per_benchmark(pytester, tmp_path):
     d = write(carried_by_one_benchmark(), tmp_path / "carried")
     result = pytester.runpytest("--audit", str(d), "-k", "mix", "--audit-boot", "2000", *ARGS)
@@ -251,6 +257,7 @@ def test_degenerate_grids_give_valid_sections(n_models, n_items, configs):
     render_markdown(rep)
 
 
+@pytest.mark.slow
 def test_release_style_records_with_unparsed_counts_only():
     from dataclasses import replace as dc_replace
 

@@ -218,6 +218,7 @@ def test_report_only_checks_have_no_cases():
             assert by_check[name] == [], name
 
 
+@pytest.mark.slow
 def test_scope_results_carry_no_in_process_objects():
     """A scope's result is JSON-ready as it is (no ``Scope`` handle riding in it): the plugin
     keeps the handle apart (``audit_scope_computed``)."""
@@ -233,6 +234,7 @@ def test_scope_results_carry_no_in_process_objects():
     assert isinstance(handle, Scope) and json.loads(json.dumps(report)) == report
 
 
+@pytest.mark.slow
 def test_a_bundled_check_is_one_file(tmp_path):
     """docs/checks.md, "A bundled check: one file": its module, added to a copy of the package
     with no other edit, is registered in its place, collected as ``test_min_robust``, judged

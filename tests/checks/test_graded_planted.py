@@ -72,6 +72,7 @@ def test_length_exploiting_model_is_flagged(tmp_path):
 TESTED = ("band", "axes", "champions", "manufactured", "ranking")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [47])
 def test_false_alarms_under_no_real_differences(seed):
     rng = np.random.default_rng(seed)

@@ -22,6 +22,7 @@ from leaderboard_audit.checks import Thresholds
 exchangeable = exchangeable_spec
 
 
+@pytest.mark.slow
 def test_mix_on_exchangeable_benchmarks_fails_at_most_five_percent_of_grids():
     # the v2 rule failed 99 of 100 such grids; v3 with 0.05 a benchmark failed 6-10% of them and
     # warned on 93-100% (review T9: any status change warned). v4: Monte-Carlo p, Bonferroni over

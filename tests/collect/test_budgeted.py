@@ -75,6 +75,7 @@ def test_budgeted_collection_observes_what_the_replay_of_the_full_grid_observes(
     assert set(cells) == _observed(got)
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_is_byte_identical_and_recomputes_no_checkpoint(tmp_path):
     ref = collect(_budget_spec(tmp_path / "a", "budget = 0.3", "budget_seed = 2"), progress=False)
     spec = _budget_spec(tmp_path / "b", "budget = 0.3", "budget_seed = 2")

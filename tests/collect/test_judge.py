@@ -345,6 +345,7 @@ def test_a_shared_engine_keeps_each_entrys_provenance(tmp_path: Path) -> None:
     assert files["model_judgment/j1/raw.jsonl"]["provenance"]["model_source"] == "j1"
 
 
+@pytest.mark.slow
 @needs_bench
 def test_a_killed_run_resumes_keeping_the_finished_files(tmp_path: Path) -> None:
     import os

@@ -109,6 +109,7 @@ def test_order_follows_the_sample():
     assert ref not in p.order.tolist()[0]
 
 
+@pytest.mark.slow
 def test_replayed_records_read_back_and_are_deterministic(tmp_path):
     from leaderboard_audit.records import write_records
 

@@ -56,6 +56,7 @@ def test_second_run_is_a_no_op_and_identical(tmp_path, capsys):
     assert "resumed" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_sigkill_mid_run_then_resume_is_byte_identical(tmp_path):
     spec_a = _spec(tmp_path / "a")
     ref = collect(spec_a, progress=False)

@@ -37,6 +37,7 @@ def band_statuses(records: Records) -> dict[str, tuple[str, bool]]:
     }
 
 
+@pytest.mark.slow
 def test_the_verdict_rounds_decide_band_fails_the_robust_first_plan_does_not():
     full = planted()
     truth = band_statuses(full)

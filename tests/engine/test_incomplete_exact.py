@@ -21,6 +21,8 @@ from leaderboard_audit.records.simulate import SimModel, SimSpec, simulate
 from helpers.builders import stable_records
 
 ROOT = Path(__file__).resolve().parents[2]
+# every test here audits fixtures/real (or a replay of it) several times: 5 to 50 s each
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,7 @@ def demo():
     return records
 
 
+@pytest.mark.slow
 def test_workers_give_the_serial_bytes(demo):
     serial = dumps_report(audit(demo, n_boot=300))
     assert parallel.mix_splits(demo)  # four benchmarks: mix runs as the third stage
@@ -44,12 +45,14 @@ def test_two_benchmarks_and_one_benchmark_give_the_serial_bytes(demo):
         assert dumps_report(audit(records, n_boot=200, workers=2)) == dumps_report(audit(records, n_boot=200))
 
 
+@pytest.mark.slow
 def test_without_fork_the_scopes_are_computed_serially(demo, monkeypatch):
     monkeypatch.setattr(parallel, "can_fork", lambda: False)
     monkeypatch.setattr(parallel, "_pool", lambda workers: pytest.fail("a pool was made"))
     assert dumps_report(audit(demo, n_boot=300, workers=2)) == dumps_report(audit(demo, n_boot=300))
 
 
+@pytest.mark.slow
 def test_no_quantity_of_the_records_tensor_is_computed_twice(demo, tmp_path, monkeypatch):
     """Every derived value of the records' own tensor (a view of its memory: the benchmarks'
     slices, the pooled tensor) is computed by one process only; the parent adopts what the

@@ -189,6 +189,7 @@ def test_fuzz_helm_json(tmp_path_factory, data, which):
 INSPECT_JSON = DATA / "inspect" / "json"
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data(), which=st.integers(0, 1))
 def test_fuzz_inspect_json_log(tmp_path_factory, data, which):

@@ -196,6 +196,7 @@ def test_tiers_and_edges_are_consistent(C, alpha):
         assert io.reason
 
 
+@pytest.mark.slow
 def test_adjacent_counts_agree_with_the_pairs_section():
     from leaderboard_audit.engine import audit_scope
     from leaderboard_audit.records.simulate import demo_spec, simulate

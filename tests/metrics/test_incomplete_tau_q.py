@@ -5,6 +5,7 @@ counts of the harness-averaged order (``above_bounds``)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,6 +40,7 @@ def completions(rng, seen, missing, n=40):
         yield seen | (unknown & (rng.random(seen.shape) < rng.uniform(0, 1)))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(grid=GRIDS, p=st.sampled_from([0.1, 0.3, 0.6]))
 def test_cochran_q_lies_within_its_bounds(grid, p):
@@ -59,6 +61,7 @@ def test_cochran_q_lies_within_its_bounds(grid, p):
                 assert q[m] <= q_hi[m] + 1e-9, (m, q[m], q_hi[m])
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(grid=GRIDS, p=st.sampled_from([0.1, 0.3, 0.6]))
 def test_kendall_tau_lies_within_its_bounds(grid, p):
@@ -103,6 +106,7 @@ def exhaustive(seen, missing):
     return out.reshape((-1, *seen.shape[1:]))
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, derandomize=True)
 @given(N=st.integers(2, 8), K=st.integers(2, 5), seed=st.integers(0, 2**32 - 1))
 def test_cochran_q_low_bound_holds_exhaustively_with_whole_columns_observed(N, K, seed):

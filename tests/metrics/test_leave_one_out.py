@@ -42,6 +42,7 @@ def test_planted_benchmark_alone_carries_the_champion_claim():
     assert "champion_count" not in other and "champion_set" not in other
 
 
+@pytest.mark.slow
 def test_headline_numbers_agree_with_the_pooled_report():
     r = simulate(demo_spec(items_per_benchmark=60, seed=2))
     h = headline_numbers(r, seed=7, n_boot=2000)

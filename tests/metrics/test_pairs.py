@@ -142,6 +142,7 @@ def test_items_needed_equals_brute_force():
         assert (p_at(h, lo, J, np.arange(got // 2, got)) > 0.05).all()  # nothing smaller from half of it on
 
 
+@pytest.mark.slow
 def test_items_needed_windows_find_what_one_whole_scan_finds():
     """``items_needed`` passes over windows of sizes that provably hold no candidate; the
     scan it replaced built every size from half the estimate on, in batches as wide as the

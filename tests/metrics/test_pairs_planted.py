@@ -17,6 +17,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 import numpy as np
+import pytest
 
 from leaderboard_audit.metrics.identified import identified_order, sign_test_p
 from leaderboard_audit.metrics.pairs import adjacent_pairs, pair_cis
@@ -57,6 +58,7 @@ def power_curve() -> dict[float, tuple[float, float, float]]:
     return out
 
 
+@pytest.mark.slow
 def test_null_false_alarm_rate_of_the_pair_tests():
     counts = pair_counts(0.0, range(10_000, 10_000 + NULL_SEEDS))
     assert counts[:, 2].min() > 100  # enough jointly robust items to test
@@ -68,6 +70,7 @@ def test_null_false_alarm_rate_of_the_pair_tests():
     assert abs(float(up.mean()) - float(down.mean())) <= 0.02  # no direction is favoured
 
 
+@pytest.mark.slow
 def test_null_family_wise_rate_of_the_identified_order():
     names = ("a", "b", "c", "d", "e")
     any_edge = 0
@@ -77,6 +80,7 @@ def test_null_family_wise_rate_of_the_identified_order():
     assert any_edge / 400 <= 0.05, any_edge
 
 
+@pytest.mark.slow
 def test_power_grows_with_the_effect():
     curve = power_curve()
     boot = [curve[d][0] for d in EFFECTS]
@@ -109,6 +113,7 @@ def test_twins_are_manufactured_by_the_harness():
     assert manufactured >= 100 and harness >= 0.95 * manufactured, (manufactured, harness)
 
 
+@pytest.mark.slow
 def test_demo_plants_every_truth():
     from leaderboard_audit.engine import audit_scope
     from leaderboard_audit.records.simulate import demo_spec

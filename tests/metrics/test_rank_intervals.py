@@ -92,6 +92,7 @@ def test_item_scores_average_the_configurations() -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "K"), [("null", 1), ("null", 26), ("spaced", 1), ("spaced", 26)])
 def test_planted_boards_are_covered_simultaneously(kind: str, K: int) -> None:
     """Boards with known population scores (benchmarks/bench_rank_intervals.py's generator):

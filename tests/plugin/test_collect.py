@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from helpers.collect import _spec
 
 
@@ -40,6 +42,7 @@ fake.FakeEngine.__init__ = _logged_init
 """
 
 
+@pytest.mark.slow
 def test_audit_collect_under_xdist_collects_once(pytester, tmp_path, monkeypatch):
     spec = _spec(tmp_path)
     log = tmp_path / "engines.log"

@@ -40,6 +40,7 @@ REFUSED = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra", [(), ("-n", "2")])
 def test_pytest_audits_incomplete_records_and_strict_fails_the_undecided(pytester, tmp_path, extra):
     path = incomplete(tmp_path)
@@ -57,6 +58,7 @@ def test_pytest_audits_incomplete_records_and_strict_fails_the_undecided(pyteste
     assert "undecided on an incomplete grid" in strict.stdout.str()
 
 
+@pytest.mark.slow
 def test_pytest_refuses_records_missing_reference_cells(pytester, tmp_path):
     path = incomplete(tmp_path, reference=True)
     for cache in ("off", str(tmp_path / "cache")):

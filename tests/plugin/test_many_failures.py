@@ -29,6 +29,7 @@ def many_dir(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_failure_section_is_left_out_above_the_limit(pytester, many_dir):
     result = pytester.runpytest("--audit", str(many_dir), "-k", "band", *ARGS)
     failed = result.parseoutcomes()["failed"]
@@ -39,6 +40,7 @@ def test_failure_section_is_left_out_above_the_limit(pytester, many_dir):
     assert "leaderboard audit" in text  # the audit's own summary still runs
 
 
+@pytest.mark.slow
 def test_tb_given_keeps_the_failure_section(pytester, many_dir):
     result = pytester.runpytest("--audit", str(many_dir), "-k", "band", "--tb=short", *ARGS)
     text = result.stdout.str()

@@ -72,6 +72,7 @@ def test_k_selects_checks(pytester, demo_dir):
     assert len(ids) == 5 and all("test_manufactured[mmlu-" in line for line in ids)
 
 
+@pytest.mark.slow
 def test_json_report_schema_and_determinism(pytester, demo_dir, tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     pytester.runpytest("--audit", str(demo_dir), "--audit-report", str(a), *ARGS)
@@ -104,7 +105,8 @@ def test_json_report_schema_and_determinism(pytester, demo_dir, tmp_path):
     assert c.ret == 1 and a.read_bytes() != b.read_bytes()
 
 
-@pytest.mark.parametrize("records", ["demo_dir", "stable_dir"])  # four benchmarks; one (pooled folded in)
+# demo_dir: four benchmarks; stable_dir: one (pooled folded in), the fast tier's smoke test of -n 2
+@pytest.mark.parametrize("records", [pytest.param("demo_dir", marks=pytest.mark.slow), "stable_dir"])
 def test_xdist_gives_identical_report_and_summary(pytester, records, request, tmp_path):
     demo_dir = request.getfixturevalue(records)
     a, b = tmp_path / "n0.json", tmp_path / "n2.json"
@@ -201,6 +203,7 @@ def pytest_unconfigure(config):
 """
 
 
+@pytest.mark.slow
 def test_a_process_that_ends_with_its_run_leaves_the_heap_frozen(pytester, stable_dir, tmp_path, monkeypatch):
     """The run of the process's own command line (serial, or the xdist controller, which
     computes the audit) keeps its frozen heap to the end: pytest's closing gc passes and the
@@ -332,6 +335,7 @@ def test_audit_lm_eval_runs_directly(pytester, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_k_progress_letters_stay_on_the_progress_line(pytester, demo_dir):
     """The terminal flush before a scope is computed ran inside the test's captured setup, so
     progress letters landed in "Captured stdout setup" blocks and the progress line was short

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from leaderboard_audit.plugin.results import json_normal, report_copy
 
@@ -93,6 +94,7 @@ def test_progress_is_written_a_line_at_a_time_on_a_written_through_pipe(pytester
     assert re.search(r"^[.FWsx]+ +\[ *\d+%\]$", out, re.M), out[-3000:]  # progress lines as pytest writes them
 
 
+@pytest.mark.slow
 def test_progress_on_a_pipe_is_flushed_a_line_at_a_time(pytester):
     """pytest flushes its terminal after every test; on a pipe the audit flushes it when a
     progress line is complete (or FLUSH_EVERY_S has passed), so a run makes far fewer

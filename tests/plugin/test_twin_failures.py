@@ -5,6 +5,9 @@ in full beside its benchmark twin)."""
 from __future__ import annotations
 
 import re
+
+import pytest
+
 from helpers.paths import REPO
 
 TINY = REPO / "fixtures" / "tiny"
@@ -54,6 +57,7 @@ def _header_counts(html: str, md: str) -> tuple[tuple[int, ...], tuple[int, ...]
     return tuple(map(int, h.groups())), tuple(map(int, m.groups()))
 
 
+@pytest.mark.slow
 def test_counts_line_relates_pytest_the_audit_and_the_headers(pytester, tmp_path):
     html, md = tmp_path / "a.html", tmp_path / "a.md"
     res = pytester.runpytest(
@@ -120,6 +124,7 @@ def test_counts_line_with_a_twin_scope_and_a_selection(pytester, tmp_path):
     assert "pooled = tiny (one benchmark)" not in out  # the older note, now part of the line
 
 
+@pytest.mark.slow
 def test_counts_line_under_the_submission_gate(pytester, monkeypatch):
     """The gate's summary ends with the counts line too: its xfails are the gate's context (fails the
     newcomer did not create), the verdicts left out are the ones not about the newcomer; the

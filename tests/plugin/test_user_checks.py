@@ -57,7 +57,7 @@ def test_user_check_lands_in_every_report(pytester, stable_dir, tmp_path):
     assert v["floor[bench]"]["status"] == "pass" and v["floor[bench]"]["user"] is True
     assert v["gamma_floor[pooled]"]["status"] == "fail"
     assert abs(v["gamma_floor[pooled]"]["margin"] - (10 / 60 - 0.6)) < 1e-12
-    assert "gamma\\_floor\\[pooled\\]" in out["md"].read_text()
+    assert "gamma_floor\\[pooled\\]" in out["md"].read_text()
     assert "gamma_floor[pooled]" in out["html"].read_text()
     props = {
         (tc.get("name"), p.get("name")): p.get("value")

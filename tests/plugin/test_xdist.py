@@ -45,6 +45,7 @@ def _run(pytester, *args: str):
     return r
 
 
+@pytest.mark.slow
 def test_reports_byte_identical_across_workers_and_reruns(pytester, demo_dir, tmp_path):
     """Four benchmarks (so mix runs in the pool's third stage): JSON, Markdown and HTML the
     same bytes under -n 0, 2, 4, auto, --audit-workers 2, and -n 2 with xdist's workers (a test
@@ -77,6 +78,7 @@ def _outcomes(line: str) -> dict[str, int]:
     return {what: int(n) for n, what in parts if what != "deselected"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("select", ["mix", "band and pooled", "not mix"])
 def test_a_selection_reports_under_two_workers_what_it_reports_serially(pytester, demo_dir, tmp_path, select):
     """-k: the report holds the scopes the selected tests judge, under -n 2 as serially."""
@@ -104,6 +106,7 @@ def pytest_sessionfinish(session):
 """
 
 
+@pytest.mark.slow
 def test_workers_never_read_the_records(pytester, demo_dir, tmp_path, monkeypatch):
     pytester.makepyfile(worker_probe=WORKER_PROBE)
     monkeypatch.syspath_prepend(str(pytester.path))
@@ -134,6 +137,7 @@ def _packed(tmp_path: Path, name: str, seed: int) -> Path:
     return write_packed(simulate(demo_spec(items_per_benchmark=30, seed=seed)), tmp_path / name)
 
 
+@pytest.mark.slow
 def test_c05_records_replaced_during_the_run_certify_the_bytes_audited(pytester, tmp_path, monkeypatch):
     """C05: -n 2, the records file replaced once the workers start: the report's sha256 is that
     of the bytes its verdicts were computed from (the file as it was), as serially."""
@@ -187,6 +191,7 @@ def test_stall():
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_c07_a_killed_run_leaves_nothing_in_tmpdir(pytester, demo_dir, tmp_path, sig):
     """C07: the controller killed mid-run (a CI timeout, a cancelled job) leaves no file of the
@@ -216,6 +221,7 @@ def test_c07_a_killed_run_leaves_nothing_in_tmpdir(pytester, demo_dir, tmp_path,
             pass
 
 
+@pytest.mark.slow
 def test_c11_n_auto_on_deeply_nested_packed_metadata_is_one_usage_error(pytester, tmp_path):
     """C11: -n auto reads nothing before the load; the load names the file, as serially."""
     pa = pytest.importorskip("pyarrow")
@@ -287,6 +293,7 @@ def test_a_corrupt_packed_file_is_one_usage_error_before_any_test(pytester, tmp_
     assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_the_audit_alone_under_n_starts_no_workers(pytester, demo_dir, tmp_path):
     """-n 2 with no test paths of the user's: the audit in 2 processes, no xdist workers (they
     would only look verdicts up), said in the header; the report is the serial one."""

@@ -41,6 +41,7 @@ def base_tables(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data(), intersect=st.booleans())
 def test_corrupted_directory_loads_or_raises_records_error(base_dir, data, intersect):
@@ -99,6 +100,7 @@ def test_structural_damage_loads_or_raises_records_error(base_dir, data, interse
         check_loads_or_records_error(root, intersect)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data(), suffix=st.sampled_from(["csv", "parquet"]), intersect=st.booleans())
 def test_corrupted_table_loads_or_raises_records_error(base_tables, data, suffix, intersect):
@@ -143,6 +145,7 @@ FIELDS = [
 ]
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data(), intersect=st.booleans())
 def test_hostile_field_values_load_or_raise_records_error(base_dir, data, intersect):

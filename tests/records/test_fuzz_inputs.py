@@ -76,6 +76,7 @@ def test_release_fixture_loads(release_dir):
     assert rec.shape == (3, 5, 4) and rec.unparsed is not None and rec.answer_class is not None
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data(), intersect=st.booleans())
 def test_corrupted_release_loads_or_raises_records_error(release_dir, data, intersect):
@@ -105,6 +106,7 @@ RELEASE_FIELDS = [
 ]
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_hostile_release_field_values(release_dir, data):
@@ -132,6 +134,7 @@ def test_hostile_release_field_values(release_dir, data):
         check(root)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_hostile_legends(release_dir, data):
@@ -172,6 +175,7 @@ def test_hostile_legends(release_dir, data):
         check(root)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_duplicate_keys_anywhere_in_a_line(release_dir, data):
@@ -211,6 +215,7 @@ def tables(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data(), intersect=st.booleans())
 def test_parquet_bit_flips_and_overwrites(tables, data, intersect):
@@ -235,6 +240,7 @@ def test_parquet_bit_flips_and_overwrites(tables, data, intersect):
         check(Path(tmp) / "t.parquet", intersect)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_csv_header_mutations(tables, data):

@@ -38,6 +38,7 @@ def graded(rec, score, miss=None):
     )
 
 
+@pytest.mark.slow
 @ROUND
 @given(data=st.data())
 def test_round_trip_of_graded_records_through_every_form(data):

@@ -184,6 +184,7 @@ def test_parquet_is_written_with_page_checksums_and_they_are_verified(tmp_path):
     assert "unreadable Parquet, corrupt or not Parquet" in msg and "CRC" in msg
 
 
+@pytest.mark.slow
 def test_single_bit_flips_in_parquet_never_change_data_silently(tmp_path):
     """300 random single-bit flips: each one a RecordsError or the same records, never another
     exception, never different data (docs/records.md, "Security model", has the counts)."""

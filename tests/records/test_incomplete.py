@@ -25,6 +25,7 @@ def with_missing(rec, miss):
     return replace(rec, correct=rec.correct & (miss == 0), missing=miss if miss.any() else None)
 
 
+@pytest.mark.slow
 @ROUND
 @given(data=st.data())
 def test_round_trip_of_incomplete_records_through_every_form(data):

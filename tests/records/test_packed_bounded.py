@@ -54,6 +54,7 @@ def _meta_of(path: Path) -> dict:
         return json.loads(pa.ipc.open_file(src).schema.metadata[META_KEY])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("honest_shape", [False, True])
 def test_a_compressed_bomb_is_refused_before_it_is_decoded(tmp_path, honest_shape):
     meta = _meta_of(write_packed(load_records(TINY), tmp_path / "tiny.arrow"))
@@ -89,6 +90,7 @@ def test_an_honest_file_written_compressed_is_refused_with_a_fix(tmp_path):
     assert "leaderboard-audit pack" in str(e.value)
 
 
+@pytest.mark.slow
 def test_zeroed_bytes_anywhere_give_a_records_error_never_another_exception(tmp_path):
     good = write_packed(load_records(TINY), tmp_path / "tiny.arrow").read_bytes()
     bad = tmp_path / "bad.arrow"

@@ -226,6 +226,7 @@ def records_strategy(draw):
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rec=records_strategy())
 def test_round_trip_property(rec, tmp_path_factory):

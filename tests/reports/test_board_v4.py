@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from leaderboard_audit.engine import audit_scope_computed, audit_scopes
 from leaderboard_audit.records.grid import Config, Grid
@@ -85,6 +86,7 @@ def big_one_config(M: int = 4000, N: int = 100, seed: int = 1) -> Records:
     return _records(C, grid)
 
 
+@pytest.mark.slow
 def test_large_one_config_board_top_rank_and_counts():
     rec = big_one_config()
     s, _ = audit_scope_computed(rec, "pooled", n_boot=100, only={"band", "manufactured", "averaged", "ranking"})

@@ -286,6 +286,7 @@ def _without_optional_keys(report: dict) -> dict:
     return rep
 
 
+@pytest.mark.slow
 def test_reports_without_optional_keys_and_deterministic():
     r = simulate(demo_spec(items_per_benchmark=30))
     full = enrich_report(audit(r, n_boot=200), r)

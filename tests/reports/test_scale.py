@@ -277,6 +277,7 @@ def test_leaderboard_csv_defuses_formulas(tmp_path):
 ARGS = ("-p", "no:cacheprovider", "-q")
 
 
+@pytest.mark.slow
 def test_plugin_writes_the_leaderboard_and_says_where(pytester, tmp_path):
     d = write(simulate(demo_spec(items_per_benchmark=20)), tmp_path / "demo")
     out = tmp_path / "board.csv"
@@ -313,6 +314,7 @@ def test_records_usage_errors_print_real_newlines(pytester, tmp_path):
     assert "\\n" not in err and "invalid records:\n" in err
 
 
+@pytest.mark.slow
 def test_audit_never_writes_into_the_records(pytester, tmp_path, monkeypatch):
     """``cd records && pytest --audit .`` with no pytest configuration: the records are the rootdir,
     and pytest's cache used to land in them (``.pytest_cache/``)."""
@@ -337,6 +339,7 @@ def test_a_folder_with_one_records_table_is_accepted(pytester, tmp_path):
     assert "4 models, 20 items, 1 config" in " ".join(res.stdout.str().split())  # wrapped at the path
 
 
+@pytest.mark.slow
 def test_cli_summary_points_to_the_cli_flags(capsys):
     from leaderboard_audit.cli.main import main
 
@@ -356,6 +359,7 @@ def test_leaderboard_html_is_one_safe_file(board):
     assert text.count("<tr>") == 151 and '<table class="dt">' in text  # header + every model, paged
 
 
+@pytest.mark.slow
 def test_no_cacheprovider_with_the_records_as_rootdir_warns_nothing(pytester, tmp_path, monkeypatch):
     """docs/records.md recommends ``-p no:cacheprovider``: with the records as the rootdir the
     plugin used to set ``cache_dir`` anyway, an unknown ini key then, so pytest warned, and

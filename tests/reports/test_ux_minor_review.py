@@ -3,6 +3,8 @@ flip line next to the base rate), #23 (a fragile share above 1 explained)."""
 
 from __future__ import annotations
 
+import pytest
+
 from leaderboard_audit import audit
 from leaderboard_audit.checks.flip import flip_line
 from leaderboard_audit.checks.manufactured import pair_verdict
@@ -62,6 +64,7 @@ def test_a_fragile_share_above_one_is_explained():
     assert "fragile share 0.500" in v["message"] and "x the gap" not in v["message"]
 
 
+@pytest.mark.slow
 def test_the_published_board_says_where_it_comes_from(tmp_path):
     """#20: the board's files carried no provenance (tool version, benchmarks, seed, records hash)."""
     from leaderboard_audit.records import load_records

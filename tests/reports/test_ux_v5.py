@@ -101,7 +101,10 @@ def zero_width(o, path=(), under=False, parent=None) -> list[tuple[str, list, di
     return out
 
 
-@pytest.mark.parametrize("name", list(FIXTURES))
+# demo and real: whole audits, about 5 s each (the slow tier)
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in ("demo", "real") else n for n in FIXTURES]
+)
 def test_no_zero_width_interval_where_n_is_positive(name):
     report = json.loads(dumps_report(audit(load_records(FIXTURES[name]), n_boot=300)))
     found = [(p, iv, ns) for p, iv, ns in zero_width(report) if not ns or any((v or 0) > 0 for v in ns.values())]
@@ -123,6 +126,7 @@ def test_degenerate_paired_difference_gets_a_score_interval():
     assert ci[1, 1] == 1.0 and ci[2, 0] == -1.0  # every item discordant one way: the point is an end
 
 
+@pytest.mark.slow
 def test_the_demo_robust_tie_pair_says_how_its_ci_was_made():
     report = audit(load_records(FIXTURES["demo"]), n_boot=300)
     pair = next(p for p in report["scopes"]["pooled"]["pairs"] if p["higher_only"] == p["lower_only"] == 0)
@@ -148,7 +152,7 @@ def test_markdown_next_steps_keep_backticks_as_code_spans(gated, monkeypatch):
 # --- M6: terminal width --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("columns", [80, pytest.param(120, marks=pytest.mark.slow)])  # a demo audit each
 def test_cli_summary_fits_the_terminal_width(columns, monkeypatch, capsys):
     from leaderboard_audit.cli.main import main
 
