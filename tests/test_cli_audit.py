@@ -22,7 +22,7 @@ def test_audit_command_writes_the_library_report(tmp_path, capsys):
     rc = main(["audit", str(DEMO), "--json", str(out)])
     assert rc == 1  # demo fails band, champions and manufactured (planted; AUDITS v4 finds them)
     text = capsys.readouterr().out
-    assert "audit: " in text and "Benjamini-Hochberg" in " ".join(text.split())
+    assert "audit: " in text and "simultaneous 95% rank interval" in " ".join(text.split())
     assert out.read_text() == dumps_report(audit(load_records(DEMO), path=str(DEMO)))
     # tiny's 8 items cannot show any harness effect beyond sampling: nothing fails (v4)
     assert main(["audit", str(TINY)]) == 0

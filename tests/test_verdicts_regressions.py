@@ -264,7 +264,7 @@ def test_ranking_verdict(kind):
         ]
         assert ident["edges"] == [] and ident["contradictions"] == []  # no robust item tells them apart
         assert (
-            "a is printed above b (reference 10 v 0 items) but the harness-averaged comparison puts b above"
+            "a is printed above b (reference 10 v 0 items) but the harness-averaged sign test (Holm; the ranking check's own test) puts b above"
             in (v["message"])
         )
         assert v["value"] == 0.0 and v["margin"] == -1.0
@@ -274,13 +274,13 @@ def test_ranking_verdict(kind):
         assert len(ident["contradictions"]) == 1
         assert (adj["above"], adj["below"], adj["identified"]) == (30, 20, None) and avg["contradictions"] == []
         assert (
-            "1 of 1 adjacent pairs are not separated by the harness-averaged comparison: a > b (30 v 20)"
+            "1 of 1 adjacent pairs are not separated by the harness-averaged sign test (Holm; the ranking check's own test): a > b (30 v 20)"
             in (v["message"])
         )
     elif kind == "warn":
         assert ident["edges"] == [] and ident["tiers"] == [["a", "b"]] and ident["robust_winner"] is None
         assert (adj["above"], adj["below"], adj["identified"]) == (3, 1, None)
-        assert "1 of 1 adjacent pairs are not separated by the harness-averaged comparison" in v["message"]
+        assert "1 of 1 adjacent pairs are not separated by the harness-averaged sign test (Holm; the ranking check's own test)" in v["message"]
     else:
         assert ident["edges"] == [["a", "b"]] and ident["robust_winner"] == "a"
         assert (adj["above"], adj["below"], adj["identified"]) == (30, 2, "higher")
@@ -299,7 +299,7 @@ def test_ranking_an_edge_against_a_printed_tie_is_not_a_contradiction():
     v = {x["id"]: x for x in s["verdicts"]}["ranking[b]"]
     assert v["status"] == "warn" and v["evidence"]["contradictions"] == 0 and v["margin"] == -1.0
     assert "1 of 1 adjacent pairs are printed ties" in v["message"]
-    assert "the harness-averaged comparison orders 1 of them: b above a" in v["message"]
+    assert "the harness-averaged sign test (Holm; the ranking check's own test) orders 1 of them: b above a" in v["message"]
 
 
 def ranking_blocks(blocks: list[tuple[int, str]]) -> Records:

@@ -272,7 +272,7 @@ def _ranking(sc: Scope, v: dict[str, Any]) -> dict[str, Any]:
     can_ok = sum(1 for (h, lo), (_, c) in zip(adj, state) if c and ref_counts[h] != ref_counts[lo])
     n = len(adj)
     vb = (exact(sure_ok / n), exact(can_ok / n)) if n else (1.0, 1.0)
-    basis = "the harness-averaged sign tests (Holm; the ranking check's own test, not the board's rank intervals)"
+    basis = "the harness-averaged sign test (Holm; the ranking check's own test, not the board's rank intervals)"
     if sure_bad.any():
         j = int(np.flatnonzero(sure_bad)[0])
         x, y = (iu[j], ju[j]) if (up_sure[j] and against_up[j]) else (ju[j], iu[j])

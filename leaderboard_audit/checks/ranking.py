@@ -139,7 +139,7 @@ def ranking_verdict(scope: str, ident: dict[str, Any], averaged: dict[str, Any] 
     minus the number of contradicting edges on a fail (they need not be adjacent)."""
     use_avg = bool(averaged) and not averaged.get("coincides") and "contradictions" in averaged
     order = averaged if use_avg else ident
-    basis = "the harness-averaged sign tests (Holm; the ranking check's own test)" if use_avg else "the robust items"
+    basis = "the harness-averaged sign test (Holm; the ranking check's own test)" if use_avg else "the robust items"
     adj = order["adjacent"]
     printed_tie = {(p["higher"], p["lower"]): p["printed_tie"] for p in ident["adjacent"]}
     ok = [p for p in adj if p["identified"] == "higher" and not printed_tie.get((p["higher"], p["lower"]))]

@@ -68,6 +68,9 @@ def test_pairs_match_loops(case):
             assert p["ci"] is None and p["robust_tie"]
         else:
             assert p["robust_diff"] == pytest.approx(want["robust_diff"], abs=1e-12)
+            if want["ci"][0] == want["ci"][1]:  # every resample alike: the score interval instead
+                assert p["ci_method"].startswith("Wilson") and p["ci"][0] < want["ci"][0] < p["ci"][1]
+                continue
             # percentile bounds move in steps of 1/|J|: allow one step beyond Monte Carlo noise
             tol = 0.02 + 1.0 / p["robust_items"]
             assert p["ci"] == pytest.approx(list(want["ci"]), abs=tol)

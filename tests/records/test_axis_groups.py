@@ -152,7 +152,7 @@ def test_judge_axis_in_table_and_figure(judged):
     assert "judge (3)" in svg and "ordering (2)" in svg and "joint (4)" in svg
     assert svg.count("<rect") == 3 * 3 + 3  # one bar per model and axis, plus the legend's swatches
     text = render_markdown(rep)
-    assert "| model | ordering \\(2\\) | judge \\(3\\) | joint \\(4\\) | most destructive |" in text
+    assert "| model | ordering (2) | judge (3) | joint (4) | most destructive |" in text
     assert "| a | 0.750 | 0.500 | 0.500 | judge |" in text
     assert "| min Kendall tau | 0.816 | 0.333 | 0.333 |  |" in text
 
