@@ -280,7 +280,10 @@ def test_ranking_verdict(kind):
     elif kind == "warn":
         assert ident["edges"] == [] and ident["tiers"] == [["a", "b"]] and ident["robust_winner"] is None
         assert (adj["above"], adj["below"], adj["identified"]) == (3, 1, None)
-        assert "1 of 1 adjacent pairs are not separated by the harness-averaged sign test (Holm; the ranking check's own test)" in v["message"]
+        assert (
+            "1 of 1 adjacent pairs are not separated by the harness-averaged sign test (Holm; the ranking check's own test)"
+            in v["message"]
+        )
     else:
         assert ident["edges"] == [["a", "b"]] and ident["robust_winner"] == "a"
         assert (adj["above"], adj["below"], adj["identified"]) == (30, 2, "higher")
@@ -299,7 +302,10 @@ def test_ranking_an_edge_against_a_printed_tie_is_not_a_contradiction():
     v = {x["id"]: x for x in s["verdicts"]}["ranking[b]"]
     assert v["status"] == "warn" and v["evidence"]["contradictions"] == 0 and v["margin"] == -1.0
     assert "1 of 1 adjacent pairs are printed ties" in v["message"]
-    assert "the harness-averaged sign test (Holm; the ranking check's own test) orders 1 of them: b above a" in v["message"]
+    assert (
+        "the harness-averaged sign test (Holm; the ranking check's own test) orders 1 of them: b above a"
+        in v["message"]
+    )
 
 
 def ranking_blocks(blocks: list[tuple[int, str]]) -> Records:
