@@ -130,7 +130,7 @@ def test_counts_line_under_the_submission_gate(pytester, monkeypatch):
     newcomer did not create), the verdicts left out are the ones not about the newcomer; the
     newcomer's row names at most three configs it wins and counts the rest (on a terminal wide
     enough: at 80 columns the tables are fitted to the width, their free text cut)."""
-    monkeypatch.setenv("COLUMNS", "250")
+    monkeypatch.setenv("COLUMNS", "300")  # the row holds the board rank too (AUDITS v5)
     res = pytester.runpytest(
         f"--audit={DEMO}", "-p", "no:cacheprovider", "--tb=no", "-q", "--audit-boot", "200",
         "--audit-submission", "atlas-70b-instruct",
@@ -142,5 +142,8 @@ def test_counts_line_under_the_submission_gate(pytester, monkeypatch):
     assert f"{xfailed} xfailed" in line and "xfailed = a fail the newcomer did not create (gate context)" in line
     assert "judged by no test run here (--audit-submission: only the verdicts about the newcomer)" in line
     assert "skipped" not in line.split(")")[0]
-    rows = [ln for ln in out.splitlines() if ln.startswith("pooled ") and "atlas-70b-instruct  1/" in ln]
+    # the newcomer's row: its board rank (and interval), then its printed position "1/6"
+    rows = [
+        ln for ln in out.splitlines() if ln.startswith("pooled ") and "atlas-70b-instruct  1" in ln and " 1/6 " in ln
+    ]
     assert rows and rows[0].count(" items over the rest)") == 3 and "more configs (report: submission_audit)" in rows[0]
