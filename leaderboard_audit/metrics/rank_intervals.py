@@ -48,6 +48,14 @@ def item_scores(S: np.ndarray) -> np.ndarray:
     return np.asarray(S, dtype=np.float64).mean(axis=2)
 
 
+def resample_counts(rng: np.random.Generator, N: int, b: int) -> np.ndarray:
+    """(b, N) float32: how many times each of N items is drawn in each of b resamples of N items
+    with replacement (multinomial; by drawing the indices and counting them, four times faster
+    than ``Generator.multinomial`` at N = 3,679)."""
+    picks = rng.integers(0, N, size=(b, N)) + (np.arange(b) * N)[:, None]
+    return np.bincount(picks.ravel(), minlength=b * N).reshape(b, N).astype(np.float32)
+
+
 def score_sds(a: np.ndarray) -> np.ndarray:
     """(M,) the standard error of each model's score over items: ``sd(a[m]) / sqrt(N)``."""
     N = a.shape[1]
@@ -91,7 +99,7 @@ def critical_value(a: np.ndarray, alpha: float, seed: int, key: str = "rank-inte
     for start in range(0, RESAMPLES, BLOCK):
         b = min(BLOCK, RESAMPLES - start)
         # each resample's item counts (multinomial): the resampled means are one product
-        counts = rng.multinomial(N, np.full(N, 1.0 / N), size=b).astype(np.float32)  # b x N
+        counts = resample_counts(rng, N, b)  # b x N
         dev = (a32 @ counts.T).astype(np.float64) / N - theta[:, None]  # M x b
         stats[start : start + b] = _max_ratio(dev, se)
     return max(float(np.quantile(stats, 1.0 - alpha, method="higher")), bonferroni_floor(M, alpha))
@@ -196,7 +204,7 @@ def board_intervals(
         stats = np.zeros(RESAMPLES)
         for start in range(0, RESAMPLES, BLOCK):
             b = min(BLOCK, RESAMPLES - start)
-            counts = rng.multinomial(N, np.full(N, 1.0 / N), size=b).astype(np.float32)
+            counts = resample_counts(rng, N, b)
             dev = (a32 @ counts.T).astype(np.float64) / N - theta[:, None]
             if live.any():
                 t = np.abs(dev[iu[live]] - dev[ju[live]]) / s_pair[live][:, None]
