@@ -169,13 +169,21 @@ def replay(
     src: str | os.PathLike[str], out: str | os.PathLike[str], fraction: float, seed: int = 0
 ) -> tuple[Path, Plan]:
     """Replay a budgeted collection of ``src`` into ``out``; returns the folder and the plan."""
+    full, p = _planned(src, out, fraction, seed, "raise --budget")
+    return write_atomic_dir(replayed_records(full, p, fraction=fraction, seed=seed), Path(out)), p
+
+
+def _planned(
+    src: str | os.PathLike[str], out: str | os.PathLike[str], fraction: float, seed: int, fix: str
+) -> tuple[Records, Plan]:
+    """The records of ``src`` and the budgeted plan at ``fraction``, once ``out`` is known not to
+    be nested with ``src``; a budget below the reference round is a usage error saying ``fix``."""
     refuse_nested(src, out)
     full = load_records(src)
     try:
-        p = replay_plan(full, fraction, seed)
+        return full, replay_plan(full, fraction, seed)
     except BudgetError as exc:
-        raise CollectError(src, str(exc), fix="raise --budget") from None
-    return write_atomic_dir(replayed_records(full, p, fraction=fraction, seed=seed), Path(out)), p
+        raise CollectError(src, str(exc), fix=fix) from None
 
 
 def replay_main(src: str, out: str | None, fraction: float | None, seed: int, quiet: bool = False) -> int:
@@ -205,12 +213,7 @@ def replay_until_decided(
     decidable, then robust-status rounds until every status is known or the cap is spent, so
     the plan runs at the cap; grid.json's design records ``stop: until_decided`` as the SPEC's does.
     Returns the folder, the plan and each item's benchmark (the audit's scopes)."""
-    refuse_nested(src, out)
-    full = load_records(src)
-    try:
-        p = replay_plan(full, cap, seed)
-    except BudgetError as exc:
-        raise CollectError(src, str(exc), fix="raise --max-budget") from None
+    full, p = _planned(src, out, cap, seed, "raise --max-budget")
     rec = replayed_records(full, p, fraction=cap, seed=seed)
     mode = {"stop": "until_decided", "max_budget": cap, "sample_share": DEFAULT_SAMPLE_SHARE}  # budgeted._mode
     d = {**rec.grid.extra[DESIGN_KEY], **mode}
