@@ -137,9 +137,19 @@ def provenance(report: dict[str, Any]) -> str:
     sha = rec.get("sha256")
     benches = ", ".join(rec.get("benchmarks") or []) or "-"
     return (
-        f"Made by {tool} from records {rec.get('path') or '-'} (benchmarks {benches}; "
+        f"Made by {tool} from records {public_path(rec.get('path'))} (benchmarks {benches}; "
         f"sha256 {sha[:16] + '...' if sha else 'not taken'}), seed {report.get('seed', '-')}."
     )
+
+
+def public_path(path: str | None) -> str:
+    """The records as a published board names them: a relative path as it was given, an absolute
+    one by its last component only (a file meant for the public must not carry the maintainer's
+    directory layout, e.g. /home/<user>/...); the SHA-256 beside it identifies the content."""
+    if not path:
+        return "-"
+    p = Path(path)
+    return p.name or str(p) if p.is_absolute() else str(path)
 
 
 def render_md(report: dict[str, Any], max_rows: int = MD_ROWS) -> str:

@@ -232,3 +232,16 @@ def test_the_arena_exploit_is_worded_as_the_opponent_mix():
     table = {"kind": "table", "scores": {}}
     assert "constant answer" in exploit_step(e, table)
     assert "{" not in exploit_text(e, table)
+
+
+def test_the_published_board_names_records_without_the_local_directory_layout():
+    """Issue 57: "Made by ... from records /home/<user>/..." carried the maintainer's layout; an
+    absolute path is named by its last component (the SHA-256 identifies the content), a relative
+    one as it was given."""
+    from leaderboard_audit.reports.leaderboard import provenance, public_path
+
+    assert public_path("/home/alice/boards/arc-2026") == "arc-2026"
+    assert public_path("records/arc") == "records/arc"
+    assert public_path(None) == "-"
+    line = provenance({"records": {"path": "/home/alice/boards/arc-2026", "sha256": "ab" * 32}, "seed": 1})
+    assert "/home/alice" not in line and "arc-2026" in line and "sha256 abababab" in line
