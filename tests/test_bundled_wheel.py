@@ -67,7 +67,7 @@ def run_readme_lines(wheel, venv, scratch) -> None:
     assert demo.returncode == 1 and "what to do next:" in demo.stdout
     assert "no such file" not in demo.stdout + demo.stderr
     assert (scratch / "demo" / "grid.json").is_file() and len(list((scratch / "demo").rglob("*.jsonl"))) == 24
-    tests = outputs["pytest --audit demo --tb=no -q"]
+    tests = outputs["pytest --audit=demo --tb=no -q"]
     assert tests.returncode == 1 and re.search(r"\d+ failed, \d+ passed", tests.stdout), tests.stdout[-2000:]
     doc = outputs["leaderboard-audit docs records"]
     assert doc.returncode == 0 and doc.stdout.startswith("# Records")

@@ -117,7 +117,7 @@ def demo_main(argv: list[str] | None = None) -> int:
         description="Audit the bundled demo leaderboard (six simulated models with planted truths; "
         "it fails on purpose). Every option of `leaderboard-audit audit` applies "
         "(--markdown, --html, --leaderboard, ...).",
-        epilog="The same audit as pytest tests: leaderboard-audit demo --copy demo && pytest --audit demo --tb=no -q",
+        epilog="The same audit as pytest tests: leaderboard-audit demo --copy demo && pytest --audit=demo --tb=no -q",
     )
     p.add_argument("--copy", metavar="DIR", help="write the demo's records to DIR instead (then: pytest --audit DIR)")
     args, rest = p.parse_known_args(argv)
@@ -130,7 +130,7 @@ def demo_main(argv: list[str] | None = None) -> int:
         except (BundledError, OSError) as exc:
             print(f"leaderboard-audit demo: {exc}", file=sys.stderr)
             return 2
-        print(f"wrote the demo's records to {dest}; audit them: pytest --audit {dest} --tb=no -q")
+        print(f"wrote the demo's records to {dest}; audit them: pytest --audit={dest} --tb=no -q")
         return 0
     try:
         path = demo_dir()
