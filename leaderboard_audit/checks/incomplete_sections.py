@@ -213,7 +213,9 @@ def estimated_board(sc: Scope) -> tuple[dict[str, Any] | None, str]:
                 "bounds": [float(a_lo[m]), float(a_hi[m])],
             }
         )
-    board = {**section["board"], "rows": rows}
+    # the sample's printed order need not be the grid's: its adjacent-pair flags would name other pairs
+    board = {k: v for k, v in section["board"].items() if k != "printed_pairs_separated"}
+    board["rows"] = rows
     return {
         "estimated_from": {"design": DESIGN, "items": n, "of": N},
         "board": board,
