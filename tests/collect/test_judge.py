@@ -23,7 +23,14 @@ from leaderboard_audit.collect.judge import (
 from leaderboard_audit.collect.judge_prompts import JUDGE_PROMPTS, parse_verdict
 from leaderboard_audit.collect.spec import ModelSpec, spec_from_obj
 
-BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks"
+_SHARED_BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks"
+#: the shared benchmarks where the workspace has them, else the vendored 40-row slices (a fresh
+#: clone runs these tests too: they read 3 TruthfulQA questions)
+BENCH = (
+    _SHARED_BENCH
+    if (_SHARED_BENCH / "truthful_qa").exists()
+    else Path(__file__).resolve().parents[1] / "data" / "benchmarks"
+)
 
 REAL = [  # (prompt scale, SmolLM2 judge text, label, how)
     ("5way", 'My final verdict is [[A>>B]]\n\nThe word "pom" originally stood for', "A>>B", "bracketed"),
@@ -193,7 +200,7 @@ def test_benchmarks_empty_only_with_a_judge(tmp_path: Path) -> None:
     assert spec_from_obj(obj).benchmarks != []  # no judge: [] keeps meaning every benchmark
 
 
-needs_bench = pytest.mark.skipif(not (BENCH / "truthful_qa").exists(), reason="shared TruthfulQA Parquet absent")
+needs_bench = pytest.mark.skipif(not (BENCH / "truthful_qa").exists(), reason="no TruthfulQA Parquet (shared or vendored)")
 
 
 @needs_bench
