@@ -200,7 +200,9 @@ def test_benchmarks_empty_only_with_a_judge(tmp_path: Path) -> None:
     assert spec_from_obj(obj).benchmarks != []  # no judge: [] keeps meaning every benchmark
 
 
-needs_bench = pytest.mark.skipif(not (BENCH / "truthful_qa").exists(), reason="no TruthfulQA Parquet (shared or vendored)")
+needs_bench = pytest.mark.skipif(
+    not (BENCH / "truthful_qa").exists(), reason="no TruthfulQA Parquet (shared or vendored)"
+)
 
 
 @needs_bench
