@@ -104,21 +104,28 @@ def run_null(kind: str, size: str, boards: int, seed: int = 0) -> dict:
     grid = paper_grid()
     fails: dict[str, int] = {}
     warns: dict[str, int] = {}
+    runs = runs_but_brittleness = 0  # boards whose run is red: some FAIL (the exit status today)
     t0 = time.time()
     for j in range(boards):
         rng = np.random.default_rng([seed, j, KIND_KEY[kind]])
         rec = records_of(draw(kind, M, N, rng, grid), grid)
         rep = audit_scopes(rec, ["pooled"], n_boot=200)["pooled"]
+        failing = set()
         for check, st in statuses(rep).items():
             if "fail" in st:
                 fails[check] = fails.get(check, 0) + 1
+                failing.add(check)
             elif "warn" in st:
                 warns[check] = warns.get(check, 0) + 1
+        runs += bool(failing)
+        runs_but_brittleness += bool(failing - {"brittleness"})
     return {
         "mode": "null",
         "null": kind,
         "size": size,
         "boards": boards,
+        "run_fail_share": round(runs / boards, 3),
+        "run_fail_share_but_brittleness": round(runs_but_brittleness / boards, 3),
         "fail_share": {c: round(v / boards, 3) for c, v in sorted(fails.items())},
         "warn_share": {c: round(v / boards, 3) for c, v in sorted(warns.items())},
         "seconds": round(time.time() - t0, 1),
