@@ -86,24 +86,17 @@ def board_section(ao: Any, scope: Scope) -> dict[str, Any]:
     ``ao`` (the sign tests' order) is not read: the board compares the scores themselves."""
     from ..metrics.board import CI_KIND, RULE, mean_ci
     from ..metrics.per_model import right_counts
-    from ..metrics.rank_intervals import board_intervals, item_scores, point_ranks, separated
+    from ..metrics.rank_intervals import board_intervals, item_scores, point_ranks
 
     names = scope.names
     M = len(names)
     a = item_scores(scope.S)
     theta = a.mean(axis=1)
-    best, worst, sep = board_intervals(a, scope.alpha, scope.seed, key=f"rank-intervals/{scope.name}")
+    best, worst, above = board_intervals(a, scope.alpha, scope.seed, key=f"rank-intervals/{scope.name}")
     rank = point_ranks(theta, best)
     mean, ci = mean_ci(right_counts(scope.S), scope.shape[2])
     order = sorted(range(M), key=lambda m: (int(rank[m]), -float(mean[m]), names[m]))
-    hi, lo = scope.order[:-1], scope.order[1:]
-    if sep is not None:
-        printed = sep[hi, lo]
-    else:  # a large board: the same rule without the M x M matrix
-        from ..metrics.rank_intervals import critical_value, score_sds
-
-        c = critical_value(a, scope.alpha, scope.seed, key=f"rank-intervals/{scope.name}")
-        printed = separated(theta, score_sds(a), c, hi, lo)
+    printed = above(scope.order[:-1], scope.order[1:])
     return {
         "rule": RULE,
         "alpha": scope.alpha,

@@ -32,6 +32,8 @@ so it never puts a lower score above a higher one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .rng import rng_for
@@ -82,6 +84,26 @@ def _max_ratio(dev: np.ndarray, se: np.ndarray, steps: int = 48) -> np.ndarray:
     return lo
 
 
+def resampled_quantile(
+    a: np.ndarray, alpha: float, seed: int, key: str, stat: Callable[[np.ndarray], np.ndarray]
+) -> float:
+    """The ``1 - alpha`` quantile over ``RESAMPLES`` item resamples of ``stat(dev)`` (``dev`` the
+    M x b resampled scores less the observed ones, a block of b resamples at a time; ``stat``
+    gives one value per column), and at least ``bonferroni_floor``: the critical value of both
+    studentizations (``critical_value``, ``board_intervals``)."""
+    M, N = a.shape
+    rng = rng_for(seed, key)
+    theta = a.mean(axis=1)
+    a32 = a.astype(np.float32)
+    stats = np.zeros(RESAMPLES)
+    for start in range(0, RESAMPLES, BLOCK):
+        b = min(BLOCK, RESAMPLES - start)
+        counts = resample_counts(rng, N, b)  # b x N: the resampled means are one product
+        dev = (a32 @ counts.T).astype(np.float64) / N - theta[:, None]  # M x b
+        stats[start : start + b] = stat(dev)
+    return max(float(np.quantile(stats, 1.0 - alpha, method="higher")), bonferroni_floor(M, alpha))
+
+
 def critical_value(a: np.ndarray, alpha: float, seed: int, key: str = "rank-intervals") -> float:
     """``c``: the ``1 - alpha`` quantile over item resamples of the largest studentized
     difference ``max_{m, j} |d*_m - d*_j| / (se_m + se_j)`` (``d*_m`` a resampled score less the
@@ -91,18 +113,8 @@ def critical_value(a: np.ndarray, alpha: float, seed: int, key: str = "rank-inte
     M, N = a.shape
     if M < 2 or N < 2:
         return 0.0
-    rng = rng_for(seed, key)
-    theta = a.mean(axis=1)
     se = score_sds(a)
-    a32 = a.astype(np.float32)
-    stats = np.empty(RESAMPLES)
-    for start in range(0, RESAMPLES, BLOCK):
-        b = min(BLOCK, RESAMPLES - start)
-        # each resample's item counts (multinomial): the resampled means are one product
-        counts = resample_counts(rng, N, b)  # b x N
-        dev = (a32 @ counts.T).astype(np.float64) / N - theta[:, None]  # M x b
-        stats[start : start + b] = _max_ratio(dev, se)
-    return max(float(np.quantile(stats, 1.0 - alpha, method="higher")), bonferroni_floor(M, alpha))
+    return resampled_quantile(a, alpha, seed, key, lambda dev: _max_ratio(dev, se))
 
 
 def bonferroni_floor(M: int, alpha: float) -> float:
@@ -177,45 +189,39 @@ def pair_sds(a: np.ndarray) -> np.ndarray:
 
 def board_intervals(
     a: np.ndarray, alpha: float, seed: int, key: str = "rank-intervals"
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(best, worst, separated) for the item scores ``a`` (M x N): each model's simultaneous
-    rank interval and ``separated[j, m]``, j separated above m. Boards of at most
-    ``PAIRWISE_MAX`` models: every pair studentized by its own standard error (the largest
-    ``|d*_m - d*_j| / se_mj`` over pairs, per resample, and at least the Bonferroni normal
-    value); larger ones: ``critical_value`` with ``se_m + se_j``, an M x M matrix never built
-    (``separated`` is then None)."""
+) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray, np.ndarray], np.ndarray]]:
+    """(best, worst, above) for the item scores ``a`` (M x N): each model's simultaneous rank
+    interval, and ``above(hi, lo)``, whether ``hi[j]`` is separated above ``lo[j]`` (index
+    arrays) by the same bound. Boards of at most ``PAIRWISE_MAX`` models: every pair
+    studentized by its own standard error (the largest ``|d*_m - d*_j| / se_mj`` over pairs,
+    per resample); larger ones: ``critical_value`` with ``se_m + se_j``, no M x M matrix."""
     M, N = a.shape
     theta = a.mean(axis=1)
     if M > PAIRWISE_MAX:
         se = score_sds(a)
         c = critical_value(a, alpha, seed, key)
         best, worst = rank_intervals(theta, se, c)
-        return best, worst, None  # type: ignore[return-value]
+        return best, worst, lambda hi, lo: separated(theta, se, c, hi, lo)
     S = pair_sds(a)
-    diff = theta[:, None] - theta[None, :]  # [j, m]: theta_j - theta_m
-    if M < 2 or N < 2:
-        sep = np.zeros((M, M), dtype=bool)
-    else:
+    sep = np.zeros((M, M), dtype=bool)
+    if M >= 2 and N >= 2:
         iu, ju = np.triu_indices(M, k=1)
-        s_pair = S[iu, ju]
-        live = s_pair > 0
-        rng = rng_for(seed, key)
-        a32 = a.astype(np.float32)
-        stats = np.zeros(RESAMPLES)
-        for start in range(0, RESAMPLES, BLOCK):
-            b = min(BLOCK, RESAMPLES - start)
-            counts = resample_counts(rng, N, b)
-            dev = (a32 @ counts.T).astype(np.float64) / N - theta[:, None]
-            if live.any():
-                t = np.abs(dev[iu[live]] - dev[ju[live]]) / s_pair[live][:, None]
-                stats[start : start + b] = t.max(axis=0)
-        c = max(float(np.quantile(stats, 1.0 - alpha, method="higher")), bonferroni_floor(M, alpha))
-        # a pair whose difference never varies over items (se 0) is separated by any difference
-        sep = diff > c * S + 1e-12
-    np.fill_diagonal(sep, False)
+        live = S[iu, ju] > 0
+        iu, ju, s_pair = iu[live], ju[live], S[iu, ju][live][:, None]
+
+        def largest(dev: np.ndarray) -> np.ndarray:
+            if not iu.size:
+                return np.zeros(dev.shape[1])
+            return (np.abs(dev[iu] - dev[ju]) / s_pair).max(axis=0)
+
+        c = resampled_quantile(a, alpha, seed, key, largest)
+        # [j, m]: theta_j - theta_m beyond the bound; a pair whose difference never varies over
+        # items (se 0) is separated by any difference
+        sep = theta[:, None] - theta[None, :] > c * S + 1e-12
+        np.fill_diagonal(sep, False)
     best = 1 + sep.sum(axis=0)
     worst = M - sep.sum(axis=1)
-    return best, worst, sep
+    return best, worst, lambda hi, lo: sep[hi, lo]
 
 
 __all__ = [
@@ -223,6 +229,7 @@ __all__ = [
     "RESAMPLES",
     "board_intervals",
     "pair_sds",
+    "resampled_quantile",
     "bonferroni_floor",
     "critical_value",
     "item_scores",
