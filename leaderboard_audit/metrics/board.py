@@ -88,20 +88,21 @@ def board_ranks(above: np.ndarray) -> np.ndarray:
 CI_KIND = "marginal"
 
 
-def wilson_arrays(p: np.ndarray, n: int, z: float = 1.959963984540054) -> np.ndarray:
+def wilson_arrays(p: np.ndarray, n: np.ndarray | int, z: float = 1.959963984540054) -> np.ndarray:
     """The Wilson score interval ``{mu: (p - mu)^2 <= z^2 mu (1 - mu) / n}`` of each mean ``p``
-    over ``n`` observations, as an ``(len(p), 2)`` array; ``[0, 1]`` when ``n = 0``. Its width is
-    never 0 for ``n > 0`` (at ``p = 1`` it is ``[n / (n + z^2), 1]``)."""
+    over ``n`` observations (one count for all, or one per mean), as a ``(len(p), 2)`` array;
+    ``[0, 1]`` where ``n = 0``. Its width is never 0 for ``n > 0`` (at ``p = 1`` it is
+    ``[n / (n + z^2), 1]``)."""
     p = np.clip(np.asarray(p, dtype=np.float64), 0.0, 1.0)
-    if n <= 0:
-        return np.stack([np.zeros_like(p), np.ones_like(p)], axis=-1)
-    zz = z * z / n
+    n = np.broadcast_to(np.asarray(n, dtype=np.float64), p.shape)
+    safe = np.where(n > 0, n, 1.0)
+    zz = z * z / safe
     centre = (p + zz / 2) / (1 + zz)
-    half = z * np.sqrt(p * (1 - p) / n + zz / (4 * n)) / (1 + zz)
+    half = z * np.sqrt(p * (1 - p) / safe + zz / (4 * safe)) / (1 + zz)
     # it holds p (and reaches 0 at p = 0, 1 at p = 1) exactly, whatever the rounding
     lo = np.where(p == 0.0, 0.0, np.clip(np.minimum(centre - half, p), 0.0, 1.0))
     hi = np.where(p == 1.0, 1.0, np.clip(np.maximum(centre + half, p), 0.0, 1.0))
-    return np.stack([lo, hi], axis=-1)
+    return np.stack([np.where(n > 0, lo, 0.0), np.where(n > 0, hi, 1.0)], axis=-1)
 
 
 def mean_ci(right: np.ndarray, n_configs: int, z: float = 1.959963984540054) -> tuple[np.ndarray, np.ndarray]:

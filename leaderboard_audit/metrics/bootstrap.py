@@ -138,18 +138,12 @@ def paired_difference_score_ci(
     without the correlation term, so conservative), clipped to [-1, 1]. Unlike a bootstrap
     percentile it has positive width for every ``n > 0``: 0 of 326 discordant items gives
     [-0.012, 0.012], not [0, 0]."""
+    from .board import wilson_arrays
+
     n_plus, n_minus, n = (np.asarray(a, dtype=np.float64).reshape(-1) for a in (n_plus, n_minus, n))
     z = NormalDist().inv_cdf(1.0 - (1.0 - level) / 2.0)
-
-    def wilson(k: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        p = k / n
-        denom = 1.0 + z * z / n
-        centre = (p + z * z / (2.0 * n)) / denom
-        half = z / denom * np.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n))
-        return p, np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
-
-    p1, l1, u1 = wilson(n_plus)
-    p2, l2, u2 = wilson(n_minus)
+    p1, p2 = n_plus / n, n_minus / n
+    (l1, u1), (l2, u2) = wilson_arrays(p1, n, z).T, wilson_arrays(p2, n, z).T
     d = p1 - p2
     lo = d - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
     hi = d + np.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
