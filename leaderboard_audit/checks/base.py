@@ -98,6 +98,19 @@ class Scope:
         #: (mix's reduced sets): a check may leave report-only parts out of its section
         self.verdicts_only = False
 
+    def on(self, records: Records, name: str | None = None, full: Records | None = None) -> Scope:
+        """A scope of other records (a subset of this one's) with this scope's settings: seed,
+        resamples, thresholds, alpha; ``name`` and ``full`` default to this scope's."""
+        return Scope(
+            records,
+            self.name if name is None else name,
+            seed=self.seed,
+            n_boot=self.n_boot,
+            thresholds=self.thresholds,
+            alpha=self.alpha,
+            full=self.full if full is None else full,
+        )
+
     @property
     def C(self) -> np.ndarray:
         """The bits: won (right) outright; what robust, fragile and the robust pairs read."""

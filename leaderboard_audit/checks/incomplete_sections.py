@@ -182,16 +182,7 @@ def estimated_board(sc: Scope) -> tuple[dict[str, Any] | None, str]:
             f"configuration: about {cells:,} more cells). The exact bounds of each model's averaged score are in "
             "the leaderboard section"
         )
-    sub = Scope(
-        sc.records.select_items(sample),
-        sc.name,
-        seed=sc.seed,
-        n_boot=sc.n_boot,
-        thresholds=sc.thresholds,
-        alpha=sc.alpha,
-        full=sc.full,
-    )
-    section = AVERAGED.compute(sub)
+    section = AVERAGED.compute(sc.on(sc.records.select_items(sample)))
     if not section or "board" not in section:
         return None, "no harness-averaged board: fewer than two models"
     values, _ = _outcomes(sc)

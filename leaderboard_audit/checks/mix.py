@@ -427,15 +427,7 @@ class Mix(Check):
         ref_key = scope.keys[scope.ref]
         red = without_benchmark(scope.full, b)
         items_of(red.correct, scope.C, np.flatnonzero(scope.full.items.benchmark != b))
-        sc = Scope(
-            red,
-            POOLED,
-            seed=scope.seed,
-            n_boot=scope.n_boot,
-            thresholds=scope.thresholds,
-            alpha=scope.alpha,
-            full=red,
-        )
+        sc = scope.on(red, POOLED, full=red)
         sc.verdicts_only = True  # its sections are only compared, never reported
         # the remaining benchmarks' items, as views of the pooled tensor: the pair counts
         # summed over items are theirs, already computed for the pooled scope
