@@ -14,18 +14,7 @@ from leaderboard_audit.checks.mix import CHECK as MIX
 from leaderboard_audit.checks.mix import SPECIFIC_Q, board_draws, family_size, specific_level
 from leaderboard_audit.checks import Thresholds
 
-
-def _entry(changes: list[dict]) -> dict:
-    return {
-        "items": 75,
-        "headline": {},
-        "moved": [],
-        "crossings": [],
-        "only_full": [],
-        "only_reduced": [],
-        "status_changes": changes,
-        "check_status": {},
-    }
+from helpers.mix import reduced_entry
 
 
 def _board(p: float, *, n_verdicts: int = 10, benchmarks: tuple[str, ...] = ("a", "b", "c", "d"), draws: int = 100):
@@ -43,7 +32,7 @@ def _board(p: float, *, n_verdicts: int = 10, benchmarks: tuple[str, ...] = ("a"
         + [{"id": "axes[pooled]", "check": "axes", "status": "warn"}],
     }
     change = {"check": "axes", "id": "axes[pooled]", "before": "warn", "after": "fail", "p": p, "p_is_bound": False}
-    without = {b: _entry([change] if b == "a" else []) for b in benchmarks}
+    without = {b: reduced_entry([change] if b == "a" else []) for b in benchmarks}
     section = MIX.section_of(scope, basis, without)
     return section, {v["id"]: v for v in MIX.judge(scope, section)}
 
@@ -64,7 +53,7 @@ def test_the_level_does_not_depend_on_how_many_verdicts_changed():
     scope = SimpleNamespace(full=SimpleNamespace(benchmarks=tuple("abcd")), thresholds=SimpleNamespace(mix_draws=100))
     basis = {"checks": ["band"], "full": {}, "verdicts": [{"id": f"v{j}", "check": "band"} for j in range(10)]}
     ch = {"check": "band", "id": "v0", "before": "pass", "after": "warn"}
-    many = MIX.section_of(scope, basis, {b: _entry([ch]) for b in "abcd"})
+    many = MIX.section_of(scope, basis, {b: reduced_entry([ch]) for b in "abcd"})
     assert many["changes_total"] == 4 and many["specific_level"] == one["specific_level"] == 0.05 / 40
 
 
@@ -94,7 +83,7 @@ def test_a_board_where_nothing_changes_keeps_the_v4_section():
     # nothing is judged, so such reports stay byte-identical to v4's
     scope = SimpleNamespace(full=SimpleNamespace(benchmarks=tuple("abc")), thresholds=Thresholds())
     basis = {"checks": ["band"], "full": {}, "verdicts": [{"id": "v0", "check": "band"}]}
-    s = MIX.section_of(scope, basis, {b: _entry([]) for b in "abc"})
+    s = MIX.section_of(scope, basis, {b: reduced_entry([]) for b in "abc"})
     assert (s["draws"], s["specific_level"], s["changes_total"]) == (100, 0.05, 0) and "family" not in s
     assert s["level_rule"] == "Bonferroni over every changed verdict of the board (AUDITS v4)"
 

@@ -274,17 +274,9 @@ def _judge_one_change(p: float, before: str, *, bound: bool = False, draws: int 
         "p": p,
         "p_is_bound": bound,
     }
-    entry = {
-        "items": 75,
-        "headline": {},
-        "moved": [],
-        "crossings": [],
-        "only_full": [],
-        "only_reduced": [],
-        "status_changes": [change],
-        "check_status": {},
-        "drops": draws,
-    }
+    from helpers.mix import reduced_entry
+
+    entry = reduced_entry([change], drops=draws)
     section = {
         "full": {},
         "without": {"x": entry},
