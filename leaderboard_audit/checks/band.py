@@ -14,7 +14,7 @@ import numpy as np
 from ..metrics.harness_effects import cochran_q_p, graded_harness_p
 from ..metrics.identified import holm_adjust
 from ..metrics.per_model import band as band_m
-from .tables import Cell, Table, range_cell
+from .tables import Cell, Table, bounds_text, range_cell
 from .verdicts import FAIL, PASS, WARN, at_most, exact, fmt, make_verdict
 from .base import Check, Scope, num
 
@@ -114,17 +114,13 @@ def bounded_table(rows: list[dict[str, Any]]) -> Table:
     """Table 1 of an incomplete grid (checks/incomplete_sections.py): the reference accuracy as
     it is, every other column as the range it takes over all completions of the missing cells."""
 
-    def span(r: dict[str, Any], key: str) -> str:
-        lo, hi = r["bounds"][key]
-        return f"{lo:.3f}" if round(lo, 12) == round(hi, 12) else f"{lo:.3f}..{hi:.3f}"
-
     return Table(
         "leaderboard",
         "Leaderboard and bands (Table 1, Figure 1), incomplete grid",
         ["rank", "model", "reference", "averaged", "min", "max", "spread", "robust"],
         [
             [f"{r['rank']}{'=' if r.get('tie') else ''}", r["model"], r["reference"]]
-            + [span(r, k) for k in ("averaged", "min", "max", "spread", "robust")]
+            + [bounds_text(*r["bounds"][k]) for k in ("averaged", "min", "max", "spread", "robust")]
             for r in rows
         ],
         note=(

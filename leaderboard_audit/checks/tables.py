@@ -115,6 +115,12 @@ def range_cell(r: Any) -> str:
     return "-" if not r else f"{r[0]}-{r[1]}"
 
 
+def bounds_text(lo: float, hi: float) -> str:
+    """A value's exact range over the completions of an incomplete grid: ``lo..hi``, or the one
+    value when both ends agree (to 12 decimals, as every threshold comparison)."""
+    return f"{lo:.3f}" if round(lo, 12) == round(hi, 12) else f"{lo:.3f}..{hi:.3f}"
+
+
 def status_counts(verdicts: Iterable[dict[str, Any]]) -> dict[str, int]:
     vs = list(verdicts)
     return {st: sum(v["status"] == st for v in vs) for st in STATUSES}
@@ -143,6 +149,7 @@ def verdicts_table(verdicts: list[dict[str, Any]], key: str = "verdicts", title:
 
 __all__ = [
     "STATUSES",
+    "bounds_text",
     "kind_of",
     "narrow_board",
     "Cell",

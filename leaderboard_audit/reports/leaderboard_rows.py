@@ -8,6 +8,8 @@ import math
 from collections import Counter
 from typing import Any
 
+from ..checks.tables import bounds_text
+
 
 def wilson(right: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
     if n <= 0:
@@ -154,10 +156,6 @@ def rows_of(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
     return out, notes
 
 
-def _span(lo: float, hi: float) -> str:
-    return f"{lo:.3f}" if round(lo, 12) == round(hi, 12) else f"{lo:.3f}..{hi:.3f}"
-
-
 def _rows_incomplete(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
     """The board of an incomplete grid (checks/incomplete_sections.py): estimated from the
     design's random item sample when that sample is large enough, else the printed (reference)
@@ -183,13 +181,13 @@ def _rows_incomplete(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]
         lo, hi = b["bounds"]["robust"]
         e = est.get(m)
         if round(lo, 12) == round(hi, 12) or not e or e[0] is None:
-            return _span(lo, hi)  # known exactly, or no design to estimate it from: its range
+            return bounds_text(lo, hi)  # known exactly, or no design to estimate it from: its range
         point = min(max(e[0], e[1]), e[2])  # the interval is cut to the exact range: so is the point
         return f"{point:.3f} ({e[1]:.3f}-{e[2]:.3f}, estimated)"
 
     def band_cell(b: dict[str, Any]) -> str:
         lo, hi = b["bounds"]["min"], b["bounds"]["max"]
-        return f"{_span(*lo)} to {_span(*hi)}"
+        return f"{bounds_text(*lo)} to {bounds_text(*hi)}"
 
     out = []
     if v4:
@@ -221,7 +219,7 @@ def _rows_incomplete(s: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]
                 "rank": f"{r['rank']}{'=' if r.get('tie') else ''}",
                 RANKS: "-",
                 "model": r["model"],
-                "score": _span(a_lo, a_hi),
+                "score": bounds_text(a_lo, a_hi),
                 "95% CI": "-",
                 "reference": f"{r['reference']:.3f} ({lo:.3f}-{hi:.3f})",
                 "band (min-max)": band_cell(r),
